@@ -1,0 +1,138 @@
+// Package glh is slosh's OpenGL plumbing: context creation, typed handles for programs, buffers, textures,
+// framebuffers and timer queries, with explicit lifetimes (Delete is safe to call twice; finalizers never call GL).
+//
+// Everything here uses the 4.1 core binding, so the renderer and the panel work on any 4.1+ context (macOS stops
+// at 4.1). Compute shaders need 4.3: Context.Compute says whether the 4.3 binding loaded, and only gpu packages
+// that dispatch compute work import it.
+//
+// All calls must come from the thread that opened the context; main locks it in init.
+package glh
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+	gl43 "github.com/go-gl/gl/v4.3-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+)
+
+// Options configures the window that carries the context.
+type Options struct {
+	Width, Height int
+	Title         string
+	Visible       bool // false: a hidden window, for headless runs and tests
+	Resizable     bool
+	VSync         bool
+	// MaxVersion caps the requested version, as "4.1" to try the no-compute path on a machine that has 4.3.
+	MaxVersion string
+}
+
+// Context is an open window with a current OpenGL core context.
+type Context struct {
+	Window       *glfw.Window
+	Major, Minor int
+	Compute      bool // the 4.3 binding loaded: compute shaders and SSBOs are available
+	Version      string
+	Renderer     string
+}
+
+// ErrNoContext wraps every failure to get a usable context.
+var ErrNoContext = errors.New("no OpenGL 4.1+ core context")
+
+// Open initialises GLFW and creates a window with the newest of OpenGL 4.3 and 4.1 core that the platform gives.
+func Open(o Options) (*Context, error) {
+	if err := glfw.Init(); err != nil {
+		return nil, fmt.Errorf("%w: GLFW could not start (%v); is there a display? Set DISPLAY or run under Xvfb", ErrNoContext, err)
+	}
+	versions := [][2]int{{4, 3}, {4, 1}}
+	if o.MaxVersion == "4.1" {
+		versions = versions[1:]
+	}
+	var win *glfw.Window
+	var lastErr error
+	for _, v := range versions {
+		glfw.DefaultWindowHints()
+		glfw.WindowHint(glfw.ContextVersionMajor, v[0])
+		glfw.WindowHint(glfw.ContextVersionMinor, v[1])
+		glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
+		glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+		glfw.WindowHint(glfw.Visible, boolHint(o.Visible))
+		glfw.WindowHint(glfw.Resizable, boolHint(o.Resizable))
+		glfw.WindowHint(glfw.ScaleToMonitor, glfw.True)
+		glfw.WindowHint(glfw.CocoaRetinaFramebuffer, glfw.True)
+		w, h := o.Width, o.Height
+		if w <= 0 || h <= 0 {
+			w, h = 1280, 720
+		}
+		win, lastErr = glfw.CreateWindow(w, h, o.Title, nil, nil)
+		if lastErr == nil {
+			break
+		}
+	}
+	if win == nil {
+		glfw.Terminate()
+		return nil, fmt.Errorf("%w: %v", ErrNoContext, lastErr)
+	}
+	win.MakeContextCurrent()
+	if err := gl.Init(); err != nil {
+		win.Destroy()
+		glfw.Terminate()
+		return nil, fmt.Errorf("%w: loading OpenGL 4.1 functions: %v", ErrNoContext, err)
+	}
+	c := &Context{Window: win, Version: gl.GoStr(gl.GetString(gl.VERSION)), Renderer: gl.GoStr(gl.GetString(gl.RENDERER))}
+	var major, minor int32
+	gl.GetIntegerv(gl.MAJOR_VERSION, &major)
+	gl.GetIntegerv(gl.MINOR_VERSION, &minor)
+	c.Major, c.Minor = int(major), int(minor)
+	if (c.Major > 4 || c.Major == 4 && c.Minor >= 3) && o.MaxVersion != "4.1" {
+		c.Compute = gl43.Init() == nil
+	}
+	if o.VSync {
+		glfw.SwapInterval(1)
+	} else {
+		glfw.SwapInterval(0)
+	}
+	return c, nil
+}
+
+func boolHint(b bool) int {
+	if b {
+		return glfw.True
+	}
+	return glfw.False
+}
+
+// Close destroys the window and stops GLFW.
+func (c *Context) Close() {
+	if c == nil || c.Window == nil {
+		return
+	}
+	c.Window.Destroy()
+	c.Window = nil
+	glfw.Terminate()
+}
+
+// String describes the context for logs: "OpenGL 4.5 (Core Profile) Mesa 22.3.6 on llvmpipe, compute".
+func (c *Context) String() string {
+	s := fmt.Sprintf("OpenGL %s on %s", c.Version, c.Renderer)
+	if c.Compute {
+		return s + ", compute shaders"
+	}
+	return s + ", no compute shaders"
+}
+
+// CheckError returns the first pending GL error, naming what was being done.
+func CheckError(what string) error {
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		// drain the rest so the next check starts clean
+		for i := 0; i < 16 && gl.GetError() != gl.NO_ERROR; i++ {
+		}
+		return fmt.Errorf("%s: GL error 0x%04x", what, e)
+	}
+	return nil
+}
+
+// RequireGL reports whether tests must fail (not skip) when no context can be had: SLOSH_REQUIRE_GL=1.
+func RequireGL() bool { return os.Getenv("SLOSH_REQUIRE_GL") == "1" }

@@ -1,0 +1,124 @@
+package param
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Preset is the file form of a set of parameter values: small, readable and editable by hand.
+//
+//	{"mode": "pbf", "params": {"pbf.iterations": 4, "pbf.gravity": [0, -9.81, 0], "pbf.color": "speed"}}
+type Preset struct {
+	Mode   string                     `json:"mode,omitempty"`
+	Params map[string]json.RawMessage `json:"params"`
+}
+
+// JSON returns the value as a JSON literal: a number, a boolean, a choice name or a three-number array.
+func (p *Param) JSON(v Value) json.RawMessage {
+	var x any
+	switch p.Kind {
+	case Float, Int:
+		x = v.F
+	case Bool:
+		x = v.B
+	case Choice:
+		x = p.Format(v)
+	case Vec3:
+		x = v.V
+	}
+	b, _ := json.Marshal(x) // plain numbers, bools and strings always marshal
+	return b
+}
+
+// DecodeJSON reads a value written as JSON: what JSON returns, or for convenience a string in the command-line form.
+func (p *Param) DecodeJSON(raw json.RawMessage) (Value, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return Value{}, fmt.Errorf("%s: %v", p.Name, err)
+		}
+		return p.Parse(s)
+	}
+	switch p.Kind {
+	case Float, Int, Choice:
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return Value{}, fmt.Errorf("%s: want a number, got %s", p.Name, raw)
+		}
+		return Value{F: f}, nil
+	case Bool:
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return Value{}, fmt.Errorf("%s: want true or false, got %s", p.Name, raw)
+		}
+		return Value{B: b}, nil
+	case Vec3:
+		var a []float64
+		if err := json.Unmarshal(raw, &a); err != nil || len(a) != 3 {
+			return Value{}, fmt.Errorf("%s: want an array of three numbers, got %s", p.Name, raw)
+		}
+		return Value{V: [3]float64{a[0], a[1], a[2]}}, nil
+	}
+	return Value{}, fmt.Errorf("%s: unknown kind %v", p.Name, p.Kind)
+}
+
+// Preset captures the live values of every parameter.
+func (s *Set) Preset(mode string) Preset {
+	pr := Preset{Mode: mode, Params: map[string]json.RawMessage{}}
+	for _, p := range s.params {
+		pr.Params[p.Name] = p.JSON(p.Get())
+	}
+	return pr
+}
+
+// MarshalPreset writes the live values as indented JSON with sorted keys.
+func (s *Set) MarshalPreset(mode string) ([]byte, error) {
+	return json.MarshalIndent(s.Preset(mode), "", "  ")
+}
+
+// Decode checks every value of a preset against the set without changing anything. Unknown names are errors:
+// a preset made for another mode, or with a typo, should say so rather than half-apply.
+func (s *Set) Decode(values map[string]json.RawMessage) (Snapshot, error) {
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	snap := Snapshot{}
+	for _, n := range names {
+		p, ok := s.byName[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown parameter %q%s", n, s.suggest(n))
+		}
+		v, err := p.DecodeJSON(values[n])
+		if err != nil {
+			return nil, err
+		}
+		if err := p.check(v); err != nil {
+			return nil, err
+		}
+		snap[n] = v
+	}
+	return snap, nil
+}
+
+// LoadPreset validates a preset file's content and applies it. Nothing changes when any part is invalid.
+func (s *Set) LoadPreset(data []byte, mode string) error {
+	var pr Preset
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pr); err != nil {
+		return fmt.Errorf("preset: %w", err)
+	}
+	if pr.Mode != "" && mode != "" && pr.Mode != mode {
+		return fmt.Errorf("preset is for mode %q, not %q; switch mode first (--mode %s)", pr.Mode, mode, pr.Mode)
+	}
+	snap, err := s.Decode(pr.Params)
+	if err != nil {
+		return fmt.Errorf("preset: %w", err)
+	}
+	return s.Restore(snap)
+}

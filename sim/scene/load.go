@@ -1,0 +1,325 @@
+package scene
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/slosh/slosh/assets"
+)
+
+// Parse decodes and validates a scene. source names it in errors (a path, or "builtin:NAME").
+func Parse(data []byte, source string) (*Scene, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("%s: %s", source, syntaxMessage(data, err))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: %s: unexpected data after the scene object", source, position(data, dec.InputOffset()))
+	}
+	sc := &Scene{}
+	if err := decode(tree, reflect.ValueOf(sc).Elem(), ""); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	sc.Source = source
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return sc, nil
+}
+
+// LoadFile reads and parses a scene file.
+func LoadFile(path string) (*Scene, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("scene file %s does not exist", path)
+		}
+		return nil, fmt.Errorf("reading scene: %w", err)
+	}
+	return Parse(data, path)
+}
+
+// BuiltinNames lists the scenes shipped in the binary, sorted.
+func BuiltinNames() []string {
+	entries, _ := fs.ReadDir(assets.Scenes(), ".")
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Builtin loads a shipped scene by name.
+func Builtin(name string) (*Scene, error) {
+	data, err := fs.ReadFile(assets.Scenes(), name+".json")
+	if err != nil {
+		return nil, fmt.Errorf("no scene named %q; the shipped scenes are %s (or give a path to a .json file)", name, strings.Join(BuiltinNames(), ", "))
+	}
+	return Parse(data, "builtin:"+name)
+}
+
+// Open loads a scene given by name (a shipped scene) or by path (anything with a path separator or ending in
+// .json, or an existing file).
+func Open(nameOrPath string) (*Scene, error) {
+	if strings.ContainsRune(nameOrPath, filepath.Separator) || strings.ContainsRune(nameOrPath, '/') ||
+		strings.HasSuffix(nameOrPath, ".json") {
+		return LoadFile(nameOrPath)
+	}
+	if _, err := os.Stat(nameOrPath); err == nil {
+		return LoadFile(nameOrPath)
+	}
+	return Builtin(nameOrPath)
+}
+
+// Clone returns a deep copy.
+func (s *Scene) Clone() *Scene {
+	c := *s
+	c.Fluid = append([]Fluid(nil), s.Fluid...)
+	c.Obstacles = append([]Obstacle(nil), s.Obstacles...)
+	if s.Camera != nil {
+		cam := *s.Camera
+		c.Camera = &cam
+	}
+	if s.Params != nil {
+		c.Params = ParamValues{}
+		for k, v := range s.Params {
+			c.Params[k] = append(json.RawMessage(nil), v...)
+		}
+	}
+	return &c
+}
+
+func syntaxMessage(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s: invalid JSON: %v", position(data, se.Offset), se)
+	case errors.As(err, &te):
+		return fmt.Sprintf("%s: invalid JSON: %v", position(data, te.Offset), te)
+	case errors.Is(err, io.EOF):
+		return "empty file: a scene is a JSON object"
+	}
+	return "invalid JSON: " + err.Error()
+}
+
+func position(data []byte, off int64) string {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// pathErr is a decoding or validation error at a field path like "fluid[1].size".
+type pathErr struct {
+	path string
+	msg  string
+}
+
+func (e *pathErr) Error() string {
+	if e.path == "" {
+		return e.msg
+	}
+	return e.path + ": " + e.msg
+}
+
+func errAt(path, format string, args ...any) error {
+	return &pathErr{path: path, msg: fmt.Sprintf(format, args...)}
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+var rawType = reflect.TypeOf(json.RawMessage(nil))
+
+// decode assigns a generic JSON tree to v, rejecting unknown fields and wrong types with the field's path.
+func decode(tree any, v reflect.Value, path string) error {
+	if v.Type() == rawType {
+		b, err := json.Marshal(tree)
+		if err != nil {
+			return errAt(path, "%v", err)
+		}
+		v.SetBytes(b)
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if tree == nil {
+			return nil
+		}
+		p := reflect.New(v.Type().Elem())
+		if err := decode(tree, p.Elem(), path); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
+	case reflect.Struct:
+		obj, ok := tree.(map[string]any)
+		if !ok {
+			return errAt(path, "want an object, got %s", describe(tree))
+		}
+		fields := map[string]reflect.Value{}
+		var names []string
+		collectFields(v, fields, &names)
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			f, ok := fields[k]
+			if !ok {
+				return errAt(join(path, k), "unknown field; known fields here are %s", strings.Join(names, ", "))
+			}
+			if err := decode(obj[k], f, join(path, k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Slice:
+		arr, ok := tree.([]any)
+		if !ok {
+			return errAt(path, "want an array, got %s", describe(tree))
+		}
+		s := reflect.MakeSlice(v.Type(), len(arr), len(arr))
+		for i, e := range arr {
+			if err := decode(e, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+		return nil
+	case reflect.Array:
+		arr, ok := tree.([]any)
+		if !ok || len(arr) != v.Len() {
+			return errAt(path, "want an array of %d numbers, got %s", v.Len(), describe(tree))
+		}
+		for i, e := range arr {
+			if err := decode(e, v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Map:
+		obj, ok := tree.(map[string]any)
+		if !ok {
+			return errAt(path, "want an object, got %s", describe(tree))
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(obj))
+		for k, e := range obj {
+			ev := reflect.New(v.Type().Elem()).Elem()
+			if err := decode(e, ev, join(path, k)); err != nil {
+				return err
+			}
+			m.SetMapIndex(reflect.ValueOf(k), ev)
+		}
+		v.Set(m)
+		return nil
+	case reflect.Float64:
+		n, ok := tree.(json.Number)
+		if !ok {
+			return errAt(path, "want a number, got %s", describe(tree))
+		}
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return errAt(path, "number %s is out of range", n)
+		}
+		v.SetFloat(f)
+		return nil
+	case reflect.Int:
+		n, ok := tree.(json.Number)
+		if !ok {
+			return errAt(path, "want a whole number, got %s", describe(tree))
+		}
+		i, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			return errAt(path, "want a whole number, got %s", n)
+		}
+		v.SetInt(i)
+		return nil
+	case reflect.String:
+		s, ok := tree.(string)
+		if !ok {
+			return errAt(path, "want a string, got %s", describe(tree))
+		}
+		v.SetString(s)
+		return nil
+	case reflect.Bool:
+		b, ok := tree.(bool)
+		if !ok {
+			return errAt(path, "want true or false, got %s", describe(tree))
+		}
+		v.SetBool(b)
+		return nil
+	}
+	return errAt(path, "cannot decode into %s", v.Type())
+}
+
+// collectFields maps JSON names to the struct's settable fields, flattening embedded structs.
+func collectFields(v reflect.Value, out map[string]reflect.Value, names *[]string) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			collectFields(v.Field(i), out, names)
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = v.Field(i)
+		*names = append(*names, name)
+	}
+}
+
+func describe(tree any) string {
+	switch x := tree.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return fmt.Sprintf("an array of %d", len(x))
+	case string:
+		return strconv.Quote(x)
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprintf("%T", tree)
+}

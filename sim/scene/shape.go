@@ -1,0 +1,200 @@
+package scene
+
+import (
+	"fmt"
+	"math"
+)
+
+// Shape kinds.
+const (
+	ShapeBox      = "box"
+	ShapeSphere   = "sphere"
+	ShapeCapsule  = "capsule"
+	ShapeCylinder = "cylinder"
+	ShapeMesh     = "mesh"
+)
+
+// Shape is a solid: a box (Center, Size, Rotation), a sphere (Center, Radius), a capsule (segment A–B, Radius),
+// a cylinder (Center, Radius, Height along its local y, Rotation) or a mesh (an OBJ file; later issues).
+type Shape struct {
+	Kind     string  `json:"shape"`
+	Center   Vec3    `json:"center,omitempty"`
+	Size     Vec3    `json:"size,omitempty"`     // box: full extents
+	Radius   float64 `json:"radius,omitempty"`   // sphere, capsule, cylinder
+	Height   float64 `json:"height,omitempty"`   // cylinder
+	A        Vec3    `json:"a,omitempty"`        // capsule end
+	B        Vec3    `json:"b,omitempty"`        // capsule end
+	Rotation Vec3    `json:"rotation,omitempty"` // degrees about x, then y, then z (box, cylinder)
+	Mesh     string  `json:"mesh,omitempty"`     // OBJ path, relative to the scene file
+}
+
+// Mat3 is a row-major 3×3 matrix.
+type Mat3 [3][3]float64
+
+// MulVec returns m·v.
+func (m Mat3) MulVec(v Vec3) Vec3 {
+	return Vec3{m[0][0]*v[0] + m[0][1]*v[1] + m[0][2]*v[2],
+		m[1][0]*v[0] + m[1][1]*v[1] + m[1][2]*v[2],
+		m[2][0]*v[0] + m[2][1]*v[1] + m[2][2]*v[2]}
+}
+
+// MulTVec returns mᵀ·v.
+func (m Mat3) MulTVec(v Vec3) Vec3 {
+	return Vec3{m[0][0]*v[0] + m[1][0]*v[1] + m[2][0]*v[2],
+		m[0][1]*v[0] + m[1][1]*v[1] + m[2][1]*v[2],
+		m[0][2]*v[0] + m[1][2]*v[1] + m[2][2]*v[2]}
+}
+
+// RotationMatrix is the local-to-world rotation R = Rz·Ry·Rx of Rotation (degrees).
+func (s *Shape) RotationMatrix() Mat3 {
+	rx, ry, rz := s.Rotation[0]*math.Pi/180, s.Rotation[1]*math.Pi/180, s.Rotation[2]*math.Pi/180
+	cx, sx := math.Cos(rx), math.Sin(rx)
+	cy, sy := math.Cos(ry), math.Sin(ry)
+	cz, sz := math.Cos(rz), math.Sin(rz)
+	return Mat3{
+		{cz*cy, cz*sy*sx - sz*cx, cz*sy*cx + sz*sx},
+		{sz*cy, sz*sy*sx + cz*cx, sz*sy*cx - cz*sx},
+		{-sy, cy * sx, cy * cx},
+	}
+}
+
+// SDF returns the signed distance from p to the surface (negative inside) and the outward unit normal of the
+// nearest surface point.
+func (s *Shape) SDF(p Vec3) (float64, Vec3) {
+	switch s.Kind {
+	case ShapeSphere:
+		d := p.Sub(s.Center)
+		l := d.Len()
+		if l == 0 {
+			return -s.Radius, Vec3{0, 1, 0}
+		}
+		return l - s.Radius, d.Scale(1 / l)
+	case ShapeCapsule:
+		ab := s.B.Sub(s.A)
+		t := 0.0
+		if l2 := ab.Dot(ab); l2 > 0 {
+			t = math.Max(0, math.Min(1, p.Sub(s.A).Dot(ab)/l2))
+		}
+		d := p.Sub(s.A.Add(ab.Scale(t)))
+		l := d.Len()
+		if l == 0 {
+			return -s.Radius, Vec3{0, 1, 0}
+		}
+		return l - s.Radius, d.Scale(1 / l)
+	case ShapeBox:
+		r := s.RotationMatrix()
+		d, n := boxSDF(r.MulTVec(p.Sub(s.Center)), s.Size.Scale(0.5))
+		return d, r.MulVec(n)
+	case ShapeCylinder:
+		r := s.RotationMatrix()
+		d, n := cylinderSDF(r.MulTVec(p.Sub(s.Center)), s.Radius, s.Height/2)
+		return d, r.MulVec(n)
+	}
+	return math.Inf(1), Vec3{0, 1, 0}
+}
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
+
+// boxSDF is the distance to an axis-aligned box of half extents h centred at the origin.
+func boxSDF(p, h Vec3) (float64, Vec3) {
+	q := p.Abs().Sub(h)
+	if q[0] > 0 || q[1] > 0 || q[2] > 0 {
+		o := Vec3{math.Max(q[0], 0), math.Max(q[1], 0), math.Max(q[2], 0)}
+		l := o.Len()
+		return l, Vec3{sign(p[0]) * o[0] / l, sign(p[1]) * o[1] / l, sign(p[2]) * o[2] / l}
+	}
+	k := 0
+	if q[1] > q[k] {
+		k = 1
+	}
+	if q[2] > q[k] {
+		k = 2
+	}
+	var n Vec3
+	n[k] = sign(p[k])
+	return q[k], n
+}
+
+// cylinderSDF is the distance to a cylinder of radius r and half height hh along y, centred at the origin.
+func cylinderSDF(p Vec3, r, hh float64) (float64, Vec3) {
+	rho := math.Hypot(p[0], p[2])
+	radial := Vec3{0, 0, 1}
+	if rho > 0 {
+		radial = Vec3{p[0] / rho, 0, p[2] / rho}
+	}
+	axial := Vec3{0, sign(p[1]), 0}
+	dr, dy := rho-r, math.Abs(p[1])-hh
+	switch {
+	case dr > 0 && dy > 0:
+		l := math.Hypot(dr, dy)
+		return l, radial.Scale(dr / l).Add(axial.Scale(dy / l))
+	case dr > 0:
+		return dr, radial
+	case dy > 0:
+		return dy, axial
+	case dr > dy:
+		return dr, radial
+	default:
+		return dy, axial
+	}
+}
+
+// Bounds is an axis-aligned box around the shape.
+func (s *Shape) Bounds() Box {
+	switch s.Kind {
+	case ShapeSphere:
+		r := Vec3{s.Radius, s.Radius, s.Radius}
+		return Box{s.Center.Sub(r), s.Center.Add(r)}
+	case ShapeCapsule:
+		r := Vec3{s.Radius, s.Radius, s.Radius}
+		return Box{s.A.Min(s.B).Sub(r), s.A.Max(s.B).Add(r)}
+	case ShapeBox, ShapeCylinder:
+		h := s.Size.Scale(0.5)
+		if s.Kind == ShapeCylinder {
+			h = Vec3{s.Radius, s.Height / 2, s.Radius}
+		}
+		// the rotated box's extent along each world axis is Σ_j |R_ij| h_j
+		r := s.RotationMatrix()
+		var e Vec3
+		for i := 0; i < 3; i++ {
+			e[i] = math.Abs(r[i][0])*h[0] + math.Abs(r[i][1])*h[1] + math.Abs(r[i][2])*h[2]
+		}
+		return Box{s.Center.Sub(e), s.Center.Add(e)}
+	}
+	return Box{s.Center, s.Center}
+}
+
+// Volume is the shape's exact volume.
+func (s *Shape) Volume() float64 {
+	switch s.Kind {
+	case ShapeSphere:
+		return 4 * math.Pi / 3 * s.Radius * s.Radius * s.Radius
+	case ShapeCapsule:
+		return math.Pi*s.Radius*s.Radius*s.B.Sub(s.A).Len() + 4*math.Pi/3*s.Radius*s.Radius*s.Radius
+	case ShapeBox:
+		return s.Size[0] * s.Size[1] * s.Size[2]
+	case ShapeCylinder:
+		return math.Pi * s.Radius * s.Radius * s.Height
+	}
+	return 0
+}
+
+// String is a short description for messages.
+func (s *Shape) String() string {
+	switch s.Kind {
+	case ShapeSphere:
+		return fmt.Sprintf("sphere at %v r=%g", s.Center, s.Radius)
+	case ShapeCapsule:
+		return fmt.Sprintf("capsule %v–%v r=%g", s.A, s.B, s.Radius)
+	case ShapeBox:
+		return fmt.Sprintf("box at %v size %v", s.Center, s.Size)
+	case ShapeCylinder:
+		return fmt.Sprintf("cylinder at %v r=%g h=%g", s.Center, s.Radius, s.Height)
+	}
+	return s.Kind
+}

@@ -1,0 +1,108 @@
+package scene
+
+import (
+	"fmt"
+)
+
+// Validate checks a decoded scene; errors name the offending field's path.
+func (s *Scene) Validate() error {
+	d := s.Domain
+	for c := 0; c < 3; c++ {
+		if !(d.Max[c] > d.Min[c]) {
+			return errAt(fmt.Sprintf("domain.max[%d]", c), "must be greater than domain.min[%d] (%g)", c, d.Min[c])
+		}
+	}
+	if sz := d.Size(); sz.MaxComp() > 1000 {
+		return errAt("domain", "is %v m across; slosh's scenes are at most 1000 m", sz)
+	}
+	p := s.Particles
+	switch {
+	case p.Spacing < 0:
+		return errAt("particles.spacing", "must be > 0")
+	case p.Count < 0:
+		return errAt("particles.count", "must be > 0")
+	case p.Count > MaxParticles:
+		return errAt("particles.count", "%d exceeds the limit of %d", p.Count, MaxParticles)
+	case p.Spacing == 0 && p.Count == 0:
+		return errAt("particles", "give a spacing (m) or a count")
+	case p.Spacing > 0 && p.Spacing > d.Size().MaxComp()/2:
+		return errAt("particles.spacing", "%g m is larger than half the domain", p.Spacing)
+	}
+	if len(s.Fluid) == 0 {
+		return errAt("fluid", "a scene needs at least one fluid block")
+	}
+	for i := range s.Fluid {
+		path := fmt.Sprintf("fluid[%d]", i)
+		if err := s.Fluid[i].validate(path); err != nil {
+			return err
+		}
+		b := s.Fluid[i].Bounds()
+		for c := 0; c < 3; c++ {
+			if b.Max[c] <= d.Min[c] || b.Min[c] >= d.Max[c] {
+				return errAt(path, "%s lies outside the domain %v–%v", s.Fluid[i].String(), d.Min, d.Max)
+			}
+		}
+	}
+	for i := range s.Obstacles {
+		if err := s.Obstacles[i].validate(fmt.Sprintf("obstacles[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if c := s.Camera; c != nil {
+		if c.Eye == c.Target {
+			return errAt("camera.eye", "must differ from camera.target")
+		}
+		if c.FovY != 0 && (c.FovY < 5 || c.FovY > 150) {
+			return errAt("camera.fov", "%g degrees is outside [5, 150]", c.FovY)
+		}
+	}
+	return nil
+}
+
+func (s *Shape) validate(path string) error {
+	unused := func(field string, set bool) error {
+		if set {
+			return errAt(path+"."+field, "is not used by a %s", s.Kind)
+		}
+		return nil
+	}
+	zero := Vec3{}
+	positive := func(field string, x float64) error {
+		if !(x > 0) {
+			return errAt(path+"."+field, "must be > 0")
+		}
+		return nil
+	}
+	var errs []error
+	switch s.Kind {
+	case ShapeBox:
+		for c := 0; c < 3; c++ {
+			if !(s.Size[c] > 0) {
+				return errAt(fmt.Sprintf("%s.size[%d]", path, c), "must be > 0")
+			}
+		}
+		errs = append(errs, unused("radius", s.Radius != 0), unused("height", s.Height != 0),
+			unused("a", s.A != zero), unused("b", s.B != zero), unused("mesh", s.Mesh != ""))
+	case ShapeSphere:
+		errs = append(errs, positive("radius", s.Radius), unused("size", s.Size != zero), unused("height", s.Height != 0),
+			unused("a", s.A != zero), unused("b", s.B != zero), unused("rotation", s.Rotation != zero), unused("mesh", s.Mesh != ""))
+	case ShapeCapsule:
+		errs = append(errs, positive("radius", s.Radius), unused("center", s.Center != zero), unused("size", s.Size != zero),
+			unused("height", s.Height != 0), unused("rotation", s.Rotation != zero), unused("mesh", s.Mesh != ""))
+	case ShapeCylinder:
+		errs = append(errs, positive("radius", s.Radius), positive("height", s.Height), unused("size", s.Size != zero),
+			unused("a", s.A != zero), unused("b", s.B != zero), unused("mesh", s.Mesh != ""))
+	case ShapeMesh:
+		return errAt(path+".shape", "mesh shapes are not supported yet; use box, sphere, capsule or cylinder")
+	case "":
+		return errAt(path+".shape", "missing; one of box, sphere, capsule, cylinder")
+	default:
+		return errAt(path+".shape", "unknown shape %q; one of box, sphere, capsule, cylinder", s.Kind)
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+// Package sim holds what every solver shares with the application: the Solver contract, the Frame a renderer or
+// exporter copies out, and the Stats a panel shows. The solvers live in sub-packages (sim/pbf, ...); nothing
+// below sim imports GL, the window or the panel.
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Solver is what every mode, CPU or GPU, looks like to the application.
+type Solver interface {
+	// Name is the mode's short name: "pbf", "pbf-cpu", ...
+	Name() string
+	// Params is every tunable, described once.
+	Params() *param.Set
+	// Reset builds state from a scene, or says clearly what it cannot do.
+	Reset(sc *scene.Scene) error
+	// Step advances by dt seconds (one sub-step). It returns an error instead of producing non-finite state.
+	Step(dt float64) error
+	// Frame copies out what a renderer or exporter needs.
+	Frame(dst *Frame)
+	// Stats reports counts, per-stage timings and the solver residual.
+	Stats() Stats
+}
+
+// Frame is a copy of a solver's particle state. Slices are reused between calls when they are large enough.
+type Frame struct {
+	N      int
+	Pos    [][4]float32 // xyz, w unused
+	Vel    [][4]float32 // xyz, w unused
+	Rho    []float32    // density relative to rest density, ρ/ρ0
+	ID     []uint32     // stable particle identity, 0..N-1 at reset
+	Radius float32      // particle radius for drawing, m
+	Time   float64      // simulated time, s
+	Steps  int
+}
+
+// Resize sets N and grows the slices to hold n particles.
+func (f *Frame) Resize(n int) {
+	f.N = n
+	f.Pos = grow(f.Pos, n)
+	f.Vel = grow(f.Vel, n)
+	f.Rho = grow(f.Rho, n)
+	f.ID = grow(f.ID, n)
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// Pass is the time one stage of a step took.
+type Pass struct {
+	Name string
+	Ms   float64
+}
+
+// Stats is what a solver reports about its last step.
+type Stats struct {
+	Particles int
+	Steps     int
+	Time      float64 // simulated time, s
+
+	// StepMs is the wall-clock (CPU) or GPU time of the last step; Passes splits it by stage.
+	StepMs float64
+	Passes []Pass
+
+	NeighborsMean float64
+	NeighborsMax  int
+	// NeighborsClipped counts particles whose neighbour list was cut at the per-particle capacity.
+	NeighborsClipped int
+
+	// Density error is the compression ρ/ρ0 − 1 where positive, measured after the last solver iteration:
+	// the mean over all particles and the maximum.
+	DensityErrMean float64
+	DensityErrMax  float64
+
+	MaxSpeed float64
+}
+
+// NonFiniteError reports that a step produced NaN or Inf. Solvers return it from Step after restoring the last
+// finite state, so the caller can report it and keep going.
+type NonFiniteError struct {
+	Mode     string
+	Step     int     // the step that failed
+	Count    int     // particles with non-finite state
+	Restored float64 // simulated time of the state that was restored
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("%s: step %d produced non-finite state in %d particles; restored the state at t=%.3fs "+
+		"(lower the time step, gravity or vorticity, or raise the solver iterations)", e.Mode, e.Step, e.Count, e.Restored)
+}
+
+// Timer accumulates wall-clock time per named stage; solvers on the CPU use it to fill Stats.Passes.
+type Timer struct {
+	passes []Pass
+	start  time.Time
+}
+
+// Begin starts timing a new step.
+func (t *Timer) Begin() { t.passes = t.passes[:0]; t.start = time.Now() }
+
+// Mark ends the current stage, naming it; repeated names accumulate.
+func (t *Timer) Mark(name string) {
+	now := time.Now()
+	ms := float64(now.Sub(t.start).Nanoseconds()) / 1e6
+	t.start = now
+	for i := range t.passes {
+		if t.passes[i].Name == name {
+			t.passes[i].Ms += ms
+			return
+		}
+	}
+	t.passes = append(t.passes, Pass{Name: name, Ms: ms})
+}
+
+// Passes returns a copy of the stages of the last step and their total.
+func (t *Timer) Passes() ([]Pass, float64) {
+	out := append([]Pass(nil), t.passes...)
+	var total float64
+	for _, p := range out {
+		total += p.Ms
+	}
+	return out, total
+}
