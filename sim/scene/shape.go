@@ -52,8 +52,8 @@ func (s *Shape) RotationMatrix() Mat3 {
 	cy, sy := math.Cos(ry), math.Sin(ry)
 	cz, sz := math.Cos(rz), math.Sin(rz)
 	return Mat3{
-		{cz*cy, cz*sy*sx - sz*cx, cz*sy*cx + sz*sx},
-		{sz*cy, sz*sy*sx + cz*cx, sz*sy*cx - cz*sx},
+		{cz * cy, cz*sy*sx - sz*cx, cz*sy*cx + sz*sx},
+		{sz * cy, sz*sy*sx + cz*cx, sz*sy*cx - cz*sx},
 		{-sy, cy * sx, cy * cx},
 	}
 }
