@@ -1,0 +1,200 @@
+package render
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Tessellation of the curved obstacles: segments around an axis, rings from pole to pole.
+const (
+	meshSegments = 32
+	meshRings    = 16
+)
+
+// vertex is one mesh vertex as the mesh programs read it: world position and unit normal, interleaved.
+type vertex struct {
+	Pos, Normal [3]float32
+}
+
+// mesh is an indexed triangle list wound counter-clockwise seen from outside.
+type mesh struct {
+	verts []vertex
+	idx   []uint32
+}
+
+func (m *mesh) add(p, n scene.Vec3) uint32 {
+	m.verts = append(m.verts, vertex{
+		Pos:    [3]float32{float32(p[0]), float32(p[1]), float32(p[2])},
+		Normal: [3]float32{float32(n[0]), float32(n[1]), float32(n[2])},
+	})
+	return uint32(len(m.verts) - 1)
+}
+
+func (m *mesh) tri(a, b, c uint32) { m.idx = append(m.idx, a, b, c) }
+
+// quad adds the quad a-b-c-d (counter-clockwise from outside) as two triangles.
+func (m *mesh) quad(a, b, c, d uint32) { m.tri(a, b, c); m.tri(a, c, d) }
+
+// appendMesh adds o to m.
+func (m *mesh) appendMesh(o mesh) {
+	base := uint32(len(m.verts))
+	m.verts = append(m.verts, o.verts...)
+	for _, i := range o.idx {
+		m.idx = append(m.idx, base+i)
+	}
+}
+
+// frame places local geometry in the world: p ↦ R·p + origin, n ↦ R·n.
+type frame3 struct {
+	r      scene.Mat3
+	origin scene.Vec3
+}
+
+func (f frame3) point(p scene.Vec3) scene.Vec3 { return f.r.MulVec(p).Add(f.origin) }
+
+// shapeMesh tessellates an obstacle shape in world space.
+func shapeMesh(s *scene.Shape) (mesh, error) {
+	switch s.Kind {
+	case scene.ShapeBox:
+		return boxMesh(frame3{s.RotationMatrix(), s.Center}, s.Size.Scale(0.5)), nil
+	case scene.ShapeSphere:
+		return capsuleMesh(frame3{identity(), s.Center}, s.Radius, 0), nil
+	case scene.ShapeCapsule:
+		ab := s.B.Sub(s.A)
+		return capsuleMesh(frame3{axisFrame(ab), s.A.Add(ab.Scale(0.5))}, s.Radius, ab.Len()/2), nil
+	case scene.ShapeCylinder:
+		return cylinderMesh(frame3{s.RotationMatrix(), s.Center}, s.Radius, s.Height/2), nil
+	}
+	return mesh{}, fmt.Errorf("render: cannot draw a %q obstacle yet", s.Kind)
+}
+
+// boxMesh is a box of half extents h: 6 faces of 4 vertices with flat normals.
+func boxMesh(f frame3, h scene.Vec3) mesh {
+	var m mesh
+	for axis := 0; axis < 3; axis++ {
+		u, v := (axis+1)%3, (axis+2)%3 // u × v = +axis
+		for _, s := range [2]float64{1, -1} {
+			var n scene.Vec3
+			n[axis] = s
+			wn := f.r.MulVec(n)
+			corner := func(a, b float64) uint32 {
+				var p scene.Vec3
+				p[axis], p[u], p[v] = s*h[axis], a*h[u], b*h[v]
+				return m.add(f.point(p), wn)
+			}
+			c0, c1, c2, c3 := corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)
+			if s > 0 {
+				m.quad(c0, c1, c2, c3)
+			} else {
+				m.quad(c0, c3, c2, c1)
+			}
+		}
+	}
+	return m
+}
+
+// capsuleMesh is a sphere of radius r split at its equator, the halves pushed halfLen apart along the local y
+// axis; halfLen 0 gives a sphere.
+func capsuleMesh(f frame3, r, halfLen float64) mesh {
+	var m mesh
+	// rows run from the north pole (row 0) to the south pole; the equator appears twice, once per half.
+	type row struct{ lat, shift float64 }
+	var rows []row
+	half := meshRings / 2
+	for i := 0; i <= half; i++ {
+		rows = append(rows, row{math.Pi/2 - math.Pi*float64(i)/meshRings, halfLen})
+	}
+	south := half
+	if halfLen == 0 {
+		south++ // a sphere: no cylinder band, the equator once
+	}
+	for i := south; i <= meshRings; i++ {
+		rows = append(rows, row{math.Pi/2 - math.Pi*float64(i)/meshRings, -halfLen})
+	}
+	first := make([]uint32, len(rows))
+	for k, rw := range rows {
+		first[k] = uint32(len(m.verts))
+		sl, cl := math.Sincos(rw.lat)
+		for j := 0; j <= meshSegments; j++ {
+			sa, ca := math.Sincos(2 * math.Pi * float64(j) / meshSegments)
+			n := scene.Vec3{cl * sa, sl, cl * ca}
+			p := n.Scale(r).Add(scene.Vec3{0, rw.shift, 0})
+			m.add(f.point(p), f.r.MulVec(n))
+		}
+	}
+	for k := 0; k+1 < len(rows); k++ {
+		for j := uint32(0); j < meshSegments; j++ {
+			a, b := first[k]+j, first[k]+j+1
+			c, d := first[k+1]+j+1, first[k+1]+j
+			// rows go north to south and segments turn from +z toward +x: a-d-c-b is counter-clockwise outside.
+			switch {
+			case k == 0:
+				m.tri(a, d, c) // the pole row's quads are triangles
+			case k+2 == len(rows):
+				m.tri(a, d, b)
+			default:
+				m.quad(a, d, c, b)
+			}
+		}
+	}
+	return m
+}
+
+// cylinderMesh is a cylinder of radius r along the local y axis from −hh to hh, with flat caps.
+func cylinderMesh(f frame3, r, hh float64) mesh {
+	var m mesh
+	side := uint32(len(m.verts))
+	for j := 0; j <= meshSegments; j++ {
+		sa, ca := math.Sincos(2 * math.Pi * float64(j) / meshSegments)
+		n := f.r.MulVec(scene.Vec3{sa, 0, ca})
+		m.add(f.point(scene.Vec3{r * sa, hh, r * ca}), n)
+		m.add(f.point(scene.Vec3{r * sa, -hh, r * ca}), n)
+	}
+	for j := uint32(0); j < meshSegments; j++ {
+		top, bot := side+2*j, side+2*j+1
+		m.quad(top, bot, bot+2, top+2)
+	}
+	for _, s := range [2]float64{1, -1} {
+		n := f.r.MulVec(scene.Vec3{0, s, 0})
+		centre := m.add(f.point(scene.Vec3{0, s * hh, 0}), n)
+		rim := uint32(len(m.verts))
+		for j := 0; j <= meshSegments; j++ {
+			sa, ca := math.Sincos(2 * math.Pi * float64(j) / meshSegments)
+			m.add(f.point(scene.Vec3{r * sa, s * hh, r * ca}), n)
+		}
+		for j := uint32(0); j < meshSegments; j++ {
+			if s > 0 {
+				m.tri(centre, rim+j, rim+j+1)
+			} else {
+				m.tri(centre, rim+j+1, rim+j)
+			}
+		}
+	}
+	return m
+}
+
+func identity() scene.Mat3 { return scene.Mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} }
+
+// axisFrame is a rotation taking the local y axis onto the direction of d (any rotation about it will do).
+func axisFrame(d scene.Vec3) scene.Mat3 {
+	l := d.Len()
+	if l == 0 {
+		return identity()
+	}
+	y := d.Scale(1 / l)
+	helper := scene.Vec3{1, 0, 0}
+	if math.Abs(y[0]) > 0.9 {
+		helper = scene.Vec3{0, 0, 1}
+	}
+	x := cross(helper, y)
+	x = x.Scale(1 / x.Len())
+	z := cross(x, y)
+	// columns are the images of the local axes
+	return scene.Mat3{{x[0], y[0], z[0]}, {x[1], y[1], z[1]}, {x[2], y[2], z[2]}}
+}
+
+func cross(a, b scene.Vec3) scene.Vec3 {
+	return scene.Vec3{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}

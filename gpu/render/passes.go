@@ -1,0 +1,194 @@
+package render
+
+import (
+	"unsafe"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/gpu/glh"
+)
+
+const (
+	sizeofFrameBlock = unsafe.Sizeof(frameBlock{})
+	sizeofVertex     = unsafe.Sizeof(vertex{})
+	sizeofVec4       = 16
+	sizeofFloat      = 4
+)
+
+// frameState is what the passes of one Draw share: the viewport, the camera, the particles and the framebuffer
+// the caller bound (the final target). Passes that render offscreen (the fluid surface: splat depth, smoothing,
+// thickness, composite) keep their targets in the Renderer, sized to vp, and draw the result into target.
+type frameState struct {
+	vp     Viewport
+	cam    Camera
+	p      Particles
+	target uint32
+}
+
+// pass is one step of a frame: a name for the GPU timers, whether it runs this frame, and what it draws.
+type pass struct {
+	name    string
+	enabled func(f *frameState) bool
+	draw    func(f *frameState)
+}
+
+// framePasses is the order of a frame: background, then opaque and translucent scene geometry back to front as
+// far as it matters (the tank's far walls are behind everything inside the tank), then the particles.
+func (r *Renderer) framePasses() []pass {
+	always := func(*frameState) bool { return true }
+	return []pass{
+		{"sky", always, r.drawSky},
+		{"ground", func(*frameState) bool { return r.scene.ok && r.set.showGround }, r.drawGround},
+		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
+		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
+		{"particles", func(f *frameState) bool { return particleCount(f.p) > 0 && f.p.Radius > 0 }, r.drawParticles},
+	}
+}
+
+// passState is the fixed-function state a pass draws with; each pass sets all of it.
+type passState struct {
+	depthTest, depthWrite, blend bool
+	cull                         uint32 // 0: no culling, else gl.BACK or gl.FRONT
+}
+
+func (s passState) apply() {
+	enable(gl.DEPTH_TEST, s.depthTest)
+	gl.DepthMask(s.depthWrite)
+	enable(gl.BLEND, s.blend)
+	enable(gl.CULL_FACE, s.cull != 0)
+	if s.cull != 0 {
+		gl.CullFace(s.cull)
+	}
+}
+
+func enable(cap uint32, on bool) {
+	if on {
+		gl.Enable(cap)
+	} else {
+		gl.Disable(cap)
+	}
+}
+
+// beginFrame sets the viewport, clears the target and uploads the per-frame uniform block.
+func (r *Renderer) beginFrame(f *frameState) {
+	gl.Viewport(0, 0, int32(f.vp.W), int32(f.vp.H))
+	gl.DepthMask(true)
+	gl.ClearColor(0, 0, 0, 1)
+	gl.ClearDepth(1)
+	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	gl.DepthFunc(gl.LESS)
+	// translucent passes blend colour only: the target's alpha stays the sky's 1, so screenshots and recordings
+	// are opaque and a compositor never sees through the window
+	gl.BlendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ZERO, gl.ONE)
+	gl.FrontFace(gl.CCW)
+
+	vp := f.cam.Proj.Mul4(f.cam.View)
+	light := mgl32.Vec3{0.35, 0.85, 0.4}.Normalize() // toward the key light: high, in front, to the right
+	block := frameBlock{
+		View: f.cam.View, Proj: f.cam.Proj, ViewProj: vp, InvViewProj: vp.Inv(),
+		Eye:      [4]float32{f.cam.Eye[0], f.cam.Eye[1], f.cam.Eye[2], 1},
+		LightDir: [4]float32{light[0], light[1], light[2], 0},
+		Viewport: [4]float32{float32(f.vp.W), float32(f.vp.H), 1 / float32(f.vp.W), 1 / float32(f.vp.H)},
+		Clip:     [4]float32{f.cam.Near, f.cam.Far, 0, 0},
+	}
+	glh.Upload(r.frameUBO, 0, []frameBlock{block})
+	gl.BindBufferBase(gl.UNIFORM_BUFFER, frameBinding, r.frameUBO.ID())
+}
+
+// endFrame leaves the state Draw documents.
+func (r *Renderer) endFrame() {
+	passState{depthTest: true, depthWrite: true}.apply()
+	gl.CullFace(gl.BACK)
+	gl.UseProgram(0)
+	gl.BindVertexArray(0)
+	gl.BindBuffer(gl.ARRAY_BUFFER, 0)
+}
+
+// drawSky fills the background with a gradient over the view direction: one full-screen triangle, no depth.
+func (r *Renderer) drawSky(*frameState) {
+	passState{}.apply()
+	r.skyProg.Use()
+	r.empty.Bind()
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+}
+
+// drawGround draws a large square just below the domain floor, centred under the eye so it never ends in view;
+// its grid fades into the sky with distance.
+func (r *Renderer) drawGround(f *frameState) {
+	passState{depthTest: true, depthWrite: true, blend: true}.apply()
+	fade := max(10*r.scene.extent, 20)
+	if f.cam.Far > 0 {
+		fade = min(fade, 0.9*f.cam.Far)
+	}
+	r.groundProg.Use()
+	r.groundProg.SetVec2("uCenter", mgl32.Vec2{f.cam.Eye[0], f.cam.Eye[2]})
+	r.groundProg.SetFloat("uHalf", fade)
+	r.groundProg.SetFloat("uGroundY", r.scene.groundY)
+	r.groundProg.SetFloat("uFade", fade)
+	r.empty.Bind()
+	gl.DrawArrays(gl.TRIANGLE_STRIP, 0, 4)
+}
+
+// drawTank draws the domain box with front faces culled: only walls whose outward normal points away from the
+// eye (the far walls, and the floor seen from above) are drawn, so the near walls never hide the water.
+func (r *Renderer) drawTank(*frameState) {
+	passState{depthTest: true, depthWrite: true, blend: true, cull: gl.FRONT}.apply()
+	r.tankProg.Use()
+	r.tankProg.SetVec3("uBoxMin", r.scene.min)
+	r.tankProg.SetVec3("uBoxMax", r.scene.max)
+	r.tank.draw()
+}
+
+// drawObstacles draws the static obstacles as opaque lit stone.
+func (r *Renderer) drawObstacles(*frameState) {
+	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
+	r.meshProg.Use()
+	r.meshProg.SetVec3("uColor", mgl32.Vec3{0.58, 0.56, 0.52})
+	r.obstacles.draw()
+}
+
+// drawParticles draws one eye-facing quad per particle, instanced from the caller's buffers; the fragment shader
+// ray-casts the sphere and writes its depth.
+func (r *Renderer) drawParticles(f *frameState) {
+	passState{depthTest: true, depthWrite: true}.apply()
+	p := f.p
+	r.particles.Bind()
+	glh.Attrib(attrPos, p.Pos, 4, sizeofVec4, 0, 1)
+	if p.Vel != nil {
+		glh.Attrib(attrVel, p.Vel, 4, sizeofVec4, 0, 1)
+	} else {
+		gl.DisableVertexAttribArray(attrVel)
+		gl.VertexAttrib4f(attrVel, 0, 0, 0, 0)
+	}
+	if p.Rho != nil {
+		glh.Attrib(attrRho, p.Rho, 1, sizeofFloat, 0, 1)
+	} else {
+		gl.DisableVertexAttribArray(attrRho)
+		gl.VertexAttrib1f(attrRho, 1)
+	}
+	s := &r.set
+	prog := r.particleProg
+	prog.Use()
+	prog.SetFloat("uRadius", p.Radius*s.radiusScale)
+	prog.SetInt("uColorMode", s.color)
+	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
+	prog.SetFloat("uSpeedMax", s.speedMax)
+	prog.SetFloat("uDensityRange", s.densityRange)
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(particleCount(p)))
+}
+
+// particleCount is p.N clamped to what the buffers hold.
+func particleCount(p Particles) int {
+	if p.Pos == nil || p.N <= 0 {
+		return 0
+	}
+	n := min(p.N, p.Pos.Size()/sizeofVec4)
+	if p.Vel != nil {
+		n = min(n, p.Vel.Size()/sizeofVec4)
+	}
+	if p.Rho != nil {
+		n = min(n, p.Rho.Size()/sizeofFloat)
+	}
+	return n
+}

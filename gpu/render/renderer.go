@@ -1,0 +1,340 @@
+// Package render draws a slosh scene with OpenGL 4.1 core: a sky, a ground grid, the tank, the obstacles and the
+// particles as ray-cast sphere impostors.
+//
+// A frame is a sequence of passes over shared targets (see passes.go); each pass is a small function that sets the
+// GL state it needs. Particle data comes in as instanced vertex attributes from caller-owned buffers, so the GPU
+// solver's state buffers are drawn in place and CPU solvers upload their frames through FrameBuffers. Nothing here
+// needs compute shaders or SSBOs, so it runs on macOS's GL 4.1 too.
+//
+// All methods must be called on the GL thread with the context current.
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/shaders"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Particle colour modes, the values of the render.color parameter.
+const (
+	ColorWater   int32 = iota // a flat water colour (render.water_color)
+	ColorSpeed                // speed through blue → cyan → yellow → red over [0, render.speed_max]
+	ColorDensity              // density error ρ/ρ0 − 1 through blue → white → red over ±render.density_range
+)
+
+// Vertex attribute locations and the uniform-block binding, mirrored into GLSL as #defines.
+const (
+	attrPos        = 0 // particles: vec4 position (xyz), per instance
+	attrVel        = 1 // particles: vec4 velocity (xyz), per instance
+	attrRho        = 2 // particles: float ρ/ρ0, per instance
+	attrMeshPos    = 0 // meshes: vec3 position
+	attrMeshNormal = 1 // meshes: vec3 normal
+
+	// frameBinding is the uniform-buffer binding point of the per-frame block (FrameBlock in render_common.glsl).
+	frameBinding = 1
+)
+
+// Viewport is the size of the target in framebuffer pixels (on high-DPI screens, the framebuffer size, not the
+// window size).
+type Viewport struct{ W, H int }
+
+// Particles says what to draw. The buffers belong to the caller and are read in place: Pos and Vel hold a vec4 per
+// particle (xyz used), Rho a float per particle (ρ/ρ0). Vel and Rho may be nil (drawn as at rest, at rest
+// density). N is clamped to what the buffers hold.
+type Particles struct {
+	Pos, Vel *glh.Buffer
+	Rho      *glh.Buffer
+	N        int
+	Radius   float32 // sphere radius, m
+}
+
+// settings are the live values of the render parameters.
+type settings struct {
+	color         int32
+	speedMax      float32
+	densityRange  float32
+	radiusScale   float32
+	waterColor    [3]float32
+	showTank      bool
+	showGround    bool
+	showObstacles bool
+}
+
+// frameBlock mirrors FrameBlock in render_common.glsl (std140: mat4s, then vec4s).
+type frameBlock struct {
+	View, Proj, ViewProj, InvViewProj mgl32.Mat4
+	Eye, LightDir, Viewport, Clip     [4]float32
+}
+
+// Renderer draws scenes and particles. Make one with New after the GL context is current; free it with Delete.
+type Renderer struct {
+	params *param.Set
+	set    settings
+
+	skyProg, groundProg, tankProg, meshProg, particleProg *glh.Program
+
+	empty     *glh.VertexArray // for draws that pull no attributes
+	particles *glh.VertexArray
+	frameUBO  *glh.Buffer
+	tank      gpuMesh
+	obstacles gpuMesh
+	scene     sceneInfo
+
+	passes  []pass
+	timers  glh.Timers
+	err     error
+	deleted bool
+}
+
+// sceneInfo is what the passes need to know about the scene set with SetScene.
+type sceneInfo struct {
+	ok       bool
+	min, max mgl32.Vec3 // the domain
+	groundY  float32
+	extent   float32 // the domain's largest side, m
+}
+
+// New compiles the render programs from the embedded shaders and registers the render parameters.
+func New() (*Renderer, error) { return newRenderer(shaders.FS()) }
+
+func newRenderer(fsys fs.FS) (*Renderer, error) {
+	r := &Renderer{set: settings{
+		color:         ColorWater,
+		speedMax:      3,
+		densityRange:  0.05,
+		radiusScale:   1,
+		waterColor:    [3]float32{0.12, 0.40, 0.85},
+		showTank:      true,
+		showGround:    true,
+		showObstacles: true,
+	}}
+	r.params = r.registerParams()
+	defines := []shaders.Define{
+		shaders.Int("ATTR_POS", attrPos),
+		shaders.Int("ATTR_VEL", attrVel),
+		shaders.Int("ATTR_RHO", attrRho),
+		shaders.Int("ATTR_MESH_POS", attrMeshPos),
+		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),
+		shaders.Int("COLOR_WATER", int(ColorWater)),
+		shaders.Int("COLOR_SPEED", int(ColorSpeed)),
+		shaders.Int("COLOR_DENSITY", int(ColorDensity)),
+	}
+	progs := []struct {
+		dst   **glh.Program
+		what  string
+		files []string
+	}{
+		{&r.skyProg, "sky", []string{"render_fullscreen.vert", "render_sky.frag"}},
+		{&r.groundProg, "ground", []string{"render_ground.vert", "render_ground.frag"}},
+		{&r.tankProg, "tank", []string{"render_mesh.vert", "render_tank.frag"}},
+		{&r.meshProg, "obstacle", []string{"render_mesh.vert", "render_mesh.frag"}},
+		{&r.particleProg, "particle", []string{"render_particles.vert", "render_particles.frag"}},
+	}
+	for _, p := range progs {
+		prog, err := glh.NewProgram(fsys, defines, p.files...)
+		if err != nil {
+			r.Delete()
+			return nil, fmt.Errorf("render: building the %s program: %w", p.what, err)
+		}
+		prog.BindBlock("FrameBlock", frameBinding)
+		*p.dst = prog
+	}
+	var err error
+	if r.frameUBO, err = glh.NewBuffer(int(sizeofFrameBlock), gl.DYNAMIC_DRAW); err != nil {
+		r.Delete()
+		return nil, fmt.Errorf("render: per-frame uniform buffer: %w", err)
+	}
+	r.empty = glh.NewVertexArray()
+	r.particles = glh.NewVertexArray()
+	r.passes = r.framePasses()
+	if err := glh.CheckError("render: setting up the renderer"); err != nil {
+		r.Delete()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Renderer) registerParams() *param.Set {
+	s := param.NewSet()
+	const g = "Render"
+	s.Choice(&r.set.color, param.Spec{Name: "render.color", Label: "colour", Group: g,
+		Items: []string{"water", "speed", "density"},
+		Desc:  "How particles are coloured: flat water, speed, or density error ρ/ρ0 − 1"})
+	s.Float(&r.set.speedMax, param.Spec{Name: "render.speed_max", Label: "speed max", Group: g, Unit: "m/s",
+		Min: 0.01, Max: 100, SoftMin: 0.1, SoftMax: 10,
+		Desc: "Speed at the red end of the speed colormap"})
+	s.Float(&r.set.densityRange, param.Spec{Name: "render.density_range", Label: "density range", Group: g,
+		Min: 0.001, Max: 1, SoftMin: 0.005, SoftMax: 0.3, Log: true,
+		Desc: "Density error |ρ/ρ0 − 1| at the blue and red ends of the density colormap"})
+	s.Float(&r.set.radiusScale, param.Spec{Name: "render.radius_scale", Label: "radius scale", Group: g,
+		Min: 0.2, Max: 2,
+		Desc: "Drawn sphere radius relative to the particle radius"})
+	s.Vec3(&r.set.waterColor, param.Spec{Name: "render.water_color", Label: "water colour", Group: g,
+		Min: 0, Max: 1,
+		Desc: "RGB colour of particles in the water colour mode"})
+	s.Bool(&r.set.showTank, param.Spec{Name: "render.show_tank", Label: "show tank", Group: g,
+		Desc: "Draw the domain box as glass walls and floor"})
+	s.Bool(&r.set.showGround, param.Spec{Name: "render.show_ground", Label: "show ground", Group: g,
+		Desc: "Draw the ground plane with its 1 m and 10 cm grid"})
+	s.Bool(&r.set.showObstacles, param.Spec{Name: "render.show_obstacles", Label: "show obstacles", Group: g,
+		Desc: "Draw the scene's static obstacles"})
+	return s
+}
+
+// Params returns the render settings (render.color, render.speed_max, ...). They take effect at the next Draw.
+func (r *Renderer) Params() *param.Set { return r.params }
+
+// SetScene (re)builds the tank, ground and obstacle geometry for sc; nil removes it. Obstacles it cannot draw
+// (meshes, for now) are left out and reported by Err.
+func (r *Renderer) SetScene(sc *scene.Scene) {
+	r.err = nil
+	r.scene = sceneInfo{}
+	r.tank.Delete()
+	r.obstacles.Delete()
+	if sc == nil || r.deleted {
+		return
+	}
+	d := sc.Domain
+	r.scene = sceneInfo{ok: true, min: vec3(d.Min), max: vec3(d.Max), extent: float32(d.Size().MaxComp())}
+	r.scene.groundY = float32(d.Min[1]) - max(1e-3, 0.002*r.scene.extent)
+
+	var errs []error
+	tank := boxMesh(frame3{identity(), d.Center()}, d.Size().Scale(0.5))
+	if err := r.tank.upload(tank); err != nil {
+		errs = append(errs, fmt.Errorf("render: tank: %w", err))
+	}
+	var obs mesh
+	for i := range sc.Obstacles {
+		m, err := shapeMesh(&sc.Obstacles[i].Shape)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("obstacles[%d]: %w", i, err))
+			continue
+		}
+		obs.appendMesh(m)
+	}
+	if err := r.obstacles.upload(obs); err != nil {
+		errs = append(errs, fmt.Errorf("render: obstacles: %w", err))
+	}
+	r.err = errors.Join(errs...)
+}
+
+// Err reports what the last SetScene could not build (nil when everything is drawn).
+func (r *Renderer) Err() error { return r.err }
+
+// Draw renders one frame into the currently bound framebuffer: it sets the viewport to v, clears colour and
+// depth, and runs the passes (sky, ground, tank, obstacles, particles). The target's alpha ends up 1 everywhere.
+//
+// It leaves: the caller's framebuffer bound; viewport (0, 0, v.W, v.H); depth test on, GL_LESS, depth writes on;
+// blending off, with blend functions SRC_ALPHA, ONE_MINUS_SRC_ALPHA for colour and ZERO, ONE for alpha; face
+// culling off, cull face BACK, front face CCW; program 0; vertex array 0; ARRAY_BUFFER 0; and the renderer's
+// per-frame uniform buffer on uniform-buffer binding point 1.
+func (r *Renderer) Draw(v Viewport, cam Camera, p Particles) {
+	if r.deleted || v.W <= 0 || v.H <= 0 {
+		return
+	}
+	var target int32
+	gl.GetIntegerv(gl.DRAW_FRAMEBUFFER_BINDING, &target)
+	f := &frameState{vp: v, cam: cam, p: p, target: uint32(target)}
+	r.timers.Begin()
+	r.beginFrame(f)
+	for _, ps := range r.passes {
+		if ps.enabled(f) {
+			ps.draw(f)
+			r.timers.Mark(ps.name)
+		}
+	}
+	r.timers.End()
+	r.endFrame()
+}
+
+// Timings returns the GPU milliseconds of each pass of a recent frame. Results arrive a frame or two late; ok is
+// false until the first has.
+func (r *Renderer) Timings() ([]sim.Pass, bool) {
+	if r.deleted {
+		return nil, false
+	}
+	passes, _, ok := r.timers.Poll()
+	return passes, ok
+}
+
+// Delete frees every GL object the renderer made; safe to call twice. The particle buffers are the caller's.
+func (r *Renderer) Delete() {
+	if r == nil {
+		return
+	}
+	for _, p := range []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg} {
+		p.Delete()
+	}
+	r.empty.Delete()
+	r.particles.Delete()
+	r.frameUBO.Delete()
+	r.tank.Delete()
+	r.obstacles.Delete()
+	r.timers.Delete()
+	r.scene = sceneInfo{}
+	r.deleted = true
+}
+
+func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+// gpuMesh is a mesh in GL buffers, drawn as indexed triangles.
+type gpuMesh struct {
+	vao      *glh.VertexArray
+	vbo, ibo *glh.Buffer
+	count    int32
+}
+
+func (g *gpuMesh) upload(m mesh) error {
+	g.Delete()
+	if len(m.idx) == 0 {
+		return nil
+	}
+	var err error
+	if g.vbo, err = glh.NewBuffer(len(m.verts)*int(sizeofVertex), gl.STATIC_DRAW); err != nil {
+		return err
+	}
+	if g.ibo, err = glh.NewBuffer(len(m.idx)*4, gl.STATIC_DRAW); err != nil {
+		g.Delete()
+		return err
+	}
+	glh.Upload(g.vbo, 0, m.verts)
+	glh.Upload(g.ibo, 0, m.idx)
+	g.vao = glh.NewVertexArray()
+	g.vao.Bind()
+	glh.Attrib(attrMeshPos, g.vbo, 3, int32(sizeofVertex), 0, 0)
+	glh.Attrib(attrMeshNormal, g.vbo, 3, int32(sizeofVertex), 12, 0)
+	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.ibo.ID()) // recorded in the VAO
+	gl.BindVertexArray(0)
+	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, 0)
+	g.count = int32(len(m.idx))
+	if err := glh.CheckError("uploading a mesh"); err != nil {
+		g.Delete()
+		return err
+	}
+	return nil
+}
+
+func (g *gpuMesh) draw() {
+	if g.count == 0 {
+		return
+	}
+	g.vao.Bind()
+	gl.DrawElementsWithOffset(gl.TRIANGLES, g.count, gl.UNSIGNED_INT, 0)
+}
+
+// Delete frees the mesh's buffers; safe to call twice.
+func (g *gpuMesh) Delete() {
+	g.vao.Delete()
+	g.vbo.Delete()
+	g.ibo.Delete()
+	*g = gpuMesh{}
+}

@@ -1,0 +1,52 @@
+#version 410 core
+// Particles as sphere impostors: one quad per particle (instanced, 4 vertices as a triangle strip), facing the
+// eye and just large enough to cover the sphere's perspective silhouette. The fragment shader ray-casts the sphere.
+#include "render_common.glsl"
+
+layout(location = ATTR_POS) in vec4 aPos; // xyz
+layout(location = ATTR_VEL) in vec4 aVel; // xyz
+layout(location = ATTR_RHO) in float aRho; // ρ/ρ0
+
+uniform float uRadius;       // drawn sphere radius, m
+uniform int uColorMode;      // COLOR_WATER, COLOR_SPEED or COLOR_DENSITY
+uniform vec3 uWaterColor;
+uniform float uSpeedMax;     // m/s at the top of the speed colormap
+uniform float uDensityRange; // |ρ/ρ0 − 1| at the ends of the diverging map
+
+out vec3 vViewPos;          // the point on the quad, eye space
+flat out vec3 vCenter;      // sphere centre, eye space
+flat out vec3 vColor;
+
+vec3 particleColor() {
+	if (uColorMode == COLOR_SPEED) {
+		return colormapSpeed(length(aVel.xyz) / max(uSpeedMax, 1e-6));
+	}
+	if (uColorMode == COLOR_DENSITY) {
+		return colormapDiverging((aRho - 1.0) / max(uDensityRange, 1e-6));
+	}
+	return uWaterColor;
+}
+
+void main() {
+	vec3 c = (uView * vec4(aPos.xyz, 1.0)).xyz;
+	float d = length(c);
+	vCenter = c;
+	vColor = particleColor();
+	if (d <= uRadius * 1.001) {
+		// the eye is inside the sphere: nothing sensible to draw
+		vViewPos = c;
+		gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+		return;
+	}
+	// The silhouette is the cone from the eye tangent to the sphere, half-angle asin(r/d). In the plane through the
+	// centre perpendicular to the cone's axis it is a circle of radius r·d/√(d²−r²); a square of that half-side
+	// in that plane covers it, so its projection covers the sphere's.
+	vec3 w = c / d;
+	vec3 helper = abs(w.y) < 0.99 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0);
+	vec3 u = normalize(cross(helper, w));
+	vec3 v = cross(w, u);
+	float s = uRadius * d / sqrt(d * d - uRadius * uRadius);
+	vec2 corner = vec2(float(gl_VertexID & 1), float((gl_VertexID >> 1) & 1)) * 2.0 - 1.0;
+	vViewPos = c + (corner.x * u + corner.y * v) * s;
+	gl_Position = uProj * vec4(vViewPos, 1.0);
+}
