@@ -1,0 +1,476 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+)
+
+// Model is what the panels show; the app fills it every frame.
+type Model struct {
+	Title  string   // e.g. "slosh"
+	Modes  []string // mode names; Mode indexes it
+	Mode   int
+	Scenes []string // scene names; Scene indexes it
+	Scene  int
+	Paused bool
+	// Sets are shown in order, solver parameters first, then e.g. render parameters, each grouped by Group:
+	// "PBF|Solver" is header "PBF", sub-section "Solver".
+	Sets          []*param.Set
+	Stats         sim.Stats
+	FPS           float64 // display frames per second
+	SimRate       float64 // simulated frames per second (CPU modes may run below display rate)
+	Status        string  // one line at the bottom (last message / error), may be empty
+	StatusIsError bool
+}
+
+// Actions is what the user asked for during one Draw.
+type Actions struct {
+	Mode, Scene              int // new selections (equal to the model's when unchanged)
+	TogglePause, Step, Reset bool
+	ParamsChanged            bool // some parameter changed this frame (via param.Param.Set)
+	ResetNeeded              bool // a changed parameter has OnReset == true
+}
+
+// HistoryLen is how many steps the density-error plot keeps.
+const HistoryLen = 600
+
+// Sample is one recorded step: simulated time and the density error (ρ/ρ0 − 1, a fraction) mean and max.
+type Sample struct {
+	Time, Mean, Max float64
+}
+
+// Panels draws the simulation, parameter and statistics windows. It keeps the density-error history for the
+// plot and the in-progress edits of parameters that take effect on reset.
+type Panels struct {
+	ring      []Sample
+	meanPct   []float32 // ring, in percent, for imgui's plot
+	maxPct    []float32
+	start, n  int // oldest sample and count
+	lastSteps int
+
+	// pending holds the value of an OnReset parameter while its widget is being dragged or typed into; it is
+	// applied once when the widget is released, so a drag does not ask for a reset every frame.
+	pending  map[*param.Param]param.Value
+	groups   map[*param.Set]*groupCache
+	paramErr string // the last rejected edit, shown under the status line until an edit succeeds
+
+	drawnParams int // parameter widgets drawn by the last Draw (tests)
+}
+
+type groupCache struct {
+	count int
+	root  *groupNode
+}
+
+// NewPanels returns panels with an empty history.
+func NewPanels() *Panels {
+	return &Panels{
+		ring:    make([]Sample, HistoryLen),
+		meanPct: make([]float32, HistoryLen),
+		maxPct:  make([]float32, HistoryLen),
+		pending: map[*param.Param]param.Value{},
+		groups:  map[*param.Set]*groupCache{},
+	}
+}
+
+// Record adds the stats of one simulation step to the plot history, keeping the newest HistoryLen samples. A step
+// count or time that goes backwards means the scene was reset, and starts a new history.
+func (p *Panels) Record(s sim.Stats) {
+	if p.n > 0 {
+		last := p.ring[(p.start+p.n-1)%len(p.ring)]
+		if s.Time < last.Time || s.Steps < p.lastSteps {
+			p.ClearHistory()
+		}
+	}
+	i := (p.start + p.n) % len(p.ring)
+	if p.n == len(p.ring) {
+		p.start = (p.start + 1) % len(p.ring)
+	} else {
+		p.n++
+	}
+	p.ring[i] = Sample{Time: s.Time, Mean: s.DensityErrMean, Max: s.DensityErrMax}
+	p.meanPct[i] = float32(100 * s.DensityErrMean)
+	p.maxPct[i] = float32(100 * s.DensityErrMax)
+	p.lastSteps = s.Steps
+}
+
+// ClearHistory forgets the recorded samples.
+func (p *Panels) ClearHistory() { p.start, p.n, p.lastSteps = 0, 0, 0 }
+
+// History returns the recorded samples, oldest first.
+func (p *Panels) History() []Sample {
+	out := make([]Sample, p.n)
+	for k := range out {
+		out[k] = p.ring[(p.start+k)%len(p.ring)]
+	}
+	return out
+}
+
+// Draw lays out the windows for m and returns what the user asked for. Call it between UI.NewFrame and UI.Render.
+func (p *Panels) Draw(m *Model) Actions {
+	act := Actions{Mode: m.Mode, Scene: m.Scene}
+	p.drawnParams = 0
+	em := imgui.FontSize()
+	display := imgui.MainViewport().Size()
+
+	simHeight := 13 * em
+	p.simulationWindow(m, &act, em, simHeight)
+	p.parameterWindow(m, &act, em, simHeight, display)
+	p.statsWindow(m, em, display)
+	return act
+}
+
+// windowAt places the next window the first time it appears.
+func windowAt(x, y, w, h float32) {
+	imgui.SetNextWindowPosV(imgui.Vec2{X: x, Y: y}, imgui.ConditionFirstUseEver, imgui.Vec2{})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: w, Y: h}, imgui.ConditionFirstUseEver)
+}
+
+const margin = 10
+
+func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
+	title := m.Title
+	if title == "" {
+		title = "slosh"
+	}
+	windowAt(margin, margin, 25*em, height)
+	defer imgui.End()
+	if !imgui.Begin(title + "###simulation") {
+		return
+	}
+	if len(m.Modes) > 0 {
+		combo("Mode", &act.Mode, m.Modes)
+	}
+	if len(m.Scenes) > 0 {
+		combo("Scene", &act.Scene, m.Scenes)
+	}
+	pause := "Pause"
+	if m.Paused {
+		pause = "Run"
+	}
+	width := imgui.Vec2{X: 5 * em}
+	if imgui.ButtonV(pause+"###pause", width) {
+		act.TogglePause = true
+	}
+	imgui.SameLine()
+	if imgui.ButtonV("Step", width) {
+		act.Step = true
+	}
+	imgui.SameLine()
+	if imgui.ButtonV("Reset", width) {
+		act.Reset = true
+	}
+	textDisabled("space pause/run   .  step   r  reset")
+	textDisabled("f  frame view   h  hide panel   Esc  quit")
+	imgui.Separator()
+	switch {
+	case m.Status != "" && m.StatusIsError:
+		imgui.PushStyleColor(imgui.StyleColorText, colorError)
+		textWrapped(m.Status)
+		imgui.PopStyleColor()
+	case m.Status != "":
+		textWrapped(m.Status)
+	}
+	if p.paramErr != "" {
+		imgui.PushStyleColor(imgui.StyleColorText, colorError)
+		textWrapped(p.paramErr)
+		imgui.PopStyleColor()
+	}
+}
+
+func (p *Panels) parameterWindow(m *Model, act *Actions, em, top float32, display imgui.Vec2) {
+	y := margin + top + margin
+	h := display.Y - y - margin
+	if h < 10*em {
+		h = 10 * em
+	}
+	windowAt(margin, y, 25*em, h)
+	defer imgui.End()
+	if !imgui.Begin("Parameters") {
+		return
+	}
+	if len(m.Sets) == 0 {
+		textDisabled("no parameters")
+		return
+	}
+	imgui.PushItemWidth(-11 * em) // room for the labels on the right
+	anyOnReset := false
+	for i, set := range m.Sets {
+		if set == nil {
+			continue
+		}
+		if i > 0 {
+			imgui.Separator()
+		}
+		if p.drawSet(i, set, act) {
+			anyOnReset = true
+		}
+	}
+	imgui.PopItemWidth()
+	if anyOnReset {
+		imgui.Separator()
+		textDisabled("* takes effect on reset")
+	}
+}
+
+// drawSet draws one set's Defaults button and its sections; it reports whether any parameter waits for a reset.
+func (p *Panels) drawSet(i int, set *param.Set, act *Actions) bool {
+	imgui.PushIDInt(i)
+	defer imgui.PopID()
+	root := p.groupsOf(set)
+
+	if imgui.Button("Defaults") {
+		p.resetDefaults(set, act)
+	}
+	if imgui.IsItemHovered() {
+		imgui.SetTooltip("Put every parameter of this set back to its default")
+	}
+	if len(root.kids) > 0 {
+		names := make([]string, len(root.kids))
+		for k, g := range root.kids {
+			names[k] = g.name
+		}
+		imgui.SameLine()
+		textDisabled(strings.Join(names, ", "))
+	}
+
+	for _, prm := range root.params {
+		p.drawParam(prm, act)
+	}
+	for _, g := range root.kids {
+		if imgui.CollapsingHeaderV(g.name, imgui.TreeNodeFlagsDefaultOpen) {
+			p.drawGroup(g, act)
+		}
+	}
+	for _, prm := range set.All() {
+		if prm.OnReset {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Panels) drawGroup(g *groupNode, act *Actions) {
+	for _, prm := range g.params {
+		p.drawParam(prm, act)
+	}
+	for _, k := range g.kids {
+		if imgui.TreeNodeV(k.name, imgui.TreeNodeFlagsDefaultOpen) {
+			p.drawGroup(k, act)
+			imgui.TreePop()
+		}
+	}
+}
+
+func (p *Panels) groupsOf(set *param.Set) *groupNode {
+	c := p.groups[set]
+	if c == nil || c.count != len(set.All()) {
+		c = &groupCache{count: len(set.All()), root: buildGroups(set)}
+		p.groups[set] = c
+	}
+	return c.root
+}
+
+// drawParam draws prm's widget and tooltip and applies an edit.
+func (p *Panels) drawParam(prm *param.Param, act *Actions) {
+	p.drawnParams++
+	cur, ok := p.pending[prm]
+	if !ok {
+		cur = prm.Get()
+	}
+	label := prm.Label
+	if prm.OnReset {
+		label += " *"
+	}
+	v, changed := editWidget(prm, label+"##"+prm.Name, cur)
+	paramTooltip(prm)
+	p.commit(prm, v, changed, act)
+}
+
+// commit applies an edit of the widget just drawn. Parameters that take effect on reset are held in pending
+// while their widget is active and applied once when it is released.
+func (p *Panels) commit(prm *param.Param, v param.Value, changed bool, act *Actions) {
+	if !prm.OnReset {
+		if changed {
+			p.apply(prm, v, act)
+		}
+		return
+	}
+	if changed {
+		p.pending[prm] = v
+	}
+	if imgui.IsItemActive() {
+		return
+	}
+	if pv, ok := p.pending[prm]; ok {
+		if changed || imgui.IsItemDeactivatedAfterEdit() {
+			p.apply(prm, pv, act)
+		}
+		delete(p.pending, prm)
+	}
+}
+
+// apply clamps v to prm's hard bounds and sets it (which validates and runs OnChange). A rejected value is shown
+// in the status; a real change is reported in act.
+func (p *Panels) apply(prm *param.Param, v param.Value, act *Actions) {
+	v, err := clampToHard(prm, v)
+	if err == nil {
+		old := prm.Get()
+		if err = prm.Set(v); err == nil {
+			p.paramErr = ""
+			if prm.Get() != old {
+				act.ParamsChanged = true
+				if prm.OnReset {
+					act.ResetNeeded = true
+				}
+			}
+			return
+		}
+	}
+	p.paramErr = err.Error()
+}
+
+// resetDefaults puts a whole set back to its defaults and reports what changed.
+func (p *Panels) resetDefaults(set *param.Set, act *Actions) {
+	before := set.Snapshot()
+	set.ResetDefaults()
+	for _, prm := range set.Changed(before, set.Snapshot()) {
+		act.ParamsChanged = true
+		if prm.OnReset {
+			act.ResetNeeded = true
+		}
+	}
+	for _, prm := range set.All() {
+		delete(p.pending, prm)
+	}
+	p.paramErr = ""
+}
+
+func (p *Panels) statsWindow(m *Model, em float32, display imgui.Vec2) {
+	w := 25 * em
+	x := display.X - w - margin
+	if x < margin {
+		x = margin
+	}
+	windowAt(x, margin, w, 30*em)
+	defer imgui.End()
+	if !imgui.Begin("Stats") {
+		return
+	}
+	s := &m.Stats
+	imgui.Text(fmt.Sprintf("Particles  %s", groupDigits(s.Particles)))
+	imgui.Text(fmt.Sprintf("Steps      %d   t = %.3f s", s.Steps, s.Time))
+	imgui.Text(fmt.Sprintf("Display    %.0f fps", m.FPS))
+	imgui.SameLine()
+	rate := fmt.Sprintf("sim %.0f frames/s", m.SimRate)
+	if m.SimRate > 0 && m.FPS > 0 && m.SimRate < 0.9*m.FPS {
+		textColored(colorWarning, rate)
+		if imgui.IsItemHovered() {
+			imgui.SetTooltip("the simulation runs below the display rate")
+		}
+	} else {
+		imgui.Text(rate)
+	}
+	imgui.Text(fmt.Sprintf("Step       %.2f ms", s.StepMs))
+	p.passTable(s, em)
+
+	imgui.Text(fmt.Sprintf("Neighbours mean %.1f  max %d", s.NeighborsMean, s.NeighborsMax))
+	if s.NeighborsClipped > 0 {
+		imgui.SameLine()
+		textColored(colorError, fmt.Sprintf("clipped %d", s.NeighborsClipped))
+		if imgui.IsItemHovered() {
+			imgui.SetTooltip("particles whose neighbour list was cut at its capacity")
+		}
+	}
+	imgui.Text(fmt.Sprintf("Density error mean %.2f%%  max %.2f%%", 100*s.DensityErrMean, 100*s.DensityErrMax))
+	imgui.Text(fmt.Sprintf("Max speed  %.2f m/s", s.MaxSpeed))
+	imgui.Separator()
+	p.densityPlot(em)
+}
+
+// passTable lists the stages of the last step with their milliseconds and a bar for their share.
+func (p *Panels) passTable(s *sim.Stats, em float32) {
+	if len(s.Passes) == 0 {
+		return
+	}
+	total := 0.0
+	for _, ps := range s.Passes {
+		total += ps.Ms
+	}
+	if s.StepMs > total {
+		total = s.StepMs
+	}
+	flags := imgui.TableFlagsRowBg | imgui.TableFlagsBordersInnerV | imgui.TableFlagsSizingStretchProp
+	if !imgui.BeginTableV("passes", 3, flags, imgui.Vec2{}, 0) {
+		return
+	}
+	imgui.TableSetupColumnV("pass", imgui.TableColumnFlagsWidthFixed, 8*em, 0)
+	imgui.TableSetupColumnV("ms", imgui.TableColumnFlagsWidthFixed, 4*em, 0)
+	imgui.TableSetupColumnV("share", imgui.TableColumnFlagsWidthStretch, 1, 0)
+	barHeight := imgui.TextLineHeight() * 0.7
+	for _, ps := range s.Passes {
+		imgui.TableNextRow()
+		imgui.TableNextColumn()
+		imgui.Text(ps.Name)
+		imgui.TableNextColumn()
+		imgui.Text(fmt.Sprintf("%6.2f", ps.Ms))
+		imgui.TableNextColumn()
+		frac := float32(0)
+		if total > 0 {
+			frac = float32(ps.Ms / total)
+		}
+		imgui.ProgressBarV(frac, imgui.Vec2{X: -1, Y: barHeight}, "")
+	}
+	imgui.EndTable()
+}
+
+// densityPlot draws the mean and the max density error over the recorded steps on a shared scale, the way the
+// PBF paper's Figure 4 plots density over a simulation.
+func (p *Panels) densityPlot(em float32) {
+	if p.n == 0 {
+		textDisabled("density error: no steps recorded yet")
+		return
+	}
+	top := float32(0)
+	for _, v := range p.maxPct[:p.n] {
+		if v > top {
+			top = v
+		}
+	}
+	if !(top > 0) {
+		top = 1
+	}
+	top *= 1.1
+	first := p.ring[p.start]
+	last := p.ring[(p.start+p.n-1)%len(p.ring)]
+	imgui.Text(fmt.Sprintf("Density error, last %.2f s", last.Time-first.Time))
+	size := imgui.Vec2{X: imgui.ContentRegionAvail().X, Y: 4.5 * em} // PlotLines takes no negative widths
+	imgui.PlotLinesV("##mean", p.meanPct[:p.n], p.start, fmt.Sprintf("mean %.2f%%", 100*last.Mean), 0, top, size)
+	imgui.PushStyleColor(imgui.StyleColorPlotLines, colorWarning)
+	imgui.PlotLinesV("##max", p.maxPct[:p.n], p.start, fmt.Sprintf("max %.2f%%", 100*last.Max), 0, top, size)
+	imgui.PopStyleColor()
+	textDisabled(fmt.Sprintf("both 0 to %.2f%%, t = %.2f to %.2f s", top, first.Time, last.Time))
+}
+
+// groupDigits writes 1234567 as "1 234 567".
+func groupDigits(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

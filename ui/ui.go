@@ -1,0 +1,156 @@
+// Package ui is slosh's Dear ImGui layer: the GLFW platform glue (input, sizes, clipboard, cursors), an OpenGL
+// 4.1 core renderer for imgui draw lists, and the panels (simulation controls, parameters generated from a
+// param.Set, statistics with a density-error plot).
+//
+// The panels draw what they are given; they know no solver by name. The binding (imgui-go v4) is confined to this
+// package, so moving to another binding is a contained change.
+//
+// One frame:
+//
+//	u.NewFrame()           // after glfw.PollEvents
+//	acts := panels.Draw(m) // widgets
+//	... draw the 3D scene ...
+//	u.Render()             // last, over the scene
+//	window.SwapBuffers()
+package ui
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/inkyblackness/imgui-go/v4"
+)
+
+// baseFontPx is the font height at a content scale of 1.
+const baseFontPx = 13
+
+// UI is an imgui context bound to one window: its platform input and its renderer.
+type UI struct {
+	ctx      *imgui.Context
+	io       imgui.IO
+	platform *Platform
+	renderer *Renderer
+	scale    float32 // content scale the fonts and style were built for
+}
+
+// New creates the imgui context for window, installs its input callbacks and builds the renderer. The window's
+// GL context must be current. Fonts are rasterised at the window's content scale so text stays crisp on HiDPI
+// screens; no imgui.ini file is written.
+func New(window *glfw.Window) (*UI, error) {
+	if window == nil {
+		return nil, errors.New("ui: no window")
+	}
+	ctx := imgui.CreateContext(nil)
+	if err := ctx.SetCurrent(); err != nil {
+		return nil, fmt.Errorf("ui: imgui context: %w", err)
+	}
+	u := &UI{ctx: ctx, io: imgui.CurrentIO()}
+	u.io.SetIniFilename("")
+	u.setupFontAndStyle(window)
+
+	var err error
+	if u.platform, err = NewPlatform(window, u.io); err != nil {
+		u.Delete()
+		return nil, err
+	}
+	if u.renderer, err = NewRenderer(u.io); err != nil {
+		u.Delete()
+		return nil, err
+	}
+	return u, nil
+}
+
+// setupFontAndStyle builds the default font at 13 px × content scale. Where the framebuffer is denser than window
+// coordinates (macOS Retina) the extra resolution comes from the framebuffer, so the font is drawn at 1/fbScale in
+// window coordinates; where it is not (Windows, Linux at 200 %), widgets are scaled up instead.
+func (u *UI) setupFontAndStyle(window *glfw.Window) {
+	cs, _ := window.GetContentScale()
+	if !(cs > 0) {
+		cs = 1
+	}
+	fbScale := float32(1)
+	if w, _ := window.GetSize(); w > 0 {
+		if fw, _ := window.GetFramebufferSize(); fw > 0 {
+			fbScale = float32(fw) / float32(w)
+		}
+	}
+	u.scale = cs
+
+	cfg := imgui.NewFontConfig()
+	cfg.SetSize(baseFontPx * cs)
+	u.io.Fonts().AddFontDefaultV(cfg)
+	cfg.Delete()
+
+	if fbScale > 1 {
+		u.io.SetFontGlobalScale(1 / fbScale)
+	}
+	imgui.StyleColorsDark()
+	style := imgui.CurrentStyle()
+	if s := cs / fbScale; s > 1.01 {
+		style.ScaleAllSizes(s)
+	}
+	style.SetWindowRounding(4)
+	style.SetFrameRounding(3)
+	style.SetGrabRounding(3)
+}
+
+// Platform gives access to input settings: SetInput, SetVisible.
+func (u *UI) Platform() *Platform { return u.platform }
+
+// SetInput sets where the events imgui does not want go (the app's camera and shortcuts).
+func (u *UI) SetInput(in Input) { u.platform.SetInput(in) }
+
+// SetVisible shows or hides the panel; while hidden every event goes to the application, and Render draws
+// nothing. The app should skip Panels.Draw while hidden.
+func (u *UI) SetVisible(v bool) { u.platform.SetVisible(v) }
+
+// Visible reports whether the panel is shown.
+func (u *UI) Visible() bool { return u.platform.Visible() }
+
+// NewFrame starts an imgui frame: it makes this context current and passes sizes, time and input to imgui.
+// Call it once per frame after polling events, before any widget.
+func (u *UI) NewFrame() {
+	_ = u.ctx.SetCurrent() // only fails after Delete
+	u.platform.NewFrame()
+	imgui.NewFrame()
+}
+
+// Render ends the frame and draws it into the bound framebuffer, which is assumed to be the window's (its
+// framebuffer size). Call it after the 3D scene so the panel lies on top.
+func (u *UI) Render() {
+	_ = u.ctx.SetCurrent()
+	imgui.Render()
+	if u.platform.Visible() {
+		u.renderer.Render(u.platform.DisplaySize(), u.platform.FramebufferSize(), imgui.RenderedDrawData())
+	}
+}
+
+// Redraw draws the frame last ended by Render again, into the bound framebuffer of width×height pixels: an
+// offscreen target for a screenshot or a recording with the panel. It is valid until the next NewFrame.
+func (u *UI) Redraw(width, height int) {
+	_ = u.ctx.SetCurrent()
+	if u.platform.Visible() {
+		u.renderer.Render(u.platform.DisplaySize(), [2]float32{float32(width), float32(height)}, imgui.RenderedDrawData())
+	}
+}
+
+// WantsMouse reports whether imgui uses the mouse (the cursor is over a panel or dragging a widget).
+func (u *UI) WantsMouse() bool { return u.platform.Visible() && u.io.WantCaptureMouse() }
+
+// WantsKeyboard reports whether imgui uses the keyboard (a text field is active).
+func (u *UI) WantsKeyboard() bool { return u.platform.Visible() && u.io.WantCaptureKeyboard() }
+
+// Delete frees the renderer, gives the window's callbacks back and destroys the imgui context; safe to call
+// twice. The GL context must be current, and GLFW not yet terminated.
+func (u *UI) Delete() {
+	if u == nil || u.ctx == nil {
+		return
+	}
+	_ = u.ctx.SetCurrent()
+	u.renderer.Delete()
+	u.renderer = nil
+	u.platform.Delete()
+	u.ctx.Destroy()
+	u.ctx = nil
+}
