@@ -1,0 +1,235 @@
+// Package grid is the uniform-grid neighbour search the particle solvers share (Green 2008, "CUDA particles"):
+// particles are binned into cubic cells no smaller than the search radius, counting-sorted by cell, and each
+// particle's neighbours are gathered from its own and the 26 adjacent cells.
+//
+// The sort is stable in a strong sense: the order depends only on the positions and particle ids, never on the
+// input order or on thread timing — particles are ordered by (cell, id). The GPU builds the same order with atomic
+// counting plus a per-cell sort, so CPU and GPU solvers traverse neighbours identically and a run is deterministic.
+package grid
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/slosh/slosh/sim/par"
+)
+
+// MaxCells bounds the grid's size; a finer grid for a domain is an error, not an allocation of gigabytes.
+const MaxCells = 1 << 25
+
+// Grid is a uniform grid over a box.
+type Grid struct {
+	Origin [3]float32
+	Cell   float32 // cell side, ≥ the search radius
+	Dims   [3]int32
+
+	// After Build: the particles of cell c occupy sorted positions [Start[c], Start[c+1]).
+	Start []int32
+	// Order[k] is the input index of the particle that sorts to position k.
+	Order []int32
+
+	cellOf []int32
+	count  []int32
+	pool   par.Pool
+}
+
+// New makes a grid of cubic cells of side `cell` covering [min, max].
+func New(min, max [3]float32, cell float32) (*Grid, error) {
+	if !(cell > 0) || math.IsInf(float64(cell), 0) {
+		return nil, fmt.Errorf("grid: cell size %g must be positive", cell)
+	}
+	g := &Grid{Origin: min, Cell: cell}
+	total := 1.0
+	for c := 0; c < 3; c++ {
+		ext := max[c] - min[c]
+		if !(ext > 0) {
+			return nil, fmt.Errorf("grid: empty extent %g along axis %d", ext, c)
+		}
+		n := math.Ceil(float64(ext / cell))
+		if n < 1 {
+			n = 1
+		}
+		total *= n
+		if total > MaxCells {
+			return nil, fmt.Errorf("grid: a %g m cell over a %v–%v box needs more than %d cells; use a larger kernel radius or particle spacing", cell, min, max, MaxCells)
+		}
+		g.Dims[c] = int32(n)
+	}
+	n := int(total)
+	g.Start = make([]int32, n+1)
+	g.count = make([]int32, n)
+	return g, nil
+}
+
+// NumCells is the number of cells.
+func (g *Grid) NumCells() int { return int(g.Dims[0]) * int(g.Dims[1]) * int(g.Dims[2]) }
+
+// Coord returns the integer cell coordinates of a point, clamped to the grid.
+func (g *Grid) Coord(x, y, z float32) (int32, int32, int32) {
+	inv := 1 / g.Cell
+	return clamp(int32(floor((x-g.Origin[0])*inv)), g.Dims[0]), clamp(int32(floor((y-g.Origin[1])*inv)), g.Dims[1]),
+		clamp(int32(floor((z-g.Origin[2])*inv)), g.Dims[2])
+}
+
+// floor avoids float64 conversions; positions are far from int32 limits after clamping.
+func floor(x float32) float32 {
+	if x != x { // NaN: put it in cell 0 rather than anywhere undefined
+		return 0
+	}
+	if x < -1e9 {
+		return -1e9
+	}
+	if x > 1e9 {
+		return 1e9
+	}
+	i := float32(int64(x))
+	if i > x {
+		i--
+	}
+	return i
+}
+
+func clamp(i, n int32) int32 {
+	if i < 0 {
+		return 0
+	}
+	if i >= n {
+		return n - 1
+	}
+	return i
+}
+
+// Index is the linear cell index of a point: x fastest, then y, then z.
+func (g *Grid) Index(x, y, z float32) int32 {
+	cx, cy, cz := g.Coord(x, y, z)
+	return (cz*g.Dims[1]+cy)*g.Dims[0] + cx
+}
+
+// Build sorts the particles by (cell, id): afterwards Order and Start describe the sorted arrangement.
+func (g *Grid) Build(pos [][4]float32, id []uint32) {
+	n := len(pos)
+	if len(id) != n {
+		panic("grid: Build with mismatched pos and id lengths")
+	}
+	if cap(g.cellOf) < n {
+		g.cellOf = make([]int32, n)
+		g.Order = make([]int32, n)
+	}
+	g.cellOf, g.Order = g.cellOf[:n], g.Order[:n]
+	g.pool.For(n, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			g.cellOf[i] = g.Index(pos[i][0], pos[i][1], pos[i][2])
+		}
+	})
+	clear(g.count)
+	for _, c := range g.cellOf {
+		g.count[c]++
+	}
+	// exclusive prefix sum
+	sum := int32(0)
+	for c, k := range g.count {
+		g.Start[c] = sum
+		sum += k
+	}
+	g.Start[len(g.count)] = sum
+	// scatter, then restore id order within each cell (cells hold a handful of particles, and the input is
+	// usually last step's sorted order, so insertion sort does almost nothing)
+	clear(g.count)
+	for i, c := range g.cellOf {
+		g.Order[g.Start[c]+g.count[c]] = int32(i)
+		g.count[c]++
+	}
+	g.pool.For(len(g.count), 8192, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			seg := g.Order[g.Start[c]:g.Start[c+1]]
+			for a := 1; a < len(seg); a++ {
+				v := seg[a]
+				b := a - 1
+				for ; b >= 0 && id[seg[b]] > id[v]; b-- {
+					seg[b+1] = seg[b]
+				}
+				seg[b+1] = v
+			}
+		}
+	})
+}
+
+// Neighbors fills fixed-stride neighbour lists for particles already in sorted order (Build, then reorder by
+// Order): for particle i, nbr[i*stride : i*stride+count[i]] holds every j ≠ i with |x_i − x_j|² < r², visiting
+// cells z-major (dz, then dy, then dx from −1 to 1; a row's three cells as one contiguous range) and particles within a cell in sorted order. Lists longer than
+// stride are cut; the number of particles cut short is returned.
+func (g *Grid) Neighbors(pos [][4]float32, r float32, stride int, nbr, count []int32) (clipped int) {
+	n := len(pos)
+	if len(count) < n || len(nbr) < n*stride {
+		panic("grid: neighbour buffers too small")
+	}
+	if r > g.Cell*1.0001 {
+		panic(fmt.Sprintf("grid: search radius %g exceeds cell size %g", r, g.Cell))
+	}
+	r2 := r * r
+	var total atomic.Int64
+	g.pool.For(n, 1024, func(lo, hi int) {
+		local := int64(0)
+		for i := lo; i < hi; i++ {
+			px, py, pz := pos[i][0], pos[i][1], pos[i][2]
+			cx, cy, cz := g.Coord(px, py, pz)
+			k := 0
+			base := i * stride
+			full := false
+			for dz := int32(-1); dz <= 1; dz++ {
+				z := cz + dz
+				if z < 0 || z >= g.Dims[2] {
+					continue
+				}
+				for dy := int32(-1); dy <= 1; dy++ {
+					y := cy + dy
+					if y < 0 || y >= g.Dims[1] {
+						continue
+					}
+					// cells x−1, x, x+1 of a row are contiguous in sorted order: one range
+					row := (z*g.Dims[1] + y) * g.Dims[0]
+					x0, x1 := max(cx-1, 0), min(cx+1, g.Dims[0]-1)
+					for j := g.Start[row+x0]; j < g.Start[row+x1+1]; j++ {
+						if int(j) == i {
+							continue
+						}
+						ex, ey, ez := px-pos[j][0], py-pos[j][1], pz-pos[j][2]
+						if ex*ex+ey*ey+ez*ez < r2 {
+							if k < stride {
+								nbr[base+k] = j
+								k++
+							} else {
+								full = true
+							}
+						}
+					}
+				}
+			}
+			count[i] = int32(k)
+			if full {
+				local++
+			}
+		}
+		total.Add(local)
+	})
+	return int(total.Load())
+}
+
+// Brute finds the same neighbour sets by testing every pair; for tests.
+func Brute(pos [][4]float32, r float32) [][]int32 {
+	out := make([][]int32, len(pos))
+	r2 := r * r
+	for i := range pos {
+		for j := range pos {
+			if i == j {
+				continue
+			}
+			ex, ey, ez := pos[i][0]-pos[j][0], pos[i][1]-pos[j][1], pos[i][2]-pos[j][2]
+			if ex*ex+ey*ey+ez*ez < r2 {
+				out[i] = append(out[i], int32(j))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package grid
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// cloud makes n random points in [0,1]³, half uniform and half in tight clusters, a few outside the box.
+func cloud(n int, seed int64) [][4]float32 {
+	rng := rand.New(rand.NewSource(seed))
+	pos := make([][4]float32, n)
+	for i := range pos {
+		switch {
+		case i%10 == 0:
+			pos[i] = [4]float32{rng.Float32()*1.4 - 0.2, rng.Float32()*1.4 - 0.2, rng.Float32()*1.4 - 0.2}
+		case i%2 == 0:
+			c := float32(i%7) / 7
+			pos[i] = [4]float32{c + rng.Float32()*0.03, 0.5 + rng.Float32()*0.03, c + rng.Float32()*0.03}
+		default:
+			pos[i] = [4]float32{rng.Float32(), rng.Float32(), rng.Float32()}
+		}
+	}
+	return pos
+}
+
+func ids(n int) []uint32 {
+	id := make([]uint32, n)
+	for i := range id {
+		id[i] = uint32(i)
+	}
+	return id
+}
+
+func sortedCopy[T any](src []T, order []int32) []T {
+	out := make([]T, len(order))
+	for k, o := range order {
+		out[k] = src[o]
+	}
+	return out
+}
+
+func TestBuildSortsByCellThenID(t *testing.T) {
+	pos := cloud(5000, 1)
+	id := ids(len(pos))
+	rand.New(rand.NewSource(2)).Shuffle(len(id), func(a, b int) { id[a], id[b] = id[b], id[a] })
+	g, err := New([3]float32{0, 0, 0}, [3]float32{1, 1, 1}, 0.07)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Build(pos, id)
+	sp, sid := sortedCopy(pos, g.Order), sortedCopy(id, g.Order)
+	seen := make([]bool, len(pos))
+	for _, o := range g.Order {
+		if seen[o] {
+			t.Fatalf("index %d appears twice in Order", o)
+		}
+		seen[o] = true
+	}
+	for k := 1; k < len(sp); k++ {
+		c0 := g.Index(sp[k-1][0], sp[k-1][1], sp[k-1][2])
+		c1 := g.Index(sp[k][0], sp[k][1], sp[k][2])
+		if c1 < c0 || c1 == c0 && sid[k] <= sid[k-1] {
+			t.Fatalf("sorted position %d: (cell %d, id %d) after (cell %d, id %d)", k, c1, sid[k], c0, sid[k-1])
+		}
+	}
+	for c := 0; c < g.NumCells(); c++ {
+		for k := g.Start[c]; k < g.Start[c+1]; k++ {
+			if got := g.Index(sp[k][0], sp[k][1], sp[k][2]); got != int32(c) {
+				t.Fatalf("particle at sorted %d is in cell %d, listed under %d", k, got, c)
+			}
+		}
+	}
+}
+
+// The sorted arrangement depends only on positions and ids, not on the input order.
+func TestBuildIgnoresInputOrder(t *testing.T) {
+	pos := cloud(3000, 4)
+	id := ids(len(pos))
+	g, _ := New([3]float32{0, 0, 0}, [3]float32{1, 1, 1}, 0.05)
+	g.Build(pos, id)
+	want := sortedCopy(id, g.Order)
+
+	perm := rand.New(rand.NewSource(5)).Perm(len(pos))
+	pos2, id2 := make([][4]float32, len(pos)), make([]uint32, len(pos))
+	for i, p := range perm {
+		pos2[i], id2[i] = pos[p], id[p]
+	}
+	g.Build(pos2, id2)
+	if got := sortedCopy(id2, g.Order); !slices.Equal(got, want) {
+		t.Fatal("sorted ids differ when the input is permuted")
+	}
+}
+
+func TestNeighborsMatchBruteForce(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		r    float32
+		seed int64
+	}{{2000, 0.05, 1}, {4000, 0.08, 2}, {500, 0.2, 3}} {
+		pos := cloud(tc.n, tc.seed)
+		id := ids(tc.n)
+		g, err := New([3]float32{0, 0, 0}, [3]float32{1, 1, 1}, tc.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Build(pos, id)
+		sp := sortedCopy(pos, g.Order)
+		const stride = 1024
+		nbr, count := make([]int32, tc.n*stride), make([]int32, tc.n)
+		if clipped := g.Neighbors(sp, tc.r, stride, nbr, count); clipped != 0 {
+			t.Fatalf("%d lists clipped at stride %d", clipped, stride)
+		}
+		brute := Brute(sp, tc.r)
+		for i := range sp {
+			got := slices.Clone(nbr[i*stride : i*stride+int(count[i])])
+			slices.Sort(got)
+			if !slices.Equal(got, brute[i]) {
+				t.Fatalf("n=%d r=%g particle %d: grid %v, brute force %v", tc.n, tc.r, i, got, brute[i])
+			}
+		}
+	}
+}
+
+func TestNeighborsClipAtStride(t *testing.T) {
+	pos := make([][4]float32, 50)
+	for i := range pos {
+		pos[i] = [4]float32{0.5 + float32(i)*1e-4, 0.5, 0.5}
+	}
+	g, _ := New([3]float32{0, 0, 0}, [3]float32{1, 1, 1}, 0.1)
+	g.Build(pos, ids(len(pos)))
+	sp := sortedCopy(pos, g.Order)
+	nbr, count := make([]int32, 50*8), make([]int32, 50)
+	if clipped := g.Neighbors(sp, 0.1, 8, nbr, count); clipped != 50 {
+		t.Errorf("clipped = %d, want all 50", clipped)
+	}
+	for i, c := range count {
+		if c != 8 {
+			t.Fatalf("count[%d] = %d, want the stride 8", i, c)
+		}
+	}
+}
+
+func TestNewRejectsBadGrids(t *testing.T) {
+	if _, err := New([3]float32{0, 0, 0}, [3]float32{1, 1, 1}, 0); err == nil {
+		t.Error("zero cell size accepted")
+	}
+	if _, err := New([3]float32{0, 0, 0}, [3]float32{1000, 1000, 1000}, 0.001); err == nil {
+		t.Error("10^18 cells accepted")
+	}
+	if _, err := New([3]float32{0, 0, 0}, [3]float32{0, 1, 1}, 0.1); err == nil {
+		t.Error("empty extent accepted")
+	}
+}
+
+func BenchmarkBuildAndNeighbors(b *testing.B) {
+	const n = 64000
+	pos := make([][4]float32, 0, n)
+	for z := 0; z < 40; z++ {
+		for y := 0; y < 40; y++ {
+			for x := 0; x < 40; x++ {
+				pos = append(pos, [4]float32{float32(x) * 0.02, float32(y) * 0.02, float32(z) * 0.02})
+			}
+		}
+	}
+	id := ids(n)
+	g, _ := New([3]float32{0, 0, 0}, [3]float32{0.8, 0.8, 0.8}, 0.04)
+	nbr, count := make([]int32, n*64), make([]int32, n)
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		g.Build(pos, id)
+		g.Neighbors(pos, 0.04, 64, nbr, count)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "particles/s")
+}

@@ -1,0 +1,223 @@
+package scene
+
+import (
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinScenesLoadAndSample(t *testing.T) {
+	names := BuiltinNames()
+	for _, want := range []string{"dambreak", "double-dambreak", "pool"} {
+		found := false
+		for _, n := range names {
+			found = found || n == want
+		}
+		if !found {
+			t.Errorf("builtin scene %q missing from %v", want, names)
+		}
+	}
+	for _, n := range names {
+		sc, err := Builtin(n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if sc.Name != n {
+			t.Errorf("%s.json names itself %q", n, sc.Name)
+		}
+		d, err := sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := sc.Sample(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) < 1000 {
+			t.Errorf("%s: only %d particles", n, len(ps))
+		}
+		for _, p := range ps {
+			for c := 0; c < 3; c++ {
+				if p.Pos[c] < sc.Domain.Min[c]+0.49*d || p.Pos[c] > sc.Domain.Max[c]-0.49*d {
+					t.Fatalf("%s: particle %v not half a spacing inside the domain", n, p.Pos)
+				}
+			}
+			for i := range sc.Obstacles {
+				if dist, _ := sc.Obstacles[i].SDF(p.Pos); dist < 0.49*d {
+					t.Fatalf("%s: particle %v inside obstacle %d", n, p.Pos, i)
+				}
+			}
+		}
+	}
+}
+
+func TestDambreakLatticeCount(t *testing.T) {
+	sc, err := Builtin("dambreak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a 0.5×0.6×0.6 block at spacing 0.05 starting on the domain corner: 10×12×12 lattice points
+	ps, err := sc.Sample(0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 10*12*12 {
+		t.Errorf("got %d particles, want %d", len(ps), 10*12*12)
+	}
+}
+
+func TestSpacingForCount(t *testing.T) {
+	sc, _ := Builtin("dambreak")
+	for _, n := range []int{1000, 8000, 32768} {
+		d, err := sc.SpacingFor(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := sc.Count(d)
+		if math.Abs(float64(c-n))/float64(n) > 0.1 {
+			t.Errorf("SpacingFor(%d) = %g gives %d particles", n, d, c)
+		}
+	}
+	if _, err := sc.SpacingFor(0); err == nil {
+		t.Error("SpacingFor(0) should fail")
+	}
+}
+
+func TestBadScenesNameFileAndField(t *testing.T) {
+	cases := []struct {
+		name, json, want string
+	}{
+		{"syntax", `{"name": "x",, }`, "line 1, column 15"},
+		{"syntax line", "{\n\"name\": \"x\",\n\"domain\": {\"min\": [0,0,0] \"max\": [1,1,1]}\n}", "line 3"},
+		{"empty", ``, "empty file"},
+		{"unknown top", `{"name":"x","domian":{}}`, "domian: unknown field"},
+		{"unknown nested", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+			"fluid":[{"shape":"box","center":[0.5,0.5,0.5],"size":[1,1,1]},{"shape":"box","center":[0.5,0.5,0.5],"sise":[1,1,1]}]}`, "fluid[1].sise: unknown field"},
+		{"wrong type", `{"name":"x","domain":{"min":[0,0,0],"max":[1,"a",1]}}`, `domain.max[1]: want a number, got "a"`},
+		{"short vector", `{"name":"x","domain":{"min":[0,0],"max":[1,1,1]}}`, "domain.min: want an array of 3"},
+		{"inverted domain", `{"name":"x","domain":{"min":[0,0,0],"max":[1,0,1]},"particles":{"spacing":0.1},"fluid":[]}`, "domain.max[1]: must be greater"},
+		{"no resolution", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{},"fluid":[]}`, "particles: give a spacing"},
+		{"no fluid", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1}}`, "fluid: a scene needs at least one"},
+		{"zero size", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+			"fluid":[{"shape":"box","center":[0.5,0.5,0.5],"size":[1,1,1]},{"shape":"box","center":[0.5,0.5,0.5],"size":[1,0,1]}]}`, "fluid[1].size[1]: must be > 0"},
+		{"unknown shape", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+			"fluid":[{"shape":"torus","center":[0.5,0.5,0.5]}]}`, `fluid[0].shape: unknown shape "torus"`},
+		{"unused field", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+			"fluid":[{"shape":"sphere","center":[0.5,0.5,0.5],"radius":0.2,"size":[1,1,1]}]}`, "fluid[0].size: is not used by a sphere"},
+		{"outside", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+			"fluid":[{"shape":"sphere","center":[5,0.5,0.5],"radius":0.2}]}`, "fluid[0]: sphere at [5, 0.5, 0.5]"},
+		{"obstacle radius", `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+			"fluid":[{"shape":"sphere","center":[0.5,0.5,0.5],"radius":0.2}],"obstacles":[{"shape":"capsule","a":[0,0,0],"b":[1,1,1],"radius":-1}]}`, "obstacles[0].radius: must be > 0"},
+		{"trailing", `{"name":"x"} {}`, "unexpected data"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.json), "scenes/bad.json")
+		if err == nil {
+			t.Errorf("%s: parsed without error", c.name)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "scenes/bad.json: ") || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: error %q does not name the file and %q", c.name, msg, c.want)
+		}
+	}
+}
+
+func TestOpenUnknownAndMissing(t *testing.T) {
+	if _, err := Open("no-such-scene"); err == nil || !strings.Contains(err.Error(), "dambreak") {
+		t.Errorf("unknown scene error should list the shipped scenes: %v", err)
+	}
+	if _, err := Open("/nonexistent/x.json"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing file: %v", err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "mine.json")
+	data, _ := os.ReadFile("../../assets/scenes/pool.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Open(p)
+	if err != nil || sc.Source != p {
+		t.Fatalf("Open(%s) = %v, %v", p, sc, err)
+	}
+}
+
+// The analytic SDFs agree with a brute-force estimate: the sign matches containment, and the normal is the
+// finite-difference gradient of the distance.
+func TestSDFs(t *testing.T) {
+	shapes := []Shape{
+		{Kind: ShapeSphere, Center: Vec3{0.1, 0.2, 0.3}, Radius: 0.5},
+		{Kind: ShapeBox, Center: Vec3{0, 0, 0}, Size: Vec3{1, 0.5, 0.8}, Rotation: Vec3{10, 35, -20}},
+		{Kind: ShapeCapsule, A: Vec3{-0.3, 0, 0}, B: Vec3{0.4, 0.3, 0.1}, Radius: 0.2},
+		{Kind: ShapeCylinder, Center: Vec3{0, 0.1, 0}, Radius: 0.3, Height: 0.8, Rotation: Vec3{30, 0, 0}},
+	}
+	rng := rand.New(rand.NewSource(3))
+	for _, s := range shapes {
+		b := s.Bounds()
+		for n := 0; n < 2000; n++ {
+			p := Vec3{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64()*2 - 1}
+			d, nrm := s.SDF(p)
+			if math.Abs(nrm.Len()-1) > 1e-9 {
+				t.Fatalf("%s: normal %v not unit", s.String(), nrm)
+			}
+			if d < 0 {
+				for c := 0; c < 3; c++ {
+					if p[c] < b.Min[c]-1e-9 || p[c] > b.Max[c]+1e-9 {
+						t.Fatalf("%s: %v inside but outside the bounds %v", s.String(), p, b)
+					}
+				}
+			}
+			// the gradient of the distance is the normal, away from medial axes
+			const e = 1e-6
+			var g Vec3
+			for c := 0; c < 3; c++ {
+				q1, q2 := p, p
+				q1[c] += e
+				q2[c] -= e
+				d1, _ := s.SDF(q1)
+				d2, _ := s.SDF(q2)
+				g[c] = (d1 - d2) / (2 * e)
+			}
+			if math.Abs(g.Len()-1) < 1e-3 && g.Sub(nrm).Len() > 1e-3 {
+				t.Fatalf("%s at %v: normal %v, distance gradient %v", s.String(), p, nrm, g)
+			}
+			// moving along the normal by −d lands on the surface
+			if d > 0 {
+				q := p.Sub(nrm.Scale(d))
+				if dq, _ := s.SDF(q); math.Abs(dq) > 1e-9 {
+					t.Fatalf("%s: projecting %v gives %v at distance %g", s.String(), p, q, dq)
+				}
+			}
+		}
+	}
+	// volumes against Monte Carlo
+	for _, s := range shapes {
+		b := s.Bounds()
+		sz := b.Size()
+		in, total := 0, 200000
+		for n := 0; n < total; n++ {
+			p := Vec3{b.Min[0] + rng.Float64()*sz[0], b.Min[1] + rng.Float64()*sz[1], b.Min[2] + rng.Float64()*sz[2]}
+			if d, _ := s.SDF(p); d < 0 {
+				in++
+			}
+		}
+		mc := float64(in) / float64(total) * sz[0] * sz[1] * sz[2]
+		if math.Abs(mc-s.Volume()) > 0.02*s.Volume() {
+			t.Errorf("%s: volume %g, Monte Carlo %g", s.String(), s.Volume(), mc)
+		}
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	sc, _ := Builtin("obstacles")
+	c := sc.Clone()
+	c.Obstacles[0].Radius = 99
+	c.Fluid[0].Size[0] = 99
+	if sc.Obstacles[0].Radius == 99 || sc.Fluid[0].Size[0] == 99 {
+		t.Error("Clone shares slices with the original")
+	}
+}
