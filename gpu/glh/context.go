@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	gl43 "github.com/go-gl/gl/v4.3-core/gl"
@@ -42,7 +43,16 @@ type Context struct {
 var ErrNoContext = errors.New("no OpenGL 4.1+ core context")
 
 // Open initialises GLFW and creates a window with the newest of OpenGL 4.3 and 4.1 core that the platform gives.
-func Open(o Options) (*Context, error) {
+func Open(o Options) (ctx *Context, err error) {
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return nil, fmt.Errorf("%w: no display (DISPLAY is not set); run under a desktop session or Xvfb, e.g. `Xvfb :99 & DISPLAY=:99 slosh ...`", ErrNoContext)
+	}
+	// The GLFW binding panics on some platform errors (e.g. a display that cannot be opened); report them as errors.
+	defer func() {
+		if r := recover(); r != nil {
+			ctx, err = nil, fmt.Errorf("%w: GLFW could not start on display %q (%v); is the X server running?", ErrNoContext, os.Getenv("DISPLAY"), r)
+		}
+	}()
 	if err := glfw.Init(); err != nil {
 		return nil, fmt.Errorf("%w: GLFW could not start (%v); is there a display? Set DISPLAY or run under Xvfb", ErrNoContext, err)
 	}
