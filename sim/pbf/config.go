@@ -1,0 +1,158 @@
+package pbf
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim/kernel"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Config holds every tunable of Position Based Fluids. The CPU solver and the GPU solver (gpu/pbf) register the
+// same parameters under the same names, so presets and --set work alike for both.
+type Config struct {
+	Iterations int32 // density-constraint iterations per step (Algorithm 1, line 8)
+	Substeps   int32 // steps per 1/60 s frame
+
+	RestDensity  float32    // ρ0, kg/m³
+	KernelRadius float32    // h in particle spacings
+	Gravity      [3]float32 // m/s²
+
+	Epsilon    float32 // CFM relaxation ε (eq. 11), relative to the reference Σ|∇C|²
+	Unilateral bool    // clamp C_i ≥ 0: particles push apart but never pull together
+	ScorrK     float32 // artificial pressure strength k (eq. 13), relative to the reference Σ|∇C|²
+	ScorrN     int32   // exponent n (eq. 13)
+	ScorrDq    float32 // |Δq| as a fraction of h (eq. 13)
+
+	Vorticity float32 // vorticity confinement ε (eq. 16), m/s
+	XSPH      float32 // XSPH viscosity c (eq. 17)
+
+	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
+	Particles int32   // particle count on reset; 0 uses the spacing
+}
+
+// DefaultConfig uses 2 sub-steps like Table 1 but 4 iterations (a resting pool 15 particles deep settles much
+// more calmly than with 3), and the paper's s_corr, XSPH constants.
+func DefaultConfig() Config {
+	return Config{
+		Iterations:   4,
+		Substeps:     2,
+		RestDensity:  1000,
+		KernelRadius: 2,
+		Gravity:      [3]float32{0, -9.81, 0},
+		Epsilon:      1,
+		ScorrK:       0.1,
+		ScorrN:       4,
+		ScorrDq:      0.2,
+		Vorticity:    0.02,
+		XSPH:         0.01,
+	}
+}
+
+// Register adds the parameters to a set; the values live in c.
+func (c *Config) Register(s *param.Set) {
+	s.Int(&c.Iterations, param.Spec{Name: "pbf.iterations", Label: "Solver iterations", Group: "PBF|Solver", Min: 1, Max: 100, SoftMin: 1, SoftMax: 20,
+		Desc: "Density-constraint iterations per step (Algorithm 1); more iterations, less compression"})
+	s.Int(&c.Substeps, param.Spec{Name: "pbf.substeps", Label: "Substeps", Group: "PBF|Solver", Min: 1, Max: 64, SoftMin: 1, SoftMax: 16,
+		Desc: "Steps per 1/60 s frame; Δt = 1/(60·substeps)"})
+	s.Float(&c.Epsilon, param.Spec{Name: "pbf.cfm_epsilon", Label: "CFM ε", Group: "PBF|Solver", Min: 1e-6, Max: 100, SoftMin: 1e-4, SoftMax: 10, Log: true,
+		Desc: "Constraint force mixing relaxation ε of eq. 11, relative to Σ|∇C|² of a filled neighbourhood; larger is softer and steadier"})
+	s.Bool(&c.Unilateral, param.Spec{Name: "pbf.unilateral", Label: "Push only (C ≥ 0)", Group: "PBF|Solver",
+		Desc: "Clamp the density constraint at zero, so particles only push apart: no cohesion at the free surface"})
+	s.Float(&c.RestDensity, param.Spec{Name: "pbf.rest_density", Label: "Rest density ρ0", Group: "PBF|Fluid", Unit: "kg/m³", Min: 1, Max: 1e5, SoftMin: 100, SoftMax: 3000,
+		Desc: "Rest density of the fluid (eq. 1); particle mass follows so a filled lattice is at rest"})
+	s.Float(&c.KernelRadius, param.Spec{Name: "pbf.kernel_radius", Label: "Kernel radius h", Group: "PBF|Fluid", Unit: "× spacing", Min: 1.05, Max: 4, SoftMin: 1.5, SoftMax: 3,
+		Desc: "Smoothing radius h of the poly6 and spiky kernels, in particle spacings"})
+	s.Vec3(&c.Gravity, param.Spec{Name: "pbf.gravity", Label: "Gravity", Group: "PBF|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
+		Desc: "External acceleration applied before prediction (Algorithm 1, line 2)"})
+	s.Float(&c.ScorrK, param.Spec{Name: "pbf.scorr_k", Label: "s_corr k", Group: "PBF|Tensile instability", Min: 0, Max: 10, SoftMin: 0, SoftMax: 1,
+		Desc: "Artificial pressure strength k of eq. 13 (the paper's 0.1), relative to Σ|∇C|² of a filled neighbourhood; 0 turns it off"})
+	s.Int(&c.ScorrN, param.Spec{Name: "pbf.scorr_n", Label: "s_corr n", Group: "PBF|Tensile instability", Min: 1, Max: 8,
+		Desc: "Exponent n of eq. 13 (the paper's 4)"})
+	s.Float(&c.ScorrDq, param.Spec{Name: "pbf.scorr_dq", Label: "s_corr |Δq|", Group: "PBF|Tensile instability", Unit: "× h", Min: 0, Max: 0.95, SoftMin: 0.05, SoftMax: 0.5,
+		Desc: "Distance |Δq| of eq. 13 as a fraction of h (the paper suggests 0.1 to 0.3)"})
+	s.Float(&c.Vorticity, param.Spec{Name: "pbf.vorticity", Label: "Vorticity ε", Group: "PBF|Velocity", Unit: "m/s", Min: 0, Max: 10, SoftMin: 0, SoftMax: 0.5,
+		Desc: "Vorticity confinement strength ε of eq. 16: puts back rotation that damping removed"})
+	s.Float(&c.XSPH, param.Spec{Name: "pbf.xsph_c", Label: "XSPH viscosity c", Group: "PBF|Velocity", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.2,
+		Desc: "XSPH viscosity c of eq. 17 (the paper's 0.01): blends each velocity towards its neighbours'"})
+	s.Float(&c.Spacing, param.Spec{Name: "pbf.spacing", Label: "Particle spacing", Group: "PBF|Resolution", Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.1, OnReset: true,
+		Desc: "Lattice spacing of the fluid blocks on reset; 0 uses the scene's"})
+	s.Int(&c.Particles, param.Spec{Name: "pbf.particles", Label: "Particle count", Group: "PBF|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 20, OnReset: true,
+		Desc: "Target particle count on reset (the spacing follows); 0 uses the spacing"})
+}
+
+// Derived are the constants a step needs, computed once from the configuration and the particle spacing. The CPU
+// and GPU solvers use the same values, so their arithmetic agrees.
+type Derived struct {
+	Spacing float32 // particle spacing d, m
+	H       float32 // kernel radius, m
+	Radius  float32 // collision radius (half a spacing), m
+	Rho0    float32
+	Mass    float32 // particle mass: a filled lattice sums to exactly ρ0
+	MOverR0 float32 // m/ρ0, the particle volume at rest
+
+	Poly6  kernel.Poly6[float32]
+	Spiky  kernel.Spiky[float32]
+	Wall   wallKernel
+	W0     float32 // poly6 at 0 (the self contribution)
+	InvWDq float32 // 1 / poly6(|Δq|)
+
+	// Grad2Ref is Σ_k |∇_k C_i|² of a particle inside a filled lattice: the scale of the denominator of eq. 11.
+	Grad2Ref   float32
+	EpsilonAbs float32 // ε of eq. 11 in absolute units
+	ScorrKAbs  float32 // k of eq. 13 in absolute units
+
+	// Stride is the neighbour-list capacity per particle: the lattice points within 1.3h, room for strong
+	// compression; lists are cut beyond it and Stats.NeighborsClipped counts the particles cut short.
+	Stride int
+}
+
+// Derive computes the constants for a configuration and particle spacing d.
+func Derive(c *Config, d float64) (Derived, error) {
+	if !(d > 0) {
+		return Derived{}, fmt.Errorf("pbf: particle spacing %g must be positive", d)
+	}
+	h := float64(c.KernelRadius) * d
+	dv := Derived{Spacing: float32(d), H: float32(h), Radius: float32(0.5 * d), Rho0: c.RestDensity}
+	p6 := kernel.NewPoly6(h)
+	sp := kernel.NewSpiky(h)
+	// Sum the kernel and gradients over the lattice points within h of the origin.
+	n := int(math.Ceil(1.3*h/d)) + 1
+	wsum, g2 := 0.0, 0.0
+	capacity := 0 // lattice points within 1.3h: room for strong compression
+	for k := -n; k <= n; k++ {
+		for j := -n; j <= n; j++ {
+			for i := -n; i <= n; i++ {
+				x, y, z := float64(i)*d, float64(j)*d, float64(k)*d
+				r2 := x*x + y*y + z*z
+				if r2 < 1.69*h*h && (i != 0 || j != 0 || k != 0) {
+					capacity++
+				}
+				if r2 >= h*h {
+					continue
+				}
+				wsum += p6.W(r2)
+				if i != 0 || j != 0 || k != 0 {
+					gx, gy, gz := sp.Grad(x, y, z)
+					g2 += gx*gx + gy*gy + gz*gz
+				}
+			}
+		}
+	}
+	mass := float64(c.RestDensity) / wsum
+	mr := mass / float64(c.RestDensity)
+	dv.Mass = float32(mass)
+	dv.MOverR0 = float32(mr)
+	dv.Poly6 = kernel.NewPoly6(float32(h))
+	dv.Spiky = kernel.NewSpiky(float32(h))
+	dv.Wall = newWallKernel(float32(h))
+	dv.W0 = dv.Poly6.W(0)
+	dq := float64(c.ScorrDq) * h
+	dv.InvWDq = float32(1 / p6.W(dq*dq))
+	dv.Grad2Ref = float32(mr * mr * g2)
+	dv.EpsilonAbs = c.Epsilon * dv.Grad2Ref
+	dv.ScorrKAbs = c.ScorrK / dv.Grad2Ref
+	dv.Stride = min(512, max(32, (capacity+7)/8*8))
+	return dv, nil
+}

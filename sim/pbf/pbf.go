@@ -1,0 +1,488 @@
+// Package pbf is Position Based Fluids on the CPU (Macklin & Müller 2013, papers/001): the reference the GPU
+// solver (gpu/pbf) is tested against, and the fallback where compute shaders are missing.
+//
+// A step is Algorithm 1 of the paper: apply gravity and predict; find neighbours once on the predicted positions
+// (uniform grid, particles reordered by (cell, id) for memory coherence); iterate the density constraint — λ with
+// CFM relaxation (eq. 11), Δp with the artificial-pressure term s_corr (eq. 13–14), collision with the domain and
+// the obstacles — then update velocities, add vorticity confinement (eq. 15–16) and XSPH viscosity (eq. 17).
+//
+// Positions and velocities are float32, as on the GPU, and every pass does its arithmetic in the order the GPU
+// shaders do, so the two agree to float rounding.
+package pbf
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/grid"
+	"github.com/slosh/slosh/sim/par"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Name is the mode name of the CPU solver.
+const Name = "pbf-cpu"
+
+// Solver is the CPU PBF solver. It is not safe for concurrent use.
+type Solver struct {
+	Cfg    Config
+	params *param.Set
+	dv     Derived
+	dvCfg  Config // the configuration dv was derived from
+	col    Collider
+	grid   *grid.Grid
+	sc     *scene.Scene
+	pool   par.Pool
+
+	// particle state, in sorted order after each step
+	x, v, p []([4]float32) // positions, velocities, predicted positions x*
+	id      []uint32
+	rho     []float32 // ρ/ρ0 at the end of the last step
+	lambda  []float32
+	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
+	omega   [][4]float32 // vorticity ω (eq. 15)
+	nbr     []int32      // neighbour lists, Stride per particle
+	ncount  []int32
+	tmp     [][4]float32 // scratch: reorder, Jacobi double buffer
+	tmpID   []uint32
+
+	time  float64
+	steps int
+	timer sim.Timer
+	stats sim.Stats
+	clip  int
+
+	good snapshot // last finite state, for recovery
+}
+
+type snapshot struct {
+	x, v  [][4]float32
+	id    []uint32
+	time  float64
+	steps int
+}
+
+// New returns a solver with the default configuration and no particles.
+func New() *Solver {
+	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
+	s.Cfg.Register(s.params)
+	return s
+}
+
+// Name implements sim.Solver.
+func (s *Solver) Name() string { return Name }
+
+// Params implements sim.Solver.
+func (s *Solver) Params() *param.Set { return s.params }
+
+// Derived returns the constants of the current step.
+func (s *Solver) Derived() Derived { return s.dv }
+
+// ResolveSpacing picks the particle spacing for a scene under a configuration: a particle count wins over a
+// spacing, and either wins over the scene's own.
+func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
+	switch {
+	case c.Particles > 0:
+		return sc.SpacingFor(int(c.Particles))
+	case c.Spacing > 0:
+		return float64(c.Spacing), nil
+	}
+	return sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
+}
+
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
+func (s *Solver) Reset(sc *scene.Scene) error {
+	d, err := ResolveSpacing(&s.Cfg, sc)
+	if err != nil {
+		return err
+	}
+	ps, err := sc.Sample(d)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
+	}
+	pos := make([][4]float32, len(ps))
+	vel := make([][4]float32, len(ps))
+	for i, q := range ps {
+		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
+		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+	}
+	return s.ResetParticles(sc, d, pos, vel)
+}
+
+// ResetParticles starts from given particles (ids 0..n−1 in order) instead of sampling the scene.
+func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
+	if len(pos) != len(vel) {
+		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
+	}
+	s.sc = sc
+	if err := s.derive(spacing); err != nil {
+		return err
+	}
+	n := len(pos)
+	s.x = append(s.x[:0], pos...)
+	s.v = append(s.v[:0], vel...)
+	s.p = resize(s.p, n)
+	s.tmp = resize(s.tmp, n)
+	s.omega = resize(s.omega, n)
+	s.rho = resize(s.rho, n)
+	s.lambda = resize(s.lambda, n)
+	s.bgrad = resize(s.bgrad, n)
+	s.ncount = resize(s.ncount, n)
+	s.id = resize(s.id, n)
+	s.tmpID = resize(s.tmpID, n)
+	for i := range s.id {
+		s.id[i] = uint32(i)
+		s.rho[i] = 1
+	}
+	s.time, s.steps = 0, 0
+	s.stats = sim.Stats{Particles: n}
+	s.save()
+	return nil
+}
+
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// derive recomputes constants, the collider and the grid for a spacing.
+func (s *Solver) derive(spacing float64) error {
+	dv, err := Derive(&s.Cfg, spacing)
+	if err != nil {
+		return err
+	}
+	g, err := grid.New(f32(s.sc.Domain.Min), f32(s.sc.Domain.Max), dv.H)
+	if err != nil {
+		return fmt.Errorf("pbf: %w", err)
+	}
+	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
+	s.col = NewCollider(s.sc, dv.Radius)
+	return nil
+}
+
+func f32(v scene.Vec3) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+// Step implements sim.Solver: one pass of Algorithm 1.
+func (s *Solver) Step(dt float64) error {
+	if s.sc == nil {
+		return fmt.Errorf("pbf: Step before Reset")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("pbf: time step %g must be positive", dt)
+	}
+	if s.Cfg != s.dvCfg { // a parameter changed: kernel radius, density, s_corr, ε all feed the constants
+		if err := s.derive(float64(s.dv.Spacing)); err != nil {
+			return err
+		}
+	}
+	h := float32(dt)
+	s.timer.Begin()
+	s.predict(h)
+	s.timer.Mark("predict")
+	s.sortByCell()
+	s.timer.Mark("grid")
+	s.findNeighbors()
+	s.timer.Mark("neighbours")
+	for it := 0; it < int(s.Cfg.Iterations); it++ {
+		s.computeLambda()
+		s.timer.Mark("lambda")
+		s.applyDeltaP()
+		s.timer.Mark("delta p")
+	}
+	s.updateVelocity(h)
+	s.computeVorticity()
+	s.timer.Mark("vorticity")
+	s.confineAndSmooth(h)
+	s.timer.Mark("velocity")
+	s.time += dt
+	s.steps++
+	return s.finish()
+}
+
+// predict applies gravity and predicts positions (Algorithm 1, lines 1–4). Predictions are kept inside the
+// boundaries so the neighbour grid sees them where the solver will.
+func (s *Solver) predict(dt float32) {
+	g := s.Cfg.Gravity
+	s.pool.For(len(s.x), 2048, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := &s.v[i]
+			v[0] += dt * g[0]
+			v[1] += dt * g[1]
+			v[2] += dt * g[2]
+			p := [4]float32{s.x[i][0] + dt*v[0], s.x[i][1] + dt*v[1], s.x[i][2] + dt*v[2], 0}
+			s.col.Apply(&p)
+			s.p[i] = p
+		}
+	})
+}
+
+// sortByCell bins the predicted positions and reorders every per-particle array by (cell, id).
+func (s *Solver) sortByCell() {
+	s.grid.Build(s.p, s.id)
+	order := s.grid.Order
+	permute(s.pool, s.x, s.tmp, order)
+	s.x, s.tmp = s.tmp, s.x
+	permute(s.pool, s.v, s.tmp, order)
+	s.v, s.tmp = s.tmp, s.v
+	permute(s.pool, s.p, s.tmp, order)
+	s.p, s.tmp = s.tmp, s.p
+	permute(s.pool, s.id, s.tmpID, order)
+	s.id, s.tmpID = s.tmpID, s.id
+}
+
+func permute[T any](pool par.Pool, src, dst []T, order []int32) {
+	pool.For(len(order), 8192, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			dst[k] = src[order[k]]
+		}
+	})
+}
+
+// findNeighbors builds the neighbour lists once per step on the predicted positions (Algorithm 1, lines 5–7).
+func (s *Solver) findNeighbors() {
+	n := len(s.p)
+	s.nbr = resize(s.nbr, n*s.dv.Stride)
+	s.clip = s.grid.Neighbors(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
+}
+
+// computeLambda evaluates ρ_i (eq. 2, plus the solids' Φ_i), C_i (eq. 1) and λ_i (eq. 11) at the current
+// predicted positions.
+func (s *Solver) computeLambda() {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi := s.p[i]
+			rho := dv.W0
+			var gx, gy, gz, sum2 float32
+			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
+				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				rho += dv.Poly6.W(r2)
+				// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j)
+				g := dv.MOverR0 * dv.Spiky.GradScale(sqrt32(r2))
+				gjx, gjy, gjz := g*rx, g*ry, g*rz
+				sum2 += gjx*gjx + gjy*gjy + gjz*gjz
+				gx += gjx
+				gy += gjy
+				gz += gjz
+			}
+			phi, bx, by, bz := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
+			s.bgrad[i] = [4]float32{bx, by, bz, phi}
+			gx, gy, gz = gx+bx, gy+by, gz+bz
+			rho = rho*dv.MOverR0 + phi // ρ_i/ρ0 = (m/ρ0) Σ_j W_ij + Φ_i
+			c := rho - 1
+			if s.Cfg.Unilateral && c < 0 {
+				c = 0
+			}
+			s.rho[i] = rho
+			// eq. 11: the k = i term of the denominator is |∇_{p_i} C_i|² = |(m/ρ0) Σ_j ∇W_ij + ∇Φ_i|²
+			s.lambda[i] = -c / (sum2 + gx*gx + gy*gy + gz*gz + dv.EpsilonAbs)
+		}
+	})
+}
+
+// applyDeltaP computes Δp_i (eq. 14), moves the predicted positions and resolves collisions (Algorithm 1,
+// lines 12–18). The update is Jacobi: every Δp_i reads the positions of the iteration's start.
+func (s *Solver) applyDeltaP() {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	n := int(s.Cfg.ScorrN)
+	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi := s.p[i]
+			li := s.lambda[i]
+			var dx, dy, dz float32
+			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
+				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				// s_corr = −k (W(r)/W(Δq))^n (eq. 13)
+				ratio := dv.Poly6.W(r2) * dv.InvWDq
+				pw := ratio
+				for e := 1; e < n; e++ {
+					pw *= ratio
+				}
+				scorr := -dv.ScorrKAbs * pw
+				g := (li + s.lambda[j] + scorr) * dv.Spiky.GradScale(sqrt32(r2))
+				dx += g * rx
+				dy += g * ry
+				dz += g * rz
+			}
+			// the solids' part of ∇_{p_i} C_i moves particle i too: λ_i ∇Φ_i
+			b := s.bgrad[i]
+			q := [4]float32{pi[0] + dv.MOverR0*dx + li*b[0], pi[1] + dv.MOverR0*dy + li*b[1], pi[2] + dv.MOverR0*dz + li*b[2], 0}
+			s.col.Apply(&q)
+			s.tmp[i] = q
+		}
+	})
+	s.p, s.tmp = s.tmp, s.p
+}
+
+// updateVelocity sets v_i = (x*_i − x_i)/Δt (Algorithm 1, line 21).
+func (s *Solver) updateVelocity(dt float32) {
+	inv := 1 / dt
+	s.pool.For(len(s.p), 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.v[i] = [4]float32{(s.p[i][0] - s.x[i][0]) * inv, (s.p[i][1] - s.x[i][1]) * inv, (s.p[i][2] - s.x[i][2]) * inv, 0}
+		}
+	})
+}
+
+// computeVorticity estimates ω_i = ∇×v (eq. 15) as Σ_j (m/ρ0) ∇_i W_ij × v_ij, with v_ij = v_j − v_i, and the
+// density ρ_i at the final positions for the statistics.
+func (s *Solver) computeVorticity() {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi, vi := s.p[i], s.v[i]
+			rho := dv.W0
+			var wx, wy, wz float32
+			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
+				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				rho += dv.Poly6.W(r2)
+				g := dv.Spiky.GradScale(sqrt32(r2))
+				gx, gy, gz := g*rx, g*ry, g*rz
+				ux, uy, uz := s.v[j][0]-vi[0], s.v[j][1]-vi[1], s.v[j][2]-vi[2]
+				wx += gy*uz - gz*uy
+				wy += gz*ux - gx*uz
+				wz += gx*uy - gy*ux
+			}
+			phi, _, _, _ := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
+			s.rho[i] = rho*dv.MOverR0 + phi
+			s.omega[i] = [4]float32{dv.MOverR0 * wx, dv.MOverR0 * wy, dv.MOverR0 * wz, 0}
+		}
+	})
+}
+
+// confineAndSmooth adds the vorticity confinement force f = ε (N × ω) (eq. 16), with N = η/|η| and
+// η = ∇|ω| estimated as Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇_i W_ij, and XSPH viscosity
+// v_i ← v_i + c Σ_j (m/ρ0) v_ij W_ij (eq. 17); then x_i ← x*_i (Algorithm 1, lines 22–23).
+func (s *Solver) confineAndSmooth(dt float32) {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	eps, c := s.Cfg.Vorticity, s.Cfg.XSPH
+	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi, vi, wi := s.p[i], s.v[i], s.omega[i]
+			wiLen := sqrt32(wi[0]*wi[0] + wi[1]*wi[1] + wi[2]*wi[2])
+			var ex, ey, ez, sx, sy, sz float32
+			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
+				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				wj := s.omega[j]
+				dw := sqrt32(wj[0]*wj[0]+wj[1]*wj[1]+wj[2]*wj[2]) - wiLen
+				g := dw * dv.Spiky.GradScale(sqrt32(r2))
+				ex += g * rx
+				ey += g * ry
+				ez += g * rz
+				w := dv.Poly6.W(r2)
+				sx += (s.v[j][0] - vi[0]) * w
+				sy += (s.v[j][1] - vi[1]) * w
+				sz += (s.v[j][2] - vi[2]) * w
+			}
+			var fx, fy, fz float32
+			if l := sqrt32(ex*ex + ey*ey + ez*ez); l > 1e-20 && eps > 0 {
+				nx, ny, nz := ex/l, ey/l, ez/l
+				fx, fy, fz = eps*(ny*wi[2]-nz*wi[1]), eps*(nz*wi[0]-nx*wi[2]), eps*(nx*wi[1]-ny*wi[0])
+			}
+			k := c * dv.MOverR0
+			s.tmp[i] = [4]float32{vi[0] + dt*fx + k*sx, vi[1] + dt*fy + k*sy, vi[2] + dt*fz + k*sz, 0}
+		}
+	})
+	s.v, s.tmp = s.tmp, s.v
+	s.x, s.p = s.p, s.x
+}
+
+// finish gathers statistics and checks for non-finite state; on failure it restores the last good state.
+func (s *Solver) finish() error {
+	st := &s.stats
+	st.Particles, st.Steps, st.Time = len(s.x), s.steps, s.time
+	st.Passes, st.StepMs = s.timer.Passes()
+	var errSum, errMax, vmax2 float64
+	nsum, nmax, bad := 0, 0, 0
+	for i := range s.x {
+		x, v := s.x[i], s.v[i]
+		if !finite(x[0]) || !finite(x[1]) || !finite(x[2]) || !finite(v[0]) || !finite(v[1]) || !finite(v[2]) {
+			bad++
+			continue
+		}
+		if e := float64(s.rho[i]) - 1; e > 0 {
+			errSum += e
+			errMax = math.Max(errMax, e)
+		}
+		vmax2 = math.Max(vmax2, float64(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]))
+		c := int(s.ncount[i])
+		nsum += c
+		nmax = max(nmax, c)
+	}
+	n := max(1, len(s.x))
+	st.DensityErrMean, st.DensityErrMax = errSum/float64(n), errMax
+	st.MaxSpeed = math.Sqrt(vmax2)
+	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(nsum)/float64(n), nmax, s.clip
+	if bad > 0 {
+		failed := s.steps
+		s.restore()
+		return &sim.NonFiniteError{Mode: Name, Step: failed, Count: bad, Restored: s.time}
+	}
+	if s.steps%30 == 0 {
+		s.save()
+	}
+	return nil
+}
+
+func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+func (s *Solver) save() {
+	s.good.x = append(s.good.x[:0], s.x...)
+	s.good.v = append(s.good.v[:0], s.v...)
+	s.good.id = append(s.good.id[:0], s.id...)
+	s.good.time, s.good.steps = s.time, s.steps
+}
+
+func (s *Solver) restore() {
+	copy(s.x, s.good.x)
+	copy(s.v, s.good.v)
+	copy(s.id, s.good.id)
+	for i := range s.rho {
+		s.rho[i] = 1
+	}
+	s.time, s.steps = s.good.time, s.good.steps
+}
+
+// Frame implements sim.Solver.
+func (s *Solver) Frame(dst *sim.Frame) {
+	dst.Resize(len(s.x))
+	copy(dst.Pos, s.x)
+	copy(dst.Vel, s.v)
+	copy(dst.Rho, s.rho)
+	copy(dst.ID, s.id)
+	dst.Radius = s.dv.Radius
+	dst.Time, dst.Steps = s.time, s.steps
+}
+
+// Stats implements sim.Solver.
+func (s *Solver) Stats() sim.Stats {
+	st := s.stats
+	st.Passes = append([]sim.Pass(nil), st.Passes...)
+	return st
+}

@@ -1,0 +1,410 @@
+package pbf
+
+import (
+	"errors"
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+const frameDt = 1.0 / 60
+
+func builtin(t testing.TB, name string) *scene.Scene {
+	t.Helper()
+	sc, err := scene.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// newSolver resets a solver on a shipped scene with some parameters overridden.
+func newSolver(t testing.TB, name string, sets ...string) *Solver {
+	t.Helper()
+	s := New()
+	for _, a := range sets {
+		if err := s.Params().Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Reset(builtin(t, name)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// run advances whole frames of substeps.
+func run(t testing.TB, s *Solver, frames int) {
+	t.Helper()
+	dt := frameDt / float64(s.Cfg.Substeps)
+	for f := 0; f < frames; f++ {
+		for k := 0; k < int(s.Cfg.Substeps); k++ {
+			if err := s.Step(dt); err != nil {
+				t.Fatalf("frame %d: %v", f, err)
+			}
+		}
+	}
+}
+
+// openScene is a big empty box, so walls never come within a kernel radius of the particles placed in its middle.
+func openScene() *scene.Scene {
+	return &scene.Scene{Name: "open", Domain: scene.Box{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}},
+		Particles: scene.Particles{Spacing: 0.1}}
+}
+
+// One λ / Δp iteration on two particles, checked against the equations written out by hand in float64.
+func TestOneIterationByHand(t *testing.T) {
+	for _, k := range []float32{0, 0.1} {
+		s := New()
+		s.Cfg.ScorrK = k
+		s.Cfg.Gravity = [3]float32{}
+		const d, r = 0.1, 0.13 // spacing; the pair's distance (h = 0.2)
+		pos := [][4]float32{{-r / 2, 0, 0}, {r / 2, 0, 0}}
+		vel := make([][4]float32, 2)
+		if err := s.ResetParticles(openScene(), d, pos, vel); err != nil {
+			t.Fatal(err)
+		}
+		copy(s.p, s.x)
+		s.sortByCell()
+		s.findNeighbors()
+		s.computeLambda()
+		s.applyDeltaP()
+
+		dv := s.Derived()
+		h := 2 * d
+		mr := float64(dv.Mass) / 1000 // m/ρ0
+		poly6 := func(r float64) float64 { return 315 / (64 * math.Pi * math.Pow(h, 9)) * math.Pow(h*h-r*r, 3) }
+		dspiky := func(r float64) float64 { return -45 / (math.Pi * math.Pow(h, 6)) * (h - r) * (h - r) } // dW/dr
+		rho := mr * (poly6(0) + poly6(r))                                                                 // eq. 2 over ρ0
+		c := rho - 1                                                                                       // eq. 1
+		g := mr * dspiky(r)                                                                                // |∇_{p_j} C_i|
+		eps := float64(s.Cfg.Epsilon) * float64(dv.Grad2Ref)
+		lambda := -c / (g*g + g*g + eps) // eq. 11: k = j and k = i terms
+		wdq := poly6(float64(s.Cfg.ScorrDq) * h)
+		scorr := -float64(k) / float64(dv.Grad2Ref) * math.Pow(poly6(r)/wdq, float64(s.Cfg.ScorrN)) // eq. 13
+		// eq. 14 for the left particle: ∇W(p_0 − p_1) points along −x times dW/dr < 0, i.e. towards +x
+		dp := mr * (2*lambda + scorr) * dspiky(r) * -1
+		if math.Abs(float64(s.rho[0])-rho) > 1e-5 || math.Abs(float64(s.lambda[0])-lambda) > 1e-5*math.Abs(lambda) {
+			t.Fatalf("k=%g: ρ/ρ0 = %g, λ = %g; by hand %g, %g", k, s.rho[0], s.lambda[0], rho, lambda)
+		}
+		// the particles were sorted by cell; find the left one
+		left := 0
+		if s.p[1][0] < s.p[0][0] {
+			left = 1
+		}
+		got := float64(s.p[left][0]) + r/2
+		if math.Abs(got-dp) > 1e-6+1e-4*math.Abs(dp) || s.p[left][1] != 0 || s.p[left][2] != 0 {
+			t.Errorf("k=%g: Δp of the left particle = (%g, %g, %g), by hand (%g, 0, 0)", k, got, s.p[left][1], s.p[left][2], dp)
+		}
+		if c >= 0 || dp <= 0 {
+			t.Errorf("k=%g: expected an under-dense pair to attract: the left particle moves right (C = %g, Δp = %g)", k, c, dp)
+		}
+		if math.Abs(float64(s.p[1-left][0])-r/2+dp) > 1e-6+1e-4*math.Abs(dp) {
+			t.Errorf("k=%g: the right particle moved by %g, want %g (equal and opposite)", k, float64(s.p[1-left][0])-r/2, -dp)
+		}
+	}
+}
+
+// A pool at rest stays at rest: after 2 s the fastest particle is slow and the mean compression small.
+func TestRestingPoolStaysAtRest(t *testing.T) {
+	s := newSolver(t, "pool", "pbf.spacing=0.04")
+	n := s.Stats().Particles
+	var top0 float32
+	for _, x := range s.x {
+		top0 = max(top0, x[1])
+	}
+	run(t, s, 120)
+	st := s.Stats()
+	if st.Particles != n {
+		t.Fatalf("particle count changed from %d to %d", n, st.Particles)
+	}
+	const maxSpeed, maxMeanErr, maxErr = 0.25, 0.02, 0.06
+	if st.MaxSpeed > maxSpeed || st.DensityErrMean > maxMeanErr || st.DensityErrMax > maxErr {
+		t.Errorf("after 2 s: max speed %.3f m/s (bound %g), density error mean %.4f (bound %g), max %.4f (bound %g)",
+			st.MaxSpeed, maxSpeed, st.DensityErrMean, maxMeanErr, st.DensityErrMax, maxErr)
+	}
+	var top float32
+	for _, x := range s.x {
+		top = max(top, x[1])
+	}
+	if top < top0-0.25*s.dv.Spacing {
+		t.Errorf("the surface sank from %.4f to %.4f m", top0, top)
+	}
+}
+
+// Through a dam break the particle count is conserved, every particle stays inside the domain, and the ids stay a
+// permutation of 0..n−1.
+func TestDambreakConservesAndContains(t *testing.T) {
+	s := newSolver(t, "obstacles", "pbf.spacing=0.04")
+	sc := builtin(t, "obstacles")
+	n := s.Stats().Particles
+	var f sim.Frame
+	for frame := 0; frame < 60; frame++ {
+		run(t, s, 1)
+		s.Frame(&f)
+		if f.N != n {
+			t.Fatalf("frame %d: %d particles, started with %d", frame, f.N, n)
+		}
+		seen := make([]bool, n)
+		for i := 0; i < f.N; i++ {
+			for c := 0; c < 3; c++ {
+				x := float64(f.Pos[i][c])
+				if x < sc.Domain.Min[c] || x > sc.Domain.Max[c] || math.IsNaN(x) {
+					t.Fatalf("frame %d: particle %d at %v left the domain", frame, f.ID[i], f.Pos[i])
+				}
+			}
+			if seen[f.ID[i]] {
+				t.Fatalf("frame %d: id %d twice", frame, f.ID[i])
+			}
+			seen[f.ID[i]] = true
+		}
+	}
+	// nobody is inside an obstacle (beyond float rounding of the projection)
+	col := NewCollider(sc, s.dv.Radius)
+	for i := 0; i < f.N; i++ {
+		for o := range col.Obstacles {
+			if d, _, _, _ := col.Obstacles[o].SDF(f.Pos[i][0], f.Pos[i][1], f.Pos[i][2]); d < 0 {
+				t.Fatalf("particle %d at %v is inside obstacle %d (distance %g)", f.ID[i], f.Pos[i], o, d)
+			}
+		}
+	}
+}
+
+// More iterations, less compression: the shape of the paper's Figure 6 (dam break at t = 1 s).
+func TestDensityErrorFallsWithIterations(t *testing.T) {
+	prev := math.Inf(1)
+	for _, it := range []string{"1", "2", "4", "8"} {
+		s := newSolver(t, "dambreak", "pbf.spacing=0.04", "pbf.iterations="+it)
+		run(t, s, 60)
+		e := s.Stats().DensityErrMean
+		t.Logf("iterations %s: mean density error %.5f", it, e)
+		if !(e < prev) {
+			t.Errorf("%s iterations: mean density error %.5f, not below %.5f with fewer", it, e, prev)
+		}
+		prev = e
+	}
+}
+
+// ω estimated with eq. 15 of a rigid rotation v = Ω × x is the curl, 2Ω, inside a filled lattice.
+func TestVorticityOfRigidRotation(t *testing.T) {
+	s := New()
+	omega := [3]float32{0.3, -1.2, 2}
+	var pos, vel [][4]float32
+	d := float32(0.05)
+	for k := -6; k <= 6; k++ {
+		for j := -6; j <= 6; j++ {
+			for i := -6; i <= 6; i++ {
+				x := [3]float32{float32(i) * d, float32(j) * d, float32(k) * d}
+				pos = append(pos, [4]float32{x[0], x[1], x[2]})
+				vel = append(vel, [4]float32{omega[1]*x[2] - omega[2]*x[1], omega[2]*x[0] - omega[0]*x[2], omega[0]*x[1] - omega[1]*x[0]})
+			}
+		}
+	}
+	if err := s.ResetParticles(openScene(), float64(d), pos, vel); err != nil {
+		t.Fatal(err)
+	}
+	copy(s.p, s.x)
+	s.sortByCell()
+	s.findNeighbors()
+	s.computeVorticity()
+	checked := 0
+	for i := range s.p {
+		if abs32(s.p[i][0]) > 0.1 || abs32(s.p[i][1]) > 0.1 || abs32(s.p[i][2]) > 0.1 {
+			continue // away from the lattice's edge
+		}
+		for c := 0; c < 3; c++ {
+			if math.Abs(float64(s.omega[i][c]-2*omega[c])) > 0.05*2*2.4 {
+				t.Fatalf("ω at %v = %v, want 2Ω = %v", s.p[i], s.omega[i], [3]float32{2 * omega[0], 2 * omega[1], 2 * omega[2]})
+			}
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Fatalf("only %d interior particles checked", checked)
+	}
+}
+
+// Vorticity confinement adds energy where rotation is (Figure 5): a dam break keeps more kinetic energy with it.
+func TestVorticityConfinementAddsEnergy(t *testing.T) {
+	energy := func(eps string) float64 {
+		s := newSolver(t, "dambreak", "pbf.spacing=0.04", "pbf.vorticity="+eps)
+		run(t, s, 45)
+		e := 0.0
+		for _, v := range s.v {
+			e += float64(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+		}
+		return e
+	}
+	off, on := energy("0"), energy("0.2")
+	if !(on > off) {
+		t.Errorf("kinetic energy with confinement %g, without %g: confinement should add energy", on, off)
+	}
+}
+
+// Φ and its gradient against numerical integration of the kernels over a half-space.
+func TestWallKernelAgainstQuadrature(t *testing.T) {
+	h := float32(0.1)
+	w := newWallKernel(h)
+	if got := w.Phi(0); math.Abs(float64(got)-0.5) > 1e-5 {
+		t.Errorf("Φ(0) = %g, want ½", got)
+	}
+	if w.Phi(h) != 0 || w.Grad(h) != 0 {
+		t.Errorf("Φ(h) = %g, A(h) = %g, want 0", w.Phi(h), w.Grad(h))
+	}
+	hf := float64(h)
+	poly6 := func(r float64) float64 {
+		if r >= hf {
+			return 0
+		}
+		return 315 / (64 * math.Pi * math.Pow(hf, 9)) * math.Pow(hf*hf-r*r, 3)
+	}
+	spikyZ := func(x, y, z float64) float64 { // z component of ∇W_spiky at offset (x, y, z) from the particle
+		r := math.Sqrt(x*x + y*y + z*z)
+		if r >= hf || r == 0 {
+			return 0
+		}
+		return -45 / (math.Pi * math.Pow(hf, 6)) * (hf - r) * (hf - r) * z / r
+	}
+	for _, dist := range []float64{0.01, 0.03, 0.05, 0.08} {
+		// integrate over the half-space z > dist (the wall) on a fine grid: the density and the gradient of the
+		// solid's density at the particle (origin), ∇_p ∫ W(p − y) dy = ∫ ∇W(p − y) dy
+		const n = 60
+		step := 2 * hf / n
+		var phi, gz float64
+		for k := 0; k < n; k++ {
+			z := dist + (float64(k)+0.5)*(hf-dist)/n
+			dz := (hf - dist) / n
+			for j := 0; j < n; j++ {
+				y := -hf + (float64(j)+0.5)*step
+				for i := 0; i < n; i++ {
+					x := -hf + (float64(i)+0.5)*step
+					phi += poly6(math.Sqrt(x*x+y*y+z*z)) * step * step * dz
+					gz += spikyZ(-x, -y, -z) * step * step * dz
+				}
+			}
+		}
+		if got := float64(w.Phi(float32(dist))); math.Abs(got-phi) > 2e-3 {
+			t.Errorf("Φ(%g) = %g, quadrature %g", dist, got, phi)
+		}
+		// the gradient points into the wall (+z here) with magnitude A(d)
+		if got := float64(w.Grad(float32(dist))); math.Abs(got-gz) > 0.01*math.Abs(gz)+1e-3 {
+			t.Errorf("A(%g) = %g, quadrature %g", dist, got, gz)
+		}
+	}
+}
+
+// The float32 obstacle distances agree with the scene's float64 SDFs.
+func TestObstacleSDFMatchesScene(t *testing.T) {
+	shapes := []scene.Obstacle{
+		{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.1, 0.2, 0.3}, Radius: 0.25}},
+		{Shape: scene.Shape{Kind: scene.ShapeBox, Center: scene.Vec3{0, 0.1, 0}, Size: scene.Vec3{0.5, 0.3, 0.4}, Rotation: scene.Vec3{20, 35, -10}}},
+		{Shape: scene.Shape{Kind: scene.ShapeCapsule, A: scene.Vec3{-0.3, 0, 0}, B: scene.Vec3{0.2, 0.3, 0.1}, Radius: 0.1}},
+		{Shape: scene.Shape{Kind: scene.ShapeCylinder, Center: scene.Vec3{0, 0.1, 0}, Radius: 0.2, Height: 0.5, Rotation: scene.Vec3{30, 0, 10}}},
+	}
+	packed := PackObstacles(shapes)
+	rng := rand.New(rand.NewSource(9))
+	for i := range shapes {
+		for n := 0; n < 3000; n++ {
+			p := scene.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5}
+			want, wn := shapes[i].SDF(p)
+			got, nx, ny, nz := packed[i].SDF(float32(p[0]), float32(p[1]), float32(p[2]))
+			if math.Abs(float64(got)-want) > 1e-5 {
+				t.Fatalf("%s at %v: distance %g, scene says %g", shapes[i].String(), p, got, want)
+			}
+			if math.Abs(want) > 1e-3 && (math.Abs(float64(nx)-wn[0]) > 1e-3 || math.Abs(float64(ny)-wn[1]) > 1e-3 || math.Abs(float64(nz)-wn[2]) > 1e-3) {
+				t.Fatalf("%s at %v: normal (%g,%g,%g), scene says %v", shapes[i].String(), p, nx, ny, nz, wn)
+			}
+		}
+	}
+}
+
+// Two runs from the same scene give bit-identical states.
+func TestDeterministic(t *testing.T) {
+	a := newSolver(t, "double-dambreak", "pbf.spacing=0.05")
+	b := newSolver(t, "double-dambreak", "pbf.spacing=0.05")
+	run(t, a, 20)
+	run(t, b, 20)
+	var fa, fb sim.Frame
+	a.Frame(&fa)
+	b.Frame(&fb)
+	for i := 0; i < fa.N; i++ {
+		if fa.Pos[i] != fb.Pos[i] || fa.Vel[i] != fb.Vel[i] || fa.ID[i] != fb.ID[i] {
+			t.Fatalf("particle %d differs: %v %v vs %v %v", i, fa.Pos[i], fa.Vel[i], fb.Pos[i], fb.Vel[i])
+		}
+	}
+}
+
+// A step that produces NaN reports it and restores the last finite state.
+func TestNonFiniteStateIsReportedAndRestored(t *testing.T) {
+	s := newSolver(t, "pool", "pbf.spacing=0.05")
+	run(t, s, 31) // a snapshot is taken every 30 steps
+	s.v[7][1] = float32(math.NaN())
+	err := s.Step(frameDt)
+	var nf *sim.NonFiniteError
+	if !errors.As(err, &nf) {
+		t.Fatalf("Step after injecting NaN returned %v, want a NonFiniteError", err)
+	}
+	if nf.Count == 0 || nf.Mode != Name {
+		t.Errorf("error %+v", nf)
+	}
+	var f sim.Frame
+	s.Frame(&f)
+	for i := 0; i < f.N; i++ {
+		for c := 0; c < 3; c++ {
+			if !finite(f.Pos[i][c]) || !finite(f.Vel[i][c]) {
+				t.Fatalf("particle %d not finite after recovery: %v %v", i, f.Pos[i], f.Vel[i])
+			}
+		}
+	}
+	if s.Stats().Time > nf.Restored+1e-9 && s.time != nf.Restored {
+		t.Errorf("time %g after restoring the state at %g", s.time, nf.Restored)
+	}
+	if err := s.Step(frameDt); err != nil {
+		t.Errorf("the step after recovery failed: %v", err)
+	}
+}
+
+func TestResetRejectsBadInput(t *testing.T) {
+	s := New()
+	sc := builtin(t, "pool")
+	sc.Obstacles = []scene.Obstacle{{Shape: scene.Shape{Kind: scene.ShapeBox, Center: sc.Fluid[0].Center, Size: scene.Vec3{2, 2, 2}}}}
+	if err := s.Reset(sc); err == nil {
+		t.Error("a scene with all its fluid inside an obstacle reset without error")
+	}
+	if err := s.Step(frameDt); err == nil {
+		t.Error("Step before a successful Reset did not fail")
+	}
+	s = newSolver(t, "pool", "pbf.spacing=0.05")
+	if err := s.Step(0); err == nil {
+		t.Error("Step(0) did not fail")
+	}
+	if err := s.Params().Assign("pbf.iterations=0"); err == nil {
+		t.Error("iterations=0 accepted")
+	}
+}
+
+func BenchmarkStep8k(b *testing.B)   { benchmarkStep(b, 8000) }
+func BenchmarkStep32k(b *testing.B)  { benchmarkStep(b, 32000) }
+func BenchmarkStep128k(b *testing.B) { benchmarkStep(b, 128000) }
+
+// benchmarkStep measures one step of the dam break with Table 1's 3 iterations, a few frames in.
+func benchmarkStep(b *testing.B, n int) {
+	s := New()
+	s.Cfg.Particles = int32(n)
+	s.Cfg.Iterations = 3
+	if err := s.Reset(builtin(b, "dambreak")); err != nil {
+		b.Fatal(err)
+	}
+	run(b, s, 10)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Step(frameDt / 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(s.x)*b.N)/b.Elapsed().Seconds(), "particle-steps/s")
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/step")
+}
