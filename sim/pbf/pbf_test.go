@@ -79,8 +79,8 @@ func TestOneIterationByHand(t *testing.T) {
 		poly6 := func(r float64) float64 { return 315 / (64 * math.Pi * math.Pow(h, 9)) * math.Pow(h*h-r*r, 3) }
 		dspiky := func(r float64) float64 { return -45 / (math.Pi * math.Pow(h, 6)) * (h - r) * (h - r) } // dW/dr
 		rho := mr * (poly6(0) + poly6(r))                                                                 // eq. 2 over ρ0
-		c := rho - 1                                                                                       // eq. 1
-		g := mr * dspiky(r)                                                                                // |∇_{p_j} C_i|
+		c := rho - 1                                                                                      // eq. 1
+		g := mr * dspiky(r)                                                                               // |∇_{p_j} C_i|
 		eps := float64(s.Cfg.Epsilon) * float64(dv.Grad2Ref)
 		lambda := -c / (g*g + g*g + eps) // eq. 11: k = j and k = i terms
 		wdq := poly6(float64(s.Cfg.ScorrDq) * h)
