@@ -34,29 +34,36 @@ type Grid struct {
 	pool   par.Pool
 }
 
-// New makes a grid of cubic cells of side `cell` covering [min, max].
-func New(min, max [3]float32, cell float32) (*Grid, error) {
+// Dims is the number of cubic cells of side `cell` that cover [min, max] along each axis.
+func Dims(min, max [3]float32, cell float32) ([3]int32, error) {
+	var dims [3]int32
 	if !(cell > 0) || math.IsInf(float64(cell), 0) {
-		return nil, fmt.Errorf("grid: cell size %g must be positive", cell)
+		return dims, fmt.Errorf("grid: cell size %g must be positive", cell)
 	}
-	g := &Grid{Origin: min, Cell: cell}
 	total := 1.0
 	for c := 0; c < 3; c++ {
 		ext := max[c] - min[c]
 		if !(ext > 0) {
-			return nil, fmt.Errorf("grid: empty extent %g along axis %d", ext, c)
+			return dims, fmt.Errorf("grid: empty extent %g along axis %d", ext, c)
 		}
-		n := math.Ceil(float64(ext / cell))
-		if n < 1 {
-			n = 1
-		}
+		n := math.Max(1, math.Ceil(float64(ext/cell)))
 		total *= n
 		if total > MaxCells {
-			return nil, fmt.Errorf("grid: a %g m cell over a %v–%v box needs more than %d cells; use a larger kernel radius or particle spacing", cell, min, max, MaxCells)
+			return dims, fmt.Errorf("grid: a %g m cell over a %v–%v box needs more than %d cells; use a larger kernel radius or particle spacing", cell, min, max, MaxCells)
 		}
-		g.Dims[c] = int32(n)
+		dims[c] = int32(n)
 	}
-	n := int(total)
+	return dims, nil
+}
+
+// New makes a grid of cubic cells of side `cell` covering [min, max].
+func New(min, max [3]float32, cell float32) (*Grid, error) {
+	dims, err := Dims(min, max, cell)
+	if err != nil {
+		return nil, err
+	}
+	g := &Grid{Origin: min, Cell: cell, Dims: dims}
+	n := g.NumCells()
 	g.Start = make([]int32, n+1)
 	g.count = make([]int32, n)
 	return g, nil

@@ -94,7 +94,7 @@ type Derived struct {
 
 	Poly6  kernel.Poly6[float32]
 	Spiky  kernel.Spiky[float32]
-	Wall   wallKernel
+	Wall   WallKernel
 	W0     float32 // poly6 at 0 (the self contribution)
 	InvWDq float32 // 1 / poly6(|Δq|)
 
@@ -146,7 +146,7 @@ func Derive(c *Config, d float64) (Derived, error) {
 	dv.MOverR0 = float32(mr)
 	dv.Poly6 = kernel.NewPoly6(float32(h))
 	dv.Spiky = kernel.NewSpiky(float32(h))
-	dv.Wall = newWallKernel(float32(h))
+	dv.Wall = NewWallKernel(float32(h))
 	dv.W0 = dv.Poly6.W(0)
 	dq := float64(c.ScorrDq) * h
 	dv.InvWDq = float32(1 / p6.W(dq*dq))

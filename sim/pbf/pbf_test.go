@@ -247,7 +247,7 @@ func TestVorticityConfinementAddsEnergy(t *testing.T) {
 // Φ and its gradient against numerical integration of the kernels over a half-space.
 func TestWallKernelAgainstQuadrature(t *testing.T) {
 	h := float32(0.1)
-	w := newWallKernel(h)
+	w := NewWallKernel(h)
 	if got := w.Phi(0); math.Abs(float64(got)-0.5) > 1e-5 {
 		t.Errorf("Φ(0) = %g, want ½", got)
 	}

@@ -36,23 +36,41 @@ type Limit struct {
 // every choice of a choice, every component of a vector at once) on a scene. Each run must either step with
 // finite state inside the domain every time, or fail with an error — from Reset (a clear message about the
 // setting) or from Step, after which the solver must still hand out finite state. A panic fails the test.
+//
+// The cases run one after another on the calling goroutine (not as subtests), so a GPU solver keeps the GL
+// context that is current on the test's thread.
 func Sweep(t *testing.T, newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOptions) {
 	t.Helper()
 	probe, err := newSolver()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var names []string
+	var values []param.Value
 	for _, p := range probe.Params().All() {
 		for _, v := range extremes(p, opt.Limit) {
-			name := fmt.Sprintf("%s=%s", p.Name, p.Format(v))
-			t.Run(name, func(t *testing.T) {
-				sweepOne(t, newSolver, sc, opt, p.Name, v)
-			})
+			names = append(names, p.Name)
+			values = append(values, v)
 		}
 	}
 	if d, ok := probe.(interface{ Delete() }); ok {
 		d.Delete()
 	}
+	for k, name := range names {
+		label := fmt.Sprintf("%s=%s", name, formatValue(probe.Params(), name, values[k]))
+		note, err := sweepOne(newSolver, sc, opt, name, values[k])
+		switch {
+		case err != nil:
+			t.Errorf("%s: %v", label, err)
+		case note != "":
+			t.Logf("%s: %s", label, note)
+		}
+	}
+}
+
+func formatValue(set *param.Set, name string, v param.Value) string {
+	p, _ := set.Lookup(name)
+	return p.Format(v)
 }
 
 func extremes(p *param.Param, limits map[string]Limit) []param.Value {
@@ -75,13 +93,15 @@ func extremes(p *param.Param, limits map[string]Limit) []param.Value {
 	return []param.Value{{F: p.Min}, {F: hi}}
 }
 
-func sweepOne(t *testing.T, newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOptions, name string, v param.Value) {
+// sweepOne runs one case; it returns a note worth logging, or an error that fails the sweep.
+func sweepOne(newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOptions, name string, v param.Value) (string, error) {
+	var notes []string
 	if l, ok := opt.Limit[name]; ok {
-		t.Logf("hard maximum replaced by %g: %s", l.Max, l.Reason)
+		notes = append(notes, fmt.Sprintf("hard maximum replaced by %g: %s", l.Max, l.Reason))
 	}
 	s, err := newSolver()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	if d, ok := s.(interface{ Delete() }); ok {
 		defer d.Delete()
@@ -89,19 +109,18 @@ func sweepOne(t *testing.T, newSolver func() (sim.Solver, error), sc *scene.Scen
 	set := s.Params()
 	for _, a := range opt.Base {
 		if err := set.Assign(a); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
 	p, _ := set.Lookup(name)
 	if err := p.Set(v); err != nil {
-		t.Fatalf("the sweep's own value was refused: %v", err)
+		return "", fmt.Errorf("the sweep's own value was refused: %w", err)
 	}
 	if err := s.Reset(sc); err != nil {
 		if strings.TrimSpace(err.Error()) == "" {
-			t.Fatal("Reset failed with an empty message")
+			return "", errors.New("Reset failed with an empty message")
 		}
-		t.Logf("Reset refused the setting: %v", err)
-		return
+		return strings.Join(append(notes, "Reset refused the setting: "+err.Error()), "; "), nil
 	}
 	substeps := 1
 	for _, q := range set.All() {
@@ -116,18 +135,19 @@ func sweepOne(t *testing.T, newSolver func() (sim.Solver, error), sc *scene.Scen
 		if err := s.Step(dt); err != nil {
 			var nf *sim.NonFiniteError
 			if !errors.As(err, &nf) && strings.TrimSpace(err.Error()) == "" {
-				t.Fatalf("step %d failed with an empty message", step)
+				return "", fmt.Errorf("step %d failed with an empty message", step)
 			}
 			failures++
 		}
 		s.Frame(&f)
 		if msg := checkFrame(&f, sc); msg != "" {
-			t.Fatalf("step %d: %s", step, msg)
+			return "", fmt.Errorf("step %d: %s", step, msg)
 		}
 	}
 	if failures > 0 {
-		t.Logf("%d of %d steps reported an error and recovered", failures, opt.Steps)
+		notes = append(notes, fmt.Sprintf("%d of %d steps reported an error and recovered", failures, opt.Steps))
 	}
+	return strings.Join(notes, "; "), nil
 }
 
 // checkFrame says what is wrong with a frame: non-finite values or particles outside the domain.

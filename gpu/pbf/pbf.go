@@ -1,0 +1,730 @@
+// Package pbf is Position Based Fluids in OpenGL 4.3 compute shaders (Macklin & Müller 2013, papers/001): the
+// sandbox's main mode. Particle state never leaves the GPU; the renderer draws straight from the solver's buffers.
+//
+// A step is Algorithm 1 as a sequence of compute passes (shaders/pbf_*.comp): predict → neighbour grid (cell
+// index, atomic counts, parallel prefix sum, scatter, per-cell sort by id, reorder) → neighbour lists →
+// iterations × (λ, Δp + collision) → velocity → vorticity → confinement + XSPH → statistics. It mirrors the CPU
+// solver in sim/pbf operation for operation: same parameters, same derived constants, same particle order, so the
+// two agree to float rounding and the CPU solver is this one's test oracle. The grid order depends only on positions
+// and ids, so a run is bit-for-bit deterministic on a given device.
+package pbf
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	gl "github.com/go-gl/gl/v4.3-core/gl"
+
+	"github.com/slosh/slosh/gpu/compute"
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/shaders"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/grid"
+	"github.com/slosh/slosh/sim/param"
+	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Name is the mode name of the GPU solver.
+const Name = "pbf"
+
+// Binding points: uniform block, then shader storage. Mirrored into GLSL as #defines.
+const (
+	bindParams = 0
+
+	bindPos = iota - 1
+	bindVel
+	bindPred
+	bindIDs
+	bindPos2
+	bindVel2
+	bindPred2
+	bindIDs2
+	bindRho
+	bindLambda
+	bindBGrad
+	bindOmega
+	bindCell
+	bindOrder
+	bindCount
+	bindFill
+	bindNbr
+	bindNCount
+	bindObstacles
+	bindCounters
+	bindPartial
+	bindStats
+	numBindings // the scan uses 30 and 31
+)
+
+// needBindings is how many storage binding points the solver and the scan use.
+const needBindings = 32
+
+// params mirrors the Params uniform block of pbf_common.glsl (std140).
+type params struct {
+	N, Stride, NumCells, NumObstacles uint32
+	Dims                              [4]int32
+	Origin                            [4]float32 // w = 1 / cell size
+	H, H2, W0, MOverR0                float32
+	Poly6Coef, SpikyGCoef             float32
+	InvWDq, ScorrK                    float32
+	Epsilon, Vorticity, XSPH, Dt      float32
+	Gravity                           [4]float32
+	Lo, Hi                            [4]float32 // Lo.w = particle radius
+	WallPhiCoef, WallGradCoef         float32
+	ScorrN, Unilateral                int32
+}
+
+// statsRecord mirrors StatsRecord of pbf_stats.glsl (std430).
+type statsRecord struct {
+	SumErr, MaxErr, MaxV2 float32
+	Bad, SumN, MaxN       uint32
+	Clipped, BadTotal     uint32
+	Step                  uint32
+	_                     [3]uint32
+}
+
+const statsRing = 16
+
+// Solver is the GPU PBF solver. All methods must be called on the GL thread with the context current.
+type Solver struct {
+	Cfg    cpbf.Config
+	params *param.Set
+
+	progs     *Programs
+	ownsProgs bool
+	scan      *compute.Scan
+	ubo       *glh.Buffer
+
+	sc       *scene.Scene
+	dv       cpbf.Derived
+	dvCfg    cpbf.Config
+	col      cpbf.Collider
+	dims     [3]int32
+	numCells int
+	n        int
+	block    params
+
+	// particle buffers: the current and the other half of each ping-pong pair
+	pos, vel, pred, ids     *glh.Buffer
+	pos2, vel2, pred2, ids2 *glh.Buffer
+	rho, lambda, bgrad      *glh.Buffer
+	omega, cell, order      *glh.Buffer
+	nbr, ncount             *glh.Buffer
+	count, fill             *glh.Buffer // count becomes the cell starts after the scan
+	obstacles, counters     *glh.Buffer
+	partial, statsBuf, ring *glh.Buffer
+
+	nbrStride int // the stride nbr was allocated for
+
+	ringFence [statsRing]uintptr
+	ringStep  [statsRing]int
+	ringNext  int
+
+	snaps      [3]snapshot // 0: the reset state; 1, 2: taken in turn every snapInterval steps
+	snapNext   int
+	lastFinite int // newest step whose statistics showed no non-finite values
+	pendingErr error
+
+	time   float64
+	steps  int
+	stats  sim.Stats
+	timers glh.Timers
+}
+
+type snapshot struct {
+	pos, vel, ids *glh.Buffer
+	step          int
+	time          float64
+	valid         bool
+}
+
+const snapInterval = 60
+
+// programs are the compute passes by file name.
+var programs = []string{
+	"pbf_predict.comp", "pbf_cell.comp", "pbf_scatter.comp", "pbf_cellsort.comp", "pbf_reorder.comp",
+	"pbf_neighbors.comp", "pbf_lambda.comp", "pbf_deltap.comp", "pbf_velocity.comp", "pbf_vorticity.comp",
+	"pbf_confine.comp", "pbf_stats.comp", "pbf_stats_final.comp",
+}
+
+// Programs are the solver's compiled compute passes. Compiling takes a while (seconds on a software
+// rasteriser), so one set serves every solver made on a context: scene and mode switches do not recompile.
+type Programs struct {
+	byName map[string]*glh.Program
+	scan   *compute.ScanPrograms
+}
+
+// CompilePrograms compiles the compute passes. ctx must be current and have compute shaders.
+func CompilePrograms(ctx *glh.Context) (*Programs, error) {
+	if ctx == nil || !ctx.Compute {
+		return nil, fmt.Errorf("gpu pbf: OpenGL 4.3 compute shaders are not available (%v)", ctx)
+	}
+	if have := compute.MaxStorageBindings(); have < needBindings {
+		return nil, fmt.Errorf("gpu pbf: needs %d shader-storage binding points, this GPU has %d", needBindings, have)
+	}
+	p := &Programs{byName: map[string]*glh.Program{}}
+	defs := append(compute.Defines(), shaders.Int("BIND_PARAMS", bindParams))
+	for name, b := range map[string]int{
+		"BIND_POS": bindPos, "BIND_VEL": bindVel, "BIND_PRED": bindPred, "BIND_IDS": bindIDs,
+		"BIND_POS2": bindPos2, "BIND_VEL2": bindVel2, "BIND_PRED2": bindPred2, "BIND_IDS2": bindIDs2,
+		"BIND_RHO": bindRho, "BIND_LAMBDA": bindLambda, "BIND_BGRAD": bindBGrad, "BIND_OMEGA": bindOmega,
+		"BIND_CELL": bindCell, "BIND_ORDER": bindOrder, "BIND_COUNT": bindCount, "BIND_FILL": bindFill,
+		"BIND_NBR": bindNbr, "BIND_NCOUNT": bindNCount, "BIND_OBSTACLES": bindObstacles,
+		"BIND_COUNTERS": bindCounters, "BIND_PARTIAL": bindPartial, "BIND_STATS": bindStats,
+	} {
+		defs = append(defs, shaders.Int(name, b))
+	}
+	for _, f := range programs {
+		prog, err := glh.NewProgram(shaders.FS(), defs, f)
+		if err != nil {
+			p.Delete()
+			return nil, fmt.Errorf("gpu pbf: %w", err)
+		}
+		p.byName[f] = prog
+	}
+	var err error
+	if p.scan, err = compute.NewScanPrograms(); err != nil {
+		p.Delete()
+		return nil, fmt.Errorf("gpu pbf: %w", err)
+	}
+	return p, nil
+}
+
+// Delete frees the programs; safe to call twice.
+func (p *Programs) Delete() {
+	if p == nil {
+		return
+	}
+	for _, prog := range p.byName {
+		prog.Delete()
+	}
+	p.scan.Delete()
+}
+
+// New compiles the compute passes and returns a solver that owns them. ctx must be current and have compute
+// shaders.
+func New(ctx *glh.Context) (*Solver, error) {
+	progs, err := CompilePrograms(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewWithPrograms(progs)
+	if err != nil {
+		progs.Delete()
+		return nil, err
+	}
+	s.ownsProgs = true
+	return s, nil
+}
+
+// NewWithPrograms returns a solver that uses (and does not own) compiled programs.
+func NewWithPrograms(progs *Programs) (*Solver, error) {
+	s := &Solver{Cfg: cpbf.DefaultConfig(), params: param.NewSet(), progs: progs}
+	s.Cfg.Register(s.params)
+	var err error
+	if s.ubo, err = glh.NewBuffer(int(unsafe.Sizeof(params{})), gl.DYNAMIC_DRAW); err != nil {
+		return nil, fmt.Errorf("gpu pbf: %w", err)
+	}
+	return s, nil
+}
+
+// Name implements sim.Solver.
+func (s *Solver) Name() string { return Name }
+
+// Params implements sim.Solver.
+func (s *Solver) Params() *param.Set { return s.params }
+
+// Derived returns the constants of the current step (shared with the CPU solver).
+func (s *Solver) Derived() cpbf.Derived { return s.dv }
+
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
+func (s *Solver) Reset(sc *scene.Scene) error {
+	d, err := cpbf.ResolveSpacing(&s.Cfg, sc)
+	if err != nil {
+		return err
+	}
+	ps, err := sc.Sample(d)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
+	}
+	pos := make([][4]float32, len(ps))
+	vel := make([][4]float32, len(ps))
+	for i, q := range ps {
+		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
+		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+	}
+	return s.ResetParticles(sc, d, pos, vel)
+}
+
+// ResetParticles starts from given particles (ids 0..n−1 in order) instead of sampling the scene.
+func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
+	if len(pos) != len(vel) {
+		return fmt.Errorf("gpu pbf: %d positions but %d velocities", len(pos), len(vel))
+	}
+	s.sc = sc
+	if err := s.derive(spacing); err != nil {
+		return err
+	}
+	if err := s.allocate(len(pos)); err != nil {
+		s.n = 0
+		return err
+	}
+	ids := make([]uint32, s.n)
+	rho := make([]float32, s.n)
+	for i := range ids {
+		ids[i] = uint32(i)
+		rho[i] = 1
+	}
+	glh.Upload(s.pos, 0, pos)
+	glh.Upload(s.vel, 0, vel)
+	glh.Upload(s.ids, 0, ids)
+	glh.Upload(s.rho, 0, rho)
+	compute.ClearUint(s.counters, 0)
+	s.time, s.steps = 0, 0
+	s.lastFinite, s.pendingErr = 0, nil
+	for k := range s.ringFence {
+		s.dropFence(k)
+	}
+	s.stats = sim.Stats{Particles: s.n}
+	for k := range s.snaps {
+		s.snaps[k].valid = false
+	}
+	s.snapshot(0)
+	s.snapNext = 1
+	return glh.CheckError("gpu pbf reset")
+}
+
+// derive recomputes the constants, the collider and the grid dimensions for a particle spacing.
+func (s *Solver) derive(spacing float64) error {
+	dv, err := cpbf.Derive(&s.Cfg, spacing)
+	if err != nil {
+		return err
+	}
+	lo, hi := f32(s.sc.Domain.Min), f32(s.sc.Domain.Max)
+	dims, err := grid.Dims(lo, hi, dv.H)
+	if err != nil {
+		return fmt.Errorf("gpu pbf: %w", err)
+	}
+	s.dv, s.dvCfg, s.dims = dv, s.Cfg, dims
+	s.col = cpbf.NewCollider(s.sc, dv.Radius)
+	s.numCells = int(dims[0]) * int(dims[1]) * int(dims[2])
+	return nil
+}
+
+func f32(v scene.Vec3) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+// allocate (re)creates the buffers for n particles and the current grid and stride.
+func (s *Solver) allocate(n int) error {
+	stride := s.dv.Stride
+	for _, c := range []struct {
+		what  string
+		bytes int64
+	}{{"the neighbour lists", int64(n) * int64(stride) * 4}, {"the particle arrays", int64(n) * 16}, {"the grid", int64(s.numCells+1) * 4}} {
+		if err := compute.CheckStorageSize(c.what, c.bytes); err != nil {
+			return fmt.Errorf("gpu pbf: %w", err)
+		}
+	}
+	if n != s.n {
+		s.deleteParticleBuffers()
+		s.n = n
+		groups := (n + compute.GroupSize - 1) / compute.GroupSize
+		specs := []struct {
+			dst  **glh.Buffer
+			size int
+		}{
+			{&s.pos, 16 * n}, {&s.vel, 16 * n}, {&s.pred, 16 * n}, {&s.ids, 4 * n},
+			{&s.pos2, 16 * n}, {&s.vel2, 16 * n}, {&s.pred2, 16 * n}, {&s.ids2, 4 * n},
+			{&s.rho, 4 * n}, {&s.lambda, 4 * n}, {&s.bgrad, 16 * n}, {&s.omega, 16 * n},
+			{&s.cell, 4 * n}, {&s.order, 4 * n}, {&s.ncount, 4 * n},
+			{&s.counters, 16}, {&s.partial, int(unsafe.Sizeof(statsRecord{})) * groups},
+			{&s.statsBuf, int(unsafe.Sizeof(statsRecord{}))}, {&s.ring, int(unsafe.Sizeof(statsRecord{})) * statsRing},
+		}
+		for _, sp := range specs {
+			b, err := glh.NewBuffer(sp.size, gl.DYNAMIC_COPY)
+			if err != nil {
+				return fmt.Errorf("gpu pbf: %d particles: %w", n, err)
+			}
+			*sp.dst = b
+		}
+		for k := range s.snaps {
+			sn := &s.snaps[k]
+			var err error
+			if sn.pos, err = glh.NewBuffer(16*n, gl.DYNAMIC_COPY); err == nil {
+				if sn.vel, err = glh.NewBuffer(16*n, gl.DYNAMIC_COPY); err == nil {
+					sn.ids, err = glh.NewBuffer(4*n, gl.DYNAMIC_COPY)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("gpu pbf: %d particles: %w", n, err)
+			}
+		}
+		s.nbrStride = 0
+	}
+	if stride != s.nbrStride {
+		s.nbr.Delete()
+		b, err := glh.NewBuffer(4*n*stride, gl.DYNAMIC_COPY)
+		if err != nil {
+			return fmt.Errorf("gpu pbf: neighbour lists for %d particles: %w", n, err)
+		}
+		s.nbr, s.nbrStride = b, stride
+	}
+	if s.count == nil || s.count.Size() != 4*(s.numCells+1) {
+		s.count.Delete()
+		s.fill.Delete()
+		var err error
+		if s.count, err = glh.NewBuffer(4*(s.numCells+1), gl.DYNAMIC_COPY); err != nil {
+			return fmt.Errorf("gpu pbf: grid of %d cells: %w", s.numCells, err)
+		}
+		if s.fill, err = glh.NewBuffer(4*s.numCells, gl.DYNAMIC_COPY); err != nil {
+			return fmt.Errorf("gpu pbf: grid of %d cells: %w", s.numCells, err)
+		}
+		if s.scan == nil {
+			if s.scan, err = compute.NewScan(s.progs.scan, s.numCells+1); err != nil {
+				return fmt.Errorf("gpu pbf: %w", err)
+			}
+		} else if err := s.scan.Resize(s.numCells + 1); err != nil {
+			return fmt.Errorf("gpu pbf: %w", err)
+		}
+	}
+	obs := s.col.Obstacles
+	s.obstacles.Delete()
+	var err error
+	if s.obstacles, err = glh.NewBuffer(max(1, len(obs))*int(unsafe.Sizeof(cpbf.Obstacle{})), gl.DYNAMIC_DRAW); err != nil {
+		return fmt.Errorf("gpu pbf: %w", err)
+	}
+	glh.Upload(s.obstacles, 0, obs)
+	return nil
+}
+
+// upload fills the parameter block for a step of dt.
+func (s *Solver) upload(dt float32) {
+	dv := &s.dv
+	c := &s.Cfg
+	unilateral := int32(0)
+	if c.Unilateral {
+		unilateral = 1
+	}
+	s.block = params{
+		N: uint32(s.n), Stride: uint32(dv.Stride), NumCells: uint32(s.numCells), NumObstacles: uint32(len(s.col.Obstacles)),
+		Dims:   [4]int32{s.dims[0], s.dims[1], s.dims[2], 0},
+		Origin: [4]float32{float32(s.sc.Domain.Min[0]), float32(s.sc.Domain.Min[1]), float32(s.sc.Domain.Min[2]), 1 / dv.H},
+		H:      dv.H, H2: dv.H * dv.H, W0: dv.W0, MOverR0: dv.MOverR0,
+		Poly6Coef: dv.Poly6.Coef(), SpikyGCoef: dv.Spiky.GradCoef(), InvWDq: dv.InvWDq, ScorrK: dv.ScorrKAbs,
+		Epsilon: dv.EpsilonAbs, Vorticity: c.Vorticity, XSPH: c.XSPH, Dt: dt,
+		Gravity:     [4]float32{c.Gravity[0], c.Gravity[1], c.Gravity[2], 0},
+		Lo:          [4]float32{s.col.Lo[0], s.col.Lo[1], s.col.Lo[2], s.col.Radius},
+		Hi:          [4]float32{s.col.Hi[0], s.col.Hi[1], s.col.Hi[2], 0},
+		WallPhiCoef: dv.Wall.PhiCoef, WallGradCoef: dv.Wall.GradCoef,
+		ScorrN: c.ScorrN, Unilateral: unilateral,
+	}
+	glh.Upload(s.ubo, 0, []params{s.block})
+}
+
+// bind attaches every buffer to its binding point; called again after each ping-pong swap.
+func (s *Solver) bind() {
+	gl.BindBufferBase(gl.UNIFORM_BUFFER, bindParams, s.ubo.ID())
+	for _, b := range []struct {
+		at  uint32
+		buf *glh.Buffer
+	}{
+		{bindPos, s.pos}, {bindVel, s.vel}, {bindPred, s.pred}, {bindIDs, s.ids},
+		{bindPos2, s.pos2}, {bindVel2, s.vel2}, {bindPred2, s.pred2}, {bindIDs2, s.ids2},
+		{bindRho, s.rho}, {bindLambda, s.lambda}, {bindBGrad, s.bgrad}, {bindOmega, s.omega},
+		{bindCell, s.cell}, {bindOrder, s.order}, {bindCount, s.count}, {bindFill, s.fill},
+		{bindNbr, s.nbr}, {bindNCount, s.ncount}, {bindObstacles, s.obstacles},
+		{bindCounters, s.counters}, {bindPartial, s.partial}, {bindStats, s.statsBuf},
+	} {
+		compute.BindStorage(b.at, b.buf)
+	}
+}
+
+// run dispatches one pass over `items` and makes its writes visible to the next.
+func (s *Solver) run(prog string, items int) {
+	s.progs.byName[prog].Use()
+	compute.Dispatch(items, compute.GroupSize)
+	compute.Barrier()
+}
+
+// Step implements sim.Solver: one pass of Algorithm 1 on the GPU.
+func (s *Solver) Step(dt float64) error {
+	if s.sc == nil || s.n == 0 {
+		return fmt.Errorf("gpu pbf: Step before Reset")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("gpu pbf: time step %g must be positive", dt)
+	}
+	if err := s.pendingErr; err != nil {
+		s.pendingErr = nil
+		return err
+	}
+	if s.Cfg != s.dvCfg { // a parameter changed: the kernel radius can change the grid and the list stride
+		if err := s.derive(float64(s.dv.Spacing)); err != nil {
+			return err
+		}
+		if err := s.allocate(s.n); err != nil {
+			return err
+		}
+	}
+	s.upload(float32(dt))
+	s.bind()
+	t := &s.timers
+	t.Begin()
+	s.run("pbf_predict.comp", s.n)
+	t.Mark("predict")
+	s.buildGrid()
+	t.Mark("grid")
+	s.run("pbf_neighbors.comp", s.n)
+	t.Mark("neighbours")
+	for it := 0; it < int(s.Cfg.Iterations); it++ {
+		s.run("pbf_lambda.comp", s.n)
+		t.Mark("lambda")
+		s.run("pbf_deltap.comp", s.n)
+		s.pred, s.pred2 = s.pred2, s.pred
+		s.bind()
+		t.Mark("delta p")
+	}
+	s.run("pbf_velocity.comp", s.n)
+	s.run("pbf_vorticity.comp", s.n)
+	t.Mark("vorticity")
+	s.run("pbf_confine.comp", s.n)
+	s.vel, s.vel2 = s.vel2, s.vel
+	s.bind()
+	t.Mark("velocity")
+	s.steps++
+	s.time += dt
+	s.reduceStats()
+	t.Mark("stats")
+	t.End()
+	// the renderer reads the particle buffers as vertex attributes
+	gl.MemoryBarrier(gl.VERTEX_ATTRIB_ARRAY_BARRIER_BIT | gl.BUFFER_UPDATE_BARRIER_BIT)
+	if s.steps%snapInterval == 0 {
+		s.snapshot(s.snapNext)
+		s.snapNext = 3 - s.snapNext
+	}
+	return s.poll(false)
+}
+
+// buildGrid sorts the particles by (cell, id) on the GPU and reorders every per-particle array.
+func (s *Solver) buildGrid() {
+	compute.ClearUint(s.count, 0)
+	s.run("pbf_cell.comp", s.n)
+	s.scan.Run(s.count, s.numCells+1)
+	s.bind() // the scan used binding points of its own
+	compute.ClearUint(s.fill, 0)
+	s.run("pbf_scatter.comp", s.n)
+	s.run("pbf_cellsort.comp", s.numCells)
+	s.run("pbf_reorder.comp", s.n)
+	s.pos, s.pos2 = s.pos2, s.pos
+	s.vel, s.vel2 = s.vel2, s.vel
+	s.pred, s.pred2 = s.pred2, s.pred
+	s.ids, s.ids2 = s.ids2, s.ids
+	s.bind()
+}
+
+// reduceStats runs the statistics passes and queues the record for reading back without waiting.
+func (s *Solver) reduceStats() {
+	groups := (s.n + compute.GroupSize - 1) / compute.GroupSize
+	s.run("pbf_stats.comp", s.n)
+	p := s.progs.byName["pbf_stats_final.comp"]
+	p.Use()
+	p.SetUint("uGroups", uint32(groups))
+	p.SetUint("uStep", uint32(s.steps))
+	compute.Dispatch(compute.GroupSize, compute.GroupSize)
+	gl.MemoryBarrier(gl.BUFFER_UPDATE_BARRIER_BIT | gl.SHADER_STORAGE_BARRIER_BIT)
+	// the clipped count is per step; the bad-value count accumulates until a reset or restore, so a record
+	// skipped below cannot hide a step that went wrong
+	compute.ClearUintRange(s.counters, 1, 1, 0)
+	k := s.ringNext
+	if s.ringFence[k] != 0 {
+		return // the GPU is far behind; skip this step's record rather than wait
+	}
+	size := int(unsafe.Sizeof(statsRecord{}))
+	glh.Copy(s.ring, k*size, s.statsBuf, 0, size)
+	s.ringFence[k] = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
+	s.ringStep[k] = s.steps
+	s.ringNext = (k + 1) % statsRing
+}
+
+func (s *Solver) dropFence(k int) {
+	if s.ringFence[k] != 0 {
+		gl.DeleteSync(s.ringFence[k])
+		s.ringFence[k] = 0
+	}
+}
+
+// poll reads the statistics records the GPU has finished, oldest first; with wait it waits for all of them.
+// A record with non-finite values restores the newest snapshot known to be finite.
+func (s *Solver) poll(wait bool) error {
+	size := int(unsafe.Sizeof(statsRecord{}))
+	for i := 0; i < statsRing; i++ {
+		k := (s.ringNext + i) % statsRing
+		if s.ringFence[k] == 0 {
+			continue
+		}
+		var timeout uint64
+		flags := uint32(0)
+		if wait {
+			timeout, flags = 10e9, gl.SYNC_FLUSH_COMMANDS_BIT
+		}
+		if r := gl.ClientWaitSync(s.ringFence[k], flags, timeout); r != gl.ALREADY_SIGNALED && r != gl.CONDITION_SATISFIED {
+			if wait {
+				return fmt.Errorf("gpu pbf: the GPU did not finish a step within 10 s")
+			}
+			break
+		}
+		s.dropFence(k)
+		rec := make([]statsRecord, 1)
+		glh.Read(s.ring, k*size, rec)
+		if err := s.take(rec[0]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take turns a statistics record into Stats and detects non-finite state.
+func (s *Solver) take(r statsRecord) error {
+	if r.Bad > 0 || r.BadTotal > 0 {
+		failed := int(r.Step)
+		for k := range s.ringFence { // records after the failure describe the broken state
+			s.dropFence(k)
+		}
+		s.restore()
+		return &sim.NonFiniteError{Mode: Name, Step: failed, Count: int(max(r.Bad, 1)), Restored: s.time}
+	}
+	s.lastFinite = max(s.lastFinite, int(r.Step))
+	st := &s.stats
+	st.Particles, st.Steps, st.Time = s.n, s.steps, s.time
+	n := float64(max(1, s.n))
+	st.DensityErrMean, st.DensityErrMax = float64(r.SumErr)/n, float64(r.MaxErr)
+	st.MaxSpeed = math.Sqrt(float64(r.MaxV2))
+	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(r.SumN)/n, int(r.MaxN), int(r.Clipped)
+	if passes, total, ok := s.timers.Poll(); ok {
+		st.Passes, st.StepMs = passes, total
+	}
+	return nil
+}
+
+// snapshot copies the state into snapshot slot k.
+func (s *Solver) snapshot(k int) {
+	sn := &s.snaps[k]
+	glh.Copy(sn.pos, 0, s.pos, 0, 16*s.n)
+	glh.Copy(sn.vel, 0, s.vel, 0, 16*s.n)
+	glh.Copy(sn.ids, 0, s.ids, 0, 4*s.n)
+	sn.step, sn.time, sn.valid = s.steps, s.time, true
+}
+
+// restore goes back to the newest snapshot whose state the statistics have shown to be finite.
+func (s *Solver) restore() {
+	best := 0
+	for k := 1; k < len(s.snaps); k++ {
+		if sn := s.snaps[k]; sn.valid && sn.step <= s.lastFinite && sn.step > s.snaps[best].step {
+			best = k
+		}
+	}
+	sn := &s.snaps[best]
+	glh.Copy(s.pos, 0, sn.pos, 0, 16*s.n)
+	glh.Copy(s.vel, 0, sn.vel, 0, 16*s.n)
+	glh.Copy(s.ids, 0, sn.ids, 0, 4*s.n)
+	ones := make([]float32, s.n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	glh.Upload(s.rho, 0, ones)
+	compute.ClearUint(s.counters, 0)
+	s.steps, s.time = sn.step, sn.time
+	for k := range s.snaps { // snapshots newer than the restored one hold states that no longer happened
+		if s.snaps[k].step > sn.step {
+			s.snaps[k].valid = false
+		}
+	}
+}
+
+// Frame implements sim.Solver by reading the particle state back from the GPU. It first waits for the statistics
+// of every step taken, so a non-finite state is restored before it could be copied out; the error is returned by
+// the next Step.
+func (s *Solver) Frame(dst *sim.Frame) {
+	if s.n == 0 {
+		dst.Resize(0)
+		return
+	}
+	if err := s.poll(true); err != nil && s.pendingErr == nil {
+		s.pendingErr = err
+	}
+	dst.Resize(s.n)
+	glh.Read(s.pos, 0, dst.Pos)
+	glh.Read(s.vel, 0, dst.Vel)
+	glh.Read(s.rho, 0, dst.Rho)
+	glh.Read(s.ids, 0, dst.ID)
+	dst.Radius = s.dv.Radius
+	dst.Time, dst.Steps = s.time, s.steps
+}
+
+// Stats implements sim.Solver. GPU statistics arrive a few steps late; Stats reports the newest finished ones.
+func (s *Solver) Stats() sim.Stats {
+	if err := s.poll(false); err != nil && s.pendingErr == nil {
+		s.pendingErr = err
+	}
+	st := s.stats
+	st.Passes = append([]sim.Pass(nil), st.Passes...)
+	return st
+}
+
+// Sync waits until the GPU has finished every step taken and their statistics are in.
+func (s *Solver) Sync() error {
+	if err := s.poll(true); err != nil {
+		return err
+	}
+	gl.Finish()
+	if passes, total, ok := s.timers.Poll(); ok {
+		s.stats.Passes, s.stats.StepMs = passes, total
+	}
+	return nil
+}
+
+// Particles is what the renderer draws: the solver's own buffers.
+func (s *Solver) Particles() render.Particles {
+	return render.Particles{Pos: s.pos, Vel: s.vel, Rho: s.rho, N: s.n, Radius: s.dv.Radius}
+}
+
+func (s *Solver) deleteParticleBuffers() {
+	for _, b := range []*glh.Buffer{s.pos, s.vel, s.pred, s.ids, s.pos2, s.vel2, s.pred2, s.ids2, s.rho, s.lambda,
+		s.bgrad, s.omega, s.cell, s.order, s.ncount, s.counters, s.partial, s.statsBuf, s.ring, s.nbr} {
+		b.Delete()
+	}
+	for k := range s.snaps {
+		s.snaps[k].pos.Delete()
+		s.snaps[k].vel.Delete()
+		s.snaps[k].ids.Delete()
+	}
+	for k := range s.ringFence {
+		s.dropFence(k)
+	}
+	s.n = 0
+}
+
+// Delete frees every GL object; safe to call twice.
+func (s *Solver) Delete() {
+	if s == nil {
+		return
+	}
+	s.deleteParticleBuffers()
+	for _, b := range []*glh.Buffer{s.count, s.fill, s.obstacles, s.ubo} {
+		b.Delete()
+	}
+	if s.scan != nil {
+		s.scan.Delete()
+		s.scan = nil
+	}
+	if s.ownsProgs {
+		s.progs.Delete()
+		s.progs = nil
+	}
+	s.timers.Delete()
+}

@@ -1,0 +1,23 @@
+#version 430 core
+// Neighbour grid, step 5: gather the particle arrays into sorted order for memory coherence.
+layout(local_size_x = GROUP_SIZE) in;
+#include "pbf_common.glsl"
+layout(std430, binding = BIND_ORDER) readonly buffer Order { uint order[]; };
+layout(std430, binding = BIND_POS) readonly buffer Pos { vec4 pos[]; };
+layout(std430, binding = BIND_VEL) readonly buffer Vel { vec4 vel[]; };
+layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
+layout(std430, binding = BIND_IDS) readonly buffer Ids { uint ids[]; };
+layout(std430, binding = BIND_POS2) writeonly buffer Pos2 { vec4 pos2[]; };
+layout(std430, binding = BIND_VEL2) writeonly buffer Vel2 { vec4 vel2[]; };
+layout(std430, binding = BIND_PRED2) writeonly buffer Pred2 { vec4 pred2[]; };
+layout(std430, binding = BIND_IDS2) writeonly buffer Ids2 { uint ids2[]; };
+
+void main() {
+	uint k = globalIndex();
+	if (k >= P.n) return;
+	uint src = order[k];
+	pos2[k] = pos[src];
+	vel2[k] = vel[src];
+	pred2[k] = pred[src];
+	ids2[k] = ids[src];
+}
