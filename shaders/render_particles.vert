@@ -27,7 +27,21 @@ vec3 particleColor() {
 	return uWaterColor;
 }
 
+// Inf or NaN (exponent all ones); a bit test, which fast-math compilers cannot fold away like isnan.
+bool nonFinite(vec3 v) {
+	return any(equal((floatBitsToUint(v) >> 23u) & 0xFFu, uvec3(0xFFu)));
+}
+
 void main() {
+	if (nonFinite(aPos.xyz)) {
+		// a solver that went wrong restores its state a few steps later; never draw the broken particle. (Mesa
+		// drops NaN vertices by itself, so no test here can see this; other drivers rasterise garbage.)
+		gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+		vViewPos = vec3(0.0);
+		vCenter = vec3(0.0, 0.0, -1.0);
+		vColor = vec3(0.0);
+		return;
+	}
 	vec3 c = (uView * vec4(aPos.xyz, 1.0)).xyz;
 	float d = length(c);
 	vCenter = c;
