@@ -32,12 +32,14 @@ type Config struct {
 	Particles int32   // particle count on reset; 0 uses the spacing
 }
 
-// DefaultConfig uses 2 sub-steps like Table 1 but 4 iterations (a resting pool 15 particles deep settles much
-// more calmly than with 3), and the paper's s_corr, XSPH constants.
+// DefaultConfig is the paper's dam-break setting (Table 1: 4 sub-steps, 3 iterations) with its s_corr and XSPH
+// constants. The sub-steps matter more than the iterations: at 2 sub-steps × 4 iterations the dam break's impact on
+// the far wall compresses edge particles by 60%, and the correction launches them along the tank's edges at up
+// to 16 m/s; at 4 × 3 the fastest particle is the 5 m/s front.
 func DefaultConfig() Config {
 	return Config{
-		Iterations:   4,
-		Substeps:     2,
+		Iterations:   3,
+		Substeps:     4,
 		RestDensity:  1000,
 		KernelRadius: 2,
 		Gravity:      [3]float32{0, -9.81, 0},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -108,7 +109,9 @@ func TestOneIterationByHand(t *testing.T) {
 	}
 }
 
-// A pool at rest stays at rest: after 2 s the fastest particle is slow and the mean compression small.
+// A pool at rest stays at rest: after 2 s the bulk is still (99th percentile of speed), nobody is fast, and the
+// mean compression is small. Three Jacobi iterations leave a residual jitter: 0.15 m/s over a 4.2 ms sub-step is
+// 0.6 mm, 1.5% of this coarse test's spacing — invisible, and far from sloshing.
 func TestRestingPoolStaysAtRest(t *testing.T) {
 	s := newSolver(t, "pool", "pbf.spacing=0.04")
 	n := s.Stats().Particles
@@ -121,10 +124,17 @@ func TestRestingPoolStaysAtRest(t *testing.T) {
 	if st.Particles != n {
 		t.Fatalf("particle count changed from %d to %d", n, st.Particles)
 	}
-	const maxSpeed, maxMeanErr, maxErr = 0.25, 0.02, 0.06
-	if st.MaxSpeed > maxSpeed || st.DensityErrMean > maxMeanErr || st.DensityErrMax > maxErr {
-		t.Errorf("after 2 s: max speed %.3f m/s (bound %g), density error mean %.4f (bound %g), max %.4f (bound %g)",
-			st.MaxSpeed, maxSpeed, st.DensityErrMean, maxMeanErr, st.DensityErrMax, maxErr)
+	speeds := make([]float64, len(s.v))
+	for i, v := range s.v {
+		speeds[i] = float64(sqrt32(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]))
+	}
+	slices.Sort(speeds)
+	p99 := speeds[len(speeds)*99/100]
+	const maxP99, maxSpeed, maxMeanErr, maxErr = 0.15, 0.4, 0.02, 0.06
+	t.Logf("after 2 s: speed p99 %.3f m/s, max %.3f m/s; density error mean %.4f, max %.4f", p99, st.MaxSpeed, st.DensityErrMean, st.DensityErrMax)
+	if p99 > maxP99 || st.MaxSpeed > maxSpeed || st.DensityErrMean > maxMeanErr || st.DensityErrMax > maxErr {
+		t.Errorf("after 2 s: speed p99 %.3f m/s (bound %g), max %.3f m/s (bound %g), density error mean %.4f (bound %g), max %.4f (bound %g)",
+			p99, maxP99, st.MaxSpeed, maxSpeed, st.DensityErrMean, maxMeanErr, st.DensityErrMax, maxErr)
 	}
 	var top float32
 	for _, x := range s.x {
@@ -132,6 +142,20 @@ func TestRestingPoolStaysAtRest(t *testing.T) {
 	}
 	if top < top0-0.25*s.dv.Spacing {
 		t.Errorf("the surface sank from %.4f to %.4f m", top0, top)
+	}
+}
+
+// The dam break's impact on the far wall never launches particles much faster than the front (about 2√(gH) =
+// 4.9 m/s for the 0.6 m column); particles squeezed into the tank's edges used to race along them at 16 m/s.
+func TestDambreakImpactStaysPhysical(t *testing.T) {
+	s := newSolver(t, "dambreak", "pbf.spacing=0.025")
+	var fastest float64
+	for f := 0; f < 54; f++ {
+		run(t, s, 1)
+		fastest = math.Max(fastest, s.Stats().MaxSpeed)
+	}
+	if fastest > 7 {
+		t.Errorf("fastest particle through the impact: %.2f m/s, want at most 7 (the front moves at about 5)", fastest)
 	}
 }
 
