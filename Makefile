@@ -1,0 +1,89 @@
+# slosh: `make run` opens the sandbox, `make test` runs every check (starting Xvfb when there is no display).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.ONESHELL:
+.DEFAULT_GOAL := build
+
+GO ?= go
+BIN := slosh
+# Flags for `make run`, e.g. make run ARGS='--scene obstacles --mode pbf-cpu'.
+ARGS ?=
+TESTFLAGS ?= -p 2 -timeout 20m
+BENCH_OUT ?= captures/bench
+
+# What building (GLFW's X11 headers, OpenGL) and testing (a virtual display, video tools) need on Debian/Ubuntu.
+APT_PACKAGES := libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev \
+	libgl1-mesa-dev xvfb ffmpeg
+
+.PHONY: deps build run test bench clean
+
+# deps installs only what is missing, so it is quiet and fast when everything is there.
+deps:
+	@missing=""
+	if command -v dpkg-query >/dev/null 2>&1; then
+		for p in $(APT_PACKAGES); do
+			dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"
+		done
+	else
+		echo "make deps: no dpkg here; install the equivalents of:$(foreach p,$(APT_PACKAGES), $(p))" >&2
+	fi
+	if [ -n "$$missing" ]; then
+		sudo=""
+		if [ "$$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+		echo "make deps: installing$$missing"
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
+	fi
+	$(GO) mod download
+
+build:
+	$(GO) build -o $(BIN) .
+
+run: deps build
+	./$(BIN) $(ARGS)
+
+# test starts a private Xvfb when DISPLAY is empty, on the first free display from :99, with its output in a log
+# file (an Xvfb holding the terminal's output open would hang CI), and stops it on every exit path.
+test: deps
+	@if [ -z "$${DISPLAY:-}" ]; then
+		n=99
+		while [ -e "/tmp/.X$$n-lock" ] || [ -e "/tmp/.X11-unix/X$$n" ]; do n=$$((n + 1)); done
+		log="$${TMPDIR:-/tmp}/slosh-xvfb-$$n.log"
+		Xvfb ":$$n" -screen 0 1280x720x24 -nolisten tcp </dev/null >"$$log" 2>&1 &
+		xvfb=$$!
+		trap 'kill "$$xvfb" 2>/dev/null || true; wait "$$xvfb" 2>/dev/null || true' EXIT
+		for i in $$(seq 100); do
+			[ -S "/tmp/.X11-unix/X$$n" ] && break
+			if ! kill -0 "$$xvfb" 2>/dev/null; then echo "make test: Xvfb :$$n failed to start:" >&2; cat "$$log" >&2; exit 1; fi
+			sleep 0.1
+		done
+		export DISPLAY=":$$n"
+		echo "make test: started Xvfb on $$DISPLAY (log: $$log)"
+	fi
+	export SLOSH_REQUIRE_GL=1
+	echo "go vet ./..."
+	$(GO) vet ./...
+	unformatted="$$(gofmt -l .)"
+	if [ -n "$$unformatted" ]; then echo "make test: gofmt -w these files:" >&2; echo "$$unformatted" >&2; exit 1; fi
+	echo "go test $(TESTFLAGS) ./..."
+	$(GO) test $(TESTFLAGS) ./...
+
+# bench runs the solvers' Go benchmarks and whole-scene `slosh bench` runs; JSON results go to $(BENCH_OUT).
+bench: build
+	@mkdir -p $(BENCH_OUT)
+	$(GO) test -bench . -run XXX ./sim/...
+	for n in 8000 32000 128000; do
+		./$(BIN) bench --mode pbf-cpu --scene dambreak --particles $$n --frames 30 --json $(BENCH_OUT)/pbf-cpu-dambreak-$$n.json
+	done
+	if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then
+		for n in 32000 128000 512000; do
+			./$(BIN) bench --mode pbf --scene dambreak --particles $$n --frames 120 --json $(BENCH_OUT)/pbf-dambreak-$$n.json
+		done
+	else
+		echo "make bench: no display, skipping the GPU benchmarks (they need an OpenGL 4.3 context)"
+	fi
+
+clean:
+	rm -f $(BIN)
+	rm -rf $(BENCH_OUT)

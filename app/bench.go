@@ -1,0 +1,250 @@
+package app
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/slosh/slosh/sim"
+)
+
+// BenchResult is what `slosh bench` measures, as written to --json.
+type BenchResult struct {
+	Mode          string      `json:"mode"`
+	RequestedMode string      `json:"requested_mode"`
+	Fallback      string      `json:"fallback,omitempty"` // why the requested mode did not run
+	Scene         string      `json:"scene"`
+	Particles     int         `json:"particles"`
+	Substeps      int         `json:"substeps"`
+	Iterations    int         `json:"iterations"`
+	WarmupFrames  int         `json:"warmup_frames"`
+	Frames        int         `json:"frames"`
+	Steps         int         `json:"steps"`
+	Passes        []BenchPass `json:"passes"`
+	// PassSamples is how many steps reported pass timings (GPU timings arrive a few steps late).
+	PassSamples   int     `json:"pass_samples"`
+	StepMs        float64 `json:"step_ms"`          // mean of the solver's own per-step time (the sum of its passes)
+	WallMsPerStep float64 `json:"wall_ms_per_step"` // wall time of the measured frames over their steps
+	ParticleSteps float64 `json:"particle_steps_per_second"`
+	Machine       Machine `json:"machine"`
+	GoVersion     string  `json:"go_version"`
+	Timestamp     string  `json:"timestamp"`
+}
+
+// BenchPass is the mean time of one stage per step.
+type BenchPass struct {
+	Name   string  `json:"name"`
+	MeanMs float64 `json:"mean_ms"`
+}
+
+// Machine describes where a benchmark ran.
+type Machine struct {
+	CPU        string `json:"cpu,omitempty"`
+	NumCPU     int    `json:"num_cpu"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	GL         string `json:"gl,omitempty"` // the context's version and renderer, when GL was used
+}
+
+// passAverager averages pass timings over the steps that reported them, keeping the order of first appearance.
+type passAverager struct {
+	names   []string
+	sums    map[string]float64
+	samples int
+}
+
+func (a *passAverager) add(passes []sim.Pass) {
+	if len(passes) == 0 {
+		return // GPU timings not back yet
+	}
+	if a.sums == nil {
+		a.sums = map[string]float64{}
+	}
+	for _, p := range passes {
+		if _, ok := a.sums[p.Name]; !ok {
+			a.names = append(a.names, p.Name)
+		}
+		a.sums[p.Name] += p.Ms
+	}
+	a.samples++
+}
+
+func (a *passAverager) means() []BenchPass {
+	out := make([]BenchPass, 0, len(a.names))
+	for _, n := range a.names {
+		out = append(out, BenchPass{Name: n, MeanMs: round(a.sums[n] / float64(max(1, a.samples)))})
+	}
+	return out
+}
+
+// Bench warms up, then measures o.Frames frames, prints a table of the mean milliseconds per pass and per step
+// and the particle-steps per second, and writes the same as JSON to o.JSON.
+func Bench(o BenchOptions) error {
+	modes := Modes()
+	if o.Frames == 0 {
+		o.Frames = 60
+	}
+	if o.Frames < 0 {
+		return usagef("--frames %d: must be at least 1", o.Frames)
+	}
+	if o.Warmup < 0 {
+		o.Warmup = 0
+	}
+	stdout, stderr := orStdout(o.Stdout), o.stderr()
+	st, err := prepare(modes, &o.Options)
+	if err != nil {
+		return err
+	}
+	if len(st.renderSets) > 0 {
+		fmt.Fprintf(stderr, "slosh: note: bench renders nothing; ignoring %s\n", strings.Join(st.renderSets, " "))
+	}
+	g := glInfo{cap: o.GLCap}
+	if st.mode.Compute {
+		g.ctx, g.err = openHidden(64, 64, o.GLCap)
+		if g.ctx != nil {
+			defer g.ctx.Close()
+		}
+	}
+	ss, err := openSession(modes, st, g, stderr)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+	// GPU solvers queue work: wait for it before and after the measured frames.
+	sync := func() error { return nil }
+	if sy, ok := ss.solver.(interface{ Sync() error }); ok {
+		sync = sy.Sync
+	}
+
+	var steps []sim.Stats
+	for f := 0; f < o.Warmup; f++ {
+		if steps, err = ss.frame(steps[:0]); err != nil {
+			return fmt.Errorf("warm-up frame %d: %w", f+1, err)
+		}
+	}
+	if err := sync(); err != nil {
+		return fmt.Errorf("after the warm-up: %w", err)
+	}
+	var passes passAverager
+	var stepMs float64
+	nsteps := 0
+	start := time.Now()
+	for f := 0; f < o.Frames; f++ {
+		if steps, err = ss.frame(steps[:0]); err != nil {
+			return fmt.Errorf("measured frame %d: %w", f+1, err)
+		}
+		for _, s := range steps {
+			passes.add(s.Passes)
+			stepMs += s.StepMs
+			nsteps++
+		}
+	}
+	if err := sync(); err != nil {
+		return fmt.Errorf("after the measured frames: %w", err)
+	}
+	wall := time.Since(start)
+
+	set := ss.solver.Params()
+	r := BenchResult{
+		Mode:          ss.mode.Name,
+		RequestedMode: st.mode.Name,
+		Fallback:      ss.note,
+		Scene:         st.sc.Source,
+		Particles:     ss.solver.Stats().Particles,
+		Substeps:      substeps(set),
+		Iterations:    intParam(set, "iterations", 0),
+		WarmupFrames:  o.Warmup,
+		Frames:        o.Frames,
+		Steps:         nsteps,
+		Passes:        passes.means(),
+		PassSamples:   passes.samples,
+		Machine:       machineInfo(g),
+		GoVersion:     runtime.Version(),
+		Timestamp:     time.Now().UTC().Format(time.RFC3339),
+	}
+	if nsteps > 0 {
+		r.StepMs = round(stepMs / float64(nsteps))
+		r.WallMsPerStep = round(float64(wall.Nanoseconds()) / 1e6 / float64(nsteps))
+		r.ParticleSteps = math.Round(float64(r.Particles) * float64(nsteps) / wall.Seconds())
+	}
+	printBench(stdout, &r)
+	if o.JSON != "" {
+		data, err := json.MarshalIndent(&r, "", "  ")
+		if err != nil {
+			return fmt.Errorf("bench: encoding the results: %w", err)
+		}
+		if err := os.WriteFile(o.JSON, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	return nil
+}
+
+func printBench(w io.Writer, r *BenchResult) {
+	fmt.Fprintf(w, "slosh bench: mode %s, scene %s, %d particles, %d substeps, %d iterations\n",
+		r.Mode, r.Scene, r.Particles, r.Substeps, r.Iterations)
+	fmt.Fprintf(w, "%d frames (%d steps) measured after %d warm-up frames; %s\n", r.Frames, r.Steps, r.WarmupFrames, machineLine(r.Machine))
+	fmt.Fprintf(w, "  %-16s %10s %7s\n", "pass", "mean ms", "share")
+	for _, p := range r.Passes {
+		share := 0.0
+		if r.StepMs > 0 {
+			share = 100 * p.MeanMs / r.StepMs
+		}
+		fmt.Fprintf(w, "  %-16s %10.3f %6.1f%%\n", p.Name, p.MeanMs, share)
+	}
+	if len(r.Passes) == 0 {
+		fmt.Fprintln(w, "  (no pass timings reported)")
+	}
+	fmt.Fprintf(w, "  %-16s %10.3f\n", "step (solver)", r.StepMs)
+	fmt.Fprintf(w, "  %-16s %10.3f\n", "step (wall)", r.WallMsPerStep)
+	fmt.Fprintf(w, "%d steps, %d particles, %.4g particle-steps/s\n", r.Steps, r.Particles, r.ParticleSteps)
+}
+
+func machineLine(m Machine) string {
+	s := fmt.Sprintf("%s, %d CPUs, GOMAXPROCS %d", orUnknown(m.CPU), m.NumCPU, m.GOMAXPROCS)
+	if m.GL != "" {
+		s += "; " + m.GL
+	}
+	return s
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown CPU"
+	}
+	return s
+}
+
+func machineInfo(g glInfo) Machine {
+	m := Machine{CPU: cpuModel(), NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if g.ctx != nil {
+		m.GL = g.ctx.String()
+	}
+	return m
+}
+
+// cpuModel reads the first "model name" of /proc/cpuinfo; empty where there is none.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// round keeps milliseconds to a tenth of a microsecond, which is all a timer resolves.
+func round(ms float64) float64 { return math.Round(ms*1e4) / 1e4 }

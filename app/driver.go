@@ -1,0 +1,206 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// driver runs the active mode for the window. All methods are called on the GL thread.
+type driver interface {
+	Mode() Mode
+	// Params is the set the panel edits: the solver's own for GPU modes, a mirror for CPU modes.
+	Params() *param.Set
+	// ParamsChanged passes edits of Params on to the solver.
+	ParamsChanged()
+	// Reset rebuilds the state from sc; errors arrive in the status line.
+	Reset(sc *scene.Scene)
+	Paused() bool
+	SetPaused(bool)
+	// StepFrame simulates one frame and pauses.
+	StepFrame()
+	// Update advances (GPU) or collects the newest frame (CPU); once per display frame, wall seconds since the last.
+	Update(wallDt float64)
+	// Particles is what to draw for the newest frame.
+	Particles() render.Particles
+	Stats() sim.Stats
+	// SimRate is simulated frames per wall second, over the last half second or so.
+	SimRate() float64
+	Close()
+}
+
+// statusLine is the last message shown under the simulation controls.
+type statusLine struct {
+	msg   string
+	isErr bool
+}
+
+func (s *statusLine) set(msg string, isErr bool) { s.msg, s.isErr = msg, isErr }
+
+// rateMeter measures events per second over windows of about half a second.
+type rateMeter struct {
+	start time.Time
+	count int
+	rate  float64
+}
+
+func (m *rateMeter) add(n int, now time.Time) {
+	if m.start.IsZero() {
+		m.start = now
+	}
+	m.count += n
+	if el := now.Sub(m.start).Seconds(); el >= 0.5 {
+		m.rate = float64(m.count) / el
+		m.start, m.count = now, 0
+	}
+}
+
+// cpuDriver runs a CPU solver in a Runner and uploads the newest frame it published.
+type cpuDriver struct {
+	mode   Mode
+	runner *Runner
+	mirror *param.Set
+	bufs   render.FrameBuffers
+	parts  render.Particles
+	stats  sim.Stats
+	seq    uint64
+	rate   rateMeter
+	msgSeq uint64
+
+	status *statusLine
+	record func(sim.Stats)
+}
+
+// newCPUDriver takes over a solver that has been configured and Reset, and starts its runner. record receives the
+// stats of every simulated step (the panel's history).
+func newCPUDriver(m Mode, s sim.Solver, pace time.Duration, paused bool, status *statusLine, record func(sim.Stats)) *cpuDriver {
+	mirror := m.Params()
+	carry(mirror, s.Params().Snapshot())
+	d := &cpuDriver{mode: m, mirror: mirror, status: status, record: record, stats: s.Stats()}
+	d.runner = NewRunner(s, pace, paused)
+	d.runner.Start()
+	return d
+}
+
+func (d *cpuDriver) Mode() Mode                  { return d.mode }
+func (d *cpuDriver) Params() *param.Set          { return d.mirror }
+func (d *cpuDriver) ParamsChanged()              { d.runner.SetParams(d.mirror.Snapshot()) }
+func (d *cpuDriver) Reset(sc *scene.Scene)       { d.runner.Reset(sc) }
+func (d *cpuDriver) Paused() bool                { return d.runner.Status().Paused }
+func (d *cpuDriver) SetPaused(p bool)            { d.runner.SetPaused(p) }
+func (d *cpuDriver) StepFrame()                  { d.runner.StepFrame() }
+func (d *cpuDriver) Particles() render.Particles { return d.parts }
+func (d *cpuDriver) Stats() sim.Stats            { return d.stats }
+func (d *cpuDriver) SimRate() float64            { return d.rate.rate }
+
+func (d *cpuDriver) Update(float64) {
+	now := time.Now()
+	if st := d.runner.Status(); st.MsgSeq != d.msgSeq {
+		d.msgSeq = st.MsgSeq
+		d.status.set(st.Msg, st.Err)
+	}
+	p := d.runner.Latest()
+	if p == nil {
+		d.rate.add(0, now)
+		return
+	}
+	parts, err := d.bufs.Upload(&p.Frame)
+	if err != nil {
+		d.status.set(err.Error(), true)
+	} else {
+		d.parts = parts
+	}
+	d.stats = p.Stats
+	for _, s := range p.Steps {
+		if d.record != nil {
+			d.record(s)
+		}
+	}
+	frames := 0
+	if len(p.Steps) > 0 && p.Seq > d.seq {
+		frames = int(p.Seq - d.seq) // frames published meanwhile were simulated too
+	}
+	d.seq = p.Seq
+	d.rate.add(frames, now)
+}
+
+func (d *cpuDriver) Close() {
+	d.runner.Close()
+	d.bufs.Delete()
+	d.parts = render.Particles{}
+}
+
+// gpuDriver steps a GPU solver on the GL thread: one simulated frame per display frame when running, from an
+// accumulator of wall time capped at maxBacklog frames, so a slow GPU slows the simulation instead of spiralling.
+type gpuDriver struct {
+	mode    Mode
+	s       gpuSolver
+	paused  bool
+	stepReq bool
+	acc     float64
+	rate    rateMeter
+
+	status *statusLine
+	record func(sim.Stats)
+}
+
+// maxBacklog caps the accumulator of the GPU driver, in frames.
+const maxBacklog = 2
+
+func newGPUDriver(m Mode, s gpuSolver, paused bool, status *statusLine, record func(sim.Stats)) *gpuDriver {
+	return &gpuDriver{mode: m, s: s, paused: paused, status: status, record: record}
+}
+
+func (d *gpuDriver) Mode() Mode                  { return d.mode }
+func (d *gpuDriver) Params() *param.Set          { return d.s.Params() }
+func (d *gpuDriver) ParamsChanged()              {}
+func (d *gpuDriver) Paused() bool                { return d.paused }
+func (d *gpuDriver) SetPaused(p bool)            { d.paused = p; d.stepReq = d.stepReq && p }
+func (d *gpuDriver) StepFrame()                  { d.paused, d.stepReq = true, true }
+func (d *gpuDriver) Particles() render.Particles { return d.s.Particles() }
+func (d *gpuDriver) Stats() sim.Stats            { return d.s.Stats() }
+func (d *gpuDriver) SimRate() float64            { return d.rate.rate }
+
+func (d *gpuDriver) Reset(sc *scene.Scene) {
+	if err := d.s.Reset(sc); err != nil {
+		d.status.set(fmt.Sprintf("%s: reset failed: %v", d.mode.Name, err), true)
+		return
+	}
+	d.acc = 0
+	d.status.set(fmt.Sprintf("reset %s: %d particles", sceneLabel(sc), d.s.Stats().Particles), false)
+}
+
+func (d *gpuDriver) Update(wallDt float64) {
+	now := time.Now()
+	run := d.stepReq
+	if !d.paused {
+		d.acc = min(d.acc+max(wallDt, 0), maxBacklog*FrameDt)
+		if d.acc >= FrameDt {
+			d.acc -= FrameDt
+			run = true
+		}
+	}
+	if !run {
+		d.rate.add(0, now)
+		return
+	}
+	d.stepReq = false
+	n := substeps(d.s.Params())
+	for k := 0; k < n; k++ {
+		if err := d.s.Step(FrameDt / float64(n)); err != nil {
+			d.paused = true
+			d.status.set(stepErrorMessage(d.mode.Name, err), true)
+			break
+		}
+		if d.record != nil {
+			d.record(d.s.Stats())
+		}
+	}
+	d.rate.add(1, now)
+}
+
+func (d *gpuDriver) Close() { d.s.Delete() }

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// ListScenes prints the shipped scenes with their default modes and descriptions.
+func ListScenes(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENE\tMODE\tDESCRIPTION")
+	for _, name := range scene.BuiltinNames() {
+		sc, err := scene.Builtin(name)
+		if err != nil {
+			return fmt.Errorf("shipped scene %s: %w", name, err)
+		}
+		mode := sc.Mode
+		if mode == "" {
+			mode = DefaultMode
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, mode, sc.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nOpen one with `slosh --scene NAME`, or give the path of a scene file (JSON) instead of a name.")
+	return nil
+}
+
+// ListModes prints the mode table.
+func ListModes(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, m := range Modes() {
+		fmt.Fprintf(tw, "  %s\t%s\n", m.Name, m.Desc)
+	}
+	tw.Flush()
+}
+
+// ListParams prints every parameter of a mode — name, kind, unit, default, hard range, description — grouped as
+// in the panel, then the renderer's render.* parameters. The render parameters live in the renderer, which needs
+// an OpenGL context; where none can be had they are left out with a note.
+func ListParams(w io.Writer, o Options) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	name := o.Mode
+	if name == "" {
+		name = DefaultMode
+	}
+	m, err := lookupMode(Modes(), name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Parameters of mode %s (%s).\nSet them with --set NAME=VALUE; ranges are hard bounds.\n", m.Name, m.Desc)
+	printParams(w, m.Params())
+
+	ctx, err := openHidden(64, 64, o.GLCap)
+	if err != nil {
+		fmt.Fprintf(w, "\nRender parameters (render.*) are not listed: they need an OpenGL context (%v).\n", err)
+		return nil
+	}
+	defer ctx.Close()
+	rend, err := render.New()
+	if err != nil {
+		fmt.Fprintf(w, "\nRender parameters (render.*) are not listed: %v\n", err)
+		return nil
+	}
+	defer rend.Delete()
+	fmt.Fprintln(w, "\nRender parameters (every mode).")
+	printParams(w, rend.Params())
+	return nil
+}
+
+func printParams(w io.Writer, set *param.Set) {
+	for _, g := range set.Groups() {
+		fmt.Fprintf(w, "\n[%s]\n", strings.ReplaceAll(g, "|", " / "))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, p := range set.All() {
+			if p.Group != g {
+				continue
+			}
+			unit := p.Unit
+			if unit == "" {
+				unit = "-"
+			}
+			note := ""
+			if p.OnReset {
+				note = " (on reset)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\tdefault %s\t%s\t%s%s\n", p.Name, p.Kind, unit, formatValue(p, p.Default()), hardRange(p), p.Desc, note)
+		}
+		tw.Flush()
+	}
+}
+
+func hardRange(p *param.Param) string {
+	switch p.Kind {
+	case param.Bool:
+		return "true|false"
+	case param.Choice:
+		return strings.Join(p.Items, "|")
+	case param.Vec3:
+		return fmt.Sprintf("[%s, %s] each", num(p, p.Min), num(p, p.Max))
+	}
+	return fmt.Sprintf("[%s, %s]", num(p, p.Min), num(p, p.Max))
+}
+
+// formatValue writes a value as --set takes it, with float32 values at float32 precision (0.05, not
+// 0.05000000074505806).
+func formatValue(p *param.Param, v param.Value) string {
+	switch p.Kind {
+	case param.Float, param.Int:
+		return num(p, v.F)
+	case param.Vec3:
+		return num(p, v.V[0]) + "," + num(p, v.V[1]) + "," + num(p, v.V[2])
+	}
+	return p.Format(v)
+}
+
+func num(p *param.Param, x float64) string {
+	if p.Kind == param.Int || x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 32)
+}

@@ -1,0 +1,169 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slosh/slosh/gpu/glh"
+	gpupbf "github.com/slosh/slosh/gpu/pbf"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/pbf"
+)
+
+// DefaultMode is the mode used when neither the command line nor the scene names one.
+const DefaultMode = gpupbf.Name
+
+// DefaultScene is the scene opened when none is given.
+const DefaultScene = "dambreak"
+
+// Mode is one entry of the mode table: how to build a solver and what it needs.
+type Mode struct {
+	Name  string // the short name given to --mode
+	Title string // what it simulates, for messages: "PBF"
+	Desc  string // one line for `slosh params` and the README
+
+	// Compute says the solver dispatches OpenGL 4.3 compute shaders and is stepped on the GL thread. Where the
+	// context has none (or the solver cannot start), Fallback — a CPU mode with the same parameters — runs instead.
+	Compute  bool
+	Fallback string
+
+	// Params returns a parameter set with the solver's names, bounds and defaults without building the solver (no
+	// GL needed): for `slosh params`, for checking --set before a window opens, and as the panel's mirror of a
+	// solver that runs on another goroutine.
+	Params func() *param.Set
+
+	// New builds the solver. Compute modes need ctx (nil when there is none) current on the calling thread; CPU
+	// modes ignore it.
+	New func(ctx *glh.Context) (sim.Solver, error)
+}
+
+// gpuSolver is what a Compute mode's solver offers beyond sim.Solver: its particle buffers, drawn in place, and
+// an explicit end of life for its GL objects.
+type gpuSolver interface {
+	sim.Solver
+	Particles() render.Particles
+	Delete()
+}
+
+// Modes returns the mode table. New modes (flip, sph, reduced, voronoi) are one entry each.
+func Modes() []Mode {
+	pbfParams := func() *param.Set {
+		c := pbf.DefaultConfig()
+		s := param.NewSet()
+		c.Register(s)
+		return s
+	}
+	return []Mode{
+		{
+			Name:     gpupbf.Name,
+			Title:    "PBF",
+			Desc:     "Position Based Fluids on the GPU (OpenGL 4.3 compute shaders); the sandbox's main mode",
+			Compute:  true,
+			Fallback: pbf.Name,
+			Params:   pbfParams,
+			New: func(ctx *glh.Context) (sim.Solver, error) {
+				s, err := gpupbf.New(ctx)
+				if err != nil {
+					return nil, err // not a typed nil in an interface
+				}
+				return s, nil
+			},
+		},
+		{
+			Name:   pbf.Name,
+			Title:  "PBF",
+			Desc:   "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
+			Params: func() *param.Set { return pbf.New().Params() },
+			New:    func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
+		},
+	}
+}
+
+// ModeNames lists the names of the modes, in table order.
+func ModeNames(modes []Mode) []string {
+	out := make([]string, len(modes))
+	for i, m := range modes {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// findMode looks a mode up by name.
+func findMode(modes []Mode, name string) (Mode, bool) {
+	for _, m := range modes {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mode{}, false
+}
+
+// lookupMode finds a mode by name or returns a usage error listing the modes.
+func lookupMode(modes []Mode, name string) (Mode, error) {
+	if m, ok := findMode(modes, name); ok {
+		return m, nil
+	}
+	return Mode{}, usagef("unknown mode %q; the modes are %s", name, strings.Join(ModeNames(modes), ", "))
+}
+
+// glInfo is what mode selection needs to know about the OpenGL context.
+type glInfo struct {
+	ctx *glh.Context // nil: no context could be had
+	err error        // why there is no context
+	cap string       // the --gl cap the context was opened with ("" or "4.1")
+}
+
+// selectMode picks the mode that will run when m is asked for: m itself, or, when m needs compute shaders the
+// context lacks, its fallback. note says why it fell back, in one sentence for the user; it is empty when m runs.
+func selectMode(modes []Mode, m Mode, g glInfo) (Mode, string) {
+	if !m.Compute || g.ctx != nil && g.ctx.Compute {
+		return m, ""
+	}
+	fb, ok := findMode(modes, m.Fallback)
+	if !ok {
+		return m, "" // nothing to fall back to: building m reports the problem
+	}
+	var why string
+	switch {
+	case g.ctx == nil && g.err != nil:
+		why = fmt.Sprintf("there is no OpenGL context (%v)", g.err)
+	case g.ctx == nil:
+		why = "there is no OpenGL context"
+	case g.cap == "4.1":
+		why = fmt.Sprintf("OpenGL 4.3 compute shaders are not available (capped at OpenGL 4.1 by --gl 4.1; the context is OpenGL %s on %s)",
+			g.ctx.Version, g.ctx.Renderer)
+	default:
+		why = fmt.Sprintf("OpenGL 4.3 compute shaders are not available (OpenGL %s on %s)", g.ctx.Version, g.ctx.Renderer)
+	}
+	return fb, fmt.Sprintf("%s; running %s on the CPU (%s)", why, fb.Title, fb.Name)
+}
+
+// openSolver builds the solver for m, or for its fallback when m cannot run here (see selectMode) or its
+// constructor fails. It returns the solver, the mode that actually runs, and a note saying why it fell back ("" when
+// it did not). A Compute mode's solver must be deleted by the caller (deleteSolver).
+func openSolver(modes []Mode, m Mode, g glInfo) (sim.Solver, Mode, string, error) {
+	run, note := selectMode(modes, m, g)
+	s, err := run.New(g.ctx)
+	if err == nil {
+		return s, run, note, nil
+	}
+	fb, ok := findMode(modes, run.Fallback)
+	if !run.Compute || !ok {
+		return nil, run, note, fmt.Errorf("starting mode %s: %w", run.Name, err)
+	}
+	s, ferr := fb.New(g.ctx)
+	if ferr != nil {
+		return nil, fb, note, fmt.Errorf("starting mode %s: %w (and its fallback %s: %v)", run.Name, err, fb.Name, ferr)
+	}
+	note = fmt.Sprintf("the GPU %s solver could not start (%v); running %s on the CPU (%s)", run.Title, err, fb.Title, fb.Name)
+	return s, fb, note, nil
+}
+
+// deleteSolver frees a GPU solver's GL objects; CPU solvers need nothing.
+func deleteSolver(s sim.Solver) {
+	if g, ok := s.(gpuSolver); ok {
+		g.Delete()
+	}
+}

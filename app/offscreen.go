@@ -1,0 +1,99 @@
+package app
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// sceneCamera is the scene's camera, or a view framed on its domain when it has none.
+func sceneCamera(sc *scene.Scene) *render.OrbitCamera {
+	c := render.NewOrbitCamera()
+	if sc.Camera != nil {
+		c.LookAt(vec3(sc.Camera.Eye), vec3(sc.Camera.Target), float32(sc.Camera.FovY))
+		return c
+	}
+	frameDomain(c, sc)
+	return c
+}
+
+// frameDomain aims the camera at the scene's domain and fits it in view, keeping the angles.
+func frameDomain(c *render.OrbitCamera, sc *scene.Scene) {
+	c.Frame(vec3(sc.Domain.Min), vec3(sc.Domain.Max))
+}
+
+func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+// offscreen renders scenes into a framebuffer of a fixed size. It needs a current context.
+type offscreen struct {
+	rend *render.Renderer
+	fb   *glh.Framebuffer
+	bufs render.FrameBuffers
+}
+
+func newOffscreen(w, h int) (*offscreen, error) {
+	rend, err := render.New()
+	if err != nil {
+		return nil, err
+	}
+	fb, err := glh.NewFramebuffer(w, h)
+	if err != nil {
+		rend.Delete()
+		return nil, fmt.Errorf("offscreen target: %w", err)
+	}
+	return &offscreen{rend: rend, fb: fb}, nil
+}
+
+// render draws sc with particles p from the scene's camera and reads the picture back.
+func (o *offscreen) render(sc *scene.Scene, cam *render.OrbitCamera, p render.Particles) (*image.RGBA, error) {
+	o.rend.SetScene(sc)
+	o.fb.Bind()
+	o.rend.Draw(render.Viewport{W: o.fb.W, H: o.fb.H}, cam.Camera(float32(o.fb.W)/float32(o.fb.H)), p)
+	img := render.Screenshot(o.fb.ID(), o.fb.W, o.fb.H)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	if err := glh.CheckError("rendering the screenshot"); err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+func (o *offscreen) Delete() {
+	if o == nil {
+		return
+	}
+	o.bufs.Delete()
+	o.fb.Delete()
+	o.rend.Delete()
+}
+
+// writePNG saves img, reporting a file that cannot be written in full.
+func writePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("screenshot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("screenshot %s: %w", path, err)
+	}
+	return nil
+}
+
+// openHidden opens a hidden window whose context serves offscreen rendering and GPU solvers.
+func openHidden(w, h int, glCap string) (*glh.Context, error) {
+	if err := displayError(); err != nil {
+		return nil, fmt.Errorf("%w: %v", glh.ErrNoContext, err)
+	}
+	return glh.Open(glh.Options{Width: w, Height: h, Title: "slosh (offscreen)", MaxVersion: glCap})
+}

@@ -1,0 +1,201 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// renderPrefix is the prefix of the renderer's parameters (render.color, ...).
+const renderPrefix = "render"
+
+// setup is a command line resolved against its scene: the scene opened, the mode picked, and the assignments
+// split between the solver and the renderer and checked against the mode's parameters.
+type setup struct {
+	sc         *scene.Scene
+	mode       Mode     // the mode asked for (a Compute mode may still fall back when it is built)
+	solverSets []string // "name=value", in order: --particles first, then the solver's --set
+	renderSets []string // render.* assignments
+}
+
+// prepare opens the scene and checks the options against the mode's parameters, before anything heavy (a window,
+// a solver) is made. Scene errors are plain errors; errors in the options are *UsageError.
+func prepare(modes []Mode, o *Options) (*setup, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	name := o.Scene
+	if name == "" {
+		name = DefaultScene
+	}
+	sc, err := scene.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	modeName := o.Mode
+	if modeName == "" {
+		modeName = sc.Mode
+		if modeName != "" {
+			if _, ok := findMode(modes, modeName); !ok {
+				return nil, fmt.Errorf("%s: mode: unknown mode %q; the modes are %s", sc.Source, modeName, strings.Join(ModeNames(modes), ", "))
+			}
+		}
+	}
+	if modeName == "" {
+		modeName = DefaultMode
+	}
+	m, err := lookupMode(modes, modeName)
+	if err != nil {
+		return nil, err
+	}
+	st := &setup{sc: sc, mode: m}
+
+	check := m.Params()
+	if o.Particles > 0 {
+		p, ok := paramNamed(check, "particles")
+		if !ok {
+			return nil, usagef("--particles: mode %s has no particle-count parameter", m.Name)
+		}
+		st.solverSets = append(st.solverSets, p.Name+"="+strconv.Itoa(o.Particles))
+	}
+	for _, a := range o.Sets {
+		name, _, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, usagef("--set %q: want name=value, e.g. --set pbf.iterations=6", a)
+		}
+		if prefixOf(strings.TrimSpace(name)) == renderPrefix {
+			st.renderSets = append(st.renderSets, a)
+		} else {
+			st.solverSets = append(st.solverSets, a)
+		}
+	}
+	// Check everything on a throwaway set now, so a typo fails before a window opens or a long run starts.
+	if _, err := applySceneParams(check, sc, m.Name); err != nil {
+		return nil, err
+	}
+	if err := assignAll(check, st.solverSets, m.Name); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// configure applies the scene's overrides for the solver's parameters, then the command line's assignments. It
+// returns notes about scene overrides meant for other modes, which are skipped.
+func (st *setup) configure(set *param.Set, mode string) ([]string, error) {
+	notes, err := applySceneParams(set, st.sc, mode)
+	if err != nil {
+		return nil, err
+	}
+	if err := assignAll(set, st.solverSets, mode); err != nil {
+		return nil, err
+	}
+	return notes, nil
+}
+
+// configureRender applies the scene's render.* overrides, then the command line's render.* assignments.
+func (st *setup) configureRender(set *param.Set) error {
+	if _, err := applySceneParams(set, st.sc, "the renderer"); err != nil {
+		return err
+	}
+	return assignAll(set, st.renderSets, "the renderer")
+}
+
+// assignAll applies --set assignments in order; an invalid one is a *UsageError naming it (and, from param, its
+// range).
+func assignAll(set *param.Set, assignments []string, owner string) error {
+	for _, a := range assignments {
+		if err := set.Assign(a); err != nil {
+			return usagef("invalid --set for %s: %v", owner, err)
+		}
+	}
+	return nil
+}
+
+// applySceneParams applies the scene's parameter overrides whose prefix is one of set's (pbf.*, render.*): an
+// unknown name or a bad value under such a prefix is an error naming the scene file. Overrides with other prefixes
+// belong to other modes (or to the renderer) and are left alone; the notes list those meant for other modes.
+func applySceneParams(set *param.Set, sc *scene.Scene, owner string) ([]string, error) {
+	if len(sc.Params) == 0 {
+		return nil, nil
+	}
+	own := prefixes(set)
+	mine := map[string]json.RawMessage{}
+	var notes []string
+	names := make([]string, 0, len(sc.Params))
+	for n := range sc.Params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := prefixOf(n)
+		switch {
+		case own[p]:
+			mine[n] = sc.Params[n]
+		case p != renderPrefix && !own[renderPrefix]:
+			notes = append(notes, fmt.Sprintf("%s: params: %s is for another mode; %s skips it", sc.Source, n, owner))
+		}
+	}
+	snap, err := set.Decode(mine)
+	if err != nil {
+		return nil, fmt.Errorf("%s: params: %w", sc.Source, err)
+	}
+	if err := set.Restore(snap); err != nil {
+		return nil, fmt.Errorf("%s: params: %w", sc.Source, err)
+	}
+	return notes, nil
+}
+
+// carry assigns the values of snap to the parameters of set with the same names (a mode switch keeps what the
+// two modes share). Values the new set rejects are left at its own.
+func carry(set *param.Set, snap param.Snapshot) {
+	for _, p := range set.All() {
+		if v, ok := snap[p.Name]; ok {
+			_ = p.Set(v) // out of the new mode's bounds: keep its value
+		}
+	}
+}
+
+// prefixes returns the first dotted parts of a set's names: {"pbf"} for PBF.
+func prefixes(set *param.Set) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range set.All() {
+		out[prefixOf(p.Name)] = true
+	}
+	return out
+}
+
+func prefixOf(name string) string {
+	p, _, _ := strings.Cut(name, ".")
+	return p
+}
+
+// paramNamed finds the parameter whose last dotted part is last ("substeps" finds pbf.substeps).
+func paramNamed(set *param.Set, last string) (*param.Param, bool) {
+	for _, p := range set.All() {
+		if p.Name == last || strings.HasSuffix(p.Name, "."+last) {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// intParam reads an integer parameter by last name, or def when the set has none.
+func intParam(set *param.Set, last string, def int) int {
+	if p, ok := paramNamed(set, last); ok && (p.Kind == param.Int) {
+		return int(p.Get().F)
+	}
+	return def
+}
+
+// substeps is the number of solver steps per 1/60 s frame: the solver's *.substeps parameter, or 1.
+func substeps(set *param.Set) int {
+	return max(1, intParam(set, "substeps", 1))
+}
+
+// FrameDt is the simulated time of one frame, seconds.
+const FrameDt = 1.0 / 60

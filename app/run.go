@@ -1,0 +1,199 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+)
+
+// session is a solver built for a setup: the mode that runs (after any fallback), configured and reset. It is
+// used from one goroutine (the one that made it, which holds the GL context for Compute modes).
+type session struct {
+	st     *setup
+	solver sim.Solver
+	mode   Mode
+	gl     glInfo
+	note   string // why the mode asked for did not run; "" when it did
+}
+
+// openSession builds, configures and resets the solver for st, printing notes (a fallback, skipped scene
+// overrides) to w once.
+func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, error) {
+	s, m, note, err := openSolver(modes, st.mode, g)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		fmt.Fprintln(w, "slosh: "+note)
+	}
+	ss := &session{st: st, solver: s, mode: m, gl: g, note: note}
+	notes, err := st.configure(s.Params(), m.Name)
+	if err != nil {
+		ss.Close()
+		return nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "slosh: note: "+n)
+	}
+	if err := s.Reset(st.sc); err != nil {
+		ss.Close()
+		return nil, fmt.Errorf("%s: %w", m.Name, err)
+	}
+	return ss, nil
+}
+
+// Close frees a GPU solver's GL objects.
+func (s *session) Close() {
+	if s != nil && s.solver != nil {
+		deleteSolver(s.solver)
+		s.solver = nil
+	}
+}
+
+// frame advances one simulated frame and returns the stats of its steps appended to buf.
+func (s *session) frame(buf []sim.Stats) ([]sim.Stats, error) {
+	n := substeps(s.solver.Params())
+	dt := FrameDt / float64(n)
+	for k := 0; k < n; k++ {
+		if err := s.solver.Step(dt); err != nil {
+			return buf, err
+		}
+		buf = append(buf, s.solver.Stats())
+	}
+	return buf, nil
+}
+
+// particles is what to draw: a GPU solver's own buffers, or the CPU solver's frame uploaded into bufs.
+func (s *session) particles(bufs *render.FrameBuffers, f *sim.Frame) (render.Particles, error) {
+	if g, ok := s.solver.(gpuSolver); ok {
+		return g.Particles(), nil
+	}
+	s.solver.Frame(f)
+	return bufs.Upload(f)
+}
+
+// Run simulates o.Frames frames without a visible window, printing one line of statistics per frame to o.Stdout,
+// and saves the last frame as a PNG when o.Screenshot is set. A CPU mode without a screenshot needs neither GL nor a
+// display.
+func Run(o RunOptions) error {
+	modes := Modes()
+	if o.Frames <= 0 {
+		return usagef("--frames %d: must be at least 1", o.Frames)
+	}
+	if o.Width == 0 && o.Height == 0 {
+		o.Width, o.Height = 1280, 720
+	}
+	if o.Width <= 0 || o.Height <= 0 || o.Width > 16384 || o.Height > 16384 {
+		return usagef("--width %d --height %d: the screenshot size must be between 1 and 16384 pixels each way", o.Width, o.Height)
+	}
+	if o.Screenshot != "" {
+		if dir := filepath.Dir(o.Screenshot); dir != "" {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return fmt.Errorf("screenshot %s: the folder %s does not exist", o.Screenshot, dir)
+			}
+		}
+	}
+	stdout, stderr := orStdout(o.Stdout), o.stderr()
+	st, err := prepare(modes, &o.Options)
+	if err != nil {
+		return err
+	}
+
+	g := glInfo{cap: o.GLCap}
+	if o.Screenshot != "" || st.mode.Compute {
+		w, h := 64, 64
+		if o.Screenshot != "" {
+			w, h = o.Width, o.Height
+		}
+		g.ctx, g.err = openHidden(w, h, o.GLCap)
+		if g.err != nil && o.Screenshot != "" {
+			return fmt.Errorf("--screenshot needs OpenGL: %w", g.err)
+		}
+		if g.ctx != nil {
+			defer g.ctx.Close()
+		}
+	}
+
+	var off *offscreen
+	if o.Screenshot != "" {
+		if off, err = newOffscreen(o.Width, o.Height); err != nil {
+			return err
+		}
+		defer off.Delete()
+		if err := st.configureRender(off.rend.Params()); err != nil {
+			return err
+		}
+	} else if len(st.renderSets) > 0 {
+		fmt.Fprintf(stderr, "slosh: note: nothing is rendered without --screenshot; ignoring %s\n", strings.Join(st.renderSets, " "))
+	}
+
+	ss, err := openSession(modes, st, g, stderr)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+
+	fmt.Fprintf(stdout, "# slosh run: mode %s, scene %s, %d particles, %d substeps, %d frames\n",
+		ss.mode.Name, st.sc.Source, ss.solver.Stats().Particles, substeps(ss.solver.Params()), o.Frames)
+	fmt.Fprintln(stdout, statsHeader)
+	var steps []sim.Stats
+	for f := 1; f <= o.Frames; f++ {
+		steps, err = ss.frame(steps[:0])
+		if err != nil {
+			return fmt.Errorf("frame %d: %w", f, err)
+		}
+		fmt.Fprintln(stdout, statsLine(f, steps))
+	}
+
+	if off == nil {
+		return nil
+	}
+	var frame sim.Frame
+	p, err := ss.particles(&off.bufs, &frame)
+	if err != nil {
+		return err
+	}
+	img, err := off.render(st.sc, sceneCamera(st.sc), p)
+	if err != nil {
+		return err
+	}
+	if err := off.rend.Err(); err != nil {
+		fmt.Fprintf(stderr, "slosh: note: the screenshot leaves out what the renderer cannot draw: %v\n", err)
+	}
+	if err := writePNG(o.Screenshot, img); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "slosh: wrote %s (%d×%d, %s)\n", o.Screenshot, o.Width, o.Height, glName(g))
+	return nil
+}
+
+func glName(g glInfo) string {
+	if g.ctx == nil {
+		return "no OpenGL"
+	}
+	return g.ctx.String()
+}
+
+// statsHeader names the columns of statsLine.
+const statsHeader = "# frame   time_s  step_ms  particles  rho_err_mean_%  rho_err_max_%  max_speed_m/s  neighbours_mean  neighbours_max"
+
+// statsLine is one frame's statistics: the last step's state, with the step time averaged over the frame's steps.
+func statsLine(frame int, steps []sim.Stats) string {
+	if len(steps) == 0 {
+		return fmt.Sprintf("%7d  (no steps)", frame)
+	}
+	last := steps[len(steps)-1]
+	ms := 0.0
+	for _, s := range steps {
+		ms += s.StepMs
+	}
+	ms /= float64(len(steps))
+	return fmt.Sprintf("%7d  %7.4f  %7.2f  %9d  %14.3f  %13.3f  %13.3f  %15.1f  %14d",
+		frame, last.Time, ms, last.Particles, 100*last.DensityErrMean, 100*last.DensityErrMax, last.MaxSpeed,
+		last.NeighborsMean, last.NeighborsMax)
+}

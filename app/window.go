@@ -1,0 +1,393 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"time"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/ui"
+)
+
+// Window opens the interactive sandbox and runs it until the window is closed (or Esc, or an interrupt). It must
+// be called on the main thread, which main locks in init: GLFW and GL live on it.
+func Window(o WindowOptions) error {
+	modes := Modes()
+	st, err := prepare(modes, &o.Options)
+	if err != nil {
+		return err
+	}
+	if err := displayError(); err != nil {
+		return fmt.Errorf("cannot open the window: %w (for runs without a window see `slosh run -h`)", err)
+	}
+	w, h := o.Width, o.Height
+	if w <= 0 || h <= 0 {
+		w, h = 1280, 720
+	}
+	ctx, err := glh.Open(glh.Options{Width: w, Height: h, Title: "slosh", Visible: true, Resizable: true, VSync: true, MaxVersion: o.GLCap})
+	if err != nil {
+		return fmt.Errorf("cannot open the window: %w", err)
+	}
+	defer ctx.Close()
+	v, err := newViewer(modes, ctx, st, o.GLCap, o.stderr(), RealTime)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+
+	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	for !ctx.Window.ShouldClose() && sig.Err() == nil {
+		glfw.PollEvents()
+		v.frame(time.Now())
+	}
+	return nil
+}
+
+// viewer is the window's state. Everything in it belongs to the GL thread.
+type viewer struct {
+	modes  []Mode
+	ctx    *glh.Context
+	win    *glfw.Window
+	glCap  string
+	stderr io.Writer
+	pace   time.Duration
+
+	sc       *scene.Scene
+	scenes   []string // the panel's scene list: the shipped scenes, and the opened file when it is not one of them
+	sceneIdx int
+
+	drv    driver
+	rend   *render.Renderer
+	ui     *ui.UI
+	panels *ui.Panels
+	cam    *render.OrbitCamera
+	status statusLine
+	mouse  mouseState
+	model  ui.Model
+
+	last      time.Time
+	fps       rateMeter
+	lastTitle time.Time
+	title     string
+	sets      [2]*param.Set
+}
+
+// newViewer builds the renderer, the panel and the first mode's driver on the current context.
+func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr io.Writer, pace time.Duration) (*viewer, error) {
+	v := &viewer{modes: modes, ctx: ctx, win: ctx.Window, glCap: glCap, stderr: stderr, pace: pace, sc: st.sc}
+	var err error
+	if v.rend, err = render.New(); err != nil {
+		return nil, err
+	}
+	if err := st.configureRender(v.rend.Params()); err != nil {
+		v.Close()
+		return nil, err
+	}
+	if v.ui, err = ui.New(v.win); err != nil {
+		v.Close()
+		return nil, err
+	}
+	v.panels = ui.NewPanels()
+
+	ss, err := openSession(modes, st, v.glInfo(), stderr)
+	if err != nil {
+		v.Close()
+		return nil, err
+	}
+	if ss.note != "" {
+		v.status.set(ss.note, false)
+	} else {
+		v.status.set(fmt.Sprintf("%s: %d particles, %s on %s", sceneLabel(st.sc), ss.solver.Stats().Particles, ss.mode.Name, ctx.Renderer), false)
+	}
+	v.drv = v.newDriver(ss.mode, ss.solver, false)
+
+	v.setScene(st.sc)
+	v.ui.SetInput(v)
+	return v, nil
+}
+
+func (v *viewer) glInfo() glInfo { return glInfo{ctx: v.ctx, cap: v.glCap} }
+
+// newDriver wraps a configured and reset solver.
+func (v *viewer) newDriver(m Mode, s sim.Solver, paused bool) driver {
+	if g, ok := s.(gpuSolver); ok && m.Compute {
+		return newGPUDriver(m, g, paused, &v.status, v.panels.Record)
+	}
+	return newCPUDriver(m, s, v.pace, paused, &v.status, v.panels.Record)
+}
+
+// setScene points the renderer, the camera and the panel's scene list at sc.
+func (v *viewer) setScene(sc *scene.Scene) {
+	v.sc = sc
+	v.rend.SetScene(sc)
+	if err := v.rend.Err(); err != nil {
+		v.status.set(err.Error(), true)
+	}
+	v.cam = sceneCamera(sc)
+	v.scenes = scene.BuiltinNames()
+	v.sceneIdx = -1
+	for i, n := range v.scenes {
+		if "builtin:"+n == sc.Source {
+			v.sceneIdx = i
+		}
+	}
+	if v.sceneIdx < 0 {
+		v.scenes = append(v.scenes, sc.Source)
+		v.sceneIdx = len(v.scenes) - 1
+	}
+	v.panels.ClearHistory()
+}
+
+// frame runs one display frame: advance, panel, scene, panel on top, present. Events have been polled.
+func (v *viewer) frame(now time.Time) {
+	dt := 0.0
+	if !v.last.IsZero() {
+		dt = now.Sub(v.last).Seconds()
+	}
+	v.last = now
+	v.fps.add(1, now)
+	v.drv.Update(dt)
+
+	v.ui.NewFrame()
+	if v.ui.Visible() {
+		v.fillModel()
+		v.apply(v.panels.Draw(&v.model))
+	}
+
+	fw, fh := v.win.GetFramebufferSize()
+	if fw > 0 && fh > 0 { // a minimised window has no framebuffer
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), v.drv.Particles())
+	}
+	v.ui.Render()
+	v.win.SwapBuffers()
+
+	if now.Sub(v.lastTitle) >= 250*time.Millisecond {
+		v.lastTitle = now
+		t := fmt.Sprintf("slosh — %s — %d particles — %.0f fps", v.drv.Mode().Name, v.drv.Stats().Particles, v.fps.rate)
+		if t != v.title {
+			v.title = t
+			v.win.SetTitle(t)
+		}
+	}
+}
+
+func (v *viewer) fillModel() {
+	m := &v.model
+	m.Title = "slosh"
+	if len(m.Modes) != len(v.modes) {
+		m.Modes = ModeNames(v.modes)
+	}
+	m.Mode = 0
+	for i, md := range v.modes {
+		if md.Name == v.drv.Mode().Name {
+			m.Mode = i
+		}
+	}
+	m.Scenes, m.Scene = v.scenes, v.sceneIdx
+	m.Paused = v.drv.Paused()
+	v.sets = [2]*param.Set{v.drv.Params(), v.rend.Params()}
+	m.Sets = v.sets[:]
+	m.Stats = v.drv.Stats()
+	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
+	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
+}
+
+// apply carries out what the panel asked for.
+func (v *viewer) apply(a ui.Actions) {
+	if a.ParamsChanged {
+		v.drv.ParamsChanged()
+	}
+	switch {
+	case a.Mode != v.model.Mode && a.Mode >= 0 && a.Mode < len(v.modes):
+		v.switchMode(v.modes[a.Mode])
+	case a.Scene != v.model.Scene && a.Scene >= 0 && a.Scene < len(v.scenes):
+		v.switchScene(v.scenes[a.Scene])
+	case a.Reset || a.ResetNeeded:
+		v.reset()
+	}
+	if a.TogglePause {
+		v.drv.SetPaused(!v.drv.Paused())
+	}
+	if a.Step {
+		v.drv.StepFrame()
+	}
+}
+
+func (v *viewer) reset() {
+	v.panels.ClearHistory()
+	v.drv.Reset(v.sc)
+}
+
+// switchMode replaces the running mode by m, keeping the values of the parameters both have, and resets it with
+// the current scene. The old mode keeps running when the new one cannot start.
+func (v *viewer) switchMode(m Mode) {
+	keep := v.drv.Params().Snapshot()
+	paused := v.drv.Paused()
+	s, run, note, err := openSolver(v.modes, m, v.glInfo())
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	notes, err := applySceneParams(s.Params(), v.sc, run.Name)
+	if err == nil {
+		carry(s.Params(), keep)
+		err = s.Reset(v.sc)
+	}
+	if err != nil {
+		deleteSolver(s)
+		v.status.set(fmt.Sprintf("%s: %v", run.Name, err), true)
+		return
+	}
+	n := s.Stats().Particles // before the solver may belong to a runner goroutine
+	v.drv.Close()
+	v.panels.ClearHistory()
+	v.drv = v.newDriver(run, s, paused)
+	switch {
+	case note != "":
+		fmt.Fprintln(v.stderr, "slosh: "+note)
+		v.status.set(note, false)
+	case len(notes) > 0:
+		v.status.set(notes[0], false)
+	default:
+		v.status.set(fmt.Sprintf("mode %s: %d particles", run.Name, n), false)
+	}
+}
+
+// switchScene opens another scene, applies its parameter overrides and resets the running mode with it.
+func (v *viewer) switchScene(name string) {
+	sc, err := scene.Open(name)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	notes, err := applySceneParams(v.drv.Params(), sc, v.drv.Mode().Name)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	v.drv.ParamsChanged()
+	v.setScene(sc)
+	v.drv.Reset(sc)
+	if len(notes) > 0 {
+		v.status.set(notes[0], false)
+	}
+}
+
+// Close stops the mode and frees the panel and the renderer; safe to call twice.
+func (v *viewer) Close() {
+	if v.drv != nil {
+		v.drv.Close()
+		v.drv = nil
+	}
+	if v.ui != nil {
+		v.ui.Delete()
+		v.ui = nil
+	}
+	if v.rend != nil {
+		v.rend.Delete()
+		v.rend = nil
+	}
+}
+
+// mouseState is the drag in progress.
+type mouseState struct {
+	orbit, pan bool
+	x, y       float64
+	seen       bool
+}
+
+// Mouse sensitivities.
+const (
+	orbitRadPerPixel = 0.008
+	zoomPerNotch     = 0.9
+)
+
+// MouseButton implements ui.Input: left drags orbit, right or middle drags (or shift + left) pan.
+func (v *viewer) MouseButton(b glfw.MouseButton, a glfw.Action, mods glfw.ModifierKey) {
+	switch a {
+	case glfw.Press:
+		switch {
+		case b == glfw.MouseButtonLeft && mods&glfw.ModShift != 0:
+			v.mouse.pan = true
+		case b == glfw.MouseButtonLeft:
+			v.mouse.orbit = true
+		case b == glfw.MouseButtonRight || b == glfw.MouseButtonMiddle:
+			v.mouse.pan = true
+		}
+	case glfw.Release:
+		// a release may come without its press (the panel took it): ending a drag that is not on is harmless
+		if b == glfw.MouseButtonLeft {
+			v.mouse.orbit = false
+		}
+		v.mouse.pan = v.win.GetMouseButton(glfw.MouseButtonRight) == glfw.Press ||
+			v.win.GetMouseButton(glfw.MouseButtonMiddle) == glfw.Press
+	}
+}
+
+// CursorPos implements ui.Input.
+func (v *viewer) CursorPos(x, y float64) {
+	dx, dy := x-v.mouse.x, y-v.mouse.y
+	v.mouse.x, v.mouse.y = x, y
+	if !v.mouse.seen {
+		v.mouse.seen = true
+		return
+	}
+	switch {
+	case v.mouse.orbit:
+		v.cam.Orbit(float32(-dx*orbitRadPerPixel), float32(dy*orbitRadPerPixel))
+	case v.mouse.pan:
+		_, h := v.win.GetSize()
+		if h > 0 {
+			v.cam.Pan(float32(-dx/float64(h)), float32(dy/float64(h)))
+		}
+	}
+}
+
+// Scroll implements ui.Input: the wheel zooms.
+func (v *viewer) Scroll(_, dy float64) {
+	v.cam.Zoom(float32(math.Pow(zoomPerNotch, dy)))
+}
+
+// Key implements ui.Input: the shortcuts listed in the panel.
+func (v *viewer) Key(k glfw.Key, a glfw.Action, _ glfw.ModifierKey) {
+	if a == glfw.Release {
+		return
+	}
+	if a == glfw.Repeat && k != glfw.KeyPeriod {
+		return // only single steps repeat while the key is held
+	}
+	switch k {
+	case glfw.KeySpace:
+		v.drv.SetPaused(!v.drv.Paused())
+	case glfw.KeyPeriod:
+		v.drv.StepFrame()
+	case glfw.KeyR:
+		v.reset()
+	case glfw.KeyF:
+		frameDomain(v.cam, v.sc)
+	case glfw.KeyH:
+		v.ui.SetVisible(!v.ui.Visible())
+	case glfw.KeyEscape:
+		v.win.SetShouldClose(true)
+	}
+}
+
+// FramebufferSize implements ui.Input; the viewport follows the framebuffer size every frame.
+func (v *viewer) FramebufferSize(int, int) {}

@@ -1,0 +1,252 @@
+// Command slosh is an interactive fluid sandbox: Position Based Fluids on the GPU (or the CPU) in a window with a
+// panel that tunes every parameter live, and the same solvers headless for batch runs and benchmarks.
+//
+// This file is only the command line; package app does the work.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/slosh/slosh/app"
+)
+
+// GLFW and OpenGL must be used from one thread, the one that initialised them: lock main to its OS thread.
+func init() { runtime.LockOSThread() }
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command failed: a bad scene file, no OpenGL, a solver error
+	exitUsage   = 2 // the command line was wrong: an unknown command or flag, an invalid --set
+)
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// command is one subcommand: its flags, its help text and what it does.
+type command struct {
+	name     string
+	synopsis string // the usage line(s) after "slosh "
+	summary  string
+	examples string
+	flags    func(fs *flag.FlagSet) func() error // registers the flags; the returned function runs the command
+}
+
+func commands(stdout, stderr io.Writer) []command {
+	common := func(fs *flag.FlagSet, o *app.Options) {
+		fs.StringVar(&o.Scene, "scene", "", "shipped scene `name` or path to a scene file (slosh scenes lists them; default "+app.DefaultScene+")")
+		fs.StringVar(&o.Mode, "mode", "", "simulation `mode`: "+strings.Join(app.ModeNames(app.Modes()), ", ")+" (default: the scene's mode, else "+app.DefaultMode+")")
+		fs.Var((*multiFlag)(&o.Sets), "set", "set a parameter, `name=value`; repeatable (slosh params lists them)")
+		fs.IntVar(&o.Particles, "particles", 0, "particle count on reset (sets the mode's *.particles parameter; 0 keeps the scene's resolution)")
+		fs.StringVar(&o.GLCap, "gl", "", "development: `4.1` caps the OpenGL context at 4.1, without compute shaders, to try the CPU fallback")
+		o.Stderr = stderr
+	}
+	return []command{
+		{
+			name:     "",
+			synopsis: "[--scene S] [--mode M] [--set name=value ...] [--particles N]",
+			summary:  "Open the sandbox window.",
+			examples: `  slosh
+  slosh --scene obstacles
+  slosh --scene pool --mode pbf-cpu --particles 20000
+  slosh --scene my-scene.json --set pbf.iterations=6 --set render.color=speed`,
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.WindowOptions
+				common(fs, &o.Options)
+				return func() error { return app.Window(o) }
+			},
+		},
+		{
+			name:     "run",
+			synopsis: "run --scene S --frames N [--mode M] [--set name=value ...] [--screenshot F.png [--width W --height H]]",
+			summary: "Simulate without a window, printing one line of statistics per frame (1/60 s).\n" +
+				"--screenshot saves the last frame as a PNG. A CPU mode without it needs no GL and no display.",
+			examples: `  slosh run --scene pool --mode pbf-cpu --frames 120
+  slosh run --scene dambreak --frames 90 --screenshot dambreak.png --width 960 --height 540
+  slosh run --scene dambreak --frames 60 --set pbf.substeps=4 --set pbf.iterations=2`,
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.RunOptions
+				common(fs, &o.Options)
+				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate")
+				fs.StringVar(&o.Screenshot, "screenshot", "", "save the last frame as a PNG `file`")
+				fs.IntVar(&o.Width, "width", 1280, "screenshot width, pixels")
+				fs.IntVar(&o.Height, "height", 720, "screenshot height, pixels")
+				o.Stdout = stdout
+				return func() error { return app.Run(o) }
+			},
+		},
+		{
+			name:     "bench",
+			synopsis: "bench --scene S [--particles N] [--mode M] [--frames F] [--warmup W] [--set name=value ...] [--json FILE]",
+			summary: "Time a mode on a scene: mean milliseconds per pass and per step, particle-steps per second.\n" +
+				"It warms up, then measures F frames; --json writes the results with the machine's description.",
+			examples: `  slosh bench --scene dambreak --mode pbf-cpu --particles 32000
+  slosh bench --scene dambreak --mode pbf --particles 250000 --frames 120 --json bench-pbf.json`,
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.BenchOptions
+				common(fs, &o.Options)
+				fs.IntVar(&o.Frames, "frames", 60, "frames to measure")
+				fs.IntVar(&o.Warmup, "warmup", 10, "frames to run before measuring")
+				fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `file`")
+				o.Stdout = stdout
+				return func() error { return app.Bench(o) }
+			},
+		},
+		{
+			name:     "scenes",
+			synopsis: "scenes",
+			summary:  "List the shipped scenes with their descriptions.",
+			examples: "  slosh scenes",
+			flags: func(fs *flag.FlagSet) func() error {
+				return func() error { return app.ListScenes(stdout) }
+			},
+		},
+		{
+			name:     "params",
+			synopsis: "params [--mode M]",
+			summary: "List every parameter of a mode: group, unit, default, hard range and description.\n" +
+				"The renderer's render.* parameters follow (listing them needs an OpenGL context).",
+			examples: "  slosh params\n  slosh params --mode pbf-cpu | grep iterations",
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.Options
+				fs.StringVar(&o.Mode, "mode", "", "`mode`: "+strings.Join(app.ModeNames(app.Modes()), ", ")+" (default "+app.DefaultMode+")")
+				fs.StringVar(&o.GLCap, "gl", "", "development: `4.1` caps the OpenGL context at 4.1")
+				o.Stderr = stderr
+				return func() error { return app.ListParams(stdout, o) }
+			},
+		},
+	}
+}
+
+// run executes the command line and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmds := commands(stdout, stderr)
+	cmd := cmds[0] // the window
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name := args[0]
+		args = args[1:]
+		if name == "help" {
+			return help(cmds, args, stdout, stderr)
+		}
+		found := false
+		for _, c := range cmds[1:] {
+			if c.name == name {
+				cmd, found = c, true
+			}
+		}
+		if !found {
+			fmt.Fprintf(stderr, "slosh: unknown command %q\n\n", name)
+			usage(stderr, cmds)
+			return exitUsage
+		}
+	}
+
+	fs := flag.NewFlagSet("slosh "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	exec := cmd.flags(fs)
+	fs.Usage = func() { commandUsage(stderr, cmd, fs, cmds) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			commandUsage(stdout, cmd, fs, cmds)
+			return exitOK
+		}
+		return exitUsage // flag has printed the error and the usage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "slosh: unexpected argument %q\n\n", fs.Arg(0))
+		commandUsage(stderr, cmd, fs, cmds)
+		return exitUsage
+	}
+	if err := exec(); err != nil {
+		fmt.Fprintln(stderr, "slosh: "+err.Error())
+		var ue *app.UsageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "Run `slosh %s -h` for help.\n", strings.TrimSpace(cmd.name))
+			return exitUsage
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+func help(cmds []command, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout, cmds)
+		return exitOK
+	}
+	for _, c := range cmds[1:] {
+		if c.name == args[0] {
+			fs := flag.NewFlagSet("slosh "+c.name, flag.ContinueOnError)
+			c.flags(fs)
+			fs.SetOutput(stdout)
+			commandUsage(stdout, c, fs, cmds)
+			return exitOK
+		}
+	}
+	fmt.Fprintf(stderr, "slosh: no help for unknown command %q\n\n", args[0])
+	usage(stderr, cmds)
+	return exitUsage
+}
+
+// usage is the overview of all commands.
+func usage(w io.Writer, cmds []command) {
+	fmt.Fprintln(w, "slosh: an interactive fluid sandbox.")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  slosh %s\n", c.synopsis)
+	}
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range cmds {
+		name := c.name
+		if name == "" {
+			name = "(none)"
+		}
+		fmt.Fprintf(w, "  %-8s %s\n", name, strings.SplitN(c.summary, "\n", 2)[0])
+	}
+	fmt.Fprintln(w, "\nModes:")
+	app.ListModes(w)
+	fmt.Fprintln(w, "\nRun `slosh COMMAND -h` (or `slosh -h` for the window) for a command's flags and examples.")
+}
+
+func commandUsage(w io.Writer, c command, fs *flag.FlagSet, cmds []command) {
+	fmt.Fprintf(w, "Usage: slosh %s\n\n%s\n\nFlags:\n", c.synopsis, c.summary)
+	printFlags(w, fs)
+	fmt.Fprintf(w, "\nExamples:\n%s\n", c.examples)
+	if c.name == "" {
+		fmt.Fprintln(w, "\nIn the window: left-drag orbits, right- or middle-drag (or shift + left-drag) pans, the wheel zooms;")
+		fmt.Fprintln(w, "space pauses and runs, . steps one frame, r resets, f frames the scene, h hides the panel, Esc quits.")
+		fmt.Fprintln(w, "\nOther commands:")
+		for _, o := range cmds[1:] {
+			fmt.Fprintf(w, "  slosh %s\n", o.synopsis)
+		}
+	}
+}
+
+// printFlags lists the flags the way they are documented, with two dashes (flag accepts one or two).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, text := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if arg != "" {
+			head += " " + arg
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "0" {
+			def = " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "%s\n      %s%s\n", head, text, def)
+	})
+	fmt.Fprintln(w, "  -h, --help\n      show this help")
+}
