@@ -1,5 +1,5 @@
 #version 430 core
-// Algorithm 1, lines 12–18: Δp_i with the artificial pressure s_corr (eq. 13–14) and the solids' λ_i ∇Φ_i, then
+// Algorithm 1, lines 12–18: Δp_i with the artificial pressure s_corr (eq. 13–14) and the solids' min(λ_i, 0) ∇Φ_i, then
 // collision with the domain and the obstacles. Jacobi: reads this iteration's positions, writes the next ones.
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
@@ -34,8 +34,10 @@ void main() {
 		dy += g * ry;
 		dz += g * rz;
 	}
+	// the solids push (λ_i < 0) but never pull an under-dense particle onto them
 	vec4 b = bgrad[i];
-	vec3 q = vec3(pi.x + P.mOverR0 * dx + li * b.x, pi.y + P.mOverR0 * dy + li * b.y, pi.z + P.mOverR0 * dz + li * b.z);
+	float lb = min(li, 0.0);
+	vec3 q = vec3(pi.x + P.mOverR0 * dx + lb * b.x, pi.y + P.mOverR0 * dy + lb * b.y, pi.z + P.mOverR0 * dz + lb * b.z);
 	if (!finite(q)) atomicAdd(counters.badValues, 1u);
 	pred2[i] = vec4(collide(q), 0.0);
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/gpu/glh"
@@ -311,5 +312,42 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := New(nil); err == nil {
 		t.Error("New without a context did not fail")
+	}
+}
+
+func BenchmarkStep8k(b *testing.B)  { benchmarkStep(b, 8000) }
+func BenchmarkStep32k(b *testing.B) { benchmarkStep(b, 32000) }
+
+// benchmarkStep times whole steps of the dam break with Table 1's 3 iterations (wall clock, waiting for the GPU
+// each step) and reports the GPU time of each pass from the timer queries.
+func benchmarkStep(b *testing.B, n int) {
+	s := newGPU(b)
+	s.Cfg.Particles = int32(n)
+	s.Cfg.Iterations = 3
+	if err := s.Reset(builtin(b, "dambreak")); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		if err := s.Step(frameDt / 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Sync(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Step(frameDt / 2); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(s.n*b.N)/b.Elapsed().Seconds(), "particle-steps/s")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
+	for _, p := range s.Stats().Passes {
+		b.ReportMetric(p.Ms, "ms-"+strings.ReplaceAll(p.Name, " ", "-"))
 	}
 }

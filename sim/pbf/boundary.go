@@ -14,8 +14,9 @@ import "math"
 //
 // added to ρ_i/ρ0. For a plane this is a closed-form function of d alone (used for the domain walls and, as the
 // usual tangent-plane approximation, for the analytic obstacles). It enters the constraint (eq. 1) through ρ_i, its
-// gradient ∇Φ_i joins ∇_{p_i} C_i in the denominator of eq. 11, and the position update gains λ_i ∇Φ_i — exactly
-// the PBD update Δp_i = Σ_k λ_k ∇_{p_i} C_k with the solid's term included. As in the paper, the density uses poly6
+// gradient ∇Φ_i joins ∇_{p_i} C_i in the denominator of eq. 11, and the position update gains λ_i ∇Φ_i — the PBD
+// update Δp_i = Σ_k λ_k ∇_{p_i} C_k with the solid's term included — when it pushes (λ_i < 0): solids never pull,
+// or an isolated under-dense particle would stick to the nearest wall. As in the paper, the density uses poly6
 // and gradients use spiky. WallKernel holds the two closed forms for one h.
 type WallKernel struct {
 	H        float32

@@ -320,9 +320,11 @@ func (s *Solver) applyDeltaP() {
 				dy += g * ry
 				dz += g * rz
 			}
-			// the solids' part of ∇_{p_i} C_i moves particle i too: λ_i ∇Φ_i
+			// The solids' part of ∇_{p_i} C_i moves particle i too, λ_i ∇Φ_i — but only away from the solid: an
+			// under-dense particle (λ_i > 0) would otherwise reach for the wall's volume and stick to it.
 			b := s.bgrad[i]
-			q := [4]float32{pi[0] + dv.MOverR0*dx + li*b[0], pi[1] + dv.MOverR0*dy + li*b[1], pi[2] + dv.MOverR0*dz + li*b[2], 0}
+			lb := min(li, 0)
+			q := [4]float32{pi[0] + dv.MOverR0*dx + lb*b[0], pi[1] + dv.MOverR0*dy + lb*b[1], pi[2] + dv.MOverR0*dz + lb*b[2], 0}
 			s.col.Apply(&q)
 			s.tmp[i] = q
 		}

@@ -145,17 +145,30 @@ func TestRestingPoolStaysAtRest(t *testing.T) {
 	}
 }
 
-// The dam break's impact on the far wall never launches particles much faster than the front (about 2√(gH) =
-// 4.9 m/s for the 0.6 m column); particles squeezed into the tank's edges used to race along them at 16 m/s.
+// The dam break's impact on the far wall launches nothing much faster than the flow: the front moves at about
+// 2√(gH) = 4.9 m/s for the 0.6 m column, and the run-up jet on the far wall may briefly outrun it, but no particle
+// reaches twice the front's speed and at most a handful (0.1%) exceed 6 m/s at any time. (Particles squeezed into
+// the tank's edges used to race along them at 16 m/s, 80 at once above 6 m/s.)
 func TestDambreakImpactStaysPhysical(t *testing.T) {
-	s := newSolver(t, "dambreak", "pbf.spacing=0.025")
+	s := newSolver(t, "dambreak", "pbf.spacing=0.02")
+	n := s.Stats().Particles
 	var fastest float64
+	mostFast := 0
 	for f := 0; f < 54; f++ {
 		run(t, s, 1)
-		fastest = math.Max(fastest, s.Stats().MaxSpeed)
+		fast := 0
+		for _, v := range s.v {
+			sp := float64(sqrt32(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]))
+			fastest = math.Max(fastest, sp)
+			if sp > 6 {
+				fast++
+			}
+		}
+		mostFast = max(mostFast, fast)
 	}
-	if fastest > 7 {
-		t.Errorf("fastest particle through the impact: %.2f m/s, want at most 7 (the front moves at about 5)", fastest)
+	t.Logf("fastest %.2f m/s; at most %d of %d particles above 6 m/s at once", fastest, mostFast, n)
+	if fastest > 9.8 || mostFast > n/1000 {
+		t.Errorf("through the impact: fastest %.2f m/s (bound 9.8), %d particles above 6 m/s at once (bound %d)", fastest, mostFast, n/1000)
 	}
 }
 
@@ -431,4 +444,41 @@ func benchmarkStep(b *testing.B, n int) {
 	}
 	b.ReportMetric(float64(len(s.x)*b.N)/b.Elapsed().Seconds(), "particle-steps/s")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/step")
+}
+
+// Solids push fluid but never pull it: a stray particle just under the tank's lid falls, and one beside a wall in
+// zero gravity is not drawn towards it. (The solids' density term would otherwise act like glue: an isolated
+// particle is under-dense, and its constraint reaches for the wall's volume.)
+func TestWallsDoNotHoldParticles(t *testing.T) {
+	sc := openScene()
+	s := New()
+	radius := float32(0.025)
+	top := float32(sc.Domain.Max[1]) - radius
+	if err := s.ResetParticles(sc, 0.05, [][4]float32{{0, top, 0}}, make([][4]float32, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		if err := s.Step(frameDt / 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// free fall for 0.125 s drops 7.7 cm
+	if drop := top - s.x[0][1]; drop < 0.07 {
+		t.Errorf("a particle under the lid fell %.4f m in 0.125 s, want free fall (0.077 m)", drop)
+	}
+
+	s = New()
+	s.Cfg.Gravity = [3]float32{}
+	wall := float32(sc.Domain.Min[0]) + radius + 0.01
+	if err := s.ResetParticles(sc, 0.05, [][4]float32{{wall, 0, 0}}, make([][4]float32, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		if err := s.Step(frameDt / 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.x[0][0] < wall-1e-6 {
+		t.Errorf("a particle beside a wall in zero gravity moved towards it, from x=%.4f to %.4f", wall, s.x[0][0])
+	}
 }
