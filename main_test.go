@@ -174,6 +174,12 @@ func TestInvalidSet(t *testing.T) {
 	// the window checks --set before it looks for a display
 	r = runSlosh(t, noDisplay(), "--scene", "pool", "--set", "pbf.substeps=0")
 	r.expect(t, 2, "pbf.substeps", "[1, 64]")
+	// a typo gets a suggestion
+	r = runSlosh(t, noDisplay(), "run", "--mode", "pbf-cpu", "--scene", "pool", "--frames", "1", "--set", "pbf.iteratons=3")
+	r.expect(t, 2, "did you mean pbf.iterations")
+	// render parameters are checked even where nothing is rendered, and without a display
+	r = runSlosh(t, noDisplay(), "run", "--mode", "pbf-cpu", "--scene", "pool", "--frames", "1", "--set", "render.speed_max=500")
+	r.expect(t, 2, "render.speed_max=500", "[0.01, 100]")
 }
 
 func TestSceneParams(t *testing.T) {
@@ -237,7 +243,8 @@ func TestScenesAndParams(t *testing.T) {
 	}
 	r = runSlosh(t, noDisplay(), "params", "--mode", "pbf-cpu")
 	r.expect(t, 0)
-	for _, want := range []string{"pbf.iterations", "[1, 100]", "default 4", "PBF / Solver", "kg/m³", "pbf.gravity", "default 0,-9.81,0"} {
+	for _, want := range []string{"pbf.iterations", "[1, 100]", "default 0.02", "PBF / Solver", "kg/m³", "pbf.gravity",
+		"default 0,-9.81,0", "render.color", "water|speed|density", "render.speed_max"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("slosh params does not list %q:\n%s", want, r.stdout)
 		}

@@ -3,8 +3,6 @@ package app
 import (
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -62,20 +60,8 @@ func ListParams(w io.Writer, o Options) error {
 	fmt.Fprintf(w, "Parameters of mode %s (%s).\nSet them with --set NAME=VALUE; ranges are hard bounds.\n", m.Name, m.Desc)
 	printParams(w, m.Params())
 
-	ctx, err := openHidden(64, 64, o.GLCap)
-	if err != nil {
-		fmt.Fprintf(w, "\nRender parameters (render.*) are not listed: they need an OpenGL context (%v).\n", err)
-		return nil
-	}
-	defer ctx.Close()
-	rend, err := render.New()
-	if err != nil {
-		fmt.Fprintf(w, "\nRender parameters (render.*) are not listed: %v\n", err)
-		return nil
-	}
-	defer rend.Delete()
 	fmt.Fprintln(w, "\nRender parameters (every mode).")
-	printParams(w, rend.Params())
+	printParams(w, render.NewParams())
 	return nil
 }
 
@@ -95,7 +81,7 @@ func printParams(w io.Writer, set *param.Set) {
 			if p.OnReset {
 				note = " (on reset)"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\tdefault %s\t%s\t%s%s\n", p.Name, p.Kind, unit, formatValue(p, p.Default()), hardRange(p), p.Desc, note)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\tdefault %s\t%s\t%s%s\n", p.Name, p.Kind, unit, p.Format(p.Default()), hardRange(p), p.Desc, note)
 		}
 		tw.Flush()
 	}
@@ -108,26 +94,7 @@ func hardRange(p *param.Param) string {
 	case param.Choice:
 		return strings.Join(p.Items, "|")
 	case param.Vec3:
-		return fmt.Sprintf("[%s, %s] each", num(p, p.Min), num(p, p.Max))
+		return fmt.Sprintf("[%s, %s] each", p.FormatBound(p.Min), p.FormatBound(p.Max))
 	}
-	return fmt.Sprintf("[%s, %s]", num(p, p.Min), num(p, p.Max))
-}
-
-// formatValue writes a value as --set takes it, with float32 values at float32 precision (0.05, not
-// 0.05000000074505806).
-func formatValue(p *param.Param, v param.Value) string {
-	switch p.Kind {
-	case param.Float, param.Int:
-		return num(p, v.F)
-	case param.Vec3:
-		return num(p, v.V[0]) + "," + num(p, v.V[1]) + "," + num(p, v.V[2])
-	}
-	return p.Format(v)
-}
-
-func num(p *param.Param, x float64) string {
-	if p.Kind == param.Int || x == math.Trunc(x) && math.Abs(x) < 1e15 {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(x, 'g', -1, 32)
+	return fmt.Sprintf("[%s, %s]", p.FormatBound(p.Min), p.FormatBound(p.Max))
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -79,6 +80,9 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		return nil, err
 	}
 	if err := assignAll(check, st.solverSets, m.Name); err != nil {
+		return nil, err
+	}
+	if err := st.configureRender(render.NewParams()); err != nil {
 		return nil, err
 	}
 	return st, nil

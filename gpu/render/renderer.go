@@ -106,8 +106,15 @@ type sceneInfo struct {
 // New compiles the render programs from the embedded shaders and registers the render parameters.
 func New() (*Renderer, error) { return newRenderer(shaders.FS()) }
 
-func newRenderer(fsys fs.FS) (*Renderer, error) {
-	r := &Renderer{set: settings{
+// NewParams returns a set of the render parameters with their defaults, without a GL context: for listing them
+// and for checking --set render.* where nothing is drawn.
+func NewParams() *param.Set {
+	st := defaultSettings()
+	return st.register()
+}
+
+func defaultSettings() *settings {
+	return &settings{
 		color:         ColorWater,
 		speedMax:      3,
 		densityRange:  0.05,
@@ -116,8 +123,12 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		showTank:      true,
 		showGround:    true,
 		showObstacles: true,
-	}}
-	r.params = r.registerParams()
+	}
+}
+
+func newRenderer(fsys fs.FS) (*Renderer, error) {
+	r := &Renderer{set: *defaultSettings()}
+	r.params = r.set.register()
 	defines := []shaders.Define{
 		shaders.Int("ATTR_POS", attrPos),
 		shaders.Int("ATTR_VEL", attrVel),
@@ -163,29 +174,30 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 	return r, nil
 }
 
-func (r *Renderer) registerParams() *param.Set {
+// register adds the render parameters, with their values in st, to a new set.
+func (st *settings) register() *param.Set {
 	s := param.NewSet()
 	const g = "Render"
-	s.Choice(&r.set.color, param.Spec{Name: "render.color", Label: "colour", Group: g,
+	s.Choice(&st.color, param.Spec{Name: "render.color", Label: "colour", Group: g,
 		Items: []string{"water", "speed", "density"},
 		Desc:  "How particles are coloured: flat water, speed, or density error ρ/ρ0 − 1"})
-	s.Float(&r.set.speedMax, param.Spec{Name: "render.speed_max", Label: "speed max", Group: g, Unit: "m/s",
+	s.Float(&st.speedMax, param.Spec{Name: "render.speed_max", Label: "speed max", Group: g, Unit: "m/s",
 		Min: 0.01, Max: 100, SoftMin: 0.1, SoftMax: 10,
 		Desc: "Speed at the red end of the speed colormap"})
-	s.Float(&r.set.densityRange, param.Spec{Name: "render.density_range", Label: "density range", Group: g,
+	s.Float(&st.densityRange, param.Spec{Name: "render.density_range", Label: "density range", Group: g,
 		Min: 0.001, Max: 1, SoftMin: 0.005, SoftMax: 0.3, Log: true,
 		Desc: "Density error |ρ/ρ0 − 1| at the blue and red ends of the density colormap"})
-	s.Float(&r.set.radiusScale, param.Spec{Name: "render.radius_scale", Label: "radius scale", Group: g,
+	s.Float(&st.radiusScale, param.Spec{Name: "render.radius_scale", Label: "radius scale", Group: g,
 		Min: 0.2, Max: 2,
 		Desc: "Drawn sphere radius relative to the particle radius"})
-	s.Vec3(&r.set.waterColor, param.Spec{Name: "render.water_color", Label: "water colour", Group: g,
+	s.Vec3(&st.waterColor, param.Spec{Name: "render.water_color", Label: "water colour", Group: g,
 		Min: 0, Max: 1,
 		Desc: "RGB colour of particles in the water colour mode"})
-	s.Bool(&r.set.showTank, param.Spec{Name: "render.show_tank", Label: "show tank", Group: g,
+	s.Bool(&st.showTank, param.Spec{Name: "render.show_tank", Label: "show tank", Group: g,
 		Desc: "Draw the domain box as glass walls and floor"})
-	s.Bool(&r.set.showGround, param.Spec{Name: "render.show_ground", Label: "show ground", Group: g,
+	s.Bool(&st.showGround, param.Spec{Name: "render.show_ground", Label: "show ground", Group: g,
 		Desc: "Draw the ground plane with its 1 m and 10 cm grid"})
-	s.Bool(&r.set.showObstacles, param.Spec{Name: "render.show_obstacles", Label: "show obstacles", Group: g,
+	s.Bool(&st.showObstacles, param.Spec{Name: "render.show_obstacles", Label: "show obstacles", Group: g,
 		Desc: "Draw the scene's static obstacles"})
 	return s
 }

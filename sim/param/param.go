@@ -311,7 +311,9 @@ func (p *Param) Parse(text string) (Value, error) {
 // Format writes a value the way Parse reads it.
 func (p *Param) Format(v Value) string {
 	switch p.Kind {
-	case Float, Int:
+	case Float:
+		return fmtNum32(v.F)
+	case Int:
 		return fmtNum(v.F)
 	case Bool:
 		return strconv.FormatBool(v.B)
@@ -321,7 +323,7 @@ func (p *Param) Format(v Value) string {
 		}
 		return fmtNum(v.F)
 	case Vec3:
-		return fmtNum(v.V[0]) + "," + fmtNum(v.V[1]) + "," + fmtNum(v.V[2])
+		return fmtNum32(v.V[0]) + "," + fmtNum32(v.V[1]) + "," + fmtNum32(v.V[2])
 	}
 	return "?"
 }
@@ -329,7 +331,30 @@ func (p *Param) Format(v Value) string {
 // String is the current value as Format writes it.
 func (p *Param) String() string { return p.Format(p.Get()) }
 
-func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// fmtNum writes whole numbers in full (16777216, not 1.6777216e+07) and others with the fewest digits.
+func fmtNum(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// fmtNum32 writes a value that lives in a float32 with the fewest digits that read back to the same float32:
+// 0.05, not 0.05000000074505806.
+func fmtNum32(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e7 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 32)
+}
+
+// FormatBound writes a bound (or any number) of the parameter the way Format writes its values.
+func (p *Param) FormatBound(x float64) string {
+	if p.Kind == Float || p.Kind == Vec3 {
+		return fmtNum32(x)
+	}
+	return fmtNum(x)
+}
 
 // SetString parses and assigns "value" to the named parameter.
 func (s *Set) SetString(name, value string) error {
@@ -356,7 +381,7 @@ func (s *Set) Assign(assignment string) error {
 func (s *Set) suggest(name string) string {
 	var close []string
 	for _, p := range s.params {
-		if strings.Contains(p.Name, name) || strings.Contains(name, lastPart(p.Name)) {
+		if strings.Contains(p.Name, name) || strings.Contains(name, lastPart(p.Name)) || editDistance(name, p.Name) <= 2 {
 			close = append(close, p.Name)
 		}
 	}
@@ -374,6 +399,28 @@ func lastPart(name string) string {
 		return name[i+1:]
 	}
 	return name
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // Snapshot is a copy of every value of a set, by name.

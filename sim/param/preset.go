@@ -19,14 +19,16 @@ type Preset struct {
 func (p *Param) JSON(v Value) json.RawMessage {
 	var x any
 	switch p.Kind {
-	case Float, Int:
+	case Float:
+		x = float32(v.F) // the shortest text that reads back to the same float32
+	case Int:
 		x = v.F
 	case Bool:
 		x = v.B
 	case Choice:
 		x = p.Format(v)
 	case Vec3:
-		x = v.V
+		x = [3]float32{float32(v.V[0]), float32(v.V[1]), float32(v.V[2])}
 	}
 	b, _ := json.Marshal(x) // plain numbers, bools and strings always marshal
 	return b
