@@ -1,4 +1,5 @@
-// Package assets embeds everything slosh ships: scenes (JSON), and later meshes, fonts and environment maps.
+// Package assets embeds everything slosh ships: scenes (JSON), the panel's font, and later meshes and environment
+// maps.
 // Nothing is fetched at run time.
 package assets
 
@@ -7,7 +8,7 @@ import (
 	"io/fs"
 )
 
-//go:embed scenes/*.json
+//go:embed scenes/*.json fonts/DejaVuSans.ttf
 var files embed.FS
 
 // Scenes is the folder of shipped scenes, one NAME.json each.
@@ -17,4 +18,14 @@ func Scenes() fs.FS {
 		panic("assets: " + err.Error()) // the embed pattern guarantees the folder
 	}
 	return sub
+}
+
+// PanelFont is DejaVu Sans (Bitstream Vera licence, fonts/LICENSE-DejaVu.txt): the panel's text face, chosen for
+// its coverage of the Greek letters and mathematical symbols the parameters are named with (ε, ρ0, Δq, ∇, Σ).
+func PanelFont() []byte {
+	data, err := files.ReadFile("fonts/DejaVuSans.ttf")
+	if err != nil {
+		panic("assets: " + err.Error()) // the embed pattern guarantees the file
+	}
+	return data
 }

@@ -20,10 +20,12 @@ import (
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/inkyblackness/imgui-go/v4"
+
+	"github.com/slosh/slosh/assets"
 )
 
 // baseFontPx is the font height at a content scale of 1.
-const baseFontPx = 13
+const baseFontPx = 15
 
 // UI is an imgui context bound to one window: its platform input and its renderer.
 type UI struct {
@@ -32,6 +34,8 @@ type UI struct {
 	platform *Platform
 	renderer *Renderer
 	scale    float32 // content scale the fonts and style were built for
+	glyphs   imgui.AllocatedGlyphRanges
+	font     imgui.Font
 }
 
 // New creates the imgui context for window, installs its input callbacks and builds the renderer. The window's
@@ -77,9 +81,18 @@ func (u *UI) setupFontAndStyle(window *glfw.Window) {
 	}
 	u.scale = cs
 
+	// DejaVu Sans with Latin, Greek and the symbol blocks the parameter labels use (ε, ρ0, Δq, ∇, Σ, ≥, ·, ×, ²);
+	// the ranges must live until the atlas is built, so the UI keeps them.
+	var b imgui.GlyphRangesBuilder
+	atlas := u.io.Fonts()
+	b.AddExisting(atlas.GlyphRangesDefault())
+	for _, r := range [][2]rune{{0x0370, 0x03FF}, {0x2000, 0x206F}, {0x2070, 0x209F}, {0x2190, 0x21FF}, {0x2200, 0x22FF}} {
+		b.Add(r[0], r[1])
+	}
+	u.glyphs = b.Build()
 	cfg := imgui.NewFontConfig()
-	cfg.SetSize(baseFontPx * cs)
-	u.io.Fonts().AddFontDefaultV(cfg)
+	cfg.SetOversampleH(2)
+	u.font = atlas.AddFontFromMemoryTTFV(assets.PanelFont(), baseFontPx*cs, cfg, u.glyphs.GlyphRanges)
 	cfg.Delete()
 
 	if fbScale > 1 {
@@ -153,4 +166,5 @@ func (u *UI) Delete() {
 	u.platform.Delete()
 	u.ctx.Destroy()
 	u.ctx = nil
+	u.glyphs.Free()
 }

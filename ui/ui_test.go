@@ -207,3 +207,13 @@ func TestHiddenPanelDrawsNothing(t *testing.T) {
 		}
 	}
 }
+
+// The panel's font has every symbol the parameter labels and units use, rather than imgui's "?" fallback.
+func TestFontHasTheParameterSymbols(t *testing.T) {
+	u := newTestUI(t)
+	for _, r := range "εερρΔΣ∇≥≤·×²³ωλη|Δq|" {
+		if g := u.font.FindGlyph(r); rune(g.Codepoint()) != r {
+			t.Errorf("the panel font lacks %q (U+%04X): imgui would draw %q", r, r, rune(g.Codepoint()))
+		}
+	}
+}
