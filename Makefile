@@ -69,16 +69,19 @@ test: deps
 	echo "go test $(TESTFLAGS) ./..."
 	$(GO) test $(TESTFLAGS) ./...
 
-# bench runs the solvers' Go benchmarks and whole-scene `slosh bench` runs; JSON results go to $(BENCH_OUT).
+# bench runs the solvers' Go benchmarks and whole-scene `slosh bench` runs at Table 1's setting (2 substeps,
+# 3 iterations); JSON results go to $(BENCH_OUT). docs/BENCHMARKS.md lists the same commands.
+TABLE1 := --set pbf.substeps=2 --set pbf.iterations=3
 bench: build
 	@mkdir -p $(BENCH_OUT)
-	$(GO) test -bench . -run XXX ./sim/...
+	$(GO) test -bench 'Step' -benchtime 10x -run XXX ./sim/...
 	for n in 8000 32000 128000; do
-		./$(BIN) bench --mode pbf-cpu --scene dambreak --particles $$n --frames 30 --json $(BENCH_OUT)/pbf-cpu-dambreak-$$n.json
+		./$(BIN) bench --mode pbf-cpu --scene dambreak --particles $$n --frames 20 $(TABLE1) --json $(BENCH_OUT)/pbf-cpu-dambreak-$$n.json
 	done
 	if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then
-		for n in 32000 128000 512000; do
-			./$(BIN) bench --mode pbf --scene dambreak --particles $$n --frames 120 --json $(BENCH_OUT)/pbf-dambreak-$$n.json
+		$(GO) test -bench 'Step' -benchtime 5x -run XXX ./gpu/pbf/
+		for n in 8000 32000 128000; do
+			./$(BIN) bench --mode pbf --scene dambreak --particles $$n --frames 10 $(TABLE1) --json $(BENCH_OUT)/pbf-dambreak-$$n.json
 		done
 	else
 		echo "make bench: no display, skipping the GPU benchmarks (they need an OpenGL 4.3 context)"
