@@ -242,22 +242,9 @@ func (s *Solver) Derived() cpbf.Derived { return s.dv }
 
 // Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
 func (s *Solver) Reset(sc *scene.Scene) error {
-	d, err := cpbf.ResolveSpacing(&s.Cfg, sc)
+	d, pos, vel, err := cpbf.Sample(&s.Cfg, sc)
 	if err != nil {
 		return err
-	}
-	ps, err := sc.Sample(d)
-	if err != nil {
-		return err
-	}
-	if len(ps) == 0 {
-		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
-	}
-	pos := make([][4]float32, len(ps))
-	vel := make([][4]float32, len(ps))
-	for i, q := range ps {
-		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
-		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
 	}
 	return s.ResetParticles(sc, d, pos, vel)
 }

@@ -33,14 +33,7 @@ func newGPU(t testing.TB) *Solver {
 	return s
 }
 
-func builtin(t testing.TB, name string) *scene.Scene {
-	t.Helper()
-	sc, err := scene.Builtin(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
+func builtin(t testing.TB, name string) *scene.Scene { return simtest.Builtin(t, name) }
 
 func assign(t testing.TB, s sim.Solver, sets ...string) {
 	t.Helper()

@@ -91,24 +91,34 @@ func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
 	return sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
 }
 
-// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
-func (s *Solver) Reset(sc *scene.Scene) error {
-	d, err := ResolveSpacing(&s.Cfg, sc)
+// Sample resolves the particle spacing for a scene under c and samples the scene's fluid blocks into positions and
+// velocities as the PBF solvers store them; a scene that yields no particles is an error.
+func Sample(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, err error) {
+	d, err := ResolveSpacing(c, sc)
 	if err != nil {
-		return err
+		return 0, nil, nil, err
 	}
 	ps, err := sc.Sample(d)
 	if err != nil {
-		return err
+		return 0, nil, nil, err
 	}
 	if len(ps) == 0 {
-		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
+		return 0, nil, nil, fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
 	}
-	pos := make([][4]float32, len(ps))
-	vel := make([][4]float32, len(ps))
+	pos = make([][4]float32, len(ps))
+	vel = make([][4]float32, len(ps))
 	for i, q := range ps {
 		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
 		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+	}
+	return d, pos, vel, nil
+}
+
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
+func (s *Solver) Reset(sc *scene.Scene) error {
+	d, pos, vel, err := Sample(&s.Cfg, sc)
+	if err != nil {
+		return err
 	}
 	return s.ResetParticles(sc, d, pos, vel)
 }

@@ -9,18 +9,12 @@ import (
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/simtest"
 )
 
 const frameDt = 1.0 / 60
 
-func builtin(t testing.TB, name string) *scene.Scene {
-	t.Helper()
-	sc, err := scene.Builtin(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
+func builtin(t testing.TB, name string) *scene.Scene { return simtest.Builtin(t, name) }
 
 // newSolver resets a solver on a shipped scene with some parameters overridden.
 func newSolver(t testing.TB, name string, sets ...string) *Solver {
