@@ -1,16 +1,14 @@
 // Shared by the PBF compute passes (gpu/pbf): the parameter block, kernels, obstacle distances, collisions and the
-// boundary density. Every function mirrors its Go counterpart in sim/pbf operation for operation, so the CPU and
+// boundary density. The neighbour grid comes from gpu/nsearch (nsearch.glsl). Every function mirrors its Go counterpart in sim/pbf operation for operation, so the CPU and
 // GPU solvers agree to float rounding. Binding points and sizes come from Go as #defines.
-#include "compute_common.glsl"
+#include "nsearch.glsl"
 
 // Mirrors gpu/pbf.params (std140: scalars packed four to a vec4 slot).
 layout(std140, binding = BIND_PARAMS) uniform Params {
 	uint n;          // particles
 	uint stride;     // neighbour-list capacity per particle
-	uint numCells;
 	uint numObstacles;
-	ivec4 dims;      // grid cells per axis
-	vec4 origin;     // grid origin; w = 1 / cell size
+	uint pad0;
 	float h;
 	float h2;
 	float w0;        // poly6(0)
@@ -68,16 +66,6 @@ float spikyGradScale(float dist) {
 	if (dist >= P.h || dist <= 0.0) return 0.0;
 	float d = P.h - dist;
 	return P.spikyGCoef * d * d / dist;
-}
-
-ivec3 cellCoord(vec3 p) {
-	vec3 c = floor((p - P.origin.xyz) * P.origin.w);
-	return clamp(ivec3(clamp(c, vec3(-1e9), vec3(1e9))), ivec3(0), P.dims.xyz - 1);
-}
-
-uint cellIndex(vec3 p) {
-	ivec3 c = cellCoord(p);
-	return uint((c.z * P.dims.y + c.y) * P.dims.x + c.x);
 }
 
 float sgn(float x) { return x < 0.0 ? -1.0 : 1.0; }

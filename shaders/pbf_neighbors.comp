@@ -4,7 +4,6 @@
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
-layout(std430, binding = BIND_COUNT) readonly buffer Start { uint start[]; };
 layout(std430, binding = BIND_NBR) writeonly buffer Nbr { uint nbr[]; };
 layout(std430, binding = BIND_NCOUNT) writeonly buffer NCount { uint ncount[]; };
 
@@ -12,21 +11,16 @@ void main() {
 	uint i = globalIndex();
 	if (i >= P.n) return;
 	vec3 pi = pred[i].xyz;
-	ivec3 c = cellCoord(pi);
+	ivec3 c = nsCellCoord(pi);
 	uint base = i * P.stride;
 	uint k = 0u;
 	bool full = false;
 	for (int dz = -1; dz <= 1; dz++) {
-		int z = c.z + dz;
-		if (z < 0 || z >= P.dims.z) continue;
 		for (int dy = -1; dy <= 1; dy++) {
-			int y = c.y + dy;
-			if (y < 0 || y >= P.dims.y) continue;
-			int row = (z * P.dims.y + y) * P.dims.x;
-			int x0 = max(c.x - 1, 0);
-			int x1 = min(c.x + 1, P.dims.x - 1);
-			uint jEnd = start[row + x1 + 1];
-			for (uint j = start[row + x0]; j < jEnd; j++) {
+			uint jBegin, jEnd;
+			if (!nsRow(c, dy, dz, jBegin, jEnd)) continue;
+			// the arrays are in grid order, so slot j holds particle j
+			for (uint j = jBegin; j < jEnd; j++) {
 				if (j == i) continue;
 				vec3 pj = pred[j].xyz;
 				float ex = pi.x - pj.x, ey = pi.y - pj.y, ez = pi.z - pj.z;

@@ -1,8 +1,8 @@
 #version 430 core
-// Neighbour grid, step 5: gather the particle arrays into sorted order for memory coherence.
+// After the neighbour grid is built (gpu/nsearch): gather the particle arrays into its sorted order, for memory
+// coherence and so slot k of the grid is particle k.
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
-layout(std430, binding = BIND_ORDER) readonly buffer Order { uint order[]; };
 layout(std430, binding = BIND_POS) readonly buffer Pos { vec4 pos[]; };
 layout(std430, binding = BIND_VEL) readonly buffer Vel { vec4 vel[]; };
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
@@ -15,7 +15,7 @@ layout(std430, binding = BIND_IDS2) writeonly buffer Ids2 { uint ids2[]; };
 void main() {
 	uint k = globalIndex();
 	if (k >= P.n) return;
-	uint src = order[k];
+	uint src = nsOrder[k];
 	pos2[k] = pos[src];
 	vel2[k] = vel[src];
 	pred2[k] = pred[src];

@@ -1,8 +1,9 @@
 // Package pbf is Position Based Fluids in OpenGL 4.3 compute shaders (Macklin & Müller 2013, papers/001): the
 // sandbox's main mode. Particle state never leaves the GPU; the renderer draws straight from the solver's buffers.
 //
-// A step is Algorithm 1 as a sequence of compute passes (shaders/pbf_*.comp): predict → neighbour grid (cell
-// index, atomic counts, parallel prefix sum, scatter, per-cell sort by id, reorder) → neighbour lists →
+// A step is Algorithm 1 as a sequence of compute passes (shaders/pbf_*.comp): predict → neighbour grid
+// (gpu/nsearch: cell index, atomic counts, parallel prefix sum, scatter, per-cell sort by id; then a reorder of
+// the particle arrays) → neighbour lists →
 // iterations × (λ, Δp + collision) → velocity → vorticity → confinement + XSPH → statistics. It mirrors the CPU
 // solver in sim/pbf operation for operation: same parameters, same derived constants, same particle order, so the
 // two agree to float rounding and the CPU solver is this one's test oracle. The grid order depends only on positions
@@ -18,6 +19,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/compute"
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/nsearch"
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/shaders"
 	"github.com/slosh/slosh/sim"
@@ -46,35 +48,29 @@ const (
 	bindLambda
 	bindBGrad
 	bindOmega
-	bindCell
-	bindOrder
-	bindCount
-	bindFill
 	bindNbr
 	bindNCount
 	bindObstacles
 	bindCounters
 	bindPartial
 	bindStats
-	numBindings // the scan uses 30 and 31
+	numBindings // gpu/nsearch uses 24–29, the scan 30 and 31
 )
 
-// needBindings is how many storage binding points the solver and the scan use.
+// needBindings is how many storage binding points the solver, the grid and the scan use.
 const needBindings = 32
 
 // params mirrors the Params uniform block of pbf_common.glsl (std140).
 type params struct {
-	N, Stride, NumCells, NumObstacles uint32
-	Dims                              [4]int32
-	Origin                            [4]float32 // w = 1 / cell size
-	H, H2, W0, MOverR0                float32
-	Poly6Coef, SpikyGCoef             float32
-	InvWDq, ScorrK                    float32
-	Epsilon, Vorticity, XSPH, Dt      float32
-	Gravity                           [4]float32
-	Lo, Hi                            [4]float32 // Lo.w = particle radius
-	WallPhiCoef, WallGradCoef         float32
-	ScorrN, Unilateral                int32
+	N, Stride, NumObstacles, _   uint32
+	H, H2, W0, MOverR0           float32
+	Poly6Coef, SpikyGCoef        float32
+	InvWDq, ScorrK               float32
+	Epsilon, Vorticity, XSPH, Dt float32
+	Gravity                      [4]float32
+	Lo, Hi                       [4]float32 // Lo.w = particle radius
+	WallPhiCoef, WallGradCoef    float32
+	ScorrN, Unilateral           int32
 }
 
 // statsRecord mirrors StatsRecord of pbf_stats.glsl (std430).
@@ -95,25 +91,21 @@ type Solver struct {
 
 	progs     *Programs
 	ownsProgs bool
-	scan      *compute.Scan
+	grid      *nsearch.Grid
 	ubo       *glh.Buffer
 
-	sc       *scene.Scene
-	dv       cpbf.Derived
-	dvCfg    cpbf.Config
-	col      cpbf.Collider
-	dims     [3]int32
-	numCells int
-	n        int
-	block    params
+	sc    *scene.Scene
+	dv    cpbf.Derived
+	dvCfg cpbf.Config
+	col   cpbf.Collider
+	n     int
+	block params
 
 	// particle buffers: the current and the other half of each ping-pong pair
 	pos, vel, pred, ids     *glh.Buffer
 	pos2, vel2, pred2, ids2 *glh.Buffer
 	rho, lambda, bgrad      *glh.Buffer
-	omega, cell, order      *glh.Buffer
-	nbr, ncount             *glh.Buffer
-	count, fill             *glh.Buffer // count becomes the cell starts after the scan
+	omega, nbr, ncount      *glh.Buffer
 	obstacles, counters     *glh.Buffer
 	partial, statsBuf, ring *glh.Buffer
 
@@ -145,8 +137,7 @@ const snapInterval = 60
 
 // programs are the compute passes by file name.
 var programs = []string{
-	"pbf_predict.comp", "pbf_cell.comp", "pbf_scatter.comp", "pbf_cellsort.comp", "pbf_reorder.comp",
-	"pbf_neighbors.comp", "pbf_lambda.comp", "pbf_deltap.comp", "pbf_velocity.comp", "pbf_vorticity.comp",
+	"pbf_predict.comp", "pbf_reorder.comp", "pbf_neighbors.comp", "pbf_lambda.comp", "pbf_deltap.comp", "pbf_velocity.comp", "pbf_vorticity.comp",
 	"pbf_confine.comp", "pbf_stats.comp", "pbf_stats_final.comp",
 }
 
@@ -154,7 +145,7 @@ var programs = []string{
 // rasteriser), so one set serves every solver made on a context: scene and mode switches do not recompile.
 type Programs struct {
 	byName map[string]*glh.Program
-	scan   *compute.ScanPrograms
+	grid   *nsearch.Programs
 }
 
 // CompilePrograms compiles the compute passes. ctx must be current and have compute shaders.
@@ -166,12 +157,11 @@ func CompilePrograms(ctx *glh.Context) (*Programs, error) {
 		return nil, fmt.Errorf("gpu pbf: needs %d shader-storage binding points, this GPU has %d", needBindings, have)
 	}
 	p := &Programs{byName: map[string]*glh.Program{}}
-	defs := append(compute.Defines(), shaders.Int("BIND_PARAMS", bindParams))
+	defs := append(nsearch.Defines(), shaders.Int("BIND_PARAMS", bindParams))
 	for name, b := range map[string]int{
 		"BIND_POS": bindPos, "BIND_VEL": bindVel, "BIND_PRED": bindPred, "BIND_IDS": bindIDs,
 		"BIND_POS2": bindPos2, "BIND_VEL2": bindVel2, "BIND_PRED2": bindPred2, "BIND_IDS2": bindIDs2,
 		"BIND_RHO": bindRho, "BIND_LAMBDA": bindLambda, "BIND_BGRAD": bindBGrad, "BIND_OMEGA": bindOmega,
-		"BIND_CELL": bindCell, "BIND_ORDER": bindOrder, "BIND_COUNT": bindCount, "BIND_FILL": bindFill,
 		"BIND_NBR": bindNbr, "BIND_NCOUNT": bindNCount, "BIND_OBSTACLES": bindObstacles,
 		"BIND_COUNTERS": bindCounters, "BIND_PARTIAL": bindPartial, "BIND_STATS": bindStats,
 	} {
@@ -186,7 +176,7 @@ func CompilePrograms(ctx *glh.Context) (*Programs, error) {
 		p.byName[f] = prog
 	}
 	var err error
-	if p.scan, err = compute.NewScanPrograms(); err != nil {
+	if p.grid, err = nsearch.CompilePrograms(); err != nil {
 		p.Delete()
 		return nil, fmt.Errorf("gpu pbf: %w", err)
 	}
@@ -201,7 +191,7 @@ func (p *Programs) Delete() {
 	for _, prog := range p.byName {
 		prog.Delete()
 	}
-	p.scan.Delete()
+	p.grid.Delete()
 }
 
 // New compiles the compute passes and returns a solver that owns them. ctx must be current and have compute
@@ -226,6 +216,10 @@ func NewWithPrograms(progs *Programs) (*Solver, error) {
 	s.Cfg.Register(s.params)
 	var err error
 	if s.ubo, err = glh.NewBuffer(int(unsafe.Sizeof(params{})), gl.DYNAMIC_DRAW); err != nil {
+		return nil, fmt.Errorf("gpu pbf: %w", err)
+	}
+	if s.grid, err = nsearch.NewGrid(progs.grid); err != nil {
+		s.ubo.Delete()
 		return nil, fmt.Errorf("gpu pbf: %w", err)
 	}
 	return s, nil
@@ -287,20 +281,17 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	return glh.CheckError("gpu pbf reset")
 }
 
-// derive recomputes the constants, the collider and the grid dimensions for a particle spacing.
+// derive recomputes the constants and the collider for a particle spacing.
 func (s *Solver) derive(spacing float64) error {
 	dv, err := cpbf.Derive(&s.Cfg, spacing)
 	if err != nil {
 		return err
 	}
-	lo, hi := f32(s.sc.Domain.Min), f32(s.sc.Domain.Max)
-	dims, err := grid.Dims(lo, hi, dv.H)
-	if err != nil {
+	if _, err := grid.Dims(f32(s.sc.Domain.Min), f32(s.sc.Domain.Max), dv.H); err != nil {
 		return fmt.Errorf("gpu pbf: %w", err)
 	}
-	s.dv, s.dvCfg, s.dims = dv, s.Cfg, dims
+	s.dv, s.dvCfg = dv, s.Cfg
 	s.col = cpbf.NewCollider(s.sc, dv.Radius)
-	s.numCells = int(dims[0]) * int(dims[1]) * int(dims[2])
 	return nil
 }
 
@@ -312,7 +303,7 @@ func (s *Solver) allocate(n int) error {
 	for _, c := range []struct {
 		what  string
 		bytes int64
-	}{{"the neighbour lists", int64(n) * int64(stride) * 4}, {"the particle arrays", int64(n) * 16}, {"the grid", int64(s.numCells+1) * 4}} {
+	}{{"the neighbour lists", int64(n) * int64(stride) * 4}, {"the particle arrays", int64(n) * 16}} {
 		if err := compute.CheckStorageSize(c.what, c.bytes); err != nil {
 			return fmt.Errorf("gpu pbf: %w", err)
 		}
@@ -327,8 +318,7 @@ func (s *Solver) allocate(n int) error {
 		}{
 			{&s.pos, 16 * n}, {&s.vel, 16 * n}, {&s.pred, 16 * n}, {&s.ids, 4 * n},
 			{&s.pos2, 16 * n}, {&s.vel2, 16 * n}, {&s.pred2, 16 * n}, {&s.ids2, 4 * n},
-			{&s.rho, 4 * n}, {&s.lambda, 4 * n}, {&s.bgrad, 16 * n}, {&s.omega, 16 * n},
-			{&s.cell, 4 * n}, {&s.order, 4 * n}, {&s.ncount, 4 * n},
+			{&s.rho, 4 * n}, {&s.lambda, 4 * n}, {&s.bgrad, 16 * n}, {&s.omega, 16 * n}, {&s.ncount, 4 * n},
 			{&s.counters, 16}, {&s.partial, int(unsafe.Sizeof(statsRecord{})) * groups},
 			{&s.statsBuf, int(unsafe.Sizeof(statsRecord{}))}, {&s.ring, int(unsafe.Sizeof(statsRecord{})) * statsRing},
 		}
@@ -361,24 +351,6 @@ func (s *Solver) allocate(n int) error {
 		}
 		s.nbr, s.nbrStride = b, stride
 	}
-	if s.count == nil || s.count.Size() != 4*(s.numCells+1) {
-		s.count.Delete()
-		s.fill.Delete()
-		var err error
-		if s.count, err = glh.NewBuffer(4*(s.numCells+1), gl.DYNAMIC_COPY); err != nil {
-			return fmt.Errorf("gpu pbf: grid of %d cells: %w", s.numCells, err)
-		}
-		if s.fill, err = glh.NewBuffer(4*s.numCells, gl.DYNAMIC_COPY); err != nil {
-			return fmt.Errorf("gpu pbf: grid of %d cells: %w", s.numCells, err)
-		}
-		if s.scan == nil {
-			if s.scan, err = compute.NewScan(s.progs.scan, s.numCells+1); err != nil {
-				return fmt.Errorf("gpu pbf: %w", err)
-			}
-		} else if err := s.scan.Resize(s.numCells + 1); err != nil {
-			return fmt.Errorf("gpu pbf: %w", err)
-		}
-	}
 	obs := s.col.Obstacles
 	s.obstacles.Delete()
 	var err error
@@ -398,10 +370,8 @@ func (s *Solver) upload(dt float32) {
 		unilateral = 1
 	}
 	s.block = params{
-		N: uint32(s.n), Stride: uint32(dv.Stride), NumCells: uint32(s.numCells), NumObstacles: uint32(len(s.col.Obstacles)),
-		Dims:   [4]int32{s.dims[0], s.dims[1], s.dims[2], 0},
-		Origin: [4]float32{float32(s.sc.Domain.Min[0]), float32(s.sc.Domain.Min[1]), float32(s.sc.Domain.Min[2]), 1 / dv.H},
-		H:      dv.H, H2: dv.H * dv.H, W0: dv.W0, MOverR0: dv.MOverR0,
+		N: uint32(s.n), Stride: uint32(dv.Stride), NumObstacles: uint32(len(s.col.Obstacles)),
+		H: dv.H, H2: dv.H * dv.H, W0: dv.W0, MOverR0: dv.MOverR0,
 		Poly6Coef: dv.Poly6.Coef(), SpikyGCoef: dv.Spiky.GradCoef(), InvWDq: dv.InvWDq, ScorrK: dv.ScorrKAbs,
 		Epsilon: dv.EpsilonAbs, Vorticity: c.Vorticity, XSPH: c.XSPH, Dt: dt,
 		Gravity:     [4]float32{c.Gravity[0], c.Gravity[1], c.Gravity[2], 0},
@@ -416,6 +386,7 @@ func (s *Solver) upload(dt float32) {
 // bind attaches every buffer to its binding point; called again after each ping-pong swap.
 func (s *Solver) bind() {
 	gl.BindBufferBase(gl.UNIFORM_BUFFER, bindParams, s.ubo.ID())
+	s.grid.Bind()
 	for _, b := range []struct {
 		at  uint32
 		buf *glh.Buffer
@@ -423,7 +394,6 @@ func (s *Solver) bind() {
 		{bindPos, s.pos}, {bindVel, s.vel}, {bindPred, s.pred}, {bindIDs, s.ids},
 		{bindPos2, s.pos2}, {bindVel2, s.vel2}, {bindPred2, s.pred2}, {bindIDs2, s.ids2},
 		{bindRho, s.rho}, {bindLambda, s.lambda}, {bindBGrad, s.bgrad}, {bindOmega, s.omega},
-		{bindCell, s.cell}, {bindOrder, s.order}, {bindCount, s.count}, {bindFill, s.fill},
 		{bindNbr, s.nbr}, {bindNCount, s.ncount}, {bindObstacles, s.obstacles},
 		{bindCounters, s.counters}, {bindPartial, s.partial}, {bindStats, s.statsBuf},
 	} {
@@ -464,7 +434,10 @@ func (s *Solver) Step(dt float64) error {
 	t.Begin()
 	s.run("pbf_predict.comp", s.n)
 	t.Mark("predict")
-	s.buildGrid()
+	if err := s.buildGrid(); err != nil {
+		t.End()
+		return err
+	}
 	t.Mark("grid")
 	s.run("pbf_neighbors.comp", s.n)
 	t.Mark("neighbours")
@@ -497,21 +470,20 @@ func (s *Solver) Step(dt float64) error {
 	return s.poll(false)
 }
 
-// buildGrid sorts the particles by (cell, id) on the GPU and reorders every per-particle array.
-func (s *Solver) buildGrid() {
-	compute.ClearUint(s.count, 0)
-	s.run("pbf_cell.comp", s.n)
-	s.scan.Run(s.count, s.numCells+1)
-	s.bind() // the scan used binding points of its own
-	compute.ClearUint(s.fill, 0)
-	s.run("pbf_scatter.comp", s.n)
-	s.run("pbf_cellsort.comp", s.numCells)
+// buildGrid sorts the particles by (cell, id) on the GPU (gpu/nsearch) and reorders every per-particle array.
+func (s *Solver) buildGrid() error {
+	lo, hi := f32(s.sc.Domain.Min), f32(s.sc.Domain.Max)
+	if err := s.grid.Build(s.pred, s.ids, s.n, lo, hi, s.dv.H); err != nil {
+		return err
+	}
+	s.bind() // the build used binding points of its own
 	s.run("pbf_reorder.comp", s.n)
 	s.pos, s.pos2 = s.pos2, s.pos
 	s.vel, s.vel2 = s.vel2, s.vel
 	s.pred, s.pred2 = s.pred2, s.pred
 	s.ids, s.ids2 = s.ids2, s.ids
 	s.bind()
+	return nil
 }
 
 // reduceStats runs the statistics passes and queues the record for reading back without waiting.
@@ -682,7 +654,7 @@ func (s *Solver) Particles() render.Particles {
 
 func (s *Solver) deleteParticleBuffers() {
 	for _, b := range []*glh.Buffer{s.pos, s.vel, s.pred, s.ids, s.pos2, s.vel2, s.pred2, s.ids2, s.rho, s.lambda,
-		s.bgrad, s.omega, s.cell, s.order, s.ncount, s.counters, s.partial, s.statsBuf, s.ring, s.nbr} {
+		s.bgrad, s.omega, s.ncount, s.counters, s.partial, s.statsBuf, s.ring, s.nbr} {
 		b.Delete()
 	}
 	for k := range s.snaps {
@@ -702,13 +674,10 @@ func (s *Solver) Delete() {
 		return
 	}
 	s.deleteParticleBuffers()
-	for _, b := range []*glh.Buffer{s.count, s.fill, s.obstacles, s.ubo} {
+	for _, b := range []*glh.Buffer{s.obstacles, s.ubo} {
 		b.Delete()
 	}
-	if s.scan != nil {
-		s.scan.Delete()
-		s.scan = nil
-	}
+	s.grid.Delete()
 	if s.ownsProgs {
 		s.progs.Delete()
 		s.progs = nil

@@ -71,7 +71,9 @@ func gridOnly(t *testing.T, s *Solver) (pred [][4]float32, ids []uint32, lists [
 	s.upload(1e-3)
 	s.bind()
 	s.run("pbf_predict.comp", s.n)
-	s.buildGrid()
+	if err := s.buildGrid(); err != nil {
+		t.Fatal(err)
+	}
 	s.run("pbf_neighbors.comp", s.n)
 	pred = make([][4]float32, s.n)
 	ids = make([]uint32, s.n)
