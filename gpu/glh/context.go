@@ -37,6 +37,28 @@ type Context struct {
 	Compute      bool // the 4.3 binding loaded: compute shaders and SSBOs are available
 	Version      string
 	Renderer     string
+
+	shared     map[string]any
+	sharedKeys []string // creation order, for deleting in reverse
+}
+
+// Shared returns what is stored under key on this context, creating it with create on first use: compiled
+// programs that every solver on the context can use, say. Values with a Delete method are deleted, newest first,
+// when the context closes. A failed create stores nothing.
+func (c *Context) Shared(key string, create func() (any, error)) (any, error) {
+	if v, ok := c.shared[key]; ok {
+		return v, nil
+	}
+	v, err := create()
+	if err != nil {
+		return nil, err
+	}
+	if c.shared == nil {
+		c.shared = map[string]any{}
+	}
+	c.shared[key] = v
+	c.sharedKeys = append(c.sharedKeys, key)
+	return v, nil
 }
 
 // ErrNoContext wraps every failure to get a usable context.
@@ -119,6 +141,12 @@ func (c *Context) Close() {
 	if c == nil || c.Window == nil {
 		return
 	}
+	for i := len(c.sharedKeys) - 1; i >= 0; i-- {
+		if d, ok := c.shared[c.sharedKeys[i]].(interface{ Delete() }); ok {
+			d.Delete()
+		}
+	}
+	c.shared, c.sharedKeys = nil, nil
 	c.Window.Destroy()
 	c.Window = nil
 	glfw.Terminate()

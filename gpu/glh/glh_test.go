@@ -1,6 +1,7 @@
 package glh_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -98,5 +99,23 @@ func TestTimersReportPasses(t *testing.T) {
 	}
 	if total < 0 || passes[0].Ms < 0 {
 		t.Errorf("negative timings: %+v total %g", passes, total)
+	}
+}
+
+func TestSharedCreatesOnceAndKeepsNoFailure(t *testing.T) {
+	var c glh.Context
+	calls := 0
+	create := func() (any, error) { calls++; return calls, nil }
+	a, err := c.Shared("k", create)
+	b, _ := c.Shared("k", create)
+	if err != nil || a != 1 || b != 1 || calls != 1 {
+		t.Errorf("Shared: %v %v %v, %d creations", a, b, err, calls)
+	}
+	fail := func() (any, error) { return nil, errors.New("no") }
+	if _, err := c.Shared("bad", fail); err == nil {
+		t.Error("a failed create returned no error")
+	}
+	if v, err := c.Shared("bad", create); err != nil || v != 2 {
+		t.Errorf("after a failure, Shared gave %v, %v; want a fresh creation", v, err)
 	}
 }

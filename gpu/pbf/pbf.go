@@ -89,10 +89,9 @@ type Solver struct {
 	Cfg    cpbf.Config
 	params *param.Set
 
-	progs     *Programs
-	ownsProgs bool
-	grid      *nsearch.Grid
-	ubo       *glh.Buffer
+	progs *Programs
+	grid  *nsearch.Grid
+	ubo   *glh.Buffer
 
 	sc    *scene.Scene
 	dv    cpbf.Derived
@@ -194,20 +193,18 @@ func (p *Programs) Delete() {
 	p.grid.Delete()
 }
 
-// New compiles the compute passes and returns a solver that owns them. ctx must be current and have compute
+// New returns a solver using the compute passes compiled for ctx, compiling them on the context's first use
+// (they stay with the context: scene and mode switches do not recompile). ctx must be current and have compute
 // shaders.
 func New(ctx *glh.Context) (*Solver, error) {
-	progs, err := CompilePrograms(ctx)
+	if ctx == nil || !ctx.Compute {
+		return nil, fmt.Errorf("gpu pbf: OpenGL 4.3 compute shaders are not available (%v)", ctx)
+	}
+	progs, err := ctx.Shared("gpu/pbf programs", func() (any, error) { return CompilePrograms(ctx) })
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewWithPrograms(progs)
-	if err != nil {
-		progs.Delete()
-		return nil, err
-	}
-	s.ownsProgs = true
-	return s, nil
+	return NewWithPrograms(progs.(*Programs))
 }
 
 // NewWithPrograms returns a solver that uses (and does not own) compiled programs.
@@ -678,9 +675,5 @@ func (s *Solver) Delete() {
 		b.Delete()
 	}
 	s.grid.Delete()
-	if s.ownsProgs {
-		s.progs.Delete()
-		s.progs = nil
-	}
 	s.timers.Delete()
 }

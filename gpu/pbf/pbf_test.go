@@ -281,12 +281,7 @@ func TestGPUNonFiniteIsRestored(t *testing.T) {
 func TestGPUParameterSweep(t *testing.T) {
 	ctx := gltest.Acquire(t)
 	gltest.RequireCompute(t, ctx)
-	progs, err := CompilePrograms(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer progs.Delete()
-	simtest.Sweep(t, func() (sim.Solver, error) { return NewWithPrograms(progs) }, builtin(t, "dambreak"), simtest.SweepOptions{
+	simtest.Sweep(t, func() (sim.Solver, error) { return New(ctx) }, builtin(t, "dambreak"), simtest.SweepOptions{
 		Steps: 60,
 		Base:  []string{"pbf.spacing=0.05"},
 		Limit: map[string]simtest.Limit{
