@@ -79,12 +79,15 @@ func NewPanels() *Panels {
 }
 
 // Record adds the stats of one simulation step to the plot history, keeping the newest HistoryLen samples. A step
-// count or time that goes backwards means the scene was reset, and starts a new history.
+// count or time that goes backwards means the scene was reset, and starts a new history; the same step twice is
+// recorded once.
 func (p *Panels) Record(s sim.Stats) {
 	if p.n > 0 {
 		last := p.ring[(p.start+p.n-1)%len(p.ring)]
 		if s.Time < last.Time || s.Steps < p.lastSteps {
 			p.ClearHistory()
+		} else if s.Steps == p.lastSteps {
+			return // the same step again (GPU statistics arrive late and are polled every substep)
 		}
 	}
 	i := (p.start + p.n) % len(p.ring)

@@ -194,6 +194,13 @@ func TestRecordKeepsNewestSamplesInOrder(t *testing.T) {
 	if h := p.History(); len(h) != 1 || h[0].Time != 0.01 {
 		t.Errorf("after a reset the history is %d samples, want the 1 new one", len(h))
 	}
+	// The same step again (late GPU statistics polled every substep) is one sample.
+	p.Record(sim.Stats{Steps: 1, Time: 0.01})
+	p.Record(sim.Stats{Steps: 2, Time: 0.02})
+	p.Record(sim.Stats{Steps: 2, Time: 0.02})
+	if h := p.History(); len(h) != 2 {
+		t.Errorf("recording steps 1, 1, 2, 2 kept %d samples, want 2", len(h))
+	}
 }
 
 // resizeWindow resizes the (hidden) test window and waits until the framebuffer follows.

@@ -111,7 +111,7 @@ type Solver struct {
 	nbrStride int // the stride nbr was allocated for
 
 	ringFence [statsRing]uintptr
-	ringStep  [statsRing]int
+	ringTime  [statsRing]float64 // simulated time of the step each record describes
 	ringNext  int
 
 	snaps      [3]snapshot // 0: the reset state; 1, 2: taken in turn every snapInterval steps
@@ -503,7 +503,7 @@ func (s *Solver) reduceStats() {
 	size := int(unsafe.Sizeof(statsRecord{}))
 	glh.Copy(s.ring, k*size, s.statsBuf, 0, size)
 	s.ringFence[k] = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
-	s.ringStep[k] = s.steps
+	s.ringTime[k] = s.time
 	s.ringNext = (k + 1) % statsRing
 }
 
@@ -537,15 +537,16 @@ func (s *Solver) poll(wait bool) error {
 		s.dropFence(k)
 		rec := make([]statsRecord, 1)
 		glh.Read(s.ring, k*size, rec)
-		if err := s.take(rec[0]); err != nil {
+		if err := s.take(rec[0], s.ringTime[k]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// take turns a statistics record into Stats and detects non-finite state.
-func (s *Solver) take(r statsRecord) error {
+// take turns the statistics record of the step that ended at simulated time t into Stats, and detects
+// non-finite state.
+func (s *Solver) take(r statsRecord, t float64) error {
 	if r.Bad > 0 || r.BadTotal > 0 {
 		failed := int(r.Step)
 		for k := range s.ringFence { // records after the failure describe the broken state
@@ -556,7 +557,7 @@ func (s *Solver) take(r statsRecord) error {
 	}
 	s.lastFinite = max(s.lastFinite, int(r.Step))
 	st := &s.stats
-	st.Particles, st.Steps, st.Time = s.n, s.steps, s.time
+	st.Particles, st.Steps, st.Time = s.n, int(r.Step), t // the numbers describe that step, not the newest
 	n := float64(max(1, s.n))
 	st.DensityErrMean, st.DensityErrMax = float64(r.SumErr)/n, float64(r.MaxErr)
 	st.MaxSpeed = math.Sqrt(float64(r.MaxV2))
@@ -622,7 +623,8 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	dst.Time, dst.Steps = s.time, s.steps
 }
 
-// Stats implements sim.Solver. GPU statistics arrive a few steps late; Stats reports the newest finished ones.
+// Stats implements sim.Solver. GPU statistics arrive a few steps late; Stats reports the newest finished ones,
+// with the step count and time of the step they describe.
 func (s *Solver) Stats() sim.Stats {
 	if err := s.poll(false); err != nil && s.pendingErr == nil {
 		s.pendingErr = err
