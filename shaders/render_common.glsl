@@ -1,5 +1,6 @@
 // Shared by every render_ program: the per-frame uniform block (mirrored by frameBlock in gpu/render/renderer.go,
-// std140, bound at binding point FRAME_BINDING from Go) and the lighting and colour helpers.
+// std140, bound at binding point FRAME_BINDING from Go), the sky, the lighting and colour helpers, and the
+// conversions between pixels, eye-space rays and depths that the impostors and the fluid surface share.
 
 layout(std140) uniform FrameBlock {
 	mat4 uView;        // world → eye
@@ -16,6 +17,37 @@ layout(std140) uniform FrameBlock {
 const vec3 SKY_ZENITH  = vec3(0.42, 0.60, 0.85);
 const vec3 SKY_HORIZON = vec3(0.86, 0.89, 0.92);
 const vec3 SKY_NADIR   = vec3(0.52, 0.52, 0.54);
+
+// skyColor is the environment seen in world direction dir (unit): a gradient from the horizon up to the zenith and
+// down toward the ground's grey, with a soft glow around the light. The sky pass draws it; water reflects it.
+vec3 skyColor(vec3 dir) {
+	vec3 c;
+	if (dir.y >= 0.0) {
+		c = mix(SKY_HORIZON, SKY_ZENITH, pow(dir.y, 0.6));
+	} else {
+		c = mix(SKY_HORIZON, SKY_NADIR, pow(-dir.y, 0.5));
+	}
+	float sun = max(dot(dir, uLightDir.xyz), 0.0);
+	return c + vec3(1.0, 0.95, 0.85) * 0.12 * pow(sun, 24.0);
+}
+
+// eyeRay is the eye-space direction through a point of the image given in NDC, scaled so that its z is −1: the
+// point at eye depth z (distance along −z) on it is z·eyeRay(ndc). It handles off-centre projections.
+vec3 eyeRay(vec2 ndc) {
+	return vec3((ndc.x + uProj[2][0]) / uProj[0][0], (ndc.y + uProj[2][1]) / uProj[1][1], -1.0);
+}
+
+// eyeAtPixel is the eye-space point at eye depth z seen through window coordinate frag (pixels of a full-viewport
+// target, centres at .5).
+vec3 eyeAtPixel(vec2 frag, float z) {
+	return z * eyeRay(frag * uViewport.zw * 2.0 - 1.0);
+}
+
+// windowDepth is the depth-buffer value of an eye-space point (what gl_FragDepth takes).
+float windowDepth(vec3 eye) {
+	vec4 clip = uProj * vec4(eye, 1.0);
+	return 0.5 * (gl_DepthRange.diff * (clip.z / clip.w) + gl_DepthRange.near + gl_DepthRange.far);
+}
 
 // shade is the lighting of an opaque surface: hemisphere ambient, Lambert diffuse and a Blinn–Phong highlight.
 // n, l and v are unit vectors in one space: the normal, toward the light, toward the eye.

@@ -24,9 +24,7 @@ void main() {
 	vec3 n = (hit - vCenter) / uRadius;
 	vec3 v = -dir;
 
-	vec4 clip = uProj * vec4(hit, 1.0);
-	float ndcZ = clip.z / clip.w;
-	gl_FragDepth = 0.5 * (gl_DepthRange.diff * ndcZ + gl_DepthRange.near + gl_DepthRange.far);
+	gl_FragDepth = windowDepth(hit);
 
 	vec3 l = normalize(mat3(uView) * uLightDir.xyz);
 	vec3 up = mat3(uView) * vec3(0.0, 1.0, 0.0);

@@ -2,41 +2,23 @@
 // Particles as sphere impostors: one quad per particle (instanced, 4 vertices as a triangle strip), facing the
 // eye and just large enough to cover the sphere's perspective silhouette. The fragment shader ray-casts the sphere.
 #include "render_common.glsl"
+#include "render_instance.glsl"
 
 layout(location = ATTR_POS) in vec4 aPos; // xyz
 layout(location = ATTR_VEL) in vec4 aVel; // xyz
 layout(location = ATTR_RHO) in float aRho; // ρ/ρ0
 
 uniform float uRadius;       // drawn sphere radius, m
-uniform int uColorMode;      // COLOR_WATER, COLOR_SPEED or COLOR_DENSITY
-uniform vec3 uWaterColor;
-uniform float uSpeedMax;     // m/s at the top of the speed colormap
-uniform float uDensityRange; // |ρ/ρ0 − 1| at the ends of the diverging map
 
 out vec3 vViewPos;          // the point on the quad, eye space
 flat out vec3 vCenter;      // sphere centre, eye space
 flat out vec3 vColor;
 
-vec3 particleColor() {
-	if (uColorMode == COLOR_SPEED) {
-		return colormapSpeed(length(aVel.xyz) / max(uSpeedMax, 1e-6));
-	}
-	if (uColorMode == COLOR_DENSITY) {
-		return colormapDiverging((aRho - 1.0) / max(uDensityRange, 1e-6));
-	}
-	return uWaterColor;
-}
-
-// Inf or NaN (exponent all ones); a bit test, which fast-math compilers cannot fold away like isnan.
-bool nonFinite(vec3 v) {
-	return any(equal((floatBitsToUint(v) >> 23u) & 0xFFu, uvec3(0xFFu)));
-}
-
 void main() {
 	if (nonFinite(aPos.xyz)) {
 		// a solver that went wrong restores its state a few steps later; never draw the broken particle. (Mesa
 		// drops NaN vertices by itself, so no test here can see this; other drivers rasterise garbage.)
-		gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+		gl_Position = CULLED;
 		vViewPos = vec3(0.0);
 		vCenter = vec3(0.0, 0.0, -1.0);
 		vColor = vec3(0.0);
@@ -45,11 +27,11 @@ void main() {
 	vec3 c = (uView * vec4(aPos.xyz, 1.0)).xyz;
 	float d = length(c);
 	vCenter = c;
-	vColor = particleColor();
+	vColor = particleColor(aVel.xyz, aRho);
 	if (d <= uRadius * 1.001) {
 		// the eye is inside the sphere: nothing sensible to draw
 		vViewPos = c;
-		gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+		gl_Position = CULLED;
 		return;
 	}
 	// The silhouette is the cone from the eye tangent to the sphere, half-angle asin(r/d). In the plane through the

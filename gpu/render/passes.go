@@ -23,7 +23,50 @@ type frameState struct {
 	vp     Viewport
 	cam    Camera
 	p      Particles
-	target uint32
+	n      int    // particles to draw (p.N clamped to the buffers)
+	target uint32 // the caller's draw framebuffer
+	read   uint32 // the caller's read framebuffer, restored at the end
+
+	fluid    fluidLook // how the particles are drawn this frame
+	sceneFBO uint32    // where the scene passes draw: target, or the surface's scene image
+	depth    *target   // the surface's current eye-depth image: the splats', then the smoothed one
+}
+
+// fluidLook is how a frame draws the particles: render.mode, except that a frame without particles draws none and
+// one whose surface targets could not be made draws spheres.
+type fluidLook int
+
+const (
+	lookNone fluidLook = iota
+	lookSpheres
+	lookEllipsoids
+	lookSurface // the surface pipeline, shaded or one of its images (render.mode says which)
+)
+
+// look decides the frame's fluidLook and makes the surface targets when it needs them.
+func (r *Renderer) look(f *frameState) fluidLook {
+	if f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil) {
+		return lookNone
+	}
+	switch r.set.mode {
+	case ModeParticles, ModeEllipsoids:
+		r.surf.Delete() // a debug view for a while: give the memory back
+		if r.set.mode == ModeEllipsoids {
+			return lookEllipsoids
+		}
+		if f.p.Radius <= 0 {
+			return lookNone
+		}
+		return lookSpheres
+	}
+	r.drawErr = r.surf.ensure(f.vp, r.set.thicknessHalf)
+	if r.drawErr != nil {
+		if f.p.Radius <= 0 {
+			return lookNone
+		}
+		return lookSpheres
+	}
+	return lookSurface
 }
 
 // pass is one step of a frame: a name for the GPU timers, whether it runs this frame, and what it draws.
@@ -34,33 +77,74 @@ type pass struct {
 }
 
 // framePasses is the order of a frame: background, then opaque and translucent scene geometry back to front as
-// far as it matters (the tank's far walls are behind everything inside the tank), then the particles.
+// far as it matters (the tank's far walls are behind everything inside the tank), then the fluid. The scene
+// passes draw into the caller's target, or, for the fluid surface, into an image the composite reads.
+//
+//	sky, ground, tank, obstacles   the scene
+//	particles                      render.mode particles: sphere impostors into the target
+//	ellipsoids                     render.mode ellipsoids: shaded ellipsoid impostors into the target
+//	splat                          fluid eye depth of the nearest ellipsoid per pixel (R32F), depth-tested
+//	                               against the scene
+//	thickness                      summed chord lengths through the ellipsoids (R16F, half size by default),
+//	                               then blurred
+//	smooth                         curvature flow iterations or the narrow-range filter on the eye depth
+//	composite                      the shaded surface over the scene (or a debug image) into the target
+//	spray                          lonely particles as white points into the target
 func (r *Renderer) framePasses() []pass {
 	always := func(*frameState) bool { return true }
+	look := func(l fluidLook) func(*frameState) bool { return func(f *frameState) bool { return f.fluid == l } }
+	surface := look(lookSurface)
 	return []pass{
 		{"sky", always, r.drawSky},
 		{"ground", func(*frameState) bool { return r.scene.ok && r.set.showGround }, r.drawGround},
 		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
 		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
-		{"particles", func(f *frameState) bool { return particleCount(f.p) > 0 && f.p.Radius > 0 }, r.drawParticles},
+		{"particles", look(lookSpheres), r.drawParticles},
+		{"ellipsoids", look(lookEllipsoids), r.drawEllipsoids},
+		{"splat", surface, r.drawSplatDepth},
+		{"thickness", surface, r.drawThickness},
+		{"smooth", func(f *frameState) bool { return f.fluid == lookSurface && r.smoothingOn() }, r.drawSmooth},
+		{"composite", surface, r.drawComposite},
+		{"spray", func(f *frameState) bool { return f.fluid == lookSurface && r.sprayOn(f) }, r.drawSpray},
 	}
 }
 
 // passState is the fixed-function state a pass draws with; each pass sets all of it.
 type passState struct {
 	depthTest, depthWrite, blend bool
+	depthAlways                  bool   // depth function ALWAYS (to write depth everywhere), else LESS
+	additive                     bool   // with blend: ONE, ONE (else the translucent blend of beginFrame)
 	cull                         uint32 // 0: no culling, else gl.BACK or gl.FRONT
 }
 
 func (s passState) apply() {
 	enable(gl.DEPTH_TEST, s.depthTest)
 	gl.DepthMask(s.depthWrite)
+	if s.depthAlways {
+		gl.DepthFunc(gl.ALWAYS)
+	} else {
+		gl.DepthFunc(gl.LESS)
+	}
 	enable(gl.BLEND, s.blend)
+	if s.additive {
+		gl.BlendFunc(gl.ONE, gl.ONE)
+	} else {
+		gl.BlendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ZERO, gl.ONE)
+	}
 	enable(gl.CULL_FACE, s.cull != 0)
 	if s.cull != 0 {
 		gl.CullFace(s.cull)
 	}
 }
+
+// bindFramebuffer makes fbo the draw and read framebuffer with a w×h viewport.
+func bindFramebuffer(fbo uint32, w, h int) {
+	gl.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+	gl.Viewport(0, 0, int32(w), int32(h))
+}
+
+// bindScene makes the scene passes' framebuffer current.
+func (f *frameState) bindScene() { bindFramebuffer(f.sceneFBO, f.vp.W, f.vp.H) }
 
 func enable(cap uint32, on bool) {
 	if on {
@@ -70,13 +154,23 @@ func enable(cap uint32, on bool) {
 	}
 }
 
-// beginFrame sets the viewport, clears the target and uploads the per-frame uniform block.
+// beginFrame decides how the fluid is drawn, sets the viewport, clears the target (and the surface's scene image)
+// and uploads the per-frame uniform block.
 func (r *Renderer) beginFrame(f *frameState) {
+	r.drawErr = nil
+	f.fluid = r.look(f)
+	f.sceneFBO = f.target
 	gl.Viewport(0, 0, int32(f.vp.W), int32(f.vp.H))
 	gl.DepthMask(true)
 	gl.ClearColor(0, 0, 0, 1)
 	gl.ClearDepth(1)
 	gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+	if f.fluid == lookSurface {
+		f.sceneFBO = r.surf.scene.id
+		r.surf.scene.bind()
+		gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
+		bindFramebuffer(f.target, f.vp.W, f.vp.H)
+	}
 	gl.DepthFunc(gl.LESS)
 	// translucent passes blend colour only: the target's alpha stays the sky's 1, so screenshots and recordings
 	// are opaque and a compositor never sees through the window
@@ -97,8 +191,11 @@ func (r *Renderer) beginFrame(f *frameState) {
 }
 
 // endFrame leaves the state Draw documents.
-func (r *Renderer) endFrame() {
+func (r *Renderer) endFrame(f *frameState) {
+	bindFramebuffer(f.target, f.vp.W, f.vp.H)
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, f.read)
 	passState{depthTest: true, depthWrite: true}.apply()
+	unbindTextures(surfaceTexUnits)
 	gl.CullFace(gl.BACK)
 	gl.UseProgram(0)
 	gl.BindVertexArray(0)
@@ -106,7 +203,8 @@ func (r *Renderer) endFrame() {
 }
 
 // drawSky fills the background with a gradient over the view direction: one full-screen triangle, no depth.
-func (r *Renderer) drawSky(*frameState) {
+func (r *Renderer) drawSky(f *frameState) {
+	f.bindScene()
 	passState{}.apply()
 	r.skyProg.Use()
 	r.empty.Bind()
@@ -116,6 +214,7 @@ func (r *Renderer) drawSky(*frameState) {
 // drawGround draws a large square just below the domain floor, centred under the eye so it never ends in view;
 // its grid fades into the sky with distance.
 func (r *Renderer) drawGround(f *frameState) {
+	f.bindScene()
 	passState{depthTest: true, depthWrite: true, blend: true}.apply()
 	fade := max(10*r.scene.extent, 20)
 	if f.cam.Far > 0 {
@@ -132,7 +231,8 @@ func (r *Renderer) drawGround(f *frameState) {
 
 // drawTank draws the domain box with front faces culled: only walls whose outward normal points away from the
 // eye (the far walls, and the floor seen from above) are drawn, so the near walls never hide the water.
-func (r *Renderer) drawTank(*frameState) {
+func (r *Renderer) drawTank(f *frameState) {
+	f.bindScene()
 	passState{depthTest: true, depthWrite: true, blend: true, cull: gl.FRONT}.apply()
 	r.tankProg.Use()
 	r.tankProg.SetVec3("uBoxMin", r.scene.min)
@@ -141,19 +241,40 @@ func (r *Renderer) drawTank(*frameState) {
 }
 
 // drawObstacles draws the static obstacles as opaque lit stone.
-func (r *Renderer) drawObstacles(*frameState) {
+func (r *Renderer) drawObstacles(f *frameState) {
+	f.bindScene()
 	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
 	r.meshProg.Use()
-	r.meshProg.SetVec3("uColor", mgl32.Vec3{0.58, 0.56, 0.52})
+	r.meshProg.SetVec3("uColor", mgl32.Vec3(r.set.obstacleColor))
 	r.obstacles.draw()
 }
 
 // drawParticles draws one eye-facing quad per particle, instanced from the caller's buffers; the fragment shader
 // ray-casts the sphere and writes its depth.
 func (r *Renderer) drawParticles(f *frameState) {
+	bindFramebuffer(f.target, f.vp.W, f.vp.H)
 	passState{depthTest: true, depthWrite: true}.apply()
-	p := f.p
-	r.particles.Bind()
+	bindParticleAttribs(r.particles, f.p)
+	prog := r.particleProg
+	prog.Use()
+	prog.SetFloat("uRadius", f.p.Radius*r.set.radiusScale)
+	r.setColorUniforms(prog)
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+}
+
+// setColorUniforms sets the uniforms of render_instance.glsl's particle colours on prog, which is in use.
+func (r *Renderer) setColorUniforms(prog *glh.Program) {
+	s := &r.set
+	prog.SetInt("uColorMode", s.color)
+	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
+	prog.SetFloat("uSpeedMax", s.speedMax)
+	prog.SetFloat("uDensityRange", s.densityRange)
+}
+
+// bindParticleAttribs binds vao and points its position, velocity and density attributes at p's buffers (per
+// instance); missing velocities and densities read as at rest.
+func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
+	vao.Bind()
 	glh.Attrib(attrPos, p.Pos, 4, sizeofVec4, 0, 1)
 	if p.Vel != nil {
 		glh.Attrib(attrVel, p.Vel, 4, sizeofVec4, 0, 1)
@@ -167,15 +288,6 @@ func (r *Renderer) drawParticles(f *frameState) {
 		gl.DisableVertexAttribArray(attrRho)
 		gl.VertexAttrib1f(attrRho, 1)
 	}
-	s := &r.set
-	prog := r.particleProg
-	prog.Use()
-	prog.SetFloat("uRadius", p.Radius*s.radiusScale)
-	prog.SetInt("uColorMode", s.color)
-	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
-	prog.SetFloat("uSpeedMax", s.speedMax)
-	prog.SetFloat("uDensityRange", s.densityRange)
-	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(particleCount(p)))
 }
 
 // particleCount is p.N clamped to what the buffers hold.
@@ -189,6 +301,9 @@ func particleCount(p Particles) int {
 	}
 	if p.Rho != nil {
 		n = min(n, p.Rho.Size()/sizeofFloat)
+	}
+	if p.Ellipsoids != nil {
+		n = min(n, p.Ellipsoids.Size()/sizeofEllipsoid)
 	}
 	return n
 }

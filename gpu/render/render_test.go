@@ -20,6 +20,7 @@ import (
 	"github.com/slosh/slosh/shaders"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
+	csurface "github.com/slosh/slosh/sim/surface"
 )
 
 var saveImages = flag.String("saveimages", "", "write the rendered test frames as PNGs into this directory")
@@ -145,7 +146,7 @@ func TestProgramsBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg} {
+	for _, p := range r.programs() {
 		if p == nil || p.ID() == 0 {
 			t.Errorf("a render program is missing after New")
 		}
@@ -219,6 +220,7 @@ func TestParticleBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	setParam(t, r, "render.mode", "particles")
 	setParam(t, r, "render.water_color", "0.1,0.35,0.9")
 	setParam(t, r, "render.speed_max", "2")
 	setParam(t, r, "render.density_range", "0.1")
@@ -344,6 +346,7 @@ func TestImpostorDepth(t *testing.T) {
 	const size = 255 // odd: the middle pixel's centre is on the optical axis
 	const dist, radius = 5.0, 0.5
 	r := newTestRenderer(t)
+	setParam(t, r, "render.mode", "particles")
 	fb := newTestFramebuffer(t, size, size)
 	f := &sim.Frame{Radius: radius}
 	f.Resize(1)
@@ -541,6 +544,23 @@ func TestFrameBuffersGrowAndReuse(t *testing.T) {
 		if pos[k] != f.Pos[k] || vel[k] != f.Vel[k] || rho[k] != f.Rho[k] {
 			t.Fatalf("particle %d reads back as %v %v %g, uploaded %v %v %g", k, pos[k], vel[k], rho[k], f.Pos[k], f.Vel[k], f.Rho[k])
 		}
+	}
+	kernels := make([]csurface.Ellipsoid, p3.N)
+	for k := range kernels {
+		kernels[k].Center = [4]float32{float32(k), 1, 2, 30}
+		kernels[k].Axes[1] = [4]float32{0, 0.1, 0, 0}
+	}
+	p4, err := u.UploadEllipsoids(p3, kernels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := make([]csurface.Ellipsoid, p4.N)
+	glh.Read(p4.Ellipsoids, 0, back)
+	if p4.Pos != p3.Pos || p4.N != p3.N || back[511] != kernels[511] || back[7] != kernels[7] {
+		t.Errorf("ellipsoids read back as %v, uploaded %v", back[511], kernels[511])
+	}
+	if _, err := u.UploadEllipsoids(p3, kernels[:10]); err == nil {
+		t.Error("10 ellipsoids for 512 particles uploaded without error")
 	}
 	f.Rho = f.Rho[:100]
 	if _, err := u.Upload(f); err == nil {

@@ -1,10 +1,17 @@
 // Package render draws a slosh scene with OpenGL 4.1 core: a sky, a ground grid, the tank, the obstacles and the
-// particles as ray-cast sphere impostors.
+// fluid — by default as a screen-space surface, or as ray-cast particles for debugging.
 //
-// A frame is a sequence of passes over shared targets (see passes.go); each pass is a small function that sets the
-// GL state it needs. Particle data comes in as instanced vertex attributes from caller-owned buffers, so the GPU
-// solver's state buffers are drawn in place and CPU solvers upload their frames through FrameBuffers. Nothing here
-// needs compute shaders or SSBOs, so it runs on macOS's GL 4.1 too.
+// The fluid surface follows van der Laan, Green & Sainz 2009 with the ellipsoid splats of Yu & Turk 2013 (§7 of
+// Macklin & Müller 2013): each particle's ellipsoid (its anisotropic kernel, or a sphere) is ray-cast exactly into
+// an eye-depth image and, additively, into a thickness image; the depth image is smoothed by curvature flow or the
+// narrow-range filter of Truong & Yuksel 2018; a composite pass shades it with normals from the depth, Fresnel
+// reflection of the sky, refraction of the scene behind and Beer–Lambert absorption; lonely particles are drawn
+// as spray. The render.mode parameter also shows the particles, the raw ellipsoids or the intermediate images.
+//
+// A frame is a sequence of passes over shared targets (see passes.go and surface.go); each pass is a small
+// function that sets the GL state it needs. Particle data comes in as instanced vertex attributes from
+// caller-owned buffers, so the GPU solver's state buffers are drawn in place and CPU solvers upload their frames
+// through FrameBuffers. Nothing here needs compute shaders or SSBOs, so it runs on macOS's GL 4.1 too.
 //
 // All methods must be called on the GL thread with the context current.
 package render
@@ -31,13 +38,42 @@ const (
 	ColorDensity              // density error ρ/ρ0 − 1 through blue → white → red over ±render.density_range
 )
 
+// Render modes, the values of the render.mode parameter.
+const (
+	ModeSurface    int32 = iota // the smoothed, shaded fluid surface with spray
+	ModeParticles               // sphere impostors in the render.color colour mode
+	ModeEllipsoids              // each particle's ellipsoid, ray-cast and shaded, unsmoothed
+	ModeDepth                   // the surface's smoothed eye-depth image, grey (darker is nearer)
+	ModeThickness               // the surface's thickness image
+	ModeNormals                 // the surface's normals, world space, as RGB = n/2 + ½
+)
+
+// Depth smoothing methods, the values of the render.smoothing parameter.
+const (
+	SmoothCurvatureFlow int32 = iota // van der Laan et al. 2009
+	SmoothNarrowRange                // Truong & Yuksel 2018, separable
+	SmoothNone
+)
+
 // Vertex attribute locations and the uniform-block binding, mirrored into GLSL as #defines.
 const (
 	attrPos        = 0 // particles: vec4 position (xyz), per instance
 	attrVel        = 1 // particles: vec4 velocity (xyz), per instance
 	attrRho        = 2 // particles: float ρ/ρ0, per instance
+	attrEll0       = 3 // particles: Particles.Ellipsoids' four vec4s, per instance (attrEll0+k for the k-th)
 	attrMeshPos    = 0 // meshes: vec3 position
 	attrMeshNormal = 1 // meshes: vec3 normal
+
+	// sizeofEllipsoid is the stride of Particles.Ellipsoids: four vec4s per particle.
+	sizeofEllipsoid = 4 * sizeofVec4
+	// maxFilterRadius bounds the narrow-range filter's half-width in pixels (the loop bound in its shader).
+	maxFilterRadius = 64
+	// filterWorldRadii is how many particle radii of surface the narrow-range filter's kernel covers (when that is
+	// fewer pixels than render.filter_radius).
+	filterWorldRadii = 3
+	// The thickness blur spans thicknessBlurRadii particle radii, at most thicknessBlurMax pixels of its image.
+	thicknessBlurRadii = 3
+	thicknessBlurMax   = 12
 
 	// frameBinding is the uniform-buffer binding point of the per-frame block (FrameBlock in render_common.glsl).
 	frameBinding = 1
@@ -53,20 +89,43 @@ type Viewport struct{ W, H int }
 type Particles struct {
 	Pos, Vel *glh.Buffer
 	Rho      *glh.Buffer
-	N        int
-	Radius   float32 // sphere radius, m
+	// Ellipsoids, when non-nil, holds per particle its anisotropic kernel (Yu & Turk 2013), four vec4s (64 bytes):
+	//   [0] xyz: the smoothed kernel centre (draw the ellipsoid here, not at Pos); w: the particle's neighbour count
+	//   [1], [2], [3] xyz: the ellipsoid's three semi-axis vectors in world space (mutually orthogonal, lengths are
+	//   the radii in metres); w unused.
+	// When nil, particles are spheres of radius Radius at Pos with neighbour count unknown (treat as not spray).
+	Ellipsoids *glh.Buffer
+	N          int
+	Radius     float32 // sphere radius, m: the particles mode's spheres, the surface's without Ellipsoids, spray size
 }
 
 // settings are the live values of the render parameters.
 type settings struct {
+	mode          int32
 	color         int32
 	speedMax      float32
 	densityRange  float32
 	radiusScale   float32
 	waterColor    [3]float32
+	obstacleColor [3]float32
 	showTank      bool
 	showGround    bool
 	showObstacles bool
+
+	// the fluid surface
+	splatScale     float32
+	smoothing      int32
+	smoothIters    int32
+	smoothDt       float32
+	filterRadius   float32 // pixels
+	depthThreshold float32 // particle radii
+	thicknessScale float32
+	thicknessHalf  bool
+	absorption     float32 // 1/m
+	refraction     float32
+	specular       float32
+	sprayNeighbors int32
+	spraySize      float32
 }
 
 // frameBlock mirrors FrameBlock in render_common.glsl (std140: mat4s, then vec4s).
@@ -81,17 +140,23 @@ type Renderer struct {
 	set    settings
 
 	skyProg, groundProg, tankProg, meshProg, particleProg *glh.Program
+	// the fluid surface's programs (surface.go)
+	splatDepthProg, splatThickProg, thickBlurProg, ellipsoidProg *glh.Program
+	curvatureProg, narrowProg, compositeProg, sprayProg          *glh.Program
 
 	empty     *glh.VertexArray // for draws that pull no attributes
-	particles *glh.VertexArray
+	particles *glh.VertexArray // sphere impostors
+	instances *glh.VertexArray // ellipsoid splats and spray
 	frameUBO  *glh.Buffer
 	tank      gpuMesh
 	obstacles gpuMesh
 	scene     sceneInfo
+	surf      surfaceTargets
 
 	passes  []pass
 	timers  glh.Timers
-	err     error
+	err     error // what SetScene could not build
+	drawErr error // why the last Draw could not draw the surface (nil when it could)
 	deleted bool
 }
 
@@ -115,14 +180,30 @@ func NewParams() *param.Set {
 
 func defaultSettings() *settings {
 	return &settings{
+		mode:          ModeSurface,
 		color:         ColorWater,
 		speedMax:      3,
 		densityRange:  0.05,
 		radiusScale:   1,
 		waterColor:    [3]float32{0.12, 0.40, 0.85},
+		obstacleColor: [3]float32{0.58, 0.56, 0.52},
 		showTank:      true,
 		showGround:    true,
 		showObstacles: true,
+
+		splatScale:     1,
+		smoothing:      SmoothNarrowRange,
+		smoothIters:    60,
+		smoothDt:       0.005,
+		filterRadius:   20,
+		depthThreshold: 6,
+		thicknessScale: 1,
+		thicknessHalf:  true,
+		absorption:     30,
+		refraction:     0.15,
+		specular:       0.8,
+		sprayNeighbors: 8,
+		spraySize:      0.5,
 	}
 }
 
@@ -133,11 +214,20 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("ATTR_POS", attrPos),
 		shaders.Int("ATTR_VEL", attrVel),
 		shaders.Int("ATTR_RHO", attrRho),
+		shaders.Int("ATTR_ELL0", attrEll0),
+		shaders.Int("ATTR_ELL1", attrEll0+1),
+		shaders.Int("ATTR_ELL2", attrEll0+2),
+		shaders.Int("ATTR_ELL3", attrEll0+3),
 		shaders.Int("ATTR_MESH_POS", attrMeshPos),
 		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),
 		shaders.Int("COLOR_WATER", int(ColorWater)),
 		shaders.Int("COLOR_SPEED", int(ColorSpeed)),
 		shaders.Int("COLOR_DENSITY", int(ColorDensity)),
+		shaders.Int("VIEW_SURFACE", int(ModeSurface)),
+		shaders.Int("VIEW_DEPTH", int(ModeDepth)),
+		shaders.Int("VIEW_THICKNESS", int(ModeThickness)),
+		shaders.Int("VIEW_NORMALS", int(ModeNormals)),
+		shaders.Int("MAX_FILTER_RADIUS", maxFilterRadius),
 	}
 	progs := []struct {
 		dst   **glh.Program
@@ -149,6 +239,14 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		{&r.tankProg, "tank", []string{"render_mesh.vert", "render_tank.frag"}},
 		{&r.meshProg, "obstacle", []string{"render_mesh.vert", "render_mesh.frag"}},
 		{&r.particleProg, "particle", []string{"render_particles.vert", "render_particles.frag"}},
+		{&r.splatDepthProg, "fluid depth", []string{"render_ellipsoid.vert", "render_splat_depth.frag"}},
+		{&r.splatThickProg, "fluid thickness", []string{"render_ellipsoid.vert", "render_splat_thickness.frag"}},
+		{&r.thickBlurProg, "thickness blur", []string{"render_fullscreen.vert", "render_thickness_blur.frag"}},
+		{&r.ellipsoidProg, "ellipsoid", []string{"render_ellipsoid.vert", "render_ellipsoid_shade.frag"}},
+		{&r.curvatureProg, "curvature flow", []string{"render_fullscreen.vert", "render_smooth_curvature.frag"}},
+		{&r.narrowProg, "narrow-range filter", []string{"render_fullscreen.vert", "render_smooth_narrow.frag"}},
+		{&r.compositeProg, "composite", []string{"render_fullscreen.vert", "render_composite.frag"}},
+		{&r.sprayProg, "spray", []string{"render_spray.vert", "render_spray.frag"}},
 	}
 	for _, p := range progs {
 		prog, err := glh.NewProgram(fsys, defines, p.files...)
@@ -166,6 +264,7 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 	}
 	r.empty = glh.NewVertexArray()
 	r.particles = glh.NewVertexArray()
+	r.instances = glh.NewVertexArray()
 	r.passes = r.framePasses()
 	if err := glh.CheckError("render: setting up the renderer"); err != nil {
 		r.Delete()
@@ -177,7 +276,10 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 // register adds the render parameters, with their values in st, to a new set.
 func (st *settings) register() *param.Set {
 	s := param.NewSet()
-	const g = "Render"
+	const g, gs = "Render", "Render|Surface"
+	s.Choice(&st.mode, param.Spec{Name: "render.mode", Label: "mode", Group: g,
+		Items: []string{"surface", "particles", "ellipsoids", "depth", "thickness", "normals"},
+		Desc:  "What the fluid is drawn as: a water surface, particles, raw ellipsoids, or the surface's depth, thickness or normal images"})
 	s.Choice(&st.color, param.Spec{Name: "render.color", Label: "colour", Group: g,
 		Items: []string{"water", "speed", "density"},
 		Desc:  "How particles are coloured: flat water, speed, or density error ρ/ρ0 − 1"})
@@ -192,13 +294,55 @@ func (st *settings) register() *param.Set {
 		Desc: "Drawn sphere radius relative to the particle radius"})
 	s.Vec3(&st.waterColor, param.Spec{Name: "render.water_color", Label: "water colour", Group: g,
 		Min: 0, Max: 1,
-		Desc: "RGB colour of particles in the water colour mode"})
+		Desc: "RGB colour of water: particles in the water colour mode, and what thick water looks like (it absorbs the rest)"})
 	s.Bool(&st.showTank, param.Spec{Name: "render.show_tank", Label: "show tank", Group: g,
 		Desc: "Draw the domain box as glass walls and floor"})
 	s.Bool(&st.showGround, param.Spec{Name: "render.show_ground", Label: "show ground", Group: g,
 		Desc: "Draw the ground plane with its 1 m and 10 cm grid"})
 	s.Bool(&st.showObstacles, param.Spec{Name: "render.show_obstacles", Label: "show obstacles", Group: g,
 		Desc: "Draw the scene's static obstacles"})
+	s.Vec3(&st.obstacleColor, param.Spec{Name: "render.obstacle_color", Label: "obstacle colour", Group: g,
+		Min: 0, Max: 1,
+		Desc: "RGB colour of the static obstacles"})
+
+	s.Float(&st.splatScale, param.Spec{Name: "render.splat_scale", Label: "splat scale", Group: gs,
+		Min: 0.1, Max: 4, SoftMin: 0.5, SoftMax: 2,
+		Desc: "Size of each particle's ellipsoid (or sphere) in the surface, relative to its kernel (or radius)"})
+	s.Choice(&st.smoothing, param.Spec{Name: "render.smoothing", Label: "smoothing", Group: gs,
+		Items: []string{"curvature-flow", "narrow-range", "none"},
+		Desc:  "How the surface's depth image is smoothed: curvature flow, the narrow-range filter, or not at all"})
+	s.Int(&st.smoothIters, param.Spec{Name: "render.smooth_iterations", Label: "flow iterations", Group: gs,
+		Min: 0, Max: 200, SoftMin: 0, SoftMax: 100,
+		Desc: "Curvature flow: iterations per frame (each is a full-screen pass)"})
+	s.Float(&st.smoothDt, param.Spec{Name: "render.smooth_dt", Label: "flow Δt", Group: gs, Unit: "m·px",
+		Min: 1e-6, Max: 1, SoftMin: 1e-5, SoftMax: 0.01, Log: true,
+		Desc: "Curvature flow: time step Δt of z ← z + Δt·H, capped per pixel at the stable step"})
+	s.Float(&st.filterRadius, param.Spec{Name: "render.filter_radius", Label: "filter radius", Group: gs, Unit: "px",
+		Min: 1, Max: maxFilterRadius, SoftMin: 2, SoftMax: 32,
+		Desc: "Narrow-range filter: largest kernel radius in pixels (near fluid; the kernel spans 3 particle radii)"})
+	s.Float(&st.depthThreshold, param.Spec{Name: "render.depth_threshold", Label: "depth threshold", Group: gs,
+		Min: 0.1, Max: 100, SoftMin: 0.5, SoftMax: 20, Log: true,
+		Desc: "Smoothing never reaches across a depth step larger than this many particle radii (silhouettes stay)"})
+	s.Float(&st.thicknessScale, param.Spec{Name: "render.thickness_scale", Label: "thickness scale", Group: gs,
+		Min: 0, Max: 10, SoftMin: 0, SoftMax: 3,
+		Desc: "Multiplies the water thickness that absorption and refraction see"})
+	s.Bool(&st.thicknessHalf, param.Spec{Name: "render.thickness_half", Label: "half-size thickness", Group: gs,
+		Desc: "Render the thickness image at half resolution (faster; it is smooth anyway)"})
+	s.Float(&st.absorption, param.Spec{Name: "render.absorption", Label: "absorption", Group: gs, Unit: "1/m",
+		Min: 0, Max: 1000, SoftMin: 0, SoftMax: 50,
+		Desc: "Beer–Lambert strength k: light through thickness t keeps exp(−k·(1 − water colour)·t)"})
+	s.Float(&st.refraction, param.Spec{Name: "render.refraction", Label: "refraction", Group: gs, Unit: "1/m",
+		Min: 0, Max: 10, SoftMin: 0, SoftMax: 1,
+		Desc: "How far the scene behind the water shifts: screen fraction per metre of thickness along the normal"})
+	s.Float(&st.specular, param.Spec{Name: "render.specular", Label: "specular", Group: gs,
+		Min: 0, Max: 4, SoftMin: 0, SoftMax: 2,
+		Desc: "Strength of the light's highlight on the water"})
+	s.Int(&st.sprayNeighbors, param.Spec{Name: "render.spray_neighbors", Label: "spray below", Group: gs,
+		Min: 0, Max: 200, SoftMin: 0, SoftMax: 20,
+		Desc: "Particles with fewer neighbours than this are spray: white points, not surface (needs ellipsoids)"})
+	s.Float(&st.spraySize, param.Spec{Name: "render.spray_size", Label: "spray size", Group: gs,
+		Min: 0.05, Max: 4, SoftMin: 0.1, SoftMax: 2,
+		Desc: "Radius of a spray point relative to the particle radius"})
 	return s
 }
 
@@ -239,23 +383,27 @@ func (r *Renderer) SetScene(sc *scene.Scene) {
 	r.err = errors.Join(errs...)
 }
 
-// Err reports what the last SetScene could not build (nil when everything is drawn).
-func (r *Renderer) Err() error { return r.err }
+// Err reports what the last SetScene could not build, and why the last Draw could not make the fluid surface's
+// offscreen images (it drew spheres instead); nil when everything is drawn.
+func (r *Renderer) Err() error { return errors.Join(r.err, r.drawErr) }
 
 // Draw renders one frame into the currently bound framebuffer: it sets the viewport to v, clears colour and
-// depth, and runs the passes (sky, ground, tank, obstacles, particles). The target's alpha ends up 1 everywhere.
+// depth, and runs the passes (sky, ground, tank, obstacles, then the fluid as render.mode says; see
+// framePasses). The target's alpha ends up 1 everywhere and its depth holds the scene's and the fluid's depth.
 //
-// It leaves: the caller's framebuffer bound; viewport (0, 0, v.W, v.H); depth test on, GL_LESS, depth writes on;
-// blending off, with blend functions SRC_ALPHA, ONE_MINUS_SRC_ALPHA for colour and ZERO, ONE for alpha; face
-// culling off, cull face BACK, front face CCW; program 0; vertex array 0; ARRAY_BUFFER 0; and the renderer's
-// per-frame uniform buffer on uniform-buffer binding point 1.
+// It leaves: the caller's draw and read framebuffers bound; viewport (0, 0, v.W, v.H); depth test on, GL_LESS,
+// depth writes on; blending off, with blend functions SRC_ALPHA, ONE_MINUS_SRC_ALPHA for colour and ZERO, ONE for
+// alpha; face culling off, cull face BACK, front face CCW; program point size off; program 0; vertex array 0;
+// ARRAY_BUFFER 0; texture unit 0 active, with no 2D texture bound on units 0–3; and the renderer's per-frame
+// uniform buffer on uniform-buffer binding point 1.
 func (r *Renderer) Draw(v Viewport, cam Camera, p Particles) {
 	if r.deleted || v.W <= 0 || v.H <= 0 {
 		return
 	}
-	var target int32
+	var target, read int32
 	gl.GetIntegerv(gl.DRAW_FRAMEBUFFER_BINDING, &target)
-	f := &frameState{vp: v, cam: cam, p: p, target: uint32(target)}
+	gl.GetIntegerv(gl.READ_FRAMEBUFFER_BINDING, &read)
+	f := &frameState{vp: v, cam: cam, p: p, n: particleCount(p), target: uint32(target), read: uint32(read)}
 	r.timers.Begin()
 	r.beginFrame(f)
 	for _, ps := range r.passes {
@@ -265,7 +413,7 @@ func (r *Renderer) Draw(v Viewport, cam Camera, p Particles) {
 		}
 	}
 	r.timers.End()
-	r.endFrame()
+	r.endFrame(f)
 }
 
 // Timings returns the GPU milliseconds of each pass of a recent frame. Results arrive a frame or two late; ok is
@@ -283,17 +431,25 @@ func (r *Renderer) Delete() {
 	if r == nil {
 		return
 	}
-	for _, p := range []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg} {
+	for _, p := range r.programs() {
 		p.Delete()
 	}
 	r.empty.Delete()
 	r.particles.Delete()
+	r.instances.Delete()
+	r.surf.Delete()
 	r.frameUBO.Delete()
 	r.tank.Delete()
 	r.obstacles.Delete()
 	r.timers.Delete()
 	r.scene = sceneInfo{}
 	r.deleted = true
+}
+
+// programs lists every program the renderer owns.
+func (r *Renderer) programs() []*glh.Program {
+	return []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg,
+		r.splatDepthProg, r.splatThickProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg}
 }
 
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }

@@ -3,18 +3,25 @@ package render
 import (
 	"fmt"
 	"image"
+	"unsafe"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
+	csurface "github.com/slosh/slosh/sim/surface"
 )
+
+// The CPU kernels upload as they are: their layout is Particles.Ellipsoids'.
+var _ [sizeofEllipsoid]byte = [unsafe.Sizeof(csurface.Ellipsoid{})]byte{}
 
 // FrameBuffers holds the GL buffers a CPU solver's frames are uploaded into for drawing. The zero value is ready to
 // use; Delete frees the buffers.
 type FrameBuffers struct {
 	pos, vel, rho *glh.Buffer
 	capacity      int // particles the buffers hold
+	ell           *glh.Buffer
+	ellCapacity   int // particles ell holds
 }
 
 // Upload copies the positions, velocities and density ratios of f into the buffers, growing them when f has more
@@ -40,10 +47,33 @@ func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	return Particles{Pos: u.pos, Vel: u.vel, Rho: u.rho, N: n, Radius: f.Radius}, nil
 }
 
+// UploadEllipsoids copies the anisotropic kernels of p's particles (sim/surface's Anisotropy computes them on the
+// CPU, in the order of the frame's particles) into a buffer, grown as Upload grows its buffers, and returns p with
+// Ellipsoids set to it. kernels must cover p.N particles.
+func (u *FrameBuffers) UploadEllipsoids(p Particles, kernels []csurface.Ellipsoid) (Particles, error) {
+	n := p.N
+	if n < 0 || len(kernels) < n {
+		return p, fmt.Errorf("render: %d ellipsoids for %d particles", len(kernels), n)
+	}
+	if u.ell == nil || n > u.ellCapacity {
+		u.ell.Delete()
+		c := max(n+n/4, 256)
+		var err error
+		if u.ell, err = glh.NewBuffer(c*sizeofEllipsoid, gl.DYNAMIC_DRAW); err != nil {
+			u.ell, u.ellCapacity = nil, 0
+			return p, fmt.Errorf("render: ellipsoid buffer for %d particles: %w", n, err)
+		}
+		u.ellCapacity = c
+	}
+	glh.Upload(u.ell, 0, kernels[:n])
+	p.Ellipsoids = u.ell
+	return p, nil
+}
+
 // grow replaces the buffers by ones for at least n particles, with a quarter to spare so a slowly growing count
 // (an emitter) does not reallocate every frame.
 func (u *FrameBuffers) grow(n int) error {
-	u.Delete()
+	u.deleteParticles()
 	c := max(n+n/4, 256)
 	var err error
 	if u.pos, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
@@ -52,7 +82,7 @@ func (u *FrameBuffers) grow(n int) error {
 		}
 	}
 	if err != nil {
-		u.Delete()
+		u.deleteParticles()
 		return fmt.Errorf("render: particle buffers for %d particles: %w", n, err)
 	}
 	u.capacity = c
@@ -61,10 +91,16 @@ func (u *FrameBuffers) grow(n int) error {
 
 // Delete frees the buffers; safe to call twice. Upload after Delete allocates new ones.
 func (u *FrameBuffers) Delete() {
+	u.deleteParticles()
+	u.ell.Delete()
+	*u = FrameBuffers{}
+}
+
+func (u *FrameBuffers) deleteParticles() {
 	u.pos.Delete()
 	u.vel.Delete()
 	u.rho.Delete()
-	*u = FrameBuffers{}
+	u.pos, u.vel, u.rho, u.capacity = nil, nil, nil, 0
 }
 
 // Screenshot reads the colour of framebuffer fbo (0: the window's back buffer) into an image, top row first. It

@@ -1,0 +1,235 @@
+package render
+
+import (
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/gpu/glh"
+)
+
+// The fluid surface's passes (see framePasses for their order and what each writes). Texture units of the
+// full-screen passes:
+const (
+	unitDepth       = 0 // the fluid eye depth being smoothed or shaded
+	unitThickness   = 1
+	unitSceneColor  = 2
+	unitSceneDepth  = 3
+	surfaceTexUnits = 4
+)
+
+// bindInstanceAttribs binds the instanced-attribute VAO of the ellipsoid and spray programs to f's particles:
+// position, velocity and density as for the impostors, and the four vec4s of each ellipsoid when there are any.
+func (r *Renderer) bindInstanceAttribs(f *frameState) {
+	bindParticleAttribs(r.instances, f.p)
+	for k := uint32(0); k < 4; k++ {
+		if f.p.Ellipsoids != nil {
+			glh.Attrib(attrEll0+k, f.p.Ellipsoids, 4, sizeofEllipsoid, int(k)*sizeofVec4, 1)
+		} else {
+			gl.DisableVertexAttribArray(attrEll0 + k)
+			gl.VertexAttrib4f(attrEll0+k, 0, 0, 0, 0)
+		}
+	}
+}
+
+// useSplatProgram makes prog (built on render_ellipsoid.vert) current with its vertex-stage uniforms set.
+// skipSpray leaves spray particles out.
+func (r *Renderer) useSplatProgram(prog *glh.Program, f *frameState, skipSpray bool) {
+	prog.Use()
+	hasEll := f.p.Ellipsoids != nil
+	prog.SetInt("uEllipsoids", boolInt(hasEll))
+	prog.SetFloat("uRadius", f.p.Radius)
+	prog.SetFloat("uScale", r.set.splatScale)
+	spray := float32(0)
+	if skipSpray && hasEll {
+		spray = float32(r.set.sprayNeighbors)
+	}
+	prog.SetFloat("uSprayBelow", spray)
+}
+
+// drawEllipsoids (render.mode ellipsoids) ray-casts every particle's ellipsoid and shades it in the render.color
+// colour mode, straight into the target: the splats before any smoothing.
+func (r *Renderer) drawEllipsoids(f *frameState) {
+	bindFramebuffer(f.target, f.vp.W, f.vp.H)
+	passState{depthTest: true, depthWrite: true}.apply()
+	r.bindInstanceAttribs(f)
+	r.useSplatProgram(r.ellipsoidProg, f, false)
+	r.setColorUniforms(r.ellipsoidProg)
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+}
+
+// drawSplatDepth renders the eye depth of the nearest ellipsoid at each pixel into the splat image (0 elsewhere),
+// depth-tested against a copy of the scene's depth so that water behind obstacles and walls is hidden.
+func (r *Renderer) drawSplatDepth(f *frameState) {
+	t := r.surf.splat
+	blitDepth(t, r.surf.scene.id, f.vp.W, f.vp.H)
+	t.bind()
+	gl.ClearColor(0, 0, 0, 0)
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	passState{depthTest: true, depthWrite: true}.apply()
+	r.bindInstanceAttribs(f)
+	r.useSplatProgram(r.splatDepthProg, f, true)
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+	f.depth = t
+}
+
+// drawThickness adds up, at each pixel, the lengths of the chords its ray cuts through the ellipsoids: additive
+// blending, depth-tested against the scene's depth (scaled to the thickness image) and not writing depth, so
+// water behind water counts. A separable Gaussian over a few particle radii then evens out the speckle of
+// particles lining up along rays.
+func (r *Renderer) drawThickness(f *frameState) {
+	t := r.surf.thick
+	blitDepth(t, r.surf.scene.id, f.vp.W, f.vp.H)
+	t.bind()
+	gl.ClearColor(0, 0, 0, 0)
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	passState{depthTest: true, blend: true, additive: true}.apply()
+	r.bindInstanceAttribs(f)
+	r.useSplatProgram(r.splatThickProg, f, true)
+	r.splatThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+
+	// blur: thick → blur along x, blur → thick along y
+	passState{}.apply()
+	prog := r.thickBlurProg
+	prog.Use()
+	prog.SetInt("uThickness", unitThickness)
+	prog.SetInt("uDepth", unitDepth)
+	prog.SetFloat("uMaxRadius", thicknessBlurMax)
+	prog.SetFloat("uWorldRadius", thicknessBlurRadii*r.smoothRadius(f))
+	f.depth.color.Bind(unitDepth)
+	r.empty.Bind()
+	for _, pass := range []struct {
+		src, dst *target
+		dir      [2]int32
+	}{{t, r.surf.blur, [2]int32{1, 0}}, {r.surf.blur, t, [2]int32{0, 1}}} {
+		pass.dst.bind()
+		pass.src.color.Bind(unitThickness)
+		gl.Uniform2i(prog.Loc("uDir"), pass.dir[0], pass.dir[1])
+		gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	}
+	unbindTextures(unitThickness + 1)
+}
+
+// smoothingOn says whether render.smoothing does anything this frame.
+func (r *Renderer) smoothingOn() bool {
+	switch r.set.smoothing {
+	case SmoothCurvatureFlow:
+		return r.set.smoothIters > 0
+	case SmoothNarrowRange:
+		return true
+	}
+	return false
+}
+
+// smoothRadius is the particle radius the smoothing scales with: the isotropic radius times the splat scale.
+func (r *Renderer) smoothRadius(f *frameState) float32 {
+	rad := f.p.Radius
+	if rad <= 0 {
+		rad = 0.01 // ellipsoids without a radius: assume a centimetre
+	}
+	return rad * r.set.splatScale
+}
+
+// drawSmooth smooths the eye-depth image by ping-ponging full-screen passes between the two smoothing images,
+// leaving the splat image as it was.
+func (r *Renderer) drawSmooth(f *frameState) {
+	passState{}.apply()
+	r.empty.Bind()
+	threshold := r.set.depthThreshold * r.smoothRadius(f)
+	src := f.depth
+	step := func(k int) {
+		dst := r.surf.smooth[k%2]
+		dst.bind()
+		src.color.Bind(unitDepth)
+		gl.DrawArrays(gl.TRIANGLES, 0, 3)
+		src = dst
+	}
+	switch r.set.smoothing {
+	case SmoothCurvatureFlow:
+		prog := r.curvatureProg
+		prog.Use()
+		prog.SetInt("uDepth", unitDepth)
+		prog.SetFloat("uDt", r.set.smoothDt)
+		prog.SetFloat("uThreshold", threshold)
+		for k := 0; k < int(r.set.smoothIters); k++ {
+			step(k)
+		}
+	case SmoothNarrowRange:
+		prog := r.narrowProg
+		prog.Use()
+		prog.SetInt("uDepth", unitDepth)
+		prog.SetFloat("uMaxRadius", r.set.filterRadius)
+		prog.SetFloat("uWorldRadius", filterWorldRadii*r.smoothRadius(f))
+		prog.SetFloat("uRange", threshold)
+		for k, dir := range [2][2]int32{{1, 0}, {0, 1}} {
+			gl.Uniform2i(prog.Loc("uDir"), dir[0], dir[1])
+			step(k)
+		}
+	}
+	unbindTextures(unitDepth + 1)
+	f.depth = src
+}
+
+// drawComposite shades the smoothed surface over the scene image into the target, writing every pixel's colour
+// and depth (the scene's where there is no water); in the depth, thickness and normals modes it shows those
+// images instead.
+func (r *Renderer) drawComposite(f *frameState) {
+	bindFramebuffer(f.target, f.vp.W, f.vp.H)
+	passState{depthTest: true, depthWrite: true, depthAlways: true}.apply()
+	s := &r.set
+	prog := r.compositeProg
+	prog.Use()
+	f.depth.color.Bind(unitDepth)
+	r.surf.shaded = f.depth
+	r.surf.thick.color.Bind(unitThickness)
+	r.surf.scene.color.Bind(unitSceneColor)
+	r.surf.scene.depth.Bind(unitSceneDepth)
+	prog.SetInt("uDepth", unitDepth)
+	prog.SetInt("uThickness", unitThickness)
+	prog.SetInt("uSceneColor", unitSceneColor)
+	prog.SetInt("uSceneDepth", unitSceneDepth)
+	prog.SetInt("uShow", s.mode)
+	prog.SetFloat("uAbsorption", s.absorption)
+	prog.SetFloat("uRefraction", s.refraction)
+	prog.SetFloat("uSpecular", s.specular)
+	prog.SetFloat("uRadius", r.smoothRadius(f))
+	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
+	r.empty.Bind()
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	unbindTextures(surfaceTexUnits)
+}
+
+// sprayOn says whether this frame has spray to draw: only particles with ellipsoids know their neighbour count.
+func (r *Renderer) sprayOn(f *frameState) bool {
+	return r.set.mode == ModeSurface && f.p.Ellipsoids != nil && r.set.sprayNeighbors > 0 && f.p.Radius > 0
+}
+
+// drawSpray draws the particles with fewer than render.spray_neighbors neighbours as round white points, depth
+// tested against the composite (scene and water).
+func (r *Renderer) drawSpray(f *frameState) {
+	bindFramebuffer(f.target, f.vp.W, f.vp.H)
+	passState{depthTest: true, depthWrite: true}.apply()
+	gl.Enable(gl.PROGRAM_POINT_SIZE)
+	r.bindInstanceAttribs(f)
+	prog := r.sprayProg
+	prog.Use()
+	prog.SetFloat("uSprayBelow", float32(r.set.sprayNeighbors))
+	prog.SetFloat("uSize", r.set.spraySize*f.p.Radius)
+	gl.DrawArraysInstanced(gl.POINTS, 0, 1, int32(f.n))
+	gl.Disable(gl.PROGRAM_POINT_SIZE)
+}
+
+// unbindTextures unbinds the 2D textures of units 0 … n−1 and leaves unit 0 active.
+func unbindTextures(n int) {
+	for u := n - 1; u >= 0; u-- {
+		gl.ActiveTexture(gl.TEXTURE0 + uint32(u))
+		gl.BindTexture(gl.TEXTURE_2D, 0)
+	}
+}
+
+func boolInt(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,135 @@
+package render
+
+import (
+	"fmt"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+
+	"github.com/slosh/slosh/gpu/glh"
+)
+
+// target is an offscreen framebuffer with one colour texture and, optionally, a 32-bit float depth texture, both
+// of one size. The fluid-surface passes render into targets and sample their textures.
+type target struct {
+	id    uint32
+	color *glh.Texture
+	depth *glh.Texture // nil without depth
+	w, h  int
+}
+
+// newTarget makes a complete w×h target whose colour texture has the internal format internal (gl.RGBA8,
+// gl.RGBA32F, gl.R32F or gl.R16F), with a depth texture when withDepth.
+func newTarget(w, h int, internal uint32, withDepth bool) (*target, error) {
+	if w <= 0 || h <= 0 {
+		return nil, fmt.Errorf("render: target size %dx%d must be positive", w, h)
+	}
+	format, xtype := uint32(gl.RGBA), uint32(gl.UNSIGNED_BYTE)
+	switch internal {
+	case gl.R32F, gl.R16F:
+		format, xtype = gl.RED, gl.FLOAT
+	case gl.RGBA32F:
+		xtype = gl.FLOAT
+	}
+	t := &target{w: w, h: h}
+	t.color = glh.NewTexture2D(w, h, internal, format, xtype)
+	if withDepth {
+		t.depth = glh.NewTexture2D(w, h, gl.DEPTH_COMPONENT32F, gl.DEPTH_COMPONENT, gl.FLOAT)
+	}
+	gl.GenFramebuffers(1, &t.id)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, t.id)
+	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t.color.ID(), 0)
+	if t.depth != nil {
+		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.TEXTURE_2D, t.depth.ID(), 0)
+	}
+	status := gl.CheckFramebufferStatus(gl.FRAMEBUFFER)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	if err := glh.CheckError(fmt.Sprintf("render: making a %dx%d target", w, h)); err != nil {
+		t.Delete()
+		return nil, fmt.Errorf("%w (out of GPU memory?)", err)
+	}
+	if status != gl.FRAMEBUFFER_COMPLETE {
+		t.Delete()
+		return nil, fmt.Errorf("render: %dx%d target incomplete (status 0x%x)", w, h, status)
+	}
+	return t, nil
+}
+
+// bind makes the target the draw and read framebuffer and sets the viewport to cover it.
+func (t *target) bind() {
+	gl.BindFramebuffer(gl.FRAMEBUFFER, t.id)
+	gl.Viewport(0, 0, int32(t.w), int32(t.h))
+}
+
+// Delete frees the framebuffer and its textures; safe to call twice and on nil.
+func (t *target) Delete() {
+	if t == nil {
+		return
+	}
+	if t.id != 0 {
+		gl.DeleteFramebuffers(1, &t.id)
+		t.id = 0
+	}
+	t.color.Delete()
+	t.depth.Delete()
+}
+
+// blitDepth copies the depth of framebuffer src (w×h) into dst, scaling to dst's size with nearest sampling.
+func blitDepth(dst *target, src uint32, w, h int) {
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, src)
+	gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, dst.id)
+	gl.BlitFramebuffer(0, 0, int32(w), int32(h), 0, 0, int32(dst.w), int32(dst.h), gl.DEPTH_BUFFER_BIT, gl.NEAREST)
+}
+
+// surfaceTargets are the offscreen images of the fluid surface, re-created whenever the viewport changes size.
+type surfaceTargets struct {
+	vp   Viewport
+	half bool // thickness at half size
+
+	scene  *target    // the opaque scene: RGBA8 colour and depth; the composite reads both
+	splat  *target    // the fluid's eye depth (R32F), with the scene's depth copied in for the depth test
+	smooth [2]*target // R32F ping-pong images of the smoothing passes
+	// thickness, with the scene's depth copied in (scaled when half). R16F: blending into 32-bit float targets is
+	// not available everywhere (Apple's GL), and half floats hold a sum of chords well enough
+	thick *target
+	blur  *target // R16F, thick's size: the thickness blurred along x
+
+	shaded *target // the eye-depth image the last composite read: splat or one of smooth
+}
+
+// ensure (re)makes the targets for viewport v; a failure leaves none.
+func (s *surfaceTargets) ensure(v Viewport, half bool) error {
+	if s.scene != nil && s.vp == v && s.half == half {
+		return nil
+	}
+	s.Delete()
+	tw, th := v.W, v.H
+	if half {
+		tw, th = (v.W+1)/2, (v.H+1)/2
+	}
+	var err error
+	mk := func(dst **target, w, h int, internal uint32, depth bool) {
+		if err == nil {
+			*dst, err = newTarget(w, h, internal, depth)
+		}
+	}
+	mk(&s.scene, v.W, v.H, gl.RGBA8, true)
+	mk(&s.splat, v.W, v.H, gl.R32F, true)
+	mk(&s.smooth[0], v.W, v.H, gl.R32F, false)
+	mk(&s.smooth[1], v.W, v.H, gl.R32F, false)
+	mk(&s.thick, tw, th, gl.R16F, true)
+	mk(&s.blur, tw, th, gl.R16F, false)
+	if err != nil {
+		s.Delete()
+		return fmt.Errorf("render: fluid surface targets for a %dx%d viewport: %w", v.W, v.H, err)
+	}
+	s.vp, s.half = v, half
+	return nil
+}
+
+// Delete frees every target; safe to call twice.
+func (s *surfaceTargets) Delete() {
+	for _, t := range []*target{s.scene, s.splat, s.smooth[0], s.smooth[1], s.thick, s.blur} {
+		t.Delete()
+	}
+	*s = surfaceTargets{}
+}

@@ -1,0 +1,26 @@
+// Shared by the per-particle vertex shaders (sphere impostors, ellipsoid splats, spray): the colour modes of
+// render.color and the test for broken particles. Include after render_common.glsl.
+
+uniform int uColorMode;      // COLOR_WATER, COLOR_SPEED or COLOR_DENSITY
+uniform vec3 uWaterColor;
+uniform float uSpeedMax;     // m/s at the top of the speed colormap
+uniform float uDensityRange; // |ρ/ρ0 − 1| at the ends of the diverging map
+
+// particleColor is a particle's colour in the current colour mode, from its velocity and density ratio ρ/ρ0.
+vec3 particleColor(vec3 vel, float rho) {
+	if (uColorMode == COLOR_SPEED) {
+		return colormapSpeed(length(vel) / max(uSpeedMax, 1e-6));
+	}
+	if (uColorMode == COLOR_DENSITY) {
+		return colormapDiverging((rho - 1.0) / max(uDensityRange, 1e-6));
+	}
+	return uWaterColor;
+}
+
+// Inf or NaN (exponent all ones); a bit test, which fast-math compilers cannot fold away like isnan.
+bool nonFinite(vec3 v) {
+	return any(equal((floatBitsToUint(v) >> 23u) & 0xFFu, uvec3(0xFFu)));
+}
+
+// culled is a clip position outside the view volume: a vertex placed there draws nothing.
+const vec4 CULLED = vec4(2.0, 2.0, 2.0, 1.0);
