@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,8 +103,8 @@ func Bench(o BenchOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(st.renderSets) > 0 {
-		fmt.Fprintf(stderr, "slosh: note: bench renders nothing; ignoring %s\n", strings.Join(st.renderSets, " "))
+	if view := slices.Concat(st.renderSets, st.surfaceSets); len(view) > 0 {
+		fmt.Fprintf(stderr, "slosh: note: bench renders nothing; ignoring %s\n", strings.Join(view, " "))
 	}
 	g := glInfo{cap: o.GLCap}
 	if st.mode.Compute {

@@ -27,6 +27,8 @@ type driver interface {
 	Update(wallDt float64)
 	// Particles is what to draw for the newest frame.
 	Particles() render.Particles
+	// Version changes whenever the particles change (a simulated frame, a reset).
+	Version() uint64
 	Stats() sim.Stats
 	// SimRate is simulated frames per wall second, over the last half second or so.
 	SimRate() float64
@@ -94,6 +96,7 @@ func (d *cpuDriver) Paused() bool                { return d.runner.Status().Paus
 func (d *cpuDriver) SetPaused(p bool)            { d.runner.SetPaused(p) }
 func (d *cpuDriver) StepFrame()                  { d.runner.StepFrame() }
 func (d *cpuDriver) Particles() render.Particles { return d.parts }
+func (d *cpuDriver) Version() uint64             { return d.seq }
 func (d *cpuDriver) Stats() sim.Stats            { return d.stats }
 func (d *cpuDriver) SimRate() float64            { return d.rate.rate }
 
@@ -109,6 +112,9 @@ func (d *cpuDriver) Update(float64) {
 		return
 	}
 	parts, err := d.bufs.Upload(&p.Frame)
+	if err == nil && len(p.Ellipsoids) == p.Frame.N && p.Frame.N > 0 {
+		parts, err = d.bufs.UploadEllipsoids(parts, p.Ellipsoids)
+	}
 	if err != nil {
 		d.status.set(err.Error(), true)
 	} else {
@@ -143,6 +149,7 @@ type gpuDriver struct {
 	stepReq bool
 	acc     float64
 	rate    rateMeter
+	version uint64
 
 	status *statusLine
 	record func(sim.Stats)
@@ -162,6 +169,7 @@ func (d *gpuDriver) Paused() bool                { return d.paused }
 func (d *gpuDriver) SetPaused(p bool)            { d.paused = p; d.stepReq = d.stepReq && p }
 func (d *gpuDriver) StepFrame()                  { d.paused, d.stepReq = true, true }
 func (d *gpuDriver) Particles() render.Particles { return d.s.Particles() }
+func (d *gpuDriver) Version() uint64             { return d.version }
 func (d *gpuDriver) Stats() sim.Stats            { return d.s.Stats() }
 func (d *gpuDriver) SimRate() float64            { return d.rate.rate }
 
@@ -171,6 +179,7 @@ func (d *gpuDriver) Reset(sc *scene.Scene) {
 		return
 	}
 	d.acc = 0
+	d.version++
 	d.status.set(fmt.Sprintf("reset %s: %d particles", sceneLabel(sc), d.s.Stats().Particles), false)
 }
 
@@ -189,6 +198,7 @@ func (d *gpuDriver) Update(wallDt float64) {
 		return
 	}
 	d.stepReq = false
+	d.version++
 	n := substeps(d.s.Params())
 	for k := 0; k < n; k++ {
 		if err := d.s.Step(FrameDt / float64(n)); err != nil {

@@ -18,10 +18,11 @@ const renderPrefix = "render"
 // setup is a command line resolved against its scene: the scene opened, the mode picked, and the assignments
 // split between the solver and the renderer and checked against the mode's parameters.
 type setup struct {
-	sc         *scene.Scene
-	mode       Mode     // the mode asked for (a Compute mode may still fall back when it is built)
-	solverSets []string // "name=value", in order: --particles first, then the solver's --set
-	renderSets []string // render.* assignments
+	sc          *scene.Scene
+	mode        Mode     // the mode asked for (a Compute mode may still fall back when it is built)
+	solverSets  []string // "name=value", in order: --particles first, then the solver's --set
+	renderSets  []string // render.* assignments
+	surfaceSets []string // surface.* assignments
 }
 
 // prepare opens the scene and checks the options against the mode's parameters, before anything heavy (a window,
@@ -69,9 +70,12 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		if !ok {
 			return nil, usagef("--set %q: want name=value, e.g. --set pbf.iterations=6", a)
 		}
-		if prefixOf(strings.TrimSpace(name)) == renderPrefix {
+		switch prefixOf(strings.TrimSpace(name)) {
+		case renderPrefix:
 			st.renderSets = append(st.renderSets, a)
-		} else {
+		case surfacePrefix:
+			st.surfaceSets = append(st.surfaceSets, a)
+		default:
 			st.solverSets = append(st.solverSets, a)
 		}
 	}
@@ -83,6 +87,9 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		return nil, err
 	}
 	if err := st.configureRender(render.NewParams()); err != nil {
+		return nil, err
+	}
+	if err := st.configureSurface(surfaceParams()); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -108,6 +115,17 @@ func (st *setup) configureRender(set *param.Set) error {
 	}
 	return assignAll(set, st.renderSets, "the renderer")
 }
+
+// configureSurface applies the scene's surface.* overrides, then the command line's surface.* assignments.
+func (st *setup) configureSurface(set *param.Set) error {
+	if _, err := applySceneParams(set, st.sc, "the surface"); err != nil {
+		return err
+	}
+	return assignAll(set, st.surfaceSets, "the surface")
+}
+
+// viewPrefix says whether parameters with this prefix belong to the view (renderer, surface) rather than a mode.
+func viewPrefix(p string) bool { return p == renderPrefix || p == surfacePrefix }
 
 // assignAll applies --set assignments in order; an invalid one is a *UsageError naming it (and, from param, its
 // range).
@@ -140,7 +158,7 @@ func applySceneParams(set *param.Set, sc *scene.Scene, owner string) ([]string, 
 		switch {
 		case own[p]:
 			mine[n] = sc.Params[n]
-		case p != renderPrefix && !own[renderPrefix]:
+		case !viewPrefix(p) && !viewSet(own):
 			notes = append(notes, fmt.Sprintf("%s: params: %s is for another mode; %s skips it", sc.Source, n, owner))
 		}
 	}
@@ -152,6 +170,16 @@ func applySceneParams(set *param.Set, sc *scene.Scene, owner string) ([]string, 
 		return nil, fmt.Errorf("%s: params: %w", sc.Source, err)
 	}
 	return notes, nil
+}
+
+// viewSet says whether a set's prefixes are the view's (so overrides for other modes are not its business).
+func viewSet(own map[string]bool) bool {
+	for p := range own {
+		if viewPrefix(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // carry assigns the values of snap to the parameters of set with the same names (a mode switch keeps what the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/slosh/slosh/gpu/render"
@@ -120,6 +121,7 @@ func Run(o RunOptions) error {
 	}
 
 	var off *offscreen
+	var surf *surfacer
 	if o.Screenshot != "" {
 		if off, err = newOffscreen(o.Width, o.Height); err != nil {
 			return err
@@ -128,8 +130,15 @@ func Run(o RunOptions) error {
 		if err := st.configureRender(off.rend.Params()); err != nil {
 			return err
 		}
-	} else if len(st.renderSets) > 0 {
-		fmt.Fprintf(stderr, "slosh: note: nothing is rendered without --screenshot; ignoring %s\n", strings.Join(st.renderSets, " "))
+		if surf, err = newSurfacer(g.ctx); err != nil {
+			return err
+		}
+		defer surf.Delete()
+		if err := st.configureSurface(surf.Params()); err != nil {
+			return err
+		}
+	} else if view := slices.Concat(st.renderSets, st.surfaceSets); len(view) > 0 {
+		fmt.Fprintf(stderr, "slosh: note: nothing is rendered without --screenshot; ignoring %s\n", strings.Join(view, " "))
 	}
 
 	ss, err := openSession(modes, st, g, stderr)
@@ -157,6 +166,11 @@ func Run(o RunOptions) error {
 	p, err := ss.particles(&off.bufs, &frame)
 	if err != nil {
 		return err
+	}
+	if off.rend.WantsEllipsoids() {
+		if p, err = surf.once(p, &frame, &off.bufs, st.sc); err != nil {
+			return err
+		}
 	}
 	img, err := off.render(st.sc, sceneCamera(st.sc), p)
 	if err != nil {

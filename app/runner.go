@@ -10,6 +10,7 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
+	csurface "github.com/slosh/slosh/sim/surface"
 )
 
 // Published is one simulated frame as the Runner hands it to the GL thread.
@@ -18,6 +19,9 @@ type Published struct {
 	Stats sim.Stats   // after the frame's last step
 	Steps []sim.Stats // every step of the frame, oldest first; empty for a frame published by a reset
 	Seq   uint64      // publications since the runner started
+	// Ellipsoids are the frame's anisotropic kernels when the runner computes them (SetSurface): where the GL
+	// context has no compute shaders to do it on the GPU. Empty otherwise.
+	Ellipsoids []csurface.Ellipsoid
 }
 
 // exchange is a triple buffer of Published frames between one producer (the runner) and one consumer (the GL
@@ -77,13 +81,21 @@ const (
 	cmdReset
 	cmdPause
 	cmdStep
+	cmdSurface
 )
 
 type command struct {
-	kind   cmdKind
-	snap   param.Snapshot
-	sc     *scene.Scene
-	paused bool
+	kind    cmdKind
+	snap    param.Snapshot
+	sc      *scene.Scene
+	paused  bool
+	surface *surfaceJob
+}
+
+// surfaceJob asks the runner to compute each published frame's anisotropic kernels with sim/surface.
+type surfaceJob struct {
+	cfg    csurface.Config
+	lo, hi [3]float32 // the scene's domain
 }
 
 // Runner steps a CPU solver on its own goroutine. After each simulated frame (substeps steps of
@@ -117,6 +129,8 @@ type Runner struct {
 	paused  bool
 	stepReq bool
 	seq     uint64
+	surface *surfaceJob
+	aniso   *csurface.Anisotropy
 }
 
 // RealTime is the pace of a runner in the window: one simulated frame per 1/60 s.
@@ -164,6 +178,16 @@ func (r *Runner) Reset(sc *scene.Scene) { r.post(command{kind: cmdReset, sc: sc}
 
 // SetPaused pauses or resumes stepping.
 func (r *Runner) SetPaused(p bool) { r.post(command{kind: cmdPause, paused: p}) }
+
+// SetSurface asks the runner to compute the anisotropic kernels of every frame it publishes, with cfg over the
+// domain [lo, hi]; on false it stops. The latest frame is recomputed at once, so a change shows while paused.
+func (r *Runner) SetSurface(on bool, cfg csurface.Config, lo, hi [3]float32) {
+	var job *surfaceJob
+	if on {
+		job = &surfaceJob{cfg: cfg, lo: lo, hi: hi}
+	}
+	r.post(command{kind: cmdSurface, surface: job})
+}
 
 // StepFrame simulates one frame and pauses.
 func (r *Runner) StepFrame() { r.post(command{kind: cmdStep}) }
@@ -322,6 +346,12 @@ func (r *Runner) runCommands() {
 		case cmdStep:
 			r.stepReq = true
 			r.setPaused(true)
+		case cmdSurface:
+			r.surface = c.surface
+			if r.surface != nil && r.aniso == nil {
+				r.aniso = csurface.NewAnisotropy()
+			}
+			r.publish(nil) // the same state, with (or without) its kernels
 		}
 	}
 	r.giveBack(cmds)
@@ -358,6 +388,19 @@ func (r *Runner) publish(box *Published) {
 	}
 	r.solver.Frame(&box.Frame)
 	box.Stats = r.solver.Stats()
+	box.Ellipsoids = box.Ellipsoids[:0]
+	if job := r.surface; job != nil {
+		f := &box.Frame
+		if cap(box.Ellipsoids) < f.N {
+			box.Ellipsoids = make([]csurface.Ellipsoid, f.N)
+		}
+		box.Ellipsoids = box.Ellipsoids[:f.N]
+		r.aniso.Cfg = job.cfg
+		if err := r.aniso.Compute(box.Ellipsoids, f.Pos[:f.N], f.Radius, job.lo, job.hi); err != nil {
+			box.Ellipsoids = box.Ellipsoids[:0]
+			r.setMessage("surface: "+err.Error(), true)
+		}
+	}
 	r.seq++
 	box.Seq = r.seq
 	r.xch.Publish()

@@ -9,6 +9,7 @@ import (
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/scene"
+	csurface "github.com/slosh/slosh/sim/surface"
 )
 
 // fakeSolver records what the runner does to it. Its fields belong to the runner's goroutine while the runner
@@ -327,4 +328,46 @@ func TestExchangeIsTripleBufferedWithoutAllocation(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("publishing and taking a warm frame allocates %v times", allocs)
 	}
+}
+
+// Where the GPU cannot compute the surface's kernels, the runner does: every frame it publishes carries one
+// finite kernel per particle, the latest frame is recomputed when asked (also while paused), and it stops on
+// request.
+func TestRunnerPublishesSurfaceKernels(t *testing.T) {
+	sc, err := scene.Builtin("pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pbf.New()
+	if err := s.Params().Assign("pbf.particles=800"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reset(sc); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(s, 0, true)
+	r.Start()
+	defer r.Close()
+	lo, hi := domainOf(sc)
+	r.SetSurface(true, csurface.DefaultConfig(), lo, hi)
+	p := waitFrame(t, r, "a frame with kernels while paused", func(p *Published) bool { return len(p.Ellipsoids) > 0 })
+	if len(p.Ellipsoids) != p.Frame.N {
+		t.Fatalf("%d kernels for %d particles", len(p.Ellipsoids), p.Frame.N)
+	}
+	for i, e := range p.Ellipsoids {
+		for _, v := range append([][4]float32{e.Center}, e.Axes[:]...) {
+			for _, x := range v {
+				if x != x || x > 1e6 || x < -1e6 {
+					t.Fatalf("kernel %d is not finite: %+v", i, e)
+				}
+			}
+		}
+		if e.Center[3] < 0 {
+			t.Fatalf("kernel %d has a negative neighbour count", i)
+		}
+	}
+	r.SetPaused(false)
+	waitFrame(t, r, "a simulated frame with kernels", func(p *Published) bool { return len(p.Steps) > 0 && len(p.Ellipsoids) == p.Frame.N })
+	r.SetSurface(false, csurface.DefaultConfig(), lo, hi)
+	waitFrame(t, r, "frames without kernels", func(p *Published) bool { return len(p.Ellipsoids) == 0 })
 }

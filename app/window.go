@@ -70,6 +70,7 @@ type viewer struct {
 
 	drv    driver
 	rend   *render.Renderer
+	surf   *surfacer
 	ui     *ui.UI
 	panels *ui.Panels
 	cam    *render.OrbitCamera
@@ -81,7 +82,7 @@ type viewer struct {
 	fps       rateMeter
 	lastTitle time.Time
 	title     string
-	sets      [2]*param.Set
+	sets      [3]*param.Set
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -92,6 +93,14 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 		return nil, err
 	}
 	if err := st.configureRender(v.rend.Params()); err != nil {
+		v.Close()
+		return nil, err
+	}
+	if v.surf, err = newSurfacer(ctx); err != nil {
+		v.Close()
+		return nil, err
+	}
+	if err := st.configureSurface(v.surf.Params()); err != nil {
 		v.Close()
 		return nil, err
 	}
@@ -168,8 +177,12 @@ func (v *viewer) frame(now time.Time) {
 
 	fw, fh := v.win.GetFramebufferSize()
 	if fw > 0 && fh > 0 { // a minimised window has no framebuffer
+		p, err := v.surf.particles(v.drv, v.rend.WantsEllipsoids(), v.sc)
+		if err != nil && !v.status.isErr {
+			v.status.set(err.Error(), true) // the frame still draws, with spheres
+		}
 		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-		v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), v.drv.Particles())
+		v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
 	}
 	v.ui.Render()
 	v.win.SwapBuffers()
@@ -198,7 +211,7 @@ func (v *viewer) fillModel() {
 	}
 	m.Scenes, m.Scene = v.scenes, v.sceneIdx
 	m.Paused = v.drv.Paused()
-	v.sets = [2]*param.Set{v.drv.Params(), v.rend.Params()}
+	v.sets = [3]*param.Set{v.drv.Params(), v.rend.Params(), v.surf.Params()}
 	m.Sets = v.sets[:]
 	m.Stats = v.drv.Stats()
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
@@ -304,6 +317,8 @@ func (v *viewer) Close() {
 		v.rend.Delete()
 		v.rend = nil
 	}
+	v.surf.Delete()
+	v.surf = nil
 }
 
 // mouseState is the drag in progress.

@@ -68,6 +68,13 @@ func TestViewer(t *testing.T) {
 		return v.drv.Particles().N > 1000 && v.drv.Stats().Steps >= 4
 	})
 	frames(t, v, "the title", func() bool { return strings.HasPrefix(v.title, "slosh — pbf-cpu — ") })
+	// the default render mode draws the surface, so the particles come with their anisotropic kernels
+	if !v.rend.WantsEllipsoids() {
+		t.Error("the default render mode does not draw the surface")
+	}
+	if p, err := v.surf.particles(v.drv, true, v.sc); err != nil || p.Ellipsoids == nil || p.N != v.drv.Particles().N {
+		t.Errorf("surface kernels: %v, ellipsoids %v for %d particles", err, p.Ellipsoids != nil, p.N)
+	}
 	if !strings.Contains(v.title, " particles — ") || !strings.HasSuffix(v.title, " fps") {
 		t.Errorf("title %q", v.title)
 	}
@@ -207,7 +214,42 @@ func fillModelAndCheck(t *testing.T, v *viewer) {
 	t.Helper()
 	v.fillModel()
 	m := v.model
-	if m.Modes[m.Mode] != v.drv.Mode().Name || m.Scenes[m.Scene] != "dambreak" || len(m.Sets) != 2 || m.Sets[0] != v.drv.Params() {
+	if m.Modes[m.Mode] != v.drv.Mode().Name || m.Scenes[m.Scene] != "dambreak" || len(m.Sets) != 3 || m.Sets[0] != v.drv.Params() ||
+		m.Sets[2] != v.surf.Params() {
 		t.Errorf("panel model: mode %d of %v, scene %d of %v, %d sets", m.Mode, m.Modes, m.Scene, m.Scenes, len(m.Sets))
 	}
+}
+
+// Without compute shaders (macOS, OpenGL 4.1), the CPU runner computes the surface's kernels and the CPU driver
+// uploads them with the frame, so the window still draws the surface.
+func TestViewerSurfaceWithoutCompute(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	noCompute := *ctx
+	noCompute.Compute = false
+	modes := Modes()
+	st, err := prepare(modes, &Options{Scene: "pool", Mode: "pbf-cpu", Particles: 800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newViewer(modes, &noCompute, st, "", io.Discard, RealTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.surf.gpu != nil {
+		t.Fatal("the surfacer uses the GPU on a context without compute shaders")
+	}
+	frames(t, v, "kernels uploaded with the CPU frames", func() bool {
+		p, err := v.surf.particles(v.drv, true, v.sc)
+		return err == nil && p.Ellipsoids != nil && p.N > 700
+	})
+	// switching the render mode to particles stops the runner's work
+	if err := v.rend.Params().Assign("render.mode=particles"); err != nil {
+		t.Fatal(err)
+	}
+	frames(t, v, "frames without kernels", func() bool {
+		v.surf.particles(v.drv, v.rend.WantsEllipsoids(), v.sc)
+		p := v.drv.(*cpuDriver).runner.Latest()
+		return p != nil && len(p.Ellipsoids) == 0
+	})
 }

@@ -346,6 +346,10 @@ func (st *settings) register() *param.Set {
 	return s
 }
 
+// WantsEllipsoids says whether the current render mode draws with each particle's anisotropic kernel
+// (Particles.Ellipsoids): every mode but particles. Without kernels those modes fall back to spheres.
+func (r *Renderer) WantsEllipsoids() bool { return r.set.mode != ModeParticles }
+
 // Params returns the render settings (render.color, render.speed_max, ...). They take effect at the next Draw.
 func (r *Renderer) Params() *param.Set { return r.params }
 
