@@ -214,6 +214,10 @@ func (v *viewer) fillModel() {
 	v.sets = [3]*param.Set{v.drv.Params(), v.rend.Params(), v.surf.Params()}
 	m.Sets = v.sets[:]
 	m.Stats = v.drv.Stats()
+	m.RenderPasses = append(m.RenderPasses[:0], v.surf.Timings()...)
+	if passes, ok := v.rend.Timings(); ok {
+		m.RenderPasses = append(m.RenderPasses, passes...)
+	}
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
 }

@@ -68,6 +68,15 @@ func TestViewer(t *testing.T) {
 		return v.drv.Particles().N > 1000 && v.drv.Stats().Steps >= 4
 	})
 	frames(t, v, "the title", func() bool { return strings.HasPrefix(v.title, "slosh — pbf-cpu — ") })
+	// the drawing passes' GPU times reach the panel
+	frames(t, v, "render timings in the panel's model", func() bool {
+		v.fillModel()
+		names := map[string]bool{}
+		for _, p := range v.model.RenderPasses {
+			names[p.Name] = true
+		}
+		return names["anisotropy"] && names["splat"] && names["composite"]
+	})
 	// the default render mode draws the surface, so the particles come with their anisotropic kernels
 	if !v.rend.WantsEllipsoids() {
 		t.Error("the default render mode does not draw the surface")

@@ -22,9 +22,10 @@ type Model struct {
 	// "PBF|Solver" is header "PBF", sub-section "Solver".
 	Sets          []*param.Set
 	Stats         sim.Stats
-	FPS           float64 // display frames per second
-	SimRate       float64 // simulated frames per second (CPU modes may run below display rate)
-	Status        string  // one line at the bottom (last message / error), may be empty
+	RenderPasses  []sim.Pass // GPU milliseconds of the drawing passes (surface kernels, renderer), may be empty
+	FPS           float64    // display frames per second
+	SimRate       float64    // simulated frames per second (CPU modes may run below display rate)
+	Status        string     // one line at the bottom (last message / error), may be empty
 	StatusIsError bool
 }
 
@@ -380,7 +381,15 @@ func (p *Panels) statsWindow(m *Model, em float32, display imgui.Vec2) {
 		imgui.Text(rate)
 	}
 	imgui.Text(fmt.Sprintf("Step       %.2f ms", s.StepMs))
-	p.passTable(s, em)
+	p.passTable("passes", s.Passes, s.StepMs, em)
+	if len(m.RenderPasses) > 0 {
+		draw := 0.0
+		for _, ps := range m.RenderPasses {
+			draw += ps.Ms
+		}
+		imgui.Text(fmt.Sprintf("Draw       %.2f ms (GPU)", draw))
+		p.passTable("draw passes", m.RenderPasses, draw, em)
+	}
 
 	imgui.Text(fmt.Sprintf("Neighbours mean %.1f  max %d", s.NeighborsMean, s.NeighborsMax))
 	if s.NeighborsClipped > 0 {
@@ -396,27 +405,26 @@ func (p *Panels) statsWindow(m *Model, em float32, display imgui.Vec2) {
 	p.densityPlot(em)
 }
 
-// passTable lists the stages of the last step with their milliseconds and a bar for their share.
-func (p *Panels) passTable(s *sim.Stats, em float32) {
-	if len(s.Passes) == 0 {
+// passTable lists stages with their milliseconds and a bar for their share of total (or of their sum, when
+// larger).
+func (p *Panels) passTable(id string, passes []sim.Pass, total float64, em float32) {
+	if len(passes) == 0 {
 		return
 	}
-	total := 0.0
-	for _, ps := range s.Passes {
-		total += ps.Ms
+	sum := 0.0
+	for _, ps := range passes {
+		sum += ps.Ms
 	}
-	if s.StepMs > total {
-		total = s.StepMs
-	}
+	total = max(total, sum)
 	flags := imgui.TableFlagsRowBg | imgui.TableFlagsBordersInnerV | imgui.TableFlagsSizingStretchProp
-	if !imgui.BeginTableV("passes", 3, flags, imgui.Vec2{}, 0) {
+	if !imgui.BeginTableV(id, 3, flags, imgui.Vec2{}, 0) {
 		return
 	}
 	imgui.TableSetupColumnV("pass", imgui.TableColumnFlagsWidthFixed, 8*em, 0)
 	imgui.TableSetupColumnV("ms", imgui.TableColumnFlagsWidthFixed, 4*em, 0)
 	imgui.TableSetupColumnV("share", imgui.TableColumnFlagsWidthStretch, 1, 0)
 	barHeight := imgui.TextLineHeight() * 0.7
-	for _, ps := range s.Passes {
+	for _, ps := range passes {
 		imgui.TableNextRow()
 		imgui.TableNextColumn()
 		imgui.Text(ps.Name)
