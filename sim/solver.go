@@ -29,14 +29,23 @@ type Solver interface {
 
 // Frame is a copy of a solver's particle state. Slices are reused between calls when they are large enough.
 type Frame struct {
-	N      int
-	Pos    [][4]float32 // xyz, w unused
-	Vel    [][4]float32 // xyz, w unused
-	Rho    []float32    // density relative to rest density, ρ/ρ0
-	ID     []uint32     // stable particle identity, 0..N-1 at reset
-	Radius float32      // particle radius for drawing, m
-	Time   float64      // simulated time, s
+	N   int
+	Pos [][4]float32 // xyz, w unused
+	Vel [][4]float32 // xyz, w unused
+	Rho []float32    // density relative to rest density, ρ/ρ0
+	ID  []uint32     // stable particle identity, 0..N-1 at reset
+	// Body says per particle which rigid body it belongs to (−1: fluid); nil when the scene has no bodies.
+	Body   []int32
+	Bodies []BodyState // the rigid bodies
+	Radius float32     // particle radius for drawing, m
+	Time   float64     // simulated time, s
 	Steps  int
+}
+
+// BodyState is a rigid body's pose: its centre of mass and orientation (rest frame → world).
+type BodyState struct {
+	Center [3]float32
+	Rot    [4]float32 // unit quaternion x, y, z, w
 }
 
 // Resize sets N and grows the slices to hold n particles.

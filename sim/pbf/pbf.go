@@ -47,6 +47,16 @@ type Solver struct {
 	tmp     [][4]float32 // scratch: reorder, Jacobi double buffer
 	tmpID   []uint32
 
+	// rigid bodies (rigid.go); the per-particle arrays are empty without bodies
+	bodies     []Body
+	fluidCount int
+	body       []int32      // −1 for fluid, else the particle's body
+	rest       [][4]float32 // a body particle's offset from its body's centre in the rest frame
+	wInv       []float32    // inverse mass relative to a fluid particle's
+	slotOf     []int32      // sorted slot of each particle id
+	tmpI       []int32
+	tmpF       []float32
+
 	time  float64
 	steps int
 	timer sim.Timer
@@ -57,10 +67,14 @@ type Solver struct {
 }
 
 type snapshot struct {
-	x, v  [][4]float32
-	id    []uint32
-	time  float64
-	steps int
+	x, v   [][4]float32
+	id     []uint32
+	body   []int32
+	rest   [][4]float32
+	wInv   []float32
+	bodies []Body
+	time   float64
+	steps  int
 }
 
 // New returns a solver with the default configuration and no particles.
@@ -123,8 +137,19 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	return s.ResetParticles(sc, d, pos, vel)
 }
 
-// ResetParticles starts from given particles (ids 0..n−1 in order) instead of sampling the scene.
+// ResetParticles starts from given fluid particles (ids 0..n−1 in order) instead of sampling the scene.
 func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
+	if err := s.reset(sc, spacing, pos, vel); err != nil {
+		return err
+	}
+	s.bodies, s.fluidCount = s.bodies[:0], len(pos)
+	s.body, s.rest, s.wInv, s.slotOf = s.body[:0], s.rest[:0], s.wInv[:0], s.slotOf[:0]
+	s.save()
+	return nil
+}
+
+// reset sets up n particles (ids 0..n−1) and everything sized by n; the caller says which are bodies.
+func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
 	if len(pos) != len(vel) {
 		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
@@ -150,7 +175,6 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	}
 	s.time, s.steps = 0, 0
 	s.stats = sim.Stats{Particles: n}
-	s.save()
 	return nil
 }
 
@@ -204,7 +228,12 @@ func (s *Solver) Step(dt float64) error {
 		s.timer.Mark("lambda")
 		s.applyDeltaP()
 		s.timer.Mark("delta p")
+		if s.hasBodies() {
+			s.matchShapes()
+			s.timer.Mark("rigid")
+		}
 	}
+	s.collideBodies()
 	s.updateVelocity(h)
 	s.computeVorticity()
 	s.timer.Mark("vorticity")
@@ -244,6 +273,19 @@ func (s *Solver) sortByCell() {
 	s.p, s.tmp = s.tmp, s.p
 	permute(s.pool, s.id, s.tmpID, order)
 	s.id, s.tmpID = s.tmpID, s.id
+	if s.hasBodies() {
+		s.tmpI = resize(s.tmpI, len(order))
+		s.tmpF = resize(s.tmpF, len(order))
+		permute(s.pool, s.body, s.tmpI, order)
+		s.body, s.tmpI = s.tmpI, s.body
+		permute(s.pool, s.wInv, s.tmpF, order)
+		s.wInv, s.tmpF = s.tmpF, s.wInv
+		permute(s.pool, s.rest, s.tmp, order)
+		s.rest, s.tmp = s.tmp, s.rest
+		for k, id := range s.id {
+			s.slotOf[id] = int32(k)
+		}
+	}
 }
 
 func permute[T any](pool par.Pool, src, dst []T, order []int32) {
@@ -266,8 +308,13 @@ func (s *Solver) findNeighbors() {
 func (s *Solver) computeLambda() {
 	dv := &s.dv
 	h2 := dv.H * dv.H
+	bodies := s.hasBodies()
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if bodies && s.body[i] >= 0 { // body particles carry no density constraint of their own
+				s.lambda[i], s.rho[i], s.bgrad[i] = 0, 1, [4]float32{}
+				continue
+			}
 			pi := s.p[i]
 			rho := dv.W0
 			var gx, gy, gz, sum2 float32
@@ -278,10 +325,14 @@ func (s *Solver) computeLambda() {
 					continue
 				}
 				rho += dv.Poly6.W(r2)
-				// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j)
+				// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
 				g := dv.MOverR0 * dv.Spiky.GradScale(sqrt32(r2))
 				gjx, gjy, gjz := g*rx, g*ry, g*rz
-				sum2 += gjx*gjx + gjy*gjy + gjz*gjz
+				g2 := gjx*gjx + gjy*gjy + gjz*gjz
+				if bodies {
+					g2 *= s.wInv[j]
+				}
+				sum2 += g2
 				gx += gjx
 				gy += gjy
 				gz += gjz
@@ -301,21 +352,37 @@ func (s *Solver) computeLambda() {
 	})
 }
 
-// applyDeltaP computes Δp_i (eq. 14), moves the predicted positions and resolves collisions (Algorithm 1,
-// lines 12–18). The update is Jacobi: every Δp_i reads the positions of the iteration's start.
+// applyDeltaP computes Δp_i (eq. 14, plus λ_i ∇Φ_i of the solids), moves the predicted positions and resolves
+// collisions (Algorithm 1, lines 12–18). The update is Jacobi: every Δp_i reads the positions of the iteration's
+// start. A body particle gathers the corrections of its fluid neighbours' constraints, scaled by its inverse mass,
+// and keeps two radii away from particles of other bodies.
 func (s *Solver) applyDeltaP() {
 	dv := &s.dv
 	h2 := dv.H * dv.H
 	n := int(s.Cfg.ScorrN)
+	bodies := s.hasBodies()
+	contact := 2 * dv.Radius
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi := s.p[i]
 			li := s.lambda[i]
-			var dx, dy, dz float32
+			isBody := bodies && s.body[i] >= 0
+			var dx, dy, dz, cx, cy, cz float32
 			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
 				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
 				r2 := rx*rx + ry*ry + rz*rz
 				if r2 >= h2 {
+					continue
+				}
+				if isBody && s.body[j] >= 0 {
+					// two bodies' particles closer than two radii: push apart, the lighter one further
+					if bj := s.body[j]; bj != s.body[i] && r2 < contact*contact && r2 > 0 {
+						d := sqrt32(r2)
+						k := (contact - d) / d * s.wInv[i] / (s.wInv[i] + s.wInv[j])
+						cx += k * rx
+						cy += k * ry
+						cz += k * rz
+					}
 					continue
 				}
 				// s_corr = −k (W(r)/W(Δq))^n (eq. 13)
@@ -330,11 +397,17 @@ func (s *Solver) applyDeltaP() {
 				dy += g * ry
 				dz += g * rz
 			}
-			// The solids' part of ∇_{p_i} C_i moves particle i too, λ_i ∇Φ_i — but only away from the solid: an
-			// under-dense particle (λ_i > 0) would otherwise reach for the wall's volume and stick to it.
-			b := s.bgrad[i]
-			lb := min(li, 0)
-			q := [4]float32{pi[0] + dv.MOverR0*dx + lb*b[0], pi[1] + dv.MOverR0*dy + lb*b[1], pi[2] + dv.MOverR0*dz + lb*b[2], 0}
+			var q [4]float32
+			if isBody {
+				w := s.wInv[i] * dv.MOverR0
+				q = [4]float32{pi[0] + w*dx + cx, pi[1] + w*dy + cy, pi[2] + w*dz + cz, 0}
+			} else {
+				// The solids' part of ∇_{p_i} C_i moves particle i too, λ_i ∇Φ_i — but only away from the solid: an
+				// under-dense particle (λ_i > 0) would otherwise reach for the wall's volume and stick to it.
+				b := s.bgrad[i]
+				lb := min(li, 0)
+				q = [4]float32{pi[0] + dv.MOverR0*dx + lb*b[0], pi[1] + dv.MOverR0*dy + lb*b[1], pi[2] + dv.MOverR0*dz + lb*b[2], 0}
+			}
 			s.col.Apply(&q)
 			s.tmp[i] = q
 		}
@@ -357,8 +430,13 @@ func (s *Solver) updateVelocity(dt float32) {
 func (s *Solver) computeVorticity() {
 	dv := &s.dv
 	h2 := dv.H * dv.H
+	bodies := s.hasBodies()
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if bodies && s.body[i] >= 0 {
+				s.rho[i], s.omega[i] = 1, [4]float32{}
+				continue
+			}
 			pi, vi := s.p[i], s.v[i]
 			rho := dv.W0
 			var wx, wy, wz float32
@@ -390,8 +468,13 @@ func (s *Solver) confineAndSmooth(dt float32) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
 	eps, c := s.Cfg.Vorticity, s.Cfg.XSPH
+	bodies := s.hasBodies()
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if bodies && s.body[i] >= 0 { // a body's velocity is its rigid motion
+				s.tmp[i] = s.v[i]
+				continue
+			}
 			pi, vi, wi := s.p[i], s.v[i], s.omega[i]
 			wiLen := sqrt32(wi[0]*wi[0] + wi[1]*wi[1] + wi[2]*wi[2])
 			var ex, ey, ez, sx, sy, sz float32
@@ -432,11 +515,15 @@ func (s *Solver) finish() error {
 	st.Passes, st.StepMs = s.timer.Passes()
 	var errSum, errMax, vmax2 float64
 	nsum, nmax, bad := 0, 0, 0
+	bodies := s.hasBodies()
 	for i := range s.x {
 		x, v := s.x[i], s.v[i]
 		if !finite(x[0]) || !finite(x[1]) || !finite(x[2]) || !finite(v[0]) || !finite(v[1]) || !finite(v[2]) {
 			bad++
 			continue
+		}
+		if bodies && s.body[i] >= 0 {
+			continue // the statistics describe the fluid
 		}
 		if e := float64(s.rho[i]) - 1; e > 0 {
 			errSum += e
@@ -447,7 +534,7 @@ func (s *Solver) finish() error {
 		nsum += c
 		nmax = max(nmax, c)
 	}
-	n := max(1, len(s.x))
+	n := max(1, s.fluidCount)
 	st.DensityErrMean, st.DensityErrMax = errSum/float64(n), errMax
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(nsum)/float64(n), nmax, s.clip
@@ -465,16 +552,30 @@ func (s *Solver) finish() error {
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
 func (s *Solver) save() {
-	s.good.x = append(s.good.x[:0], s.x...)
-	s.good.v = append(s.good.v[:0], s.v...)
-	s.good.id = append(s.good.id[:0], s.id...)
-	s.good.time, s.good.steps = s.time, s.steps
+	g := &s.good
+	g.x = append(g.x[:0], s.x...)
+	g.v = append(g.v[:0], s.v...)
+	g.id = append(g.id[:0], s.id...)
+	g.body = append(g.body[:0], s.body...)
+	g.rest = append(g.rest[:0], s.rest...)
+	g.wInv = append(g.wInv[:0], s.wInv...)
+	g.bodies = append(g.bodies[:0], s.bodies...)
+	g.time, g.steps = s.time, s.steps
 }
 
 func (s *Solver) restore() {
 	copy(s.x, s.good.x)
 	copy(s.v, s.good.v)
 	copy(s.id, s.good.id)
+	copy(s.body, s.good.body)
+	copy(s.rest, s.good.rest)
+	copy(s.wInv, s.good.wInv)
+	copy(s.bodies, s.good.bodies)
+	for k, id := range s.id {
+		if int(id) < len(s.slotOf) {
+			s.slotOf[id] = int32(k)
+		}
+	}
 	for i := range s.rho {
 		s.rho[i] = 1
 	}
@@ -488,6 +589,11 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	copy(dst.Vel, s.v)
 	copy(dst.Rho, s.rho)
 	copy(dst.ID, s.id)
+	dst.Body = append(dst.Body[:0], s.body...)
+	dst.Bodies = dst.Bodies[:0]
+	for _, b := range s.bodies {
+		dst.Bodies = append(dst.Bodies, sim.BodyState{Center: b.Center, Rot: b.Rot})
+	}
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps
 }

@@ -1,0 +1,188 @@
+package pbf
+
+import (
+	"fmt"
+
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Rigid bodies, as in unified particle physics (Macklin, Müller, Chentanez & Kim 2014, "Unified particle physics
+// for real-time applications", §5 and §7): a body is a set of particles sampled from its shape on the fluid's
+// lattice, so each one stands for the same volume as a fluid particle, with mass in proportion to the body's
+// density. Body particles take part in the fluid's density constraints as volume — a fluid particle's ρ_i counts
+// them — and are moved by those constraints like fluid particles, weighted by their inverse mass: the fluid's
+// pressure pushes a light body more than a heavy one, which is buoyancy by the density ratio with no tuning.
+// Between the density iterations a shape-matching constraint (Müller et al. 2005) puts each body's particles back
+// into its rest shape at the best-fitting rotation (found by Müller et al.'s 2016 iteration, extractRotation);
+// particles of different bodies keep two radii apart, and every particle collides with the domain and obstacles.
+//
+// Particle ids: fluid particles are 0..F−1, then each body's particles are one contiguous range, so a body is
+// found through the id → sorted-slot map after every grid sort.
+
+// BodySpec describes a rigid body for a reset.
+type BodySpec struct {
+	Particles [][4]float32 // world positions on the fluid's lattice (xyz)
+	Density   float32      // kg/m³
+	Velocity  [3]float32   // of the centre of mass, m/s
+	Spin      [3]float32   // angular velocity, rad/s
+}
+
+// Body is a rigid body's state.
+type Body struct {
+	First, Count int        // the ids of its particles: First .. First+Count−1
+	InvMass      float32    // each particle's inverse mass relative to a fluid particle's: ρ_fluid / ρ_body
+	Center       [3]float32 // centre of mass
+	Rot          Quat       // orientation (rest frame → world)
+	Density      float32
+}
+
+// Bodies returns the rigid bodies' states.
+func (s *Solver) Bodies() []Body { return s.bodies }
+
+// ResetWithBodies starts from given fluid particles (ids 0..F−1) and rigid bodies (ids after them, body by body).
+func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, bodies []BodySpec) error {
+	if len(pos) != len(vel) {
+		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
+	}
+	n := len(pos)
+	for b, spec := range bodies {
+		if len(spec.Particles) == 0 {
+			return fmt.Errorf("pbf: body %d has no particles (is it smaller than the particle spacing?)", b)
+		}
+		if !(spec.Density > 0) {
+			return fmt.Errorf("pbf: body %d: density %g must be positive", b, spec.Density)
+		}
+		n += len(spec.Particles)
+	}
+	allPos := make([][4]float32, 0, n)
+	allVel := make([][4]float32, 0, n)
+	allPos = append(allPos, pos...)
+	allVel = append(allVel, vel...)
+	s.bodies = s.bodies[:0]
+	for _, spec := range bodies {
+		// centre of mass of equal-mass particles
+		var c [3]float32
+		for _, p := range spec.Particles {
+			c[0] += p[0]
+			c[1] += p[1]
+			c[2] += p[2]
+		}
+		k := float32(len(spec.Particles))
+		c = [3]float32{c[0] / k, c[1] / k, c[2] / k}
+		s.bodies = append(s.bodies, Body{First: len(allPos), Count: len(spec.Particles), InvMass: s.Cfg.RestDensity / spec.Density,
+			Center: c, Rot: IdentityQuat, Density: spec.Density})
+		for _, p := range spec.Particles {
+			rx, ry, rz := p[0]-c[0], p[1]-c[1], p[2]-c[2]
+			w := spec.Spin
+			allPos = append(allPos, [4]float32{p[0], p[1], p[2], 0})
+			allVel = append(allVel, [4]float32{spec.Velocity[0] + w[1]*rz - w[2]*ry, spec.Velocity[1] + w[2]*rx - w[0]*rz,
+				spec.Velocity[2] + w[0]*ry - w[1]*rx, 0})
+		}
+	}
+	if err := s.reset(sc, spacing, allPos, allVel); err != nil {
+		s.bodies = s.bodies[:0]
+		return err
+	}
+	s.fluidCount = len(pos)
+	s.body = resize(s.body, n)
+	s.rest = resize(s.rest, n)
+	s.wInv = resize(s.wInv, n)
+	for i := range s.body {
+		s.body[i], s.rest[i], s.wInv[i] = -1, [4]float32{}, 1
+	}
+	for b, bd := range s.bodies {
+		for i := bd.First; i < bd.First+bd.Count; i++ {
+			p := allPos[i]
+			s.body[i] = int32(b)
+			s.rest[i] = [4]float32{p[0] - bd.Center[0], p[1] - bd.Center[1], p[2] - bd.Center[2], 0}
+			s.wInv[i] = bd.InvMass
+		}
+	}
+	s.slotOf = resize(s.slotOf, n)
+	for i := range s.slotOf {
+		s.slotOf[i] = int32(i)
+	}
+	s.save()
+	return nil
+}
+
+// hasBodies says whether the per-particle body arrays are in use.
+func (s *Solver) hasBodies() bool { return len(s.bodies) > 0 }
+
+// matchShapes is the shape-matching constraint of every body (stiffness 1): the centre of mass c and the best
+// rotation R of its particles' current positions against their rest offsets r_i, then x_i = c + R r_i.
+func (s *Solver) matchShapes() {
+	if !s.hasBodies() {
+		return
+	}
+	s.pool.For(len(s.bodies), 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			bd := &s.bodies[b]
+			var cx, cy, cz float32
+			for id := bd.First; id < bd.First+bd.Count; id++ {
+				p := s.p[s.slotOf[id]]
+				cx += p[0]
+				cy += p[1]
+				cz += p[2]
+			}
+			k := 1 / float32(bd.Count)
+			cx, cy, cz = cx*k, cy*k, cz*k
+			var a Mat3 // Σ (x_i − c) r_iᵀ
+			for id := bd.First; id < bd.First+bd.Count; id++ {
+				slot := s.slotOf[id]
+				p, r := s.p[slot], s.rest[slot]
+				dx, dy, dz := p[0]-cx, p[1]-cy, p[2]-cz
+				a[0][0] += dx * r[0]
+				a[0][1] += dx * r[1]
+				a[0][2] += dx * r[2]
+				a[1][0] += dy * r[0]
+				a[1][1] += dy * r[1]
+				a[1][2] += dy * r[2]
+				a[2][0] += dz * r[0]
+				a[2][1] += dz * r[1]
+				a[2][2] += dz * r[2]
+			}
+			bd.Rot = extractRotation(&a, bd.Rot)
+			bd.Center = [3]float32{cx, cy, cz}
+			m := bd.Rot.Matrix()
+			for id := bd.First; id < bd.First+bd.Count; id++ {
+				slot := s.slotOf[id]
+				r := s.rest[slot]
+				x, y, z := m.Apply(r[0], r[1], r[2])
+				s.p[slot] = [4]float32{cx + x, cy + y, cz + z, 0}
+			}
+		}
+	})
+}
+
+// collideBodies keeps bodies inside the domain and out of obstacles after the last shape match, rigidly: each body
+// moves as a whole by the largest correction its particles need along each axis (projecting particles one by one
+// would deform it). Within the iterations particles collide one by one and shape matching turns that into the
+// body's response, rotation included.
+func (s *Solver) collideBodies() {
+	if !s.hasBodies() {
+		return
+	}
+	for _, bd := range s.bodies {
+		var up, down [3]float32 // the largest positive and negative corrections along each axis
+		for id := bd.First; id < bd.First+bd.Count; id++ {
+			p := s.p[s.slotOf[id]]
+			q := p
+			s.col.Apply(&q)
+			for k := 0; k < 3; k++ {
+				up[k] = max(up[k], q[k]-p[k])
+				down[k] = min(down[k], q[k]-p[k])
+			}
+		}
+		t := [3]float32{up[0] + down[0], up[1] + down[1], up[2] + down[2]}
+		if t == ([3]float32{}) {
+			continue
+		}
+		for id := bd.First; id < bd.First+bd.Count; id++ {
+			slot := s.slotOf[id]
+			s.p[slot][0] += t[0]
+			s.p[slot][1] += t[1]
+			s.p[slot][2] += t[2]
+		}
+	}
+}
