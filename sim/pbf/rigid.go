@@ -39,29 +39,42 @@ type Body struct {
 // Bodies returns the rigid bodies' states.
 func (s *Solver) Bodies() []Body { return s.bodies }
 
-// ResetWithBodies starts from given fluid particles (ids 0..F−1) and rigid bodies (ids after them, body by body).
-func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, bodies []BodySpec) error {
+// BodyParticles are the per-particle arrays of a reset with rigid bodies, in id order: fluid particles first, then
+// each body's particles. Both PBF solvers build them with LayoutBodies.
+type BodyParticles struct {
+	Pos, Vel [][4]float32
+	Body     []int32      // −1 for fluid, else the body's index
+	Rest     [][4]float32 // a body particle's offset from its body's centre of mass, rest frame
+	WInv     []float32    // inverse mass relative to a fluid particle's: 1 for fluid, ρ_fluid/ρ_body for a body
+	Bodies   []Body
+}
+
+// LayoutBodies lays out fluid particles and rigid bodies for a reset with rest density rho0.
+func LayoutBodies(rho0 float32, pos, vel [][4]float32, specs []BodySpec) (BodyParticles, error) {
+	var out BodyParticles
 	if len(pos) != len(vel) {
-		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
+		return out, fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
 	n := len(pos)
-	for b, spec := range bodies {
+	for b, spec := range specs {
 		if len(spec.Particles) == 0 {
-			return fmt.Errorf("pbf: body %d has no particles (is it smaller than the particle spacing?)", b)
+			return out, fmt.Errorf("pbf: body %d has no particles (is it smaller than the particle spacing?)", b)
 		}
 		if !(spec.Density > 0) {
-			return fmt.Errorf("pbf: body %d: density %g must be positive", b, spec.Density)
+			return out, fmt.Errorf("pbf: body %d: density %g must be positive", b, spec.Density)
 		}
 		n += len(spec.Particles)
 	}
-	allPos := make([][4]float32, 0, n)
-	allVel := make([][4]float32, 0, n)
-	allPos = append(allPos, pos...)
-	allVel = append(allVel, vel...)
-	s.bodies = s.bodies[:0]
-	for _, spec := range bodies {
-		// centre of mass of equal-mass particles
-		var c [3]float32
+	out.Pos = append(make([][4]float32, 0, n), pos...)
+	out.Vel = append(make([][4]float32, 0, n), vel...)
+	out.Body = make([]int32, n)
+	out.Rest = make([][4]float32, n)
+	out.WInv = make([]float32, n)
+	for i := range pos {
+		out.Body[i], out.WInv[i] = -1, 1
+	}
+	for b, spec := range specs {
+		var c [3]float32 // centre of mass of equal-mass particles
 		for _, p := range spec.Particles {
 			c[0] += p[0]
 			c[1] += p[1]
@@ -69,36 +82,35 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 		}
 		k := float32(len(spec.Particles))
 		c = [3]float32{c[0] / k, c[1] / k, c[2] / k}
-		s.bodies = append(s.bodies, Body{First: len(allPos), Count: len(spec.Particles), InvMass: s.Cfg.RestDensity / spec.Density,
-			Center: c, Rot: IdentityQuat, Density: spec.Density})
+		bd := Body{First: len(out.Pos), Count: len(spec.Particles), InvMass: rho0 / spec.Density,
+			Center: c, Rot: IdentityQuat, Density: spec.Density}
+		out.Bodies = append(out.Bodies, bd)
 		for _, p := range spec.Particles {
+			i := len(out.Pos)
 			rx, ry, rz := p[0]-c[0], p[1]-c[1], p[2]-c[2]
 			w := spec.Spin
-			allPos = append(allPos, [4]float32{p[0], p[1], p[2], 0})
-			allVel = append(allVel, [4]float32{spec.Velocity[0] + w[1]*rz - w[2]*ry, spec.Velocity[1] + w[2]*rx - w[0]*rz,
+			out.Pos = append(out.Pos, [4]float32{p[0], p[1], p[2], 0})
+			out.Vel = append(out.Vel, [4]float32{spec.Velocity[0] + w[1]*rz - w[2]*ry, spec.Velocity[1] + w[2]*rx - w[0]*rz,
 				spec.Velocity[2] + w[0]*ry - w[1]*rx, 0})
+			out.Body[i], out.Rest[i], out.WInv[i] = int32(b), [4]float32{rx, ry, rz, 0}, bd.InvMass
 		}
 	}
-	if err := s.reset(sc, spacing, allPos, allVel); err != nil {
-		s.bodies = s.bodies[:0]
+	return out, nil
+}
+
+// ResetWithBodies starts from given fluid particles (ids 0..F−1) and rigid bodies (ids after them, body by body).
+func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, bodies []BodySpec) error {
+	lay, err := LayoutBodies(s.Cfg.RestDensity, pos, vel, bodies)
+	if err != nil {
+		return err
+	}
+	if err := s.reset(sc, spacing, lay.Pos, lay.Vel); err != nil {
 		return err
 	}
 	s.fluidCount = len(pos)
-	s.body = resize(s.body, n)
-	s.rest = resize(s.rest, n)
-	s.wInv = resize(s.wInv, n)
-	for i := range s.body {
-		s.body[i], s.rest[i], s.wInv[i] = -1, [4]float32{}, 1
-	}
-	for b, bd := range s.bodies {
-		for i := bd.First; i < bd.First+bd.Count; i++ {
-			p := allPos[i]
-			s.body[i] = int32(b)
-			s.rest[i] = [4]float32{p[0] - bd.Center[0], p[1] - bd.Center[1], p[2] - bd.Center[2], 0}
-			s.wInv[i] = bd.InvMass
-		}
-	}
-	s.slotOf = resize(s.slotOf, n)
+	s.bodies = append(s.bodies[:0], lay.Bodies...)
+	s.body, s.rest, s.wInv = lay.Body, lay.Rest, lay.WInv
+	s.slotOf = resize(s.slotOf, len(lay.Pos))
 	for i := range s.slotOf {
 		s.slotOf[i] = int32(i)
 	}
