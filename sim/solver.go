@@ -42,10 +42,12 @@ type Frame struct {
 	Steps  int
 }
 
-// BodyState is a rigid body's pose: its centre of mass and orientation (rest frame → world).
+// BodyState is a rigid body's pose: a point x of the body as the scene placed it is now at
+// Center + Rot·(x − Origin).
 type BodyState struct {
-	Center [3]float32
-	Rot    [4]float32 // unit quaternion x, y, z, w
+	Center [3]float32 // centre of mass
+	Rot    [4]float32 // orientation, unit quaternion x, y, z, w
+	Origin [3]float32 // the centre of mass as the scene placed the body
 }
 
 // Resize sets N and grows the slices to hold n particles.

@@ -592,7 +592,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	dst.Body = append(dst.Body[:0], s.body...)
 	dst.Bodies = dst.Bodies[:0]
 	for _, b := range s.bodies {
-		dst.Bodies = append(dst.Bodies, sim.BodyState{Center: b.Center, Rot: b.Rot})
+		dst.Bodies = append(dst.Bodies, sim.BodyState{Center: b.Center, Rot: b.Rot, Origin: b.Origin})
 	}
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps

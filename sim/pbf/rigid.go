@@ -33,6 +33,7 @@ type Body struct {
 	InvMass      float32    // each particle's inverse mass relative to a fluid particle's: ρ_fluid / ρ_body
 	Center       [3]float32 // centre of mass
 	Rot          Quat       // orientation (rest frame → world)
+	Origin       [3]float32 // the centre of mass at reset: a rest-frame point x maps to Center + Rot·(x − Origin)
 	Density      float32
 }
 
@@ -83,7 +84,7 @@ func LayoutBodies(rho0 float32, pos, vel [][4]float32, specs []BodySpec) (BodyPa
 		k := float32(len(spec.Particles))
 		c = [3]float32{c[0] / k, c[1] / k, c[2] / k}
 		bd := Body{First: len(out.Pos), Count: len(spec.Particles), InvMass: rho0 / spec.Density,
-			Center: c, Rot: IdentityQuat, Density: spec.Density}
+			Center: c, Rot: IdentityQuat, Origin: c, Density: spec.Density}
 		out.Bodies = append(out.Bodies, bd)
 		for _, p := range spec.Particles {
 			i := len(out.Pos)
