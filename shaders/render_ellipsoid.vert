@@ -34,6 +34,10 @@ void cull() {
 }
 
 void main() {
+	if (aBody >= 0) {
+		cull(); // a rigid body's particle: the body is drawn as its shape
+		return;
+	}
 	vec3 centre = aPos.xyz;
 	mat3 axes = mat3(uRadius);
 	if (uEllipsoids) {

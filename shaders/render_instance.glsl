@@ -22,5 +22,9 @@ bool nonFinite(vec3 v) {
 	return any(equal((floatBitsToUint(v) >> 23u) & 0xFFu, uvec3(0xFFu)));
 }
 
+// aBody is the particle's rigid body (−1: fluid; render.Particles.Body). Body particles are drawn as their body's
+// shape, never as water.
+layout(location = ATTR_BODY) in int aBody;
+
 // culled is a clip position outside the view volume: a vertex placed there draws nothing.
 const vec4 CULLED = vec4(2.0, 2.0, 2.0, 1.0);

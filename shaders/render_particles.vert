@@ -15,7 +15,7 @@ flat out vec3 vCenter;      // sphere centre, eye space
 flat out vec3 vColor;
 
 void main() {
-	if (nonFinite(aPos.xyz)) {
+	if (nonFinite(aPos.xyz) || aBody >= 0) {
 		// a solver that went wrong restores its state a few steps later; never draw the broken particle. (Mesa
 		// drops NaN vertices by itself, so no test here can see this; other drivers rasterise garbage.)
 		gl_Position = CULLED;

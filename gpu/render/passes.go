@@ -99,6 +99,7 @@ func (r *Renderer) framePasses() []pass {
 		{"ground", func(*frameState) bool { return r.scene.ok && r.set.showGround }, r.drawGround},
 		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
 		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
+		{"bodies", func(f *frameState) bool { return len(r.bodies) > 0 && len(f.p.Bodies) > 0 }, r.drawBodies},
 		{"particles", look(lookSpheres), r.drawParticles},
 		{"ellipsoids", look(lookEllipsoids), r.drawEllipsoids},
 		{"splat", surface, r.drawSplatDepth},
@@ -235,6 +236,7 @@ func (r *Renderer) drawTank(f *frameState) {
 	f.bindScene()
 	passState{depthTest: true, depthWrite: true, blend: true, cull: gl.FRONT}.apply()
 	r.tankProg.Use()
+	r.tankProg.SetMat4("uModel", mgl32.Ident4())
 	r.tankProg.SetVec3("uBoxMin", r.scene.min)
 	r.tankProg.SetVec3("uBoxMax", r.scene.max)
 	r.tank.draw()
@@ -245,8 +247,25 @@ func (r *Renderer) drawObstacles(f *frameState) {
 	f.bindScene()
 	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
 	r.meshProg.Use()
+	r.meshProg.SetMat4("uModel", mgl32.Ident4())
 	r.meshProg.SetVec3("uColor", mgl32.Vec3(r.set.obstacleColor))
 	r.obstacles.draw()
+}
+
+// drawBodies draws each rigid body's shape at its pose: a rest-pose point x goes to Center + Rot·(x − Origin).
+func (r *Renderer) drawBodies(f *frameState) {
+	f.bindScene()
+	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
+	r.meshProg.Use()
+	r.meshProg.SetVec3("uColor", mgl32.Vec3(r.set.bodyColor))
+	for i := range min(len(r.bodies), len(f.p.Bodies)) {
+		b := f.p.Bodies[i]
+		q := mgl32.Quat{W: b.Rot[3], V: mgl32.Vec3{b.Rot[0], b.Rot[1], b.Rot[2]}}
+		model := mgl32.Translate3D(b.Center[0], b.Center[1], b.Center[2]).Mul4(q.Mat4()).
+			Mul4(mgl32.Translate3D(-b.Origin[0], -b.Origin[1], -b.Origin[2]))
+		r.meshProg.SetMat4("uModel", model)
+		r.bodies[i].draw()
+	}
 }
 
 // drawParticles draws one eye-facing quad per particle, instanced from the caller's buffers; the fragment shader
@@ -287,6 +306,16 @@ func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
 	} else {
 		gl.DisableVertexAttribArray(attrRho)
 		gl.VertexAttrib1f(attrRho, 1)
+	}
+	if p.Body != nil {
+		gl.BindBuffer(gl.ARRAY_BUFFER, p.Body.ID())
+		gl.EnableVertexAttribArray(attrBody)
+		gl.VertexAttribIPointerWithOffset(attrBody, 1, gl.INT, 4, 0)
+		gl.VertexAttribDivisor(attrBody, 1)
+		gl.BindBuffer(gl.ARRAY_BUFFER, 0)
+	} else {
+		gl.DisableVertexAttribArray(attrBody)
+		gl.VertexAttribI1i(attrBody, -1)
 	}
 }
 

@@ -61,6 +61,7 @@ const (
 	attrVel        = 1 // particles: vec4 velocity (xyz), per instance
 	attrRho        = 2 // particles: float ρ/ρ0, per instance
 	attrEll0       = 3 // particles: Particles.Ellipsoids' four vec4s, per instance (attrEll0+k for the k-th)
+	attrBody       = 7 // particles: int rigid body (−1: fluid), per instance
 	attrMeshPos    = 0 // meshes: vec3 position
 	attrMeshNormal = 1 // meshes: vec3 normal
 
@@ -95,8 +96,12 @@ type Particles struct {
 	//   the radii in metres); w unused.
 	// When nil, particles are spheres of radius Radius at Pos with neighbour count unknown (treat as not spray).
 	Ellipsoids *glh.Buffer
-	N          int
-	Radius     float32 // sphere radius, m: the particles mode's spheres, the surface's without Ellipsoids, spray size
+	// Body, when non-nil, holds per particle an int32: the rigid body it belongs to, or −1 for fluid. Body
+	// particles are never drawn as water; their bodies are drawn as the shapes given to SetBodies, at Bodies' poses.
+	Body   *glh.Buffer
+	Bodies []sim.BodyState
+	N      int
+	Radius float32 // sphere radius, m: the particles mode's spheres, the surface's without Ellipsoids, spray size
 }
 
 // settings are the live values of the render parameters.
@@ -108,6 +113,7 @@ type settings struct {
 	radiusScale   float32
 	waterColor    [3]float32
 	obstacleColor [3]float32
+	bodyColor     [3]float32
 	showTank      bool
 	showGround    bool
 	showObstacles bool
@@ -150,6 +156,7 @@ type Renderer struct {
 	frameUBO  *glh.Buffer
 	tank      gpuMesh
 	obstacles gpuMesh
+	bodies    []gpuMesh // one per rigid body, in its rest pose (SetBodies)
 	scene     sceneInfo
 	surf      surfaceTargets
 
@@ -187,6 +194,7 @@ func defaultSettings() *settings {
 		radiusScale:   1,
 		waterColor:    [3]float32{0.12, 0.40, 0.85},
 		obstacleColor: [3]float32{0.58, 0.56, 0.52},
+		bodyColor:     [3]float32{0.85, 0.55, 0.25},
 		showTank:      true,
 		showGround:    true,
 		showObstacles: true,
@@ -218,6 +226,7 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("ATTR_ELL1", attrEll0+1),
 		shaders.Int("ATTR_ELL2", attrEll0+2),
 		shaders.Int("ATTR_ELL3", attrEll0+3),
+		shaders.Int("ATTR_BODY", attrBody),
 		shaders.Int("ATTR_MESH_POS", attrMeshPos),
 		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),
 		shaders.Int("COLOR_WATER", int(ColorWater)),
@@ -304,6 +313,8 @@ func (st *settings) register() *param.Set {
 	s.Vec3(&st.obstacleColor, param.Spec{Name: "render.obstacle_color", Label: "obstacle colour", Group: g,
 		Min: 0, Max: 1,
 		Desc: "RGB colour of the static obstacles"})
+	s.Vec3(&st.bodyColor, param.Spec{Name: "render.body_color", Label: "body colour", Group: g, Min: 0, Max: 1,
+		Desc: "RGB colour of the rigid bodies"})
 
 	s.Float(&st.splatScale, param.Spec{Name: "render.splat_scale", Label: "splat scale", Group: gs,
 		Min: 0.1, Max: 4, SoftMin: 0.5, SoftMax: 2,
@@ -352,6 +363,31 @@ func (r *Renderer) WantsEllipsoids() bool { return r.set.mode != ModeParticles }
 
 // Params returns the render settings (render.color, render.speed_max, ...). They take effect at the next Draw.
 func (r *Renderer) Params() *param.Set { return r.params }
+
+// SetBodies (re)builds the meshes of the rigid bodies, body i from shapes[i] in the pose the scene gives it; each
+// frame draws body i moved to Particles.Bodies[i]. Shapes it cannot draw are reported by Err.
+func (r *Renderer) SetBodies(shapes []scene.Shape) {
+	for i := range r.bodies {
+		r.bodies[i].Delete()
+	}
+	r.bodies = r.bodies[:0]
+	if r.deleted {
+		return
+	}
+	var errs []error
+	for i := range shapes {
+		var g gpuMesh
+		m, err := shapeMesh(&shapes[i])
+		if err == nil {
+			err = g.upload(m)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("bodies[%d]: %w", i, err))
+		}
+		r.bodies = append(r.bodies, g) // an empty mesh keeps the indices aligned with the poses
+	}
+	r.err = errors.Join(append([]error{r.err}, errs...)...)
+}
 
 // SetScene (re)builds the tank, ground and obstacle geometry for sc; nil removes it. Obstacles it cannot draw
 // (meshes, for now) are left out and reported by Err.
@@ -445,6 +481,10 @@ func (r *Renderer) Delete() {
 	r.frameUBO.Delete()
 	r.tank.Delete()
 	r.obstacles.Delete()
+	for i := range r.bodies {
+		r.bodies[i].Delete()
+	}
+	r.bodies = nil
 	r.timers.Delete()
 	r.scene = sceneInfo{}
 	r.deleted = true
