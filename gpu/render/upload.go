@@ -18,15 +18,15 @@ var _ [sizeofEllipsoid]byte = [unsafe.Sizeof(csurface.Ellipsoid{})]byte{}
 // FrameBuffers holds the GL buffers a CPU solver's frames are uploaded into for drawing. The zero value is ready to
 // use; Delete frees the buffers.
 type FrameBuffers struct {
-	pos, vel, rho *glh.Buffer
-	capacity      int // particles the buffers hold
-	ell           *glh.Buffer
-	ellCapacity   int // particles ell holds
+	pos, vel, rho, body *glh.Buffer
+	capacity            int // particles the buffers hold
+	ell                 *glh.Buffer
+	ellCapacity         int // particles ell holds
 }
 
-// Upload copies the positions, velocities and density ratios of f into the buffers, growing them when f has more
-// particles than they hold (they are reused otherwise), and returns what to pass to Renderer.Draw. The returned
-// buffers stay valid until the next Upload that grows them, or Delete.
+// Upload copies the positions, velocities, density ratios and (when there are rigid bodies) bodies of f into the
+// buffers, growing them when f has more particles than they hold (they are reused otherwise), and returns what to
+// pass to Renderer.Draw. The returned buffers stay valid until the next Upload that grows them, or Delete.
 func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	if f == nil {
 		return Particles{}, fmt.Errorf("render: uploading a nil frame")
@@ -44,7 +44,12 @@ func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	glh.Upload(u.pos, 0, f.Pos[:n])
 	glh.Upload(u.vel, 0, f.Vel[:n])
 	glh.Upload(u.rho, 0, f.Rho[:n])
-	return Particles{Pos: u.pos, Vel: u.vel, Rho: u.rho, N: n, Radius: f.Radius}, nil
+	p := Particles{Pos: u.pos, Vel: u.vel, Rho: u.rho, N: n, Radius: f.Radius, Bodies: f.Bodies}
+	if len(f.Body) >= n && len(f.Bodies) > 0 {
+		glh.Upload(u.body, 0, f.Body[:n])
+		p.Body = u.body
+	}
+	return p, nil
 }
 
 // UploadEllipsoids copies the anisotropic kernels of p's particles (sim/surface's Anisotropy computes them on the
@@ -78,7 +83,9 @@ func (u *FrameBuffers) grow(n int) error {
 	var err error
 	if u.pos, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
 		if u.vel, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
-			u.rho, err = glh.NewBuffer(c*sizeofFloat, gl.DYNAMIC_DRAW)
+			if u.rho, err = glh.NewBuffer(c*sizeofFloat, gl.DYNAMIC_DRAW); err == nil {
+				u.body, err = glh.NewBuffer(c*4, gl.DYNAMIC_DRAW)
+			}
 		}
 	}
 	if err != nil {
@@ -100,7 +107,8 @@ func (u *FrameBuffers) deleteParticles() {
 	u.pos.Delete()
 	u.vel.Delete()
 	u.rho.Delete()
-	u.pos, u.vel, u.rho, u.capacity = nil, nil, nil, 0
+	u.body.Delete()
+	u.pos, u.vel, u.rho, u.body, u.capacity = nil, nil, nil, nil, 0
 }
 
 // Screenshot reads the colour of framebuffer fbo (0: the window's back buffer) into an image, top row first. It
