@@ -1,5 +1,5 @@
-// Package assets embeds everything slosh ships: scenes (JSON), the panel's font, and later meshes and environment
-// maps.
+// Package assets embeds everything slosh ships: scenes (JSON), triangle meshes (OBJ), the panel's font, and later
+// environment maps.
 // Nothing is fetched at run time.
 package assets
 
@@ -8,12 +8,22 @@ import (
 	"io/fs"
 )
 
-//go:embed scenes/*.json fonts/DejaVuSans.ttf
+//go:embed scenes/*.json meshes/*.obj fonts/DejaVuSans.ttf
 var files embed.FS
 
 // Scenes is the folder of shipped scenes, one NAME.json each.
 func Scenes() fs.FS {
 	sub, err := fs.Sub(files, "scenes")
+	if err != nil {
+		panic("assets: " + err.Error()) // the embed pattern guarantees the folder
+	}
+	return sub
+}
+
+// Meshes is the folder of shipped triangle meshes (OBJ), which scenes name by file name ("bunny.obj"); credits
+// in meshes/CREDITS.md.
+func Meshes() fs.FS {
+	sub, err := fs.Sub(files, "meshes")
 	if err != nil {
 		panic("assets: " + err.Error()) // the embed pattern guarantees the folder
 	}

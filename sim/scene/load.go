@@ -92,6 +92,7 @@ func (s *Scene) Clone() *Scene {
 	c := *s
 	c.Fluid = append([]Fluid(nil), s.Fluid...)
 	c.Obstacles = append([]Obstacle(nil), s.Obstacles...)
+	// mesh shapes share their loaded MeshData, which nothing modifies
 	if s.Camera != nil {
 		cam := *s.Camera
 		c.Camera = &cam
@@ -221,6 +222,9 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.Array:
 		arr, ok := tree.([]any)
 		if !ok || len(arr) != v.Len() {
+			if _, num := tree.(json.Number); num && strings.HasSuffix(path, ".size") {
+				return errAt(path, "want an array of %d numbers (a box's full extents), got %s; a mesh's size is its extent", v.Len(), describe(tree))
+			}
 			return errAt(path, "want an array of %d numbers, got %s", v.Len(), describe(tree))
 		}
 		for i, e := range arr {

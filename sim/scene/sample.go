@@ -68,7 +68,7 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 				p := Vec3{lo[0] + (float64(i)+0.5)*d, lo[1] + (float64(j)+0.5)*d, lo[2] + (float64(k)+0.5)*d}
 				owner := -1
 				for fi := range s.Fluid {
-					if dist, _ := s.Fluid[fi].SDF(p); dist <= 0 {
+					if s.Fluid[fi].Distance(p) <= 0 {
 						owner = fi
 						break
 					}
@@ -78,7 +78,7 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 				}
 				blocked := false
 				for oi := range s.Obstacles {
-					if dist, _ := s.Obstacles[oi].SDF(p); dist < 0.5*d {
+					if s.Obstacles[oi].Distance(p) < 0.5*d {
 						blocked = true
 						break
 					}

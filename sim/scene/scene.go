@@ -4,6 +4,12 @@
 //
 // Scenes are strict JSON in metres, seconds and kilograms. Unknown fields and out-of-range values are errors that
 // name the file and the field's path: `scenes/pool.json: fluid[1].size: must be > 0`.
+//
+// Shapes are analytic (box, sphere, capsule, cylinder) or triangle meshes: {"shape": "mesh", "mesh": "bunny.obj",
+// "extent": 0.3, "center": [...], "rotation": [...]}, an OBJ file relative to the scene file or one of the shipped
+// meshes (assets/meshes), scaled so that the longest side of its bounding box is extent. Validation loads each
+// mesh file once per scene, checks that it is a closed solid (sim/mesh) and keeps its signed distance grid on the
+// shape, so that SDF, Distance, Bounds and Volume work for meshes as for the analytic shapes.
 package scene
 
 import (

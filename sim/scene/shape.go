@@ -15,7 +15,9 @@ const (
 )
 
 // Shape is a solid: a box (Center, Size, Rotation), a sphere (Center, Radius), a capsule (segment A–B, Radius),
-// a cylinder (Center, Radius, Height along its local y, Rotation) or a mesh (an OBJ file; later issues).
+// a cylinder (Center, Radius, Height along its local y, Rotation) or a mesh (Mesh, an OBJ file; Extent, the
+// longest side of its bounding box; Center, where the middle of its bounding box goes; Rotation about that
+// middle).
 type Shape struct {
 	Kind     string  `json:"shape"`
 	Center   Vec3    `json:"center,omitempty"`
@@ -24,8 +26,12 @@ type Shape struct {
 	Height   float64 `json:"height,omitempty"`   // cylinder
 	A        Vec3    `json:"a,omitempty"`        // capsule end
 	B        Vec3    `json:"b,omitempty"`        // capsule end
-	Rotation Vec3    `json:"rotation,omitempty"` // degrees about x, then y, then z (box, cylinder)
-	Mesh     string  `json:"mesh,omitempty"`     // OBJ path, relative to the scene file
+	Rotation Vec3    `json:"rotation,omitempty"` // degrees about x, then y, then z (box, cylinder, mesh)
+	Mesh     string  `json:"mesh,omitempty"`     // OBJ path, relative to the scene file, or a shipped mesh's name
+	Extent   float64 `json:"extent,omitempty"`   // mesh: the longest side of its bounding box (m)
+
+	// meshData is the loaded mesh (Validate loads it; SetMesh sets it); shared, read-only, not part of the file.
+	meshData *MeshData
 }
 
 // Mat3 is a row-major 3×3 matrix.
@@ -89,8 +95,22 @@ func (s *Shape) SDF(p Vec3) (float64, Vec3) {
 		r := s.RotationMatrix()
 		d, n := cylinderSDF(r.MulTVec(p.Sub(s.Center)), s.Radius, s.Height/2)
 		return d, r.MulVec(n)
+	case ShapeMesh:
+		// trilinear in the mesh's distance grid, exact to rounding within 1.5 grid cells of the surface; the
+		// normal is the grid's gradient. +Inf while the mesh is not loaded.
+		return s.meshSDF(p, true)
 	}
 	return math.Inf(1), Vec3{0, 1, 0}
+}
+
+// Distance is the first result of SDF, without the normal (cheaper for meshes).
+func (s *Shape) Distance(p Vec3) float64 {
+	if s.Kind == ShapeMesh {
+		d, _ := s.meshSDF(p, false)
+		return d
+	}
+	d, _ := s.SDF(p)
+	return d
 }
 
 func sign(x float64) float64 {
@@ -144,7 +164,7 @@ func cylinderSDF(p Vec3, r, hh float64) (float64, Vec3) {
 	}
 }
 
-// Bounds is an axis-aligned box around the shape.
+// Bounds is an axis-aligned box around the shape (for a mesh, around its placed vertices).
 func (s *Shape) Bounds() Box {
 	switch s.Kind {
 	case ShapeSphere:
@@ -165,11 +185,13 @@ func (s *Shape) Bounds() Box {
 			e[i] = math.Abs(r[i][0])*h[0] + math.Abs(r[i][1])*h[1] + math.Abs(r[i][2])*h[2]
 		}
 		return Box{s.Center.Sub(e), s.Center.Add(e)}
+	case ShapeMesh:
+		return s.meshBounds()
 	}
 	return Box{s.Center, s.Center}
 }
 
-// Volume is the shape's exact volume.
+// Volume is the shape's exact volume (a mesh's by the divergence theorem; 0 until its file is loaded).
 func (s *Shape) Volume() float64 {
 	switch s.Kind {
 	case ShapeSphere:
@@ -180,6 +202,10 @@ func (s *Shape) Volume() float64 {
 		return s.Size[0] * s.Size[1] * s.Size[2]
 	case ShapeCylinder:
 		return math.Pi * s.Radius * s.Radius * s.Height
+	case ShapeMesh:
+		if md := s.MeshData(); md != nil {
+			return md.Volume * s.Extent * s.Extent * s.Extent
+		}
 	}
 	return 0
 }
@@ -195,6 +221,8 @@ func (s *Shape) String() string {
 		return fmt.Sprintf("box at %v size %v", s.Center, s.Size)
 	case ShapeCylinder:
 		return fmt.Sprintf("cylinder at %v r=%g h=%g", s.Center, s.Radius, s.Height)
+	case ShapeMesh:
+		return fmt.Sprintf("mesh %q at %v extent %g", s.Mesh, s.Center, s.Extent)
 	}
 	return s.Kind
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 )
 
-// Validate checks a decoded scene; errors name the offending field's path.
+// Validate checks a decoded scene; errors name the offending field's path. It also loads the mesh files that mesh
+// shapes name (relative to Source, see Shape.validate) unless they already hold their geometry.
 func (s *Scene) Validate() error {
+	meshes := newMeshLoader(s.Source)
 	d := s.Domain
 	for c := 0; c < 3; c++ {
 		if !(d.Max[c] > d.Min[c]) {
@@ -33,7 +35,7 @@ func (s *Scene) Validate() error {
 	}
 	for i := range s.Fluid {
 		path := fmt.Sprintf("fluid[%d]", i)
-		if err := s.Fluid[i].validate(path); err != nil {
+		if err := s.Fluid[i].validate(path, meshes); err != nil {
 			return err
 		}
 		b := s.Fluid[i].Bounds()
@@ -44,7 +46,7 @@ func (s *Scene) Validate() error {
 		}
 	}
 	for i := range s.Obstacles {
-		if err := s.Obstacles[i].validate(fmt.Sprintf("obstacles[%d]", i)); err != nil {
+		if err := s.Obstacles[i].validate(fmt.Sprintf("obstacles[%d]", i), meshes); err != nil {
 			return err
 		}
 	}
@@ -59,7 +61,9 @@ func (s *Scene) Validate() error {
 	return nil
 }
 
-func (s *Shape) validate(path string) error {
+// validate checks the fields of a shape at path. A mesh shape whose geometry is not attached yet loads its file
+// through meshes: relative to the scene file, else among the shipped meshes (a shipped scene only uses those).
+func (s *Shape) validate(path string, meshes *meshLoader) error {
 	unused := func(field string, set bool) error {
 		if set {
 			return errAt(path+"."+field, "is not used by a %s", s.Kind)
@@ -82,27 +86,46 @@ func (s *Shape) validate(path string) error {
 			}
 		}
 		errs = append(errs, unused("radius", s.Radius != 0), unused("height", s.Height != 0),
-			unused("a", s.A != zero), unused("b", s.B != zero), unused("mesh", s.Mesh != ""))
+			unused("a", s.A != zero), unused("b", s.B != zero), unused("mesh", s.Mesh != ""), unused("extent", s.Extent != 0))
 	case ShapeSphere:
 		errs = append(errs, positive("radius", s.Radius), unused("size", s.Size != zero), unused("height", s.Height != 0),
-			unused("a", s.A != zero), unused("b", s.B != zero), unused("rotation", s.Rotation != zero), unused("mesh", s.Mesh != ""))
+			unused("a", s.A != zero), unused("b", s.B != zero), unused("rotation", s.Rotation != zero), unused("mesh", s.Mesh != ""),
+			unused("extent", s.Extent != 0))
 	case ShapeCapsule:
 		errs = append(errs, positive("radius", s.Radius), unused("center", s.Center != zero), unused("size", s.Size != zero),
-			unused("height", s.Height != 0), unused("rotation", s.Rotation != zero), unused("mesh", s.Mesh != ""))
+			unused("height", s.Height != 0), unused("rotation", s.Rotation != zero), unused("mesh", s.Mesh != ""),
+			unused("extent", s.Extent != 0))
 	case ShapeCylinder:
 		errs = append(errs, positive("radius", s.Radius), positive("height", s.Height), unused("size", s.Size != zero),
-			unused("a", s.A != zero), unused("b", s.B != zero), unused("mesh", s.Mesh != ""))
+			unused("a", s.A != zero), unused("b", s.B != zero), unused("mesh", s.Mesh != ""), unused("extent", s.Extent != 0))
 	case ShapeMesh:
-		return errAt(path+".shape", "mesh shapes are not supported yet; use box, sphere, capsule or cylinder")
+		if s.Mesh == "" {
+			return errAt(path+".mesh", "missing: the OBJ file, relative to the scene file, or a shipped mesh (%s)", shippedMeshes())
+		}
+		if s.Size != zero {
+			return errAt(path+".size", "is not used by a mesh; give the longest side of its bounding box as extent (m)")
+		}
+		errs = append(errs, positive("extent", s.Extent), unused("radius", s.Radius != 0), unused("height", s.Height != 0),
+			unused("a", s.A != zero), unused("b", s.B != zero))
 	case "":
-		return errAt(path+".shape", "missing; one of box, sphere, capsule, cylinder")
+		return errAt(path+".shape", "missing; one of box, sphere, capsule, cylinder, mesh")
 	default:
-		return errAt(path+".shape", "unknown shape %q; one of box, sphere, capsule, cylinder", s.Kind)
+		return errAt(path+".shape", "unknown shape %q; one of box, sphere, capsule, cylinder, mesh", s.Kind)
 	}
 	for _, e := range errs {
 		if e != nil {
 			return e
 		}
+	}
+	if s.Kind == ShapeMesh && s.MeshData() == nil {
+		if meshes == nil {
+			return errAt(path+".mesh", "%q is not loaded", s.Mesh)
+		}
+		md, err := meshes.load(s.Mesh)
+		if err != nil {
+			return errAt(path+".mesh", "%v", err)
+		}
+		s.meshData = md
 	}
 	return nil
 }
