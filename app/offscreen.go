@@ -30,6 +30,15 @@ func frameDomain(c *render.OrbitCamera, sc *scene.Scene) {
 	c.Frame(vec3(sc.Domain.Min), vec3(sc.Domain.Max))
 }
 
+// bodyShapes are the shapes of a scene's rigid bodies, in order.
+func bodyShapes(sc *scene.Scene) []scene.Shape {
+	out := make([]scene.Shape, len(sc.Bodies))
+	for i := range sc.Bodies {
+		out[i] = sc.Bodies[i].Shape
+	}
+	return out
+}
+
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }
 
 // offscreen renders scenes into a framebuffer of a fixed size. It needs a current context.
@@ -55,6 +64,7 @@ func newOffscreen(w, h int) (*offscreen, error) {
 // render draws sc with particles p from the scene's camera and reads the picture back.
 func (o *offscreen) render(sc *scene.Scene, cam *render.OrbitCamera, p render.Particles) (*image.RGBA, error) {
 	o.rend.SetScene(sc)
+	o.rend.SetBodies(bodyShapes(sc))
 	o.fb.Bind()
 	o.rend.Draw(render.Viewport{W: o.fb.W, H: o.fb.H}, cam.Camera(float32(o.fb.W)/float32(o.fb.H)), p)
 	img := render.Screenshot(o.fb.ID(), o.fb.W, o.fb.H)

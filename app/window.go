@@ -141,6 +141,7 @@ func (v *viewer) newDriver(m Mode, s sim.Solver, paused bool) driver {
 func (v *viewer) setScene(sc *scene.Scene) {
 	v.sc = sc
 	v.rend.SetScene(sc)
+	v.rend.SetBodies(bodyShapes(sc))
 	if err := v.rend.Err(); err != nil {
 		v.status.set(err.Error(), true)
 	}

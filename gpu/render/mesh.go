@@ -66,8 +66,45 @@ func shapeMesh(s *scene.Shape) (mesh, error) {
 		return capsuleMesh(frame3{axisFrame(ab), s.A.Add(ab.Scale(0.5))}, s.Radius, ab.Len()/2), nil
 	case scene.ShapeCylinder:
 		return cylinderMesh(frame3{s.RotationMatrix(), s.Center}, s.Radius, s.Height/2), nil
+	case scene.ShapeMesh:
+		return triangleMesh(s)
 	}
-	return mesh{}, fmt.Errorf("render: cannot draw a %q obstacle yet", s.Kind)
+	return mesh{}, fmt.Errorf("render: cannot draw a %q shape", s.Kind)
+}
+
+// triangleMesh places a mesh shape's triangles in the world, with smooth vertex normals (area-weighted face
+// normals).
+func triangleMesh(s *scene.Shape) (mesh, error) {
+	md := s.MeshData()
+	if md == nil || md.Mesh == nil {
+		return mesh{}, fmt.Errorf("render: mesh %q is not loaded", s.Mesh)
+	}
+	t := s.MeshTransform()
+	src := md.Mesh
+	pos := make([]scene.Vec3, len(src.Vertices))
+	for i, v := range src.Vertices {
+		pos[i] = scene.Vec3(t.Apply(v))
+	}
+	nrm := make([]scene.Vec3, len(pos))
+	for _, tri := range src.Triangles {
+		a, b, c := pos[tri[0]], pos[tri[1]], pos[tri[2]]
+		n := cross(b.Sub(a), c.Sub(a)) // twice the area, outward for the counter-clockwise faces the loader keeps
+		for _, k := range tri {
+			nrm[k] = nrm[k].Add(n)
+		}
+	}
+	var m mesh
+	for i := range pos {
+		n := nrm[i]
+		if l := n.Len(); l > 0 {
+			n = n.Scale(1 / l)
+		}
+		m.add(pos[i], n)
+	}
+	for _, tri := range src.Triangles {
+		m.tri(uint32(tri[0]), uint32(tri[1]), uint32(tri[2]))
+	}
+	return m, nil
 }
 
 // boxMesh is a box of half extents h: 6 faces of 4 vertices with flat normals.

@@ -2,6 +2,8 @@ package render
 
 import (
 	"math"
+
+	"github.com/slosh/slosh/assets"
 	"testing"
 
 	"github.com/slosh/slosh/sim/scene"
@@ -66,6 +68,49 @@ func TestShapeMeshes(t *testing.T) {
 		}
 	}
 	if _, err := shapeMesh(&scene.Shape{Kind: scene.ShapeMesh, Mesh: "duck.obj"}); err == nil {
-		t.Error("a mesh obstacle tessellated without error; the renderer cannot draw OBJ obstacles yet")
+		t.Error("a mesh shape whose file was never loaded tessellated without error")
+	}
+}
+
+// TestBunnyMesh places the shipped bunny, turned and scaled, and checks its triangles against the shape's signed
+// distance (a grid of 64 cells across, so "on the surface" means within a cell) and its faces and smooth normals
+// point out of the solid.
+func TestBunnyMesh(t *testing.T) {
+	md, err := scene.LoadMesh(assets.Meshes(), "bunny.obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scene.Shape{Kind: scene.ShapeMesh, Mesh: "bunny.obj", Extent: 0.5, Center: scene.Vec3{0.2, 0.3, -0.1}, Rotation: scene.Vec3{0, 40, 10}}
+	s.SetMesh(md)
+	m, err := shapeMesh(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := 0.5 / float64(scene.MeshSDFCells)
+	off := 0
+	for _, v := range m.verts {
+		if d, _ := s.SDF(v64(v.Pos)); math.Abs(d) > cell {
+			off++
+		}
+	}
+	if off > len(m.verts)/100 {
+		t.Errorf("%d of %d bunny vertices are more than a grid cell off its surface", off, len(m.verts))
+	}
+	outward, agree := 0, 0
+	for k := 0; k < len(m.idx); k += 3 {
+		a, b, c := v64(m.verts[m.idx[k]].Pos), v64(m.verts[m.idx[k+1]].Pos), v64(m.verts[m.idx[k+2]].Pos)
+		n := cross(b.Sub(a), c.Sub(a))
+		n = n.Scale(1 / n.Len())
+		centroid := a.Add(b).Add(c).Scale(1.0 / 3)
+		if in, _ := s.SDF(centroid.Sub(n.Scale(2 * cell))); in < 0 {
+			outward++
+		}
+		if v64(m.verts[m.idx[k]].Normal).Dot(n) > 0 {
+			agree++
+		}
+	}
+	tris := len(m.idx) / 3
+	if outward < tris*95/100 || agree < tris*95/100 {
+		t.Errorf("of %d triangles, %d face outwards and %d agree with their vertex normals", tris, outward, agree)
 	}
 }

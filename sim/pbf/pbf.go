@@ -128,11 +128,36 @@ func Sample(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32,
 	return d, pos, vel, nil
 }
 
-// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
+// SampleScene is Sample with the scene's rigid bodies: their particles on the same lattice, with their densities
+// and initial motions.
+func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, bodies []BodySpec, err error) {
+	d, pos, vel, err := Sample(c, sc)
+	if err != nil {
+		return 0, nil, nil, nil, err
+	}
+	samples, err := sc.SampleBodies(d)
+	if err != nil {
+		return 0, nil, nil, nil, err
+	}
+	for i, ps := range samples {
+		b := &sc.Bodies[i]
+		spec := BodySpec{Density: float32(b.Density), Velocity: f32(b.Velocity), Spin: f32(b.Spin)}
+		for _, p := range ps {
+			spec.Particles = append(spec.Particles, [4]float32{float32(p[0]), float32(p[1]), float32(p[2]), 0})
+		}
+		bodies = append(bodies, spec)
+	}
+	return d, pos, vel, bodies, nil
+}
+
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks and rigid bodies.
 func (s *Solver) Reset(sc *scene.Scene) error {
-	d, pos, vel, err := Sample(&s.Cfg, sc)
+	d, pos, vel, bodies, err := SampleScene(&s.Cfg, sc)
 	if err != nil {
 		return err
+	}
+	if len(bodies) > 0 {
+		return s.ResetWithBodies(sc, d, pos, vel, bodies)
 	}
 	return s.ResetParticles(sc, d, pos, vel)
 }

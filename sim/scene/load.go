@@ -92,6 +92,7 @@ func (s *Scene) Clone() *Scene {
 	c := *s
 	c.Fluid = append([]Fluid(nil), s.Fluid...)
 	c.Obstacles = append([]Obstacle(nil), s.Obstacles...)
+	c.Bodies = append([]Body(nil), s.Bodies...)
 	// mesh shapes share their loaded MeshData, which nothing modifies
 	if s.Camera != nil {
 		cam := *s.Camera

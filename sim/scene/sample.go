@@ -83,6 +83,9 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 						break
 					}
 				}
+				for bi := 0; bi < len(s.Bodies) && !blocked; bi++ {
+					blocked = s.Bodies[bi].Distance(p) < 0.5*d // a body displaces the fluid where it is placed
+				}
 				if blocked {
 					continue
 				}
@@ -93,6 +96,42 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 		}
 	}
 	return nil
+}
+
+// SampleBodies places each rigid body's particles on the same lattice as Sample's: the lattice points inside the
+// body. A body too small to hold a lattice point is an error naming it.
+func (s *Scene) SampleBodies(spacing float64) ([][]Vec3, error) {
+	if !(spacing > 0) || math.IsInf(spacing, 0) {
+		return nil, fmt.Errorf("particle spacing %g must be a positive number", spacing)
+	}
+	lo := s.Domain.Min
+	out := make([][]Vec3, len(s.Bodies))
+	for bi := range s.Bodies {
+		b := &s.Bodies[bi]
+		bb := b.Bounds()
+		var i0, i1 [3]int
+		for c := 0; c < 3; c++ {
+			i0[c] = int(math.Floor((bb.Min[c]-lo[c])/spacing - 0.5))
+			i1[c] = int(math.Ceil((bb.Max[c]-lo[c])/spacing + 0.5))
+		}
+		if n := float64(i1[0]-i0[0]) * float64(i1[1]-i0[1]) * float64(i1[2]-i0[2]); n > 8*MaxParticles {
+			return nil, fmt.Errorf("bodies[%d]: %s is too large for spacing %g m", bi, b.String(), spacing)
+		}
+		for k := i0[2]; k < i1[2]; k++ {
+			for j := i0[1]; j < i1[1]; j++ {
+				for i := i0[0]; i < i1[0]; i++ {
+					p := Vec3{lo[0] + (float64(i)+0.5)*spacing, lo[1] + (float64(j)+0.5)*spacing, lo[2] + (float64(k)+0.5)*spacing}
+					if b.Distance(p) < 0 {
+						out[bi] = append(out[bi], p)
+					}
+				}
+			}
+		}
+		if len(out[bi]) == 0 {
+			return nil, fmt.Errorf("bodies[%d]: %s holds no particle at spacing %g m; make it larger or the spacing finer", bi, b.String(), spacing)
+		}
+	}
+	return out, nil
 }
 
 func minSpacing(b Box) float64 {

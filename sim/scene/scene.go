@@ -51,6 +51,7 @@ type Scene struct {
 	Particles Particles   `json:"particles"`
 	Fluid     []Fluid     `json:"fluid"`
 	Obstacles []Obstacle  `json:"obstacles,omitempty"`
+	Bodies    []Body      `json:"bodies,omitempty"`
 	Camera    *Camera     `json:"camera,omitempty"`
 	Params    ParamValues `json:"params,omitempty"`
 
@@ -81,6 +82,18 @@ type Fluid struct {
 	Shape
 	Velocity Vec3 `json:"velocity,omitempty"`
 }
+
+// Body is a rigid body: a solid that moves with the fluid and floats or sinks by its density relative to the
+// fluid's. Where it is placed it displaces the fluid (the fluid's lattice points inside it are left out).
+type Body struct {
+	Shape
+	Density  float64 `json:"density"`            // kg/m³
+	Velocity Vec3    `json:"velocity,omitempty"` // of its centre of mass, m/s
+	Spin     Vec3    `json:"spin,omitempty"`     // angular velocity, rad/s
+}
+
+// MaxBodyDensity bounds a body's density: osmium is about 22600 kg/m³.
+const MaxBodyDensity = 1e5
 
 // Obstacle is a static solid the fluid flows around.
 type Obstacle struct {

@@ -221,3 +221,46 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Error("Clone shares slices with the original")
 	}
 }
+
+func TestBodies(t *testing.T) {
+	base := `{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.05},
+		"fluid":[{"shape":"box","center":[0.5,0.25,0.5],"size":[1,0.5,1]}],`
+	sc, err := Parse([]byte(base+`"bodies":[{"shape":"sphere","center":[0.5,0.4,0.5],"radius":0.15,"density":500,"velocity":[1,0,0]}]}`), "b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies, err := sc.SampleBodies(0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bodies) != 1 || len(bodies[0]) < 50 {
+		t.Fatalf("sampled %d bodies, the first with %d particles", len(bodies), len(bodies[0]))
+	}
+	fluid, _ := sc.Sample(0.05)
+	full := sc.Clone()
+	full.Bodies = nil
+	all, _ := full.Sample(0.05)
+	for _, p := range fluid {
+		if d, _ := sc.Bodies[0].SDF(p.Pos); d < 0.5*0.05 {
+			t.Fatalf("fluid particle %v inside the body", p.Pos)
+		}
+	}
+	if len(all)-len(fluid) < len(bodies[0])/2 {
+		t.Errorf("the body displaced %d fluid particles; it holds %d of its own", len(all)-len(fluid), len(bodies[0]))
+	}
+	for _, c := range []struct{ json, want string }{
+		{`"bodies":[{"shape":"sphere","center":[0.5,0.4,0.5],"radius":0.15,"density":0}]}`, "bodies[0].density"},
+		{`"bodies":[{"shape":"sphere","center":[0.5,0.4,0.5],"radius":0.15,"density":1e9}]}`, "bodies[0].density"},
+		{`"bodies":[{"shape":"sphere","center":[0.95,0.4,0.5],"radius":0.15,"density":500}]}`, "bodies[0]: sphere"},
+		{`"bodies":[{"shape":"sphere","center":[0.5,0.4,0.5],"radius":-1,"density":500}]}`, "bodies[0].radius"},
+		{`"bodies":[{"shape":"sphere","center":[0.5,0.4,0.5],"radius":0.1,"density":500,"mass":2}]}`, "bodies[0].mass: unknown field"},
+	} {
+		if _, err := Parse([]byte(base+c.json), "b.json"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.json, err, c.want)
+		}
+	}
+	tiny, _ := Parse([]byte(base+`"bodies":[{"shape":"sphere","center":[0.512,0.4,0.5],"radius":0.01,"density":500}]}`), "b.json")
+	if _, err := tiny.SampleBodies(0.05); err == nil || !strings.Contains(err.Error(), "bodies[0]") {
+		t.Errorf("a body smaller than the spacing: %v", err)
+	}
+}

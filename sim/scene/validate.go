@@ -50,6 +50,22 @@ func (s *Scene) Validate() error {
 			return err
 		}
 	}
+	for i := range s.Bodies {
+		b := &s.Bodies[i]
+		path := fmt.Sprintf("bodies[%d]", i)
+		if err := b.validate(path, meshes); err != nil {
+			return err
+		}
+		if !(b.Density > 0) || b.Density > MaxBodyDensity {
+			return errAt(path+".density", "%g kg/m³ is outside (0, %g]; water is 1000", b.Density, MaxBodyDensity)
+		}
+		bb := b.Bounds()
+		for c := 0; c < 3; c++ {
+			if bb.Min[c] < d.Min[c] || bb.Max[c] > d.Max[c] {
+				return errAt(path, "%s does not fit inside the domain %v–%v", b.String(), d.Min, d.Max)
+			}
+		}
+	}
 	if c := s.Camera; c != nil {
 		if c.Eye == c.Target {
 			return errAt("camera.eye", "must differ from camera.target")
