@@ -8,7 +8,7 @@ layout(std140, binding = BIND_PARAMS) uniform Params {
 	uint n;          // particles
 	uint stride;     // neighbour-list capacity per particle
 	uint numObstacles;
-	uint pad0;
+	uint numBodies;  // rigid bodies; with none, the passes skip their body branches
 	float h;
 	float h2;
 	float w0;        // poly6(0)

@@ -1,6 +1,7 @@
 #version 430 core
 // Algorithm 1, lines 22–23: vorticity confinement f = ε (N × ω) (eq. 16) with N = η/|η|,
 // η = Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇_i W_ij, and XSPH viscosity v_i += c Σ_j (m/ρ0) v_ij W_ij (eq. 17); then x_i = x*_i.
+// A body particle keeps its velocity, its body's rigid motion (sim/pbf confineAndSmooth).
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
@@ -10,12 +11,19 @@ layout(std430, binding = BIND_NBR) readonly buffer Nbr { uint nbr[]; };
 layout(std430, binding = BIND_NCOUNT) readonly buffer NCount { uint ncount[]; };
 layout(std430, binding = BIND_VEL2) writeonly buffer Vel2 { vec4 vel2[]; };
 layout(std430, binding = BIND_POS) writeonly buffer Pos { vec4 pos[]; };
+layout(std430, binding = BIND_BODY) readonly buffer Body { int body[]; };
 
 void main() {
 	uint i = globalIndex();
 	if (i >= P.n) return;
 	vec3 pi = pred[i].xyz;
 	vec3 vi = vel[i].xyz;
+	if (P.numBodies > 0u && body[i] >= 0) {
+		if (!finite(vi)) atomicAdd(counters.badValues, 1u);
+		vel2[i] = vec4(vi, 0.0);
+		pos[i] = vec4(pi, 0.0);
+		return;
+	}
 	vec3 wi = omega[i].xyz;
 	float wiLen = sqrt(wi.x * wi.x + wi.y * wi.y + wi.z * wi.z);
 	float ex = 0.0, ey = 0.0, ez = 0.0, sx = 0.0, sy = 0.0, sz = 0.0;

@@ -1,6 +1,7 @@
 #version 430 core
 // Statistics, step 1: each workgroup reduces its particles' compression, speed, neighbour counts and non-finite
-// values to one partial record (a fixed-order tree, so the result is deterministic).
+// values to one partial record (a fixed-order tree, so the result is deterministic). Non-finite values count for
+// every particle; the rest describes the fluid, without rigid bodies' particles.
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 #include "pbf_stats.glsl"
@@ -8,6 +9,7 @@ layout(std430, binding = BIND_POS) readonly buffer Pos { vec4 pos[]; };
 layout(std430, binding = BIND_VEL) readonly buffer Vel { vec4 vel[]; };
 layout(std430, binding = BIND_RHO) readonly buffer Rho { float rho[]; };
 layout(std430, binding = BIND_NCOUNT) readonly buffer NCount { uint ncount[]; };
+layout(std430, binding = BIND_BODY) readonly buffer Body { int body[]; };
 layout(std430, binding = BIND_PARTIAL) writeonly buffer Partials { StatsRecord partial[]; };
 
 void main() {
@@ -18,7 +20,7 @@ void main() {
 		vec3 x = pos[i].xyz, v = vel[i].xyz;
 		if (!finite(x) || !finite(v)) {
 			r.bad = 1u;
-		} else {
+		} else if (P.numBodies == 0u || body[i] < 0) {
 			float e = rho[i] - 1.0;
 			if (e > 0.0) {
 				r.sumErr = e;

@@ -1,6 +1,6 @@
 #version 430 core
 // Eq. 15: vorticity ω_i = Σ_j (m/ρ0) ∇_i W_ij × v_ij, and the density at the final positions for the statistics
-// and the renderer.
+// and the renderer. Body particles have neither (sim/pbf computeVorticity).
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
@@ -9,10 +9,16 @@ layout(std430, binding = BIND_NBR) readonly buffer Nbr { uint nbr[]; };
 layout(std430, binding = BIND_NCOUNT) readonly buffer NCount { uint ncount[]; };
 layout(std430, binding = BIND_RHO) writeonly buffer Rho { float rho[]; };
 layout(std430, binding = BIND_OMEGA) writeonly buffer Omega { vec4 omega[]; };
+layout(std430, binding = BIND_BODY) readonly buffer Body { int body[]; };
 
 void main() {
 	uint i = globalIndex();
 	if (i >= P.n) return;
+	if (P.numBodies > 0u && body[i] >= 0) {
+		rho[i] = 1.0;
+		omega[i] = vec4(0.0);
+		return;
+	}
 	vec3 pi = pred[i].xyz;
 	vec3 vi = vel[i].xyz;
 	float density = P.w0;

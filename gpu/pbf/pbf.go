@@ -4,7 +4,8 @@
 // A step is Algorithm 1 as a sequence of compute passes (shaders/pbf_*.comp): predict → neighbour grid
 // (gpu/nsearch: cell index, atomic counts, parallel prefix sum, scatter, per-cell sort by id; then a reorder of
 // the particle arrays) → neighbour lists →
-// iterations × (λ, Δp + collision) → velocity → vorticity → confinement + XSPH → statistics. It mirrors the CPU
+// iterations × (λ, Δp + collision[, shape matching]) → [rigid collision] → velocity → vorticity → confinement +
+// XSPH → statistics, the bracketed passes only with rigid bodies (rigid.go). It mirrors the CPU
 // solver in sim/pbf operation for operation: same parameters, same derived constants, same particle order, so the
 // two agree to float rounding and the CPU solver is this one's test oracle. The grid order depends only on positions
 // and ids, so a run is bit-for-bit deterministic on a given device.
@@ -32,7 +33,8 @@ import (
 // Name is the mode name of the GPU solver.
 const Name = "pbf"
 
-// Binding points: uniform block, then shader storage. Mirrored into GLSL as #defines.
+// Binding points: uniform block, then shader storage. Mirrored into GLSL as #defines. The solver has storage 0–21
+// and 32 on; gpu/surface uses 22 and 23, gpu/nsearch 24–29, the scan 30 and 31.
 const (
 	bindParams = 0
 
@@ -54,15 +56,27 @@ const (
 	bindCounters
 	bindPartial
 	bindStats
-	numBindings // gpu/nsearch uses 24–29, the scan 30 and 31
+	bindBody  // int per particle: its rigid body, −1 for fluid
+	bindBody2 // the other half of the ping-pong pair
+	bindWInv  // float per particle: inverse mass relative to a fluid particle's
+	bindWInv2
+)
+
+// Binding points after the other packages' (storage).
+const (
+	bindRest   = 32 + iota // vec4 per particle: a body particle's rest offset from its body's centre
+	bindRest2              // the other half of the ping-pong pair
+	bindSlotOf             // uint per particle id: its sorted slot
+	bindBodies             // the body table (bodyRecord)
 )
 
 // needBindings is how many storage binding points the solver, the grid and the scan use.
-const needBindings = 32
+const needBindings = bindBodies + 1
 
 // params mirrors the Params uniform block of pbf_common.glsl (std140).
 type params struct {
-	N, Stride, NumObstacles, _   uint32
+	N, Stride, NumObstacles      uint32
+	NumBodies                    uint32
 	H, H2, W0, MOverR0           float32
 	Poly6Coef, SpikyGCoef        float32
 	InvWDq, ScorrK               float32
@@ -110,6 +124,8 @@ type Solver struct {
 
 	nbrStride int // the stride nbr was allocated for
 
+	rigid rigidState // rigid bodies (rigid.go)
+
 	ringFence [statsRing]uintptr
 	ringTime  [statsRing]float64 // simulated time of the step each record describes
 	ringNext  int
@@ -127,6 +143,7 @@ type Solver struct {
 
 type snapshot struct {
 	pos, vel, ids *glh.Buffer
+	rigid         rigidSnapshot // the body arrays and table, with bodies
 	step          int
 	time          float64
 	valid         bool
@@ -138,6 +155,7 @@ const snapInterval = 60
 var programs = []string{
 	"pbf_predict.comp", "pbf_reorder.comp", "pbf_neighbors.comp", "pbf_lambda.comp", "pbf_deltap.comp", "pbf_velocity.comp", "pbf_vorticity.comp",
 	"pbf_confine.comp", "pbf_stats.comp", "pbf_stats_final.comp",
+	"pbf_rigid_reorder.comp", "pbf_rigid_match.comp", "pbf_rigid_collide.comp",
 }
 
 // Programs are the solver's compiled compute passes. Compiling takes a while (seconds on a software
@@ -156,13 +174,16 @@ func CompilePrograms(ctx *glh.Context) (*Programs, error) {
 		return nil, fmt.Errorf("gpu pbf: needs %d shader-storage binding points, this GPU has %d", needBindings, have)
 	}
 	p := &Programs{byName: map[string]*glh.Program{}}
-	defs := append(nsearch.Defines(), shaders.Int("BIND_PARAMS", bindParams))
+	defs := append(nsearch.Defines(), shaders.Int("BIND_PARAMS", bindParams), shaders.Int("ROTATION_ITERS", cpbf.RotationIters),
+		shaders.Int("BODY_GROUP", bodyGroup))
 	for name, b := range map[string]int{
 		"BIND_POS": bindPos, "BIND_VEL": bindVel, "BIND_PRED": bindPred, "BIND_IDS": bindIDs,
 		"BIND_POS2": bindPos2, "BIND_VEL2": bindVel2, "BIND_PRED2": bindPred2, "BIND_IDS2": bindIDs2,
 		"BIND_RHO": bindRho, "BIND_LAMBDA": bindLambda, "BIND_BGRAD": bindBGrad, "BIND_OMEGA": bindOmega,
 		"BIND_NBR": bindNbr, "BIND_NCOUNT": bindNCount, "BIND_OBSTACLES": bindObstacles,
 		"BIND_COUNTERS": bindCounters, "BIND_PARTIAL": bindPartial, "BIND_STATS": bindStats,
+		"BIND_BODY": bindBody, "BIND_BODY2": bindBody2, "BIND_WINV": bindWInv, "BIND_WINV2": bindWInv2,
+		"BIND_REST": bindRest, "BIND_REST2": bindRest2, "BIND_SLOT_OF": bindSlotOf, "BIND_BODIES": bindBodies,
 	} {
 		defs = append(defs, shaders.Int(name, b))
 	}
@@ -231,17 +252,26 @@ func (s *Solver) Params() *param.Set { return s.params }
 // Derived returns the constants of the current step (shared with the CPU solver).
 func (s *Solver) Derived() cpbf.Derived { return s.dv }
 
-// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks.
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks and rigid bodies, as the CPU
+// solver samples them.
 func (s *Solver) Reset(sc *scene.Scene) error {
-	d, pos, vel, err := cpbf.Sample(&s.Cfg, sc)
+	d, pos, vel, bodies, err := cpbf.SampleScene(&s.Cfg, sc)
 	if err != nil {
 		return err
+	}
+	if len(bodies) > 0 {
+		return s.ResetWithBodies(sc, d, pos, vel, bodies)
 	}
 	return s.ResetParticles(sc, d, pos, vel)
 }
 
-// ResetParticles starts from given particles (ids 0..n−1 in order) instead of sampling the scene.
+// ResetParticles starts from given fluid particles (ids 0..n−1 in order) instead of sampling the scene.
 func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
+	return s.reset(sc, spacing, pos, vel, nil)
+}
+
+// reset sets up the particles (ids 0..n−1 in order) and, when lay is not nil, the rigid bodies they include.
+func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32, lay *cpbf.BodyParticles) error {
 	if len(pos) != len(vel) {
 		return fmt.Errorf("gpu pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
@@ -250,6 +280,10 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 		return err
 	}
 	if err := s.allocate(len(pos)); err != nil {
+		s.n = 0
+		return err
+	}
+	if err := s.setBodies(lay); err != nil {
 		s.n = 0
 		return err
 	}
@@ -367,7 +401,7 @@ func (s *Solver) upload(dt float32) {
 		unilateral = 1
 	}
 	s.block = params{
-		N: uint32(s.n), Stride: uint32(dv.Stride), NumObstacles: uint32(len(s.col.Obstacles)),
+		N: uint32(s.n), Stride: uint32(dv.Stride), NumObstacles: uint32(len(s.col.Obstacles)), NumBodies: uint32(len(s.rigid.bodies)),
 		H: dv.H, H2: dv.H * dv.H, W0: dv.W0, MOverR0: dv.MOverR0,
 		Poly6Coef: dv.Poly6.Coef(), SpikyGCoef: dv.Spiky.GradCoef(), InvWDq: dv.InvWDq, ScorrK: dv.ScorrKAbs,
 		Epsilon: dv.EpsilonAbs, Vorticity: c.Vorticity, XSPH: c.XSPH, Dt: dt,
@@ -396,6 +430,7 @@ func (s *Solver) bind() {
 	} {
 		compute.BindStorage(b.at, b.buf)
 	}
+	s.rigid.bind()
 }
 
 // run dispatches one pass over `items` and makes its writes visible to the next.
@@ -445,6 +480,13 @@ func (s *Solver) Step(dt float64) error {
 		s.pred, s.pred2 = s.pred2, s.pred
 		s.bind()
 		t.Mark("delta p")
+		if s.hasBodies() {
+			s.runBodies("pbf_rigid_match.comp")
+			t.Mark("rigid")
+		}
+	}
+	if s.hasBodies() {
+		s.runBodies("pbf_rigid_collide.comp")
 	}
 	s.run("pbf_velocity.comp", s.n)
 	s.run("pbf_vorticity.comp", s.n)
@@ -475,6 +517,10 @@ func (s *Solver) buildGrid() error {
 	}
 	s.bind() // the build used binding points of its own
 	s.run("pbf_reorder.comp", s.n)
+	if s.hasBodies() {
+		s.run("pbf_rigid_reorder.comp", s.n)
+		s.rigid.swap()
+	}
 	s.pos, s.pos2 = s.pos2, s.pos
 	s.vel, s.vel2 = s.vel2, s.vel
 	s.pred, s.pred2 = s.pred2, s.pred
@@ -502,6 +548,7 @@ func (s *Solver) reduceStats() {
 	}
 	size := int(unsafe.Sizeof(statsRecord{}))
 	glh.Copy(s.ring, k*size, s.statsBuf, 0, size)
+	s.rigid.queuePoses(k)
 	s.ringFence[k] = gl.FenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0)
 	s.ringTime[k] = s.time
 	s.ringNext = (k + 1) % statsRing
@@ -540,6 +587,7 @@ func (s *Solver) poll(wait bool) error {
 		if err := s.take(rec[0], s.ringTime[k]); err != nil {
 			return err
 		}
+		s.rigid.takePoses(k)
 	}
 	return nil
 }
@@ -558,7 +606,7 @@ func (s *Solver) take(r statsRecord, t float64) error {
 	s.lastFinite = max(s.lastFinite, int(r.Step))
 	st := &s.stats
 	st.Particles, st.Steps, st.Time = s.n, int(r.Step), t // the numbers describe that step, not the newest
-	n := float64(max(1, s.n))
+	n := float64(max(1, s.fluidCount()))                  // the means are over the fluid
 	st.DensityErrMean, st.DensityErrMax = float64(r.SumErr)/n, float64(r.MaxErr)
 	st.MaxSpeed = math.Sqrt(float64(r.MaxV2))
 	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(r.SumN)/n, int(r.MaxN), int(r.Clipped)
@@ -574,6 +622,7 @@ func (s *Solver) snapshot(k int) {
 	glh.Copy(sn.pos, 0, s.pos, 0, 16*s.n)
 	glh.Copy(sn.vel, 0, s.vel, 0, 16*s.n)
 	glh.Copy(sn.ids, 0, s.ids, 0, 4*s.n)
+	s.rigid.snapshot(&sn.rigid, s.n)
 	sn.step, sn.time, sn.valid = s.steps, s.time, true
 }
 
@@ -589,6 +638,7 @@ func (s *Solver) restore() {
 	glh.Copy(s.pos, 0, sn.pos, 0, 16*s.n)
 	glh.Copy(s.vel, 0, sn.vel, 0, 16*s.n)
 	glh.Copy(s.ids, 0, sn.ids, 0, 4*s.n)
+	s.rigid.restore(&sn.rigid, s.n)
 	ones := make([]float32, s.n)
 	for i := range ones {
 		ones[i] = 1
@@ -619,6 +669,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	glh.Read(s.vel, 0, dst.Vel)
 	glh.Read(s.rho, 0, dst.Rho)
 	glh.Read(s.ids, 0, dst.ID)
+	s.rigid.frame(dst, s.n)
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps
 }
@@ -646,9 +697,15 @@ func (s *Solver) Sync() error {
 	return nil
 }
 
-// Particles is what the renderer draws: the solver's own buffers.
+// Particles is what the renderer draws: the solver's own buffers. With rigid bodies, Body is the per-particle body
+// buffer and Bodies the poses of the newest step whose statistics have come back (a step or two behind the
+// particles, as Stats is; Frame and Bodies read the current ones).
 func (s *Solver) Particles() render.Particles {
-	return render.Particles{Pos: s.pos, Vel: s.vel, Rho: s.rho, N: s.n, Radius: s.dv.Radius}
+	p := render.Particles{Pos: s.pos, Vel: s.vel, Rho: s.rho, N: s.n, Radius: s.dv.Radius}
+	if s.hasBodies() {
+		p.Body, p.Bodies = s.rigid.body, s.rigid.poses
+	}
+	return p
 }
 
 func (s *Solver) deleteParticleBuffers() {
@@ -661,6 +718,7 @@ func (s *Solver) deleteParticleBuffers() {
 		s.snaps[k].vel.Delete()
 		s.snaps[k].ids.Delete()
 	}
+	s.rigid.delete(&s.snaps)
 	for k := range s.ringFence {
 		s.dropFence(k)
 	}

@@ -1,0 +1,492 @@
+package pbf
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/sim"
+	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/simtest"
+)
+
+// bodyResetter is either solver with rigid bodies.
+type bodyResetter interface {
+	sim.Solver
+	ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, specs []cpbf.BodySpec) error
+}
+
+// sphere is a sphere body to drop into the pool.
+type sphere struct {
+	center    scene.Vec3
+	radius    float64
+	density   float32
+	vel, spin [3]float32
+}
+
+// resetPoolWithSpheres resets a solver on the pool scene at a spacing with sphere bodies placed in it (the fluid
+// they cover removed), laid out as sim/pbf's tests lay them out.
+func resetPoolWithSpheres(t testing.TB, s bodyResetter, spacing float64, spheres ...sphere) *scene.Scene {
+	t.Helper()
+	sc := builtin(t, "pool")
+	shapes := make([]scene.Shape, len(spheres))
+	for i, sp := range spheres {
+		shapes[i] = scene.Shape{Kind: scene.ShapeSphere, Center: sp.center, Radius: sp.radius}
+	}
+	pos, vel, bodies := simtest.SpheresInFluid(t, sc, spacing, shapes)
+	specs := make([]cpbf.BodySpec, len(spheres))
+	for i, sp := range spheres {
+		specs[i] = cpbf.BodySpec{Particles: bodies[i], Density: sp.density, Velocity: sp.vel, Spin: sp.spin}
+	}
+	if err := s.ResetWithBodies(sc, spacing, pos, vel, specs); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// thrown is a light sphere, spinning, thrown at the surface of the pool towards a heavy one moving down to the
+// floor: within 24 steps it exercises the body branches of λ and Δp, shape matching with rotation, contact
+// between the bodies and the rigid collision with the floor.
+var thrown = []sphere{
+	{center: scene.Vec3{0.5, 0.36, 0.4}, radius: 0.12, density: 500, vel: [3]float32{0.6, -0.3, 0}, spin: [3]float32{0, 2, 4}},
+	{center: scene.Vec3{0.76, 0.15, 0.42}, radius: 0.12, density: 2000, vel: [3]float32{0, -0.3, 0}},
+}
+
+// frameDiff compares a GPU frame with a CPU frame particle by particle (matched by id): the largest difference of
+// a position or of a velocity times dt per particle, sorted, and the largest difference of a body's centre and of
+// a component of its rotation. The particles' bodies must agree exactly.
+func frameDiff(t *testing.T, g, c *sim.Frame, dt float64) (diffs []float64, center, rot float64) {
+	t.Helper()
+	if g.N != c.N || len(g.Body) != len(c.Body) || len(g.Bodies) != len(c.Bodies) {
+		t.Fatalf("GPU frame of %d particles, %d body entries, %d bodies; CPU %d, %d, %d", g.N, len(g.Body), len(g.Bodies), c.N, len(c.Body), len(c.Bodies))
+	}
+	byID := make([]int, c.N)
+	for i := 0; i < c.N; i++ {
+		byID[c.ID[i]] = i
+	}
+	diffs = make([]float64, g.N)
+	for i := 0; i < g.N; i++ {
+		j := byID[g.ID[i]]
+		if len(g.Body) > 0 && g.Body[i] != c.Body[j] {
+			t.Fatalf("particle %d belongs to body %d on the GPU, %d on the CPU", g.ID[i], g.Body[i], c.Body[j])
+		}
+		for k := 0; k < 3; k++ {
+			diffs[i] = math.Max(diffs[i], math.Abs(float64(g.Pos[i][k]-c.Pos[j][k])))
+			diffs[i] = math.Max(diffs[i], math.Abs(float64(g.Vel[i][k]-c.Vel[j][k]))*dt)
+		}
+	}
+	slices.Sort(diffs)
+	for b := range g.Bodies {
+		for k := 0; k < 3; k++ {
+			center = math.Max(center, math.Abs(float64(g.Bodies[b].Center[k]-c.Bodies[b].Center[k])))
+		}
+		for k := 0; k < 4; k++ {
+			rot = math.Max(rot, math.Abs(float64(g.Bodies[b].Rot[k]-c.Bodies[b].Rot[k])))
+		}
+	}
+	return diffs, center, rot
+}
+
+// The GPU solver with rigid bodies agrees with the CPU solver per particle and on the bodies' poses over 24 steps
+// of the thrown spheres, in two ways:
+//
+//   - Shape matching summing each body's particles in id order on one invocation, as the Go code does: then the two
+//     differ only in float rounding (fused multiply-adds, sqrt, division, sin and cos on the GPU) and agree like the
+//     fluid-only TestGPUMatchesCPU — 1.2e-7 m after one step, growing under 2× a step (measured: 8.4e-4 m worst,
+//     9.5e-5 m at the 99th percentile after 24 steps; centres within 3.9e-6 m, rotations within 1.1e-5).
+//   - The solver's own parallel tree reduction: its centres of mass differ from the Go code's sequential float32
+//     sums by their rounding — for 113 particles at 0.5–0.8 m, partial sums reach 90 m, whose half ulp is 3.8e-6 m,
+//     so up to 2e-6 m on each of the 3 matches per step (measured 4.8e-7 m after one step) — and a rigid body
+//     carries such differences on in its velocity. The 99th percentile, the centres and the rotations stay within
+//     2e-6 m · 2^(step−1) (measured after 24 steps: 99th percentile 2.8e-4 m, worst 1.9e-3 m,
+//     centres 1.5e-5 m, rotations 2.1e-4); the worst particle jumps now and then, because a neighbour list built at a
+//     pair's exact kernel radius (the lattice's second neighbours at the default h = 2 spacings) keeps or drops the
+//     pair on an ulp — the CPU solver against itself with positions nudged by one ulp differs by 1e-4 m after one
+//     step for that reason.
+func TestGPUBodiesMatchCPU(t *testing.T) {
+	const spacing, steps = 0.04, 24
+	dt := frameDt / 2
+	c := cpbf.New()
+	resetPoolWithSpheres(t, c, spacing, thrown...)
+	cpu := make([]sim.Frame, steps+1)
+	for step := 1; step <= steps; step++ {
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		c.Frame(&cpu[step])
+	}
+	for _, inIDOrder := range []bool{true, false} {
+		mode := "tree sums"
+		if inIDOrder {
+			mode = "sums in id order"
+		}
+		g := newGPU(t)
+		g.rigid.sumInIDOrder = inIDOrder
+		resetPoolWithSpheres(t, g, spacing, thrown...)
+		var f sim.Frame
+		for step := 1; step <= steps; step++ {
+			if err := g.Step(dt); err != nil {
+				t.Fatal(err)
+			}
+			g.Frame(&f)
+			diffs, center, rot := frameDiff(t, &f, &cpu[step], dt)
+			worst, p99 := diffs[len(diffs)-1], diffs[len(diffs)*99/100]
+			if inIDOrder {
+				// as TestGPUMatchesCPU: rounding grows at most 2× per step from a few ulps
+				if bound := 2.4e-7 * math.Pow(2, float64(step-1)); worst > bound || center > bound || rot > bound {
+					t.Fatalf("%s, step %d: GPU and CPU differ by up to %.3g m, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
+						mode, step, worst, center, rot, bound)
+				}
+			} else if bound := 2e-6 * math.Pow(2, float64(step-1)); p99 > bound || center > bound || rot > bound {
+				t.Fatalf("%s, step %d: GPU and CPU differ by %.3g m at the 99th percentile, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
+					mode, step, p99, center, rot, bound)
+			}
+			if step < steps {
+				continue
+			}
+			t.Logf("%s, after %d steps: worst %.3g m (%.3g spacings), 99th percentile %.3g m, centres %.3g m, rotations %.3g",
+				mode, steps, worst, worst/spacing, p99, center, rot)
+			maxWorst, maxP99 := 0.05, 0.01
+			if !inIDOrder {
+				maxWorst, maxP99 = 0.15, 0.02
+			}
+			if worst > maxWorst*spacing || p99 > maxP99*spacing || center > 1e-3*spacing || rot > 1e-3 {
+				t.Errorf("%s, after %d steps: worst %.3g spacings (bound %g), 99th percentile %.3g spacings (bound %g), centres %.3g spacings (bound 0.001), rotations %.3g (bound 0.001)",
+					mode, steps, worst/spacing, maxWorst, p99/spacing, maxP99, center/spacing, rot)
+			}
+		}
+		sg, sc := g.Stats(), c.Stats()
+		if sg.Particles != sc.Particles || math.Abs(sg.DensityErrMean-sc.DensityErrMean) > 0.05*sc.DensityErrMean {
+			t.Errorf("%s: statistics differ: GPU %d particles, density error %g; CPU %d, %g", mode, sg.Particles, sg.DensityErrMean, sc.Particles, sc.DensityErrMean)
+		}
+	}
+}
+
+// Reset samples a scene's rigid bodies (the duck pond: a ball, a block, the bunny, a capsule, a cylinder) and lays
+// them out as the CPU solver does, and the two agree on the falling bodies to rounding growth (sums in id order).
+func TestGPUResetSamplesSceneBodies(t *testing.T) {
+	g := newGPU(t)
+	g.rigid.sumInIDOrder = true
+	c := cpbf.New()
+	sc := builtin(t, "duck-pond")
+	for _, s := range []sim.Solver{g, c} {
+		assign(t, s, "pbf.spacing=0.04")
+		if err := s.Reset(sc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if gb, cb := g.Bodies(), c.Bodies(); len(gb) != len(sc.Bodies) || !slices.Equal(gb, cb) {
+		t.Fatalf("after the reset, GPU bodies %+v, CPU %+v", gb, cb)
+	}
+	dt := frameDt / 2
+	var fg, fc sim.Frame
+	for step := 1; step <= 12; step++ {
+		if err := g.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		g.Frame(&fg)
+		c.Frame(&fc)
+		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
+		if bound := 2.4e-7 * math.Pow(2, float64(step-1)); diffs[len(diffs)-1] > bound || center > bound || rot > bound {
+			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
+				step, diffs[len(diffs)-1], center, rot, bound)
+		}
+	}
+	for b := range fg.Bodies {
+		if fg.Bodies[b].Origin != fc.Bodies[b].Origin {
+			t.Errorf("body %d: origin %v on the GPU, %v on the CPU", b, fg.Bodies[b].Origin, fc.Bodies[b].Origin)
+		}
+	}
+}
+
+// Two GPU runs with rigid bodies are bit-identical: particles, their bodies, and the bodies' poses.
+func TestGPUBodyRunsAreBitIdentical(t *testing.T) {
+	run := func() (sim.Frame, []cpbf.Body) {
+		s := newGPU(t)
+		resetPoolWithSpheres(t, s, 0.04, thrown...)
+		for i := 0; i < 30; i++ {
+			if err := s.Step(frameDt / 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var f sim.Frame
+		s.Frame(&f)
+		return f, s.Bodies()
+	}
+	a, ab := run()
+	b, bb := run()
+	for i := 0; i < a.N; i++ {
+		if a.Pos[i] != b.Pos[i] || a.Vel[i] != b.Vel[i] || a.ID[i] != b.ID[i] || a.Rho[i] != b.Rho[i] || a.Body[i] != b.Body[i] {
+			t.Fatalf("particle %d differs between runs: %v %v %d vs %v %v %d", i, a.Pos[i], a.Vel[i], a.Body[i], b.Pos[i], b.Vel[i], b.Body[i])
+		}
+	}
+	if !slices.Equal(ab, bb) || !slices.Equal(a.Bodies, b.Bodies) {
+		t.Fatalf("the bodies differ between runs: %+v vs %+v", ab, bb)
+	}
+}
+
+// waterLevel is the mean height of the highest fluid particles in columns of a spacing away from a point, plus a
+// particle radius (as sim/pbf's TestBuoyancy measures it).
+func waterLevel(f *sim.Frame, spacing float32, away [3]float32, keep float32) float64 {
+	tops := map[[2]int]float32{}
+	for i := 0; i < f.N; i++ {
+		if f.Body[i] >= 0 {
+			continue
+		}
+		x := f.Pos[i]
+		if dx, dz := x[0]-away[0], x[2]-away[2]; dx*dx+dz*dz < keep*keep {
+			continue
+		}
+		key := [2]int{int(x[0] / spacing), int(x[2] / spacing)}
+		tops[key] = max(tops[key], x[1])
+	}
+	sum := 0.0
+	for _, y := range tops {
+		sum += float64(y)
+	}
+	return sum/float64(len(tops)) + float64(f.Radius)
+}
+
+// submerged is the fraction of a sphere of radius r below a level, for its centre at height cy.
+func submerged(cy, r, level float64) float64 {
+	d := math.Max(0, math.Min(2*r, level-(cy-r))) // height of the submerged cap
+	return d * d * (3*r - d) / (4 * r * r * r)
+}
+
+// Spheres of half and of twice the water's density dropped into the pool, on the GPU: the light one floats and
+// the heavy one sinks to the floor, each within a few spacings of where the CPU solver puts it after the same
+// steps; and both stay rigid to float precision throughout — every pair of a body's particles keeps its distance.
+// (sim/pbf's TestBuoyancy checks the floating fraction after 3 s; here 0.75 s, two substeps a frame, keep llvmpipe
+// quick, so the light sphere is still bobbing: it is only required to float.)
+func TestGPUBodiesFloatSinkAndStayRigid(t *testing.T) {
+	const spacing, frames, substeps = 0.04, 45, 2
+	spheres := []sphere{
+		{center: scene.Vec3{0.35, 0.45, 0.4}, radius: 0.12, density: 500},
+		{center: scene.Vec3{0.85, 0.45, 0.4}, radius: 0.12, density: 2000},
+	}
+	g := newGPU(t)
+	c := cpbf.New()
+	for _, s := range []sim.Solver{g, c} {
+		assign(t, s, "pbf.substeps=2")
+	}
+	sc := resetPoolWithSpheres(t, g, spacing, spheres...)
+	resetPoolWithSpheres(t, c, spacing, spheres...)
+	var f sim.Frame
+	g.Frame(&f)
+	// the rest shape: each body's particle positions by id at the reset
+	byID := make([][4]float32, f.N)
+	for i := 0; i < f.N; i++ {
+		byID[f.ID[i]] = f.Pos[i]
+	}
+	bodies := g.Bodies()
+	worst := 0.0
+	for fr := 0; fr < frames; fr++ {
+		for k := 0; k < substeps; k++ {
+			if err := g.Step(frameDt / substeps); err != nil {
+				t.Fatalf("frame %d: %v", fr, err)
+			}
+			if err := c.Step(frameDt / substeps); err != nil {
+				t.Fatalf("CPU, frame %d: %v", fr, err)
+			}
+		}
+		g.Frame(&f)
+		pos := make([][4]float32, f.N)
+		for i := 0; i < f.N; i++ {
+			pos[f.ID[i]] = f.Pos[i]
+		}
+		for _, b := range bodies {
+			for i := b.First; i < b.First+b.Count; i++ {
+				for j := i + 1; j < b.First+b.Count; j++ {
+					worst = math.Max(worst, math.Abs(dist(pos[i], pos[j])-dist(byID[i], byID[j])))
+				}
+			}
+		}
+	}
+	t.Logf("rigidity: the largest change of a pairwise distance within a body: %.3g m", worst)
+	if worst > 3e-7 { // 5 ulps of a 0.5 m coordinate
+		t.Errorf("a body deformed by %.3g m, more than float rounding (3e-7 m)", worst)
+	}
+	var fc sim.Frame
+	c.Frame(&fc)
+	light, heavy := f.Bodies[0].Center, f.Bodies[1].Center
+	level := waterLevel(&f, spacing, light, 2*float32(spheres[0].radius))
+	frac := submerged(float64(light[1]), spheres[0].radius, level)
+	floor := sc.Domain.Min[1] + spheres[1].radius
+	t.Logf("after %d frames: light sphere at %.3f m (CPU %.3f m), %.0f%% under the water at %.3f m; heavy sphere at %.3f m (CPU %.3f m, floor %.3f m)",
+		frames, light[1], fc.Bodies[0].Center[1], 100*frac, level, heavy[1], fc.Bodies[1].Center[1], floor)
+	for b := range f.Bodies {
+		d := dist3(f.Bodies[b].Center, fc.Bodies[b].Center)
+		t.Logf("body %d: %.3g m (%.2g spacings) from the CPU solver's centre", b, d, d/spacing)
+		if d > 2*spacing {
+			t.Errorf("body %d: its centre is %.3g m (%.2g spacings) from the CPU solver's, want at most 2 spacings", b, d, d/spacing)
+		}
+	}
+	if frac < 0.2 || frac > 0.8 {
+		t.Errorf("the light sphere is %.0f%% under water: it should float", 100*frac)
+	}
+	if float64(heavy[1]) > floor+1.5*spacing {
+		t.Errorf("the heavy sphere's centre is at %.3f m, want it on the floor (%.3f m)", heavy[1], floor)
+	}
+}
+
+func dist(a, b [4]float32) float64 {
+	dx, dy, dz := float64(a[0]-b[0]), float64(a[1]-b[1]), float64(a[2]-b[2])
+	return math.Sqrt(dx*dx + dy*dy + dz*dz)
+}
+
+func dist3(a, b [3]float32) float64 {
+	return dist([4]float32{a[0], a[1], a[2]}, [4]float32{b[0], b[1], b[2]})
+}
+
+// A non-finite value in a scene with bodies restores the newest finite snapshot with the body arrays (in the
+// snapshot's particle order) and the body table: stepping on from it reproduces, bit for bit, a run that never
+// failed.
+func TestGPUNonFiniteIsRestoredWithBodies(t *testing.T) {
+	const spacing = 0.05
+	drop := sphere{center: scene.Vec3{0.6, 0.4, 0.4}, radius: 0.12, density: 700, spin: [3]float32{1, 0, 2}}
+	run := func(s *Solver, steps int) {
+		for i := 0; i < steps; i++ {
+			if err := s.Step(frameDt / 2); err != nil {
+				t.Fatalf("step %d: %v", s.steps, err)
+			}
+		}
+	}
+	ref := newGPU(t)
+	resetPoolWithSpheres(t, ref, spacing, drop)
+	run(ref, snapInterval+5)
+	var want sim.Frame
+	ref.Frame(&want)
+
+	s := newGPU(t)
+	resetPoolWithSpheres(t, s, spacing, drop)
+	run(s, snapInterval+3)
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	// a body particle's velocity
+	var f sim.Frame
+	s.Frame(&f)
+	slot := slices.IndexFunc(f.Body, func(b int32) bool { return b == 0 })
+	nan := float32(math.NaN())
+	glh.Upload(s.vel, 16*slot, [][4]float32{{0, nan, 0, 0}})
+	var nf *sim.NonFiniteError
+	var err error
+	for i := 0; i < 5 && err == nil; i++ {
+		err = s.Step(frameDt / 2)
+		if err == nil {
+			err = s.Sync()
+		}
+	}
+	if !errors.As(err, &nf) {
+		t.Fatalf("after injecting NaN: %v, want a NonFiniteError", err)
+	}
+	if s.steps != snapInterval {
+		t.Fatalf("restored step %d, want the snapshot of step %d", s.steps, snapInterval)
+	}
+	run(s, 5)
+	var got sim.Frame
+	s.Frame(&got)
+	for i := 0; i < got.N; i++ {
+		if got.Pos[i] != want.Pos[i] || got.Vel[i] != want.Vel[i] || got.ID[i] != want.ID[i] || got.Body[i] != want.Body[i] {
+			t.Fatalf("slot %d after the restore and 5 steps: %v %v id %d body %d; a run without the failure: %v %v id %d body %d",
+				i, got.Pos[i], got.Vel[i], got.ID[i], got.Body[i], want.Pos[i], want.Vel[i], want.ID[i], want.Body[i])
+		}
+	}
+	if !slices.Equal(got.Bodies, want.Bodies) {
+		t.Fatalf("bodies after the restore and 5 steps: %+v; without the failure: %+v", got.Bodies, want.Bodies)
+	}
+}
+
+// A fluid-only reset after one with bodies leaves no trace of them: the same steps as a fresh solver's, bit for
+// bit, with no body arrays in the frame. Bad body specifications are refused.
+func TestGPUFluidResetAfterBodies(t *testing.T) {
+	run := func(s *Solver) sim.Frame {
+		assign(t, s, "pbf.spacing=0.05")
+		if err := s.Reset(builtin(t, "pool")); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5; i++ {
+			if err := s.Step(frameDt / 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var f sim.Frame
+		s.Frame(&f)
+		return f
+	}
+	s := newGPU(t)
+	resetPoolWithSpheres(t, s, 0.05, thrown...)
+	if err := s.Step(frameDt / 2); err != nil {
+		t.Fatal(err)
+	}
+	got, want := run(s), run(newGPU(t))
+	if len(got.Body) != 0 || len(got.Bodies) != 0 || s.Bodies() != nil || s.Particles().Body != nil {
+		t.Errorf("a fluid-only reset still reports bodies: %d body entries, %d bodies", len(got.Body), len(got.Bodies))
+	}
+	for i := 0; i < want.N; i++ {
+		if got.Pos[i] != want.Pos[i] || got.Vel[i] != want.Vel[i] || got.ID[i] != want.ID[i] {
+			t.Fatalf("slot %d: %v %v after bodies, %v %v fresh", i, got.Pos[i], got.Vel[i], want.Pos[i], want.Vel[i])
+		}
+	}
+	sc := builtin(t, "pool")
+	pos, vel, _ := simtest.SpheresInFluid(t, sc, 0.05, nil)
+	for _, spec := range []cpbf.BodySpec{{Density: 500}, {Particles: [][4]float32{{0.6, 0.5, 0.4}}, Density: 0}} {
+		if err := s.ResetWithBodies(sc, 0.05, pos, vel, []cpbf.BodySpec{spec}); err == nil {
+			t.Errorf("a body %+v was accepted", spec)
+		}
+	}
+}
+
+func BenchmarkStepPool(b *testing.B)       { benchmarkPool(b, false) }
+func BenchmarkStepPoolBodies(b *testing.B) { benchmarkPool(b, true) }
+
+// benchmarkPool times whole steps of the pool at spacing 0.04 (4800 fluid particles), with or without the two
+// spheres of TestGPUBodiesFloatSinkAndStayRigid (each 113 particles, replacing the fluid they cover), and reports
+// the GPU time of each pass averaged over the steps.
+func benchmarkPool(b *testing.B, bodies bool) {
+	s := newGPU(b)
+	assign(b, s, "pbf.spacing=0.04")
+	if bodies {
+		resetPoolWithSpheres(b, s, 0.04, sphere{center: scene.Vec3{0.35, 0.35, 0.4}, radius: 0.12, density: 500},
+			sphere{center: scene.Vec3{0.85, 0.35, 0.4}, radius: 0.12, density: 2000})
+	} else if err := s.Reset(builtin(b, "pool")); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		if err := s.Step(frameDt / 4); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Sync(); err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	ms := map[string]float64{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Step(frameDt / 4); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range s.Stats().Passes {
+			if _, ok := ms[p.Name]; !ok {
+				names = append(names, p.Name)
+			}
+			ms[p.Name] += p.Ms
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
+	for _, name := range names {
+		b.ReportMetric(ms[name]/float64(b.N), "ms-"+strings.ReplaceAll(name, " ", "-"))
+	}
+}
