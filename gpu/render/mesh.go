@@ -83,7 +83,7 @@ func triangleMesh(s *scene.Shape) (mesh, error) {
 	src := md.Mesh
 	pos := make([]scene.Vec3, len(src.Vertices))
 	for i, v := range src.Vertices {
-		pos[i] = scene.Vec3(t.Apply(v))
+		pos[i] = t.Apply(v)
 	}
 	nrm := make([]scene.Vec3, len(pos))
 	for _, tri := range src.Triangles {

@@ -19,10 +19,11 @@
 package mesh
 
 import (
+	"fmt"
 	"math"
 )
 
-// Vec3 is a point or vector. It converts to and from scene.Vec3 (the same underlying type).
+// Vec3 is a point or vector in metres; sim/scene's Vec3 is the same type.
 type Vec3 [3]float64
 
 func (a Vec3) Add(b Vec3) Vec3      { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
@@ -55,6 +56,12 @@ func (a Vec3) Max(b Vec3) Vec3 {
 }
 
 func (a Vec3) MaxComp() float64 { return math.Max(a[0], math.Max(a[1], a[2])) }
+func (a Vec3) Mul(b Vec3) Vec3  { return Vec3{a[0] * b[0], a[1] * b[1], a[2] * b[2]} }
+func (a Vec3) Abs() Vec3        { return Vec3{math.Abs(a[0]), math.Abs(a[1]), math.Abs(a[2])} }
+func (a Vec3) String() string   { return fmt.Sprintf("[%g, %g, %g]", a[0], a[1], a[2]) }
+func (a Vec3) Lerp(b Vec3, t float64) Vec3 {
+	return a.Add(b.Sub(a).Scale(t))
+}
 
 // Mesh is an indexed triangle mesh.
 type Mesh struct {

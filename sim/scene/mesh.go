@@ -77,7 +77,7 @@ func (s *Shape) MeshData() *MeshData {
 // Inverse maps world points into the unit frame, where MeshData().SDF answers (its distances times Extent are
 // world distances).
 func (s *Shape) MeshTransform() mesh.Transform {
-	return mesh.Transform{Scale: s.Extent, Rotate: mesh.Mat3(s.RotationMatrix()), Translate: mesh.Vec3(s.Center)}
+	return mesh.Transform{Scale: s.Extent, Rotate: s.RotationMatrix(), Translate: s.Center}
 }
 
 // meshSDF is SDF for a mesh shape: the unit-frame grid, scaled, rotated and moved.
@@ -87,7 +87,7 @@ func (s *Shape) meshSDF(p Vec3, normal bool) (float64, Vec3) {
 		return math.Inf(1), Vec3{0, 1, 0}
 	}
 	r := s.RotationMatrix()
-	q := mesh.Vec3(r.MulTVec(p.Sub(s.Center)).Scale(1 / s.Extent))
+	q := r.MulTVec(p.Sub(s.Center)).Scale(1 / s.Extent)
 	d := md.SDF.Distance(q) * s.Extent
 	if !normal {
 		return d, Vec3{}

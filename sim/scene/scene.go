@@ -14,31 +14,12 @@ package scene
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
+
+	"github.com/slosh/slosh/sim/mesh"
 )
 
-// Vec3 is a point or vector in metres.
-type Vec3 [3]float64
-
-func (a Vec3) Add(b Vec3) Vec3      { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func (a Vec3) Sub(b Vec3) Vec3      { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func (a Vec3) Scale(s float64) Vec3 { return Vec3{a[0] * s, a[1] * s, a[2] * s} }
-func (a Vec3) Dot(b Vec3) float64   { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func (a Vec3) Len() float64         { return math.Sqrt(a.Dot(a)) }
-func (a Vec3) Min(b Vec3) Vec3 {
-	return Vec3{math.Min(a[0], b[0]), math.Min(a[1], b[1]), math.Min(a[2], b[2])}
-}
-func (a Vec3) Max(b Vec3) Vec3 {
-	return Vec3{math.Max(a[0], b[0]), math.Max(a[1], b[1]), math.Max(a[2], b[2])}
-}
-func (a Vec3) String() string   { return fmt.Sprintf("[%g, %g, %g]", a[0], a[1], a[2]) }
-func (a Vec3) Mul(b Vec3) Vec3  { return Vec3{a[0] * b[0], a[1] * b[1], a[2] * b[2]} }
-func (a Vec3) Abs() Vec3        { return Vec3{math.Abs(a[0]), math.Abs(a[1]), math.Abs(a[2])} }
-func (a Vec3) MaxComp() float64 { return math.Max(a[0], math.Max(a[1], a[2])) }
-func (a Vec3) Lerp(b Vec3, t float64) Vec3 {
-	return a.Add(b.Sub(a).Scale(t))
-}
+// Vec3 is a point or vector in metres (sim/mesh's, which owns the geometry).
+type Vec3 = mesh.Vec3
 
 // Scene is a whole scene file.
 type Scene struct {

@@ -3,6 +3,8 @@ package scene
 import (
 	"fmt"
 	"math"
+
+	"github.com/slosh/slosh/sim/mesh"
 )
 
 // Shape kinds.
@@ -34,35 +36,11 @@ type Shape struct {
 	meshData *MeshData
 }
 
-// Mat3 is a row-major 3×3 matrix.
-type Mat3 [3][3]float64
-
-// MulVec returns m·v.
-func (m Mat3) MulVec(v Vec3) Vec3 {
-	return Vec3{m[0][0]*v[0] + m[0][1]*v[1] + m[0][2]*v[2],
-		m[1][0]*v[0] + m[1][1]*v[1] + m[1][2]*v[2],
-		m[2][0]*v[0] + m[2][1]*v[1] + m[2][2]*v[2]}
-}
-
-// MulTVec returns mᵀ·v.
-func (m Mat3) MulTVec(v Vec3) Vec3 {
-	return Vec3{m[0][0]*v[0] + m[1][0]*v[1] + m[2][0]*v[2],
-		m[0][1]*v[0] + m[1][1]*v[1] + m[2][1]*v[2],
-		m[0][2]*v[0] + m[1][2]*v[1] + m[2][2]*v[2]}
-}
+// Mat3 is a row-major 3×3 matrix (sim/mesh's).
+type Mat3 = mesh.Mat3
 
 // RotationMatrix is the local-to-world rotation R = Rz·Ry·Rx of Rotation (degrees).
-func (s *Shape) RotationMatrix() Mat3 {
-	rx, ry, rz := s.Rotation[0]*math.Pi/180, s.Rotation[1]*math.Pi/180, s.Rotation[2]*math.Pi/180
-	cx, sx := math.Cos(rx), math.Sin(rx)
-	cy, sy := math.Cos(ry), math.Sin(ry)
-	cz, sz := math.Cos(rz), math.Sin(rz)
-	return Mat3{
-		{cz * cy, cz*sy*sx - sz*cx, cz*sy*cx + sz*sx},
-		{sz * cy, sz*sy*sx + cz*cx, sz*sy*cx - cz*sx},
-		{-sy, cy * sx, cy * cx},
-	}
-}
+func (s *Shape) RotationMatrix() Mat3 { return mesh.Rotation(s.Rotation) }
 
 // SDF returns the signed distance from p to the surface (negative inside) and the outward unit normal of the
 // nearest surface point.
