@@ -126,14 +126,28 @@ func ReadRGBA(fbo uint32, w, h int) *image.RGBA {
 
 // ReadDepth reads the depth texture of a framebuffer (values in [0,1]), top row first.
 func ReadDepth(f *Framebuffer) []float32 {
-	out := make([]float32, f.W*f.H)
-	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, f.id)
+	return ReadFloats[float32](f.id, 0, gl.DEPTH_COMPONENT, f.W, f.H)
+}
+
+// ReadFloats reads w×h pixels of framebuffer fbo as floats, top row first: one float per pixel (T = float32, format
+// gl.RED or gl.DEPTH_COMPONENT) or four (T = [4]float32, format gl.RGBA). attachment is the colour attachment to
+// read (gl.COLOR_ATTACHMENT0, ...), or 0 for depth.
+func ReadFloats[T float32 | [4]float32](fbo, attachment, format uint32, w, h int) []T {
+	out := make([]T, w*h)
+	if len(out) == 0 {
+		return out
+	}
+	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, fbo)
+	if attachment != 0 {
+		gl.ReadBuffer(attachment)
+	}
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
-	gl.ReadPixels(0, 0, int32(f.W), int32(f.H), gl.DEPTH_COMPONENT, gl.FLOAT, unsafe.Pointer(&out[0]))
+	gl.ReadPixels(0, 0, int32(w), int32(h), format, gl.FLOAT, unsafe.Pointer(&out[0]))
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, 0)
-	flipped := make([]float32, len(out))
-	for y := 0; y < f.H; y++ {
-		copy(flipped[y*f.W:(y+1)*f.W], out[(f.H-1-y)*f.W:(f.H-y)*f.W])
+	// GL's first row is the bottom one.
+	flipped := make([]T, len(out))
+	for y := 0; y < h; y++ {
+		copy(flipped[y*w:(y+1)*w], out[(h-1-y)*w:(h-y)*w])
 	}
 	return flipped
 }

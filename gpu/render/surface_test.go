@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unsafe"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
@@ -123,32 +122,12 @@ func poolSetup(t *testing.T, r *Renderer) (*fluidScene, Camera) {
 
 // readRed reads the red channel of a target's colour texture as floats, top row first.
 func readRed(tg *target) []float32 {
-	out := make([]float32, tg.w*tg.h)
-	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, tg.id)
-	gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
-	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
-	gl.ReadPixels(0, 0, int32(tg.w), int32(tg.h), gl.RED, gl.FLOAT, unsafe.Pointer(&out[0]))
-	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, 0)
-	flipped := make([]float32, len(out))
-	for y := 0; y < tg.h; y++ {
-		copy(flipped[y*tg.w:(y+1)*tg.w], out[(tg.h-1-y)*tg.w:(tg.h-y)*tg.w])
-	}
-	return flipped
+	return glh.ReadFloats[float32](tg.id, gl.COLOR_ATTACHMENT0, gl.RED, tg.w, tg.h)
 }
 
 // readRGBA reads a float RGBA target, top row first.
 func readRGBA(tg *target) [][4]float32 {
-	out := make([][4]float32, tg.w*tg.h)
-	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, tg.id)
-	gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
-	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
-	gl.ReadPixels(0, 0, int32(tg.w), int32(tg.h), gl.RGBA, gl.FLOAT, unsafe.Pointer(&out[0]))
-	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, 0)
-	flipped := make([][4]float32, len(out))
-	for y := 0; y < tg.h; y++ {
-		copy(flipped[y*tg.w:(y+1)*tg.w], out[(tg.h-1-y)*tg.w:(tg.h-y)*tg.w])
-	}
-	return flipped
+	return glh.ReadFloats[[4]float32](tg.id, gl.COLOR_ATTACHMENT0, gl.RGBA, tg.w, tg.h)
 }
 
 // eyeEllipsoid is an ellipsoid in eye space as the shaders see it: centre c and the rows of A⁻¹.
