@@ -35,6 +35,19 @@ func newGPU(t testing.TB) *Solver {
 
 func builtin(t testing.TB, name string) *scene.Scene { return simtest.Builtin(t, name) }
 
+// stepFrame takes steps half-frame steps and returns the solver's frame.
+func stepFrame(t testing.TB, s *Solver, steps int) sim.Frame {
+	t.Helper()
+	for i := 0; i < steps; i++ {
+		if err := s.Step(frameDt / 2); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	var f sim.Frame
+	s.Frame(&f)
+	return f
+}
+
 func assign(t testing.TB, s sim.Solver, sets ...string) {
 	t.Helper()
 	for _, a := range sets {
@@ -213,14 +226,7 @@ func TestGPURunsAreBitIdentical(t *testing.T) {
 		if err := s.Reset(builtin(t, "double-dambreak")); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 30; i++ {
-			if err := s.Step(frameDt / 2); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var f sim.Frame
-		s.Frame(&f)
-		return f
+		return stepFrame(t, s, 30)
 	}
 	a, b := run(), run()
 	for i := 0; i < a.N; i++ {

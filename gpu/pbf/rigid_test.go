@@ -211,14 +211,7 @@ func TestGPUBodyRunsAreBitIdentical(t *testing.T) {
 	run := func() (sim.Frame, []cpbf.Body) {
 		s := newGPU(t)
 		resetPoolWithSpheres(t, s, 0.04, thrown...)
-		for i := 0; i < 30; i++ {
-			if err := s.Step(frameDt / 2); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var f sim.Frame
-		s.Frame(&f)
-		return f, s.Bodies()
+		return stepFrame(t, s, 30), s.Bodies()
 	}
 	a, ab := run()
 	b, bb := run()
@@ -351,28 +344,14 @@ func dist3(a, b [3]float32) float64 {
 func TestGPUNonFiniteIsRestoredWithBodies(t *testing.T) {
 	const spacing = 0.05
 	drop := sphere{center: scene.Vec3{0.6, 0.4, 0.4}, radius: 0.12, density: 700, spin: [3]float32{1, 0, 2}}
-	run := func(s *Solver, steps int) {
-		for i := 0; i < steps; i++ {
-			if err := s.Step(frameDt / 2); err != nil {
-				t.Fatalf("step %d: %v", s.steps, err)
-			}
-		}
-	}
 	ref := newGPU(t)
 	resetPoolWithSpheres(t, ref, spacing, drop)
-	run(ref, snapInterval+5)
-	var want sim.Frame
-	ref.Frame(&want)
+	want := stepFrame(t, ref, snapInterval+5)
 
 	s := newGPU(t)
 	resetPoolWithSpheres(t, s, spacing, drop)
-	run(s, snapInterval+3)
-	if err := s.Sync(); err != nil {
-		t.Fatal(err)
-	}
+	f := stepFrame(t, s, snapInterval+3) // Frame waits for every step's statistics: nothing is pending
 	// a body particle's velocity
-	var f sim.Frame
-	s.Frame(&f)
 	slot := slices.IndexFunc(f.Body, func(b int32) bool { return b == 0 })
 	nan := float32(math.NaN())
 	glh.Upload(s.vel, 16*slot, [][4]float32{{0, nan, 0, 0}})
@@ -390,9 +369,7 @@ func TestGPUNonFiniteIsRestoredWithBodies(t *testing.T) {
 	if s.steps != snapInterval {
 		t.Fatalf("restored step %d, want the snapshot of step %d", s.steps, snapInterval)
 	}
-	run(s, 5)
-	var got sim.Frame
-	s.Frame(&got)
+	got := stepFrame(t, s, 5)
 	for i := 0; i < got.N; i++ {
 		if got.Pos[i] != want.Pos[i] || got.Vel[i] != want.Vel[i] || got.ID[i] != want.ID[i] || got.Body[i] != want.Body[i] {
 			t.Fatalf("slot %d after the restore and 5 steps: %v %v id %d body %d; a run without the failure: %v %v id %d body %d",
@@ -412,14 +389,7 @@ func TestGPUFluidResetAfterBodies(t *testing.T) {
 		if err := s.Reset(builtin(t, "pool")); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 5; i++ {
-			if err := s.Step(frameDt / 2); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var f sim.Frame
-		s.Frame(&f)
-		return f
+		return stepFrame(t, s, 5)
 	}
 	s := newGPU(t)
 	resetPoolWithSpheres(t, s, 0.05, thrown...)
