@@ -162,6 +162,18 @@ func (g *Grid) Build(pos [][4]float32, id []uint32) {
 	})
 }
 
+// Row returns the sorted positions [begin, end) of the row of (up to) three cells x−1..x+1 at offset (dy, dz) from
+// cell (cx, cy, cz): the three are contiguous in sorted order. ok is false when the row lies outside the grid.
+// Visiting dz, then dy, from −1 to 1 covers the 27 cells around a cell in the order the GPU's nsRow uses.
+func (g *Grid) Row(cx, cy, cz, dy, dz int32) (begin, end int32, ok bool) {
+	z, y := cz+dz, cy+dy
+	if z < 0 || z >= g.Dims[2] || y < 0 || y >= g.Dims[1] {
+		return 0, 0, false
+	}
+	row := (z*g.Dims[1] + y) * g.Dims[0]
+	return g.Start[row+max(cx-1, 0)], g.Start[row+min(cx+1, g.Dims[0]-1)+1], true
+}
+
 // Neighbors fills fixed-stride neighbour lists for particles already in sorted order (Build, then reorder by
 // Order): for particle i, nbr[i*stride : i*stride+count[i]] holds every j ≠ i with |x_i − x_j|² < r², visiting
 // cells z-major (dz, then dy, then dx from −1 to 1; a row's three cells as one contiguous range) and particles within a cell in sorted order. Lists longer than
@@ -185,19 +197,12 @@ func (g *Grid) Neighbors(pos [][4]float32, r float32, stride int, nbr, count []i
 			base := i * stride
 			full := false
 			for dz := int32(-1); dz <= 1; dz++ {
-				z := cz + dz
-				if z < 0 || z >= g.Dims[2] {
-					continue
-				}
 				for dy := int32(-1); dy <= 1; dy++ {
-					y := cy + dy
-					if y < 0 || y >= g.Dims[1] {
+					b, e, ok := g.Row(cx, cy, cz, dy, dz)
+					if !ok {
 						continue
 					}
-					// cells x−1, x, x+1 of a row are contiguous in sorted order: one range
-					row := (z*g.Dims[1] + y) * g.Dims[0]
-					x0, x1 := max(cx-1, 0), min(cx+1, g.Dims[0]-1)
-					for j := g.Start[row+x0]; j < g.Start[row+x1+1]; j++ {
+					for j := b; j < e; j++ {
 						if int(j) == i {
 							continue
 						}

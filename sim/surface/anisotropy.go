@@ -145,18 +145,12 @@ func (a *Anisotropy) kernels(lo, hi int) {
 		var mx, my, mz, cxx, cyy, czz, cxy, cxz, cyz float32
 		nb := 0
 		for dz := int32(-1); dz <= 1; dz++ {
-			z := cz + dz
-			if z < 0 || z >= g.Dims[2] {
-				continue
-			}
 			for dy := int32(-1); dy <= 1; dy++ {
-				y := cy + dy
-				if y < 0 || y >= g.Dims[1] {
+				b32, e32, ok := g.Row(cx, cy, cz, dy, dz)
+				if !ok {
 					continue
 				}
-				row := (z*g.Dims[1] + y) * g.Dims[0]
-				x0, x1 := max(cx-1, 0), min(cx+1, g.Dims[0]-1)
-				b, e := int(g.Start[row+x0]), int(g.Start[row+x1+1])
+				b, e := int(b32), int(e32)
 				for j, q := range sp[b:e] {
 					ex, ey, ez := q[0]-p[0], q[1]-p[1], q[2]-p[2]
 					d2 := ex*ex + ey*ey + ez*ez
