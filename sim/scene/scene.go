@@ -33,6 +33,7 @@ type Scene struct {
 	Fluid     []Fluid     `json:"fluid"`
 	Obstacles []Obstacle  `json:"obstacles,omitempty"`
 	Bodies    []Body      `json:"bodies,omitempty"`
+	Emitters  []Emitter   `json:"emitters,omitempty"`
 	Camera    *Camera     `json:"camera,omitempty"`
 	Params    ParamValues `json:"params,omitempty"`
 
@@ -76,9 +77,32 @@ type Body struct {
 // MaxBodyDensity bounds a body's density: osmium is about 22600 kg/m³.
 const MaxBodyDensity = 1e5
 
-// Obstacle is a static solid the fluid flows around.
+// Obstacle is a solid the fluid flows around: static, or moved along a path (a wave-maker's paddle) when Motion is
+// set. A moving obstacle is kinematic: it pushes fluid and bodies and nothing pushes it.
 type Obstacle struct {
 	Shape
+	Motion *Motion `json:"motion,omitempty"`
+}
+
+// Motion is a kinematic obstacle's path: a translation by Axis·Amplitude·sin(2π t/Period + Phase) from where the
+// shape is placed, t the simulated time in seconds.
+type Motion struct {
+	Axis      Vec3    `json:"axis"`            // direction; validation normalises it
+	Amplitude float64 `json:"amplitude"`       // m
+	Period    float64 `json:"period"`          // s
+	Phase     float64 `json:"phase,omitempty"` // radians
+}
+
+// Emitter pours fluid: every time the stream has moved one particle spacing it adds a disc of particles of the
+// given radius at Center, moving at Speed along Direction, between Start and Stop (simulated seconds; Stop 0 is
+// never).
+type Emitter struct {
+	Center    Vec3    `json:"center"`
+	Direction Vec3    `json:"direction"` // validation normalises it
+	Radius    float64 `json:"radius"`    // m
+	Speed     float64 `json:"speed"`     // m/s
+	Start     float64 `json:"start,omitempty"`
+	Stop      float64 `json:"stop,omitempty"`
 }
 
 // Camera is the initial view.

@@ -1,0 +1,62 @@
+package sim
+
+import (
+	"io"
+
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Hands is what the sandbox's tools ask of a solver: add and remove fluid, drop, remove and drag rigid bodies,
+// and the kinematic tools (a paddle, a pouring emitter) that act inside its steps. Every call happens between
+// steps, on the goroutine (or GL thread) that steps the solver. A mode without Hands gets no tools and the panel
+// says so.
+type Hands interface {
+	// Budget is the most particles the solver holds (the parameter <mode>.budget, fixed at reset): adding fluid,
+	// dropping bodies and emitters stop there instead of reallocating while the simulation runs.
+	Budget() int
+	// AddFluid adds fluid particles at rest positions with velocities and returns how many fitted in the budget.
+	AddFluid(pos, vel [][3]float32) int
+	// Drain removes the fluid particles within radius of center and returns them, so the action can be undone
+	// with AddFluid.
+	Drain(center [3]float32, radius float32) ([]Particle, error)
+	// AddBody adds a rigid body sampled from its shape on the solver's lattice; fluid particles where it lands
+	// are removed (and returned, for undo). It returns the new body's index.
+	AddBody(b scene.Body) (index int, displaced []Particle, err error)
+	// RemoveBody removes body i; bodies after it move down one index.
+	RemoveBody(i int) error
+	// DriveBody makes body i move with velocity v, without spinning, from the next step until it is called with
+	// on = false, when the body goes on with the velocity it had: how a dragged body is thrown.
+	DriveBody(i int, v [3]float32, on bool)
+	// SetTools sets the tools that act inside the steps from the next one on.
+	SetTools(t Tools)
+}
+
+// Particle is one particle's position and velocity, for tools that add or remove fluid.
+type Particle struct {
+	Pos, Vel [3]float32
+}
+
+// Tools are the kinematic tools acting inside the steps.
+type Tools struct {
+	// Paddle is a sphere that pushes fluid and bodies out of its way, moving as the app moves it; nil is none.
+	Paddle *Paddle
+	// Emitter pours a stream like a scene's emitters; nil is none.
+	Emitter *scene.Emitter
+}
+
+// Paddle is a kinematic sphere.
+type Paddle struct {
+	Center [3]float32
+	Radius float32
+}
+
+// Stateful solvers save their whole state and load it back, so that a run continues as if never interrupted:
+// the steps after a load match the steps the saved solver would have taken (bit for bit on the same solver).
+type Stateful interface {
+	// StateKind names the state's format ("pbf"); a state loads into any solver of the same kind.
+	StateKind() string
+	// WriteState writes the state.
+	WriteState(w io.Writer) error
+	// ReadState replaces the state with one WriteState wrote. On error the solver keeps the state it had.
+	ReadState(r io.Reader) error
+}
