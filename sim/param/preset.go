@@ -3,7 +3,11 @@ package param
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"sort"
 )
 
@@ -107,20 +111,63 @@ func (s *Set) Decode(values map[string]json.RawMessage) (Snapshot, error) {
 	return snap, nil
 }
 
-// LoadPreset validates a preset file's content and applies it. Nothing changes when any part is invalid.
-func (s *Set) LoadPreset(data []byte, mode string) error {
+// ParsePreset decodes a preset file's content without applying it. It is strict: unknown fields, trailing data
+// and an empty file are errors.
+func ParsePreset(data []byte) (Preset, error) {
 	var pr Preset
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pr); err != nil {
-		return fmt.Errorf("preset: %w", err)
+		if errors.Is(err, io.EOF) {
+			return Preset{}, errors.New("empty file: a preset is a JSON object like {\"mode\": \"pbf\", \"params\": {...}}")
+		}
+		return Preset{}, err
 	}
+	if dec.More() {
+		return Preset{}, fmt.Errorf("unexpected data after the preset object (at byte %d)", dec.InputOffset())
+	}
+	return pr, nil
+}
+
+// ApplyPreset validates a preset against the set and applies it, all or nothing. A preset for another mode is
+// refused (one without a mode, or an empty mode argument, skips that check); unknown names are refused with the
+// names they may be typos of.
+func (s *Set) ApplyPreset(pr Preset, mode string) error {
+	return s.applyPreset(pr, mode, "preset")
+}
+
+func (s *Set) applyPreset(pr Preset, mode, source string) error {
 	if pr.Mode != "" && mode != "" && pr.Mode != mode {
-		return fmt.Errorf("preset is for mode %q, not %q; switch mode first (--mode %s)", pr.Mode, mode, pr.Mode)
+		return fmt.Errorf("%s is for mode %q, not %q; switch mode first (--mode %s)", source, pr.Mode, mode, pr.Mode)
 	}
 	snap, err := s.Decode(pr.Params)
 	if err != nil {
-		return fmt.Errorf("preset: %w", err)
+		return fmt.Errorf("%s: %w", source, err)
 	}
 	return s.Restore(snap)
+}
+
+// LoadPreset validates a preset file's content and applies it. Nothing changes when any part is invalid.
+func (s *Set) LoadPreset(data []byte, mode string) error {
+	return s.loadPreset(data, mode, "preset")
+}
+
+// LoadPresetFile reads a preset file and applies it as LoadPreset does; errors name the file.
+func (s *Set) LoadPresetFile(path, mode string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("preset file %s does not exist", path)
+		}
+		return fmt.Errorf("reading preset: %w", err)
+	}
+	return s.loadPreset(data, mode, path)
+}
+
+func (s *Set) loadPreset(data []byte, mode, source string) error {
+	pr, err := ParsePreset(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	return s.applyPreset(pr, mode, source)
 }

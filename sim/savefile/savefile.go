@@ -1,0 +1,234 @@
+// Package savefile is the sandbox's save file: the current parameters and the whole simulation state (particles
+// and bodies) in one file, so that `slosh --load FILE` continues a run as if it had never stopped.
+//
+// A save file is a zip archive with two entries:
+//
+//	slosh.json  the header, human-readable and stored uncompressed: format version, software, mode, state kind,
+//	            when it was saved, simulated time, steps, particle count, the mode's parameters (a param.Preset)
+//	            and the scene the run started from, as a JSON object
+//	state.bin   the solver's state as its sim.Stateful.WriteState wrote it, deflated
+//
+// Saving is atomic: the archive is written to a temporary file beside the target, synced and renamed over it, so a
+// failed save never leaves a half-written file or damages the previous one. Loading is strict and its errors name
+// the file and what was wrong with it; restoring into a solver changes nothing (parameters or state) unless it
+// succeeds, so a bad file never discards the running simulation.
+package savefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Format is the version of the save file format this package writes and the newest it reads.
+const Format = 1
+
+// Software is the header's software field; a file without it is not a slosh save file.
+const Software = "slosh"
+
+// Entry names inside the archive.
+const (
+	HeaderEntry = "slosh.json"
+	StateEntry  = "state.bin"
+)
+
+// Size limits on what Load reads, against damaged files and zip bombs.
+const (
+	MaxHeader = 16 << 20 // bytes of slosh.json
+	MaxState  = 4 << 30  // bytes of state.bin, uncompressed
+)
+
+// File is a save file's content.
+type File struct {
+	Mode      string       // the mode that saved it ("pbf")
+	Kind      string       // the solver's StateKind; the state loads into any solver of the same kind
+	Time      float64      // simulated time, s
+	Steps     int          // steps taken
+	Particles int          // particle count, for display before loading
+	Params    param.Preset // the mode's parameters
+	Scene     *scene.Scene // the scene the run started from (obstacle paths, emitters, reset)
+	State     []byte       // what the solver's WriteState wrote
+	Saved     time.Time    // when it was saved; Save uses the current time when zero
+
+	// Path is the file Load read, naming it in Restore's errors; empty for a File that Capture made.
+	Path string
+}
+
+// Capture fills a File from a running solver: the live parameters of params (as a preset for mode), a copy of
+// the scene and the solver's state. simTime, steps and particles are the solver's simulated time, step count and
+// particle count (sim.Stats).
+func Capture(mode string, params *param.Set, sc *scene.Scene, s sim.Stateful, simTime float64, steps, particles int) (*File, error) {
+	if params == nil || sc == nil || s == nil {
+		return nil, errors.New("savefile.Capture: params, scene and solver are required")
+	}
+	var state bytes.Buffer
+	if err := s.WriteState(&state); err != nil {
+		return nil, fmt.Errorf("saving the %s state: %w", mode, err)
+	}
+	return &File{
+		Mode:      mode,
+		Kind:      s.StateKind(),
+		Time:      simTime,
+		Steps:     steps,
+		Particles: particles,
+		Params:    params.Preset(mode),
+		Scene:     sc.Clone(),
+		State:     state.Bytes(),
+		Saved:     now(),
+	}, nil
+}
+
+// now is the save time without its monotonic reading, which a file cannot hold.
+func now() time.Time { return time.Now().Round(0) }
+
+// Restore loads the file into a running solver of mode: its parameters into params and its state into s. It
+// changes nothing unless everything succeeds:
+//
+//  1. the file's state kind must be the solver's (a file saved in another mode says which mode to switch to);
+//  2. the parameters are checked against params without changing it (unknown names, bad values);
+//  3. the parameters are applied, so that the solver reads the state under the values it was saved with;
+//  4. the solver reads the state; if that fails, the parameters go back to what they were (and the solver keeps
+//     the state it had, as sim.Stateful promises).
+//
+// Restore does not touch the scene: after it succeeds the caller makes f.Scene the running scene.
+func (f *File) Restore(mode string, params *param.Set, s sim.Stateful) error {
+	if kind := s.StateKind(); f.Kind != kind {
+		return fmt.Errorf("%s was saved in mode %s (state kind %s); the running mode %s (state kind %s) cannot load it: switch to %s first (--mode %s)",
+			f.name(), f.Mode, f.Kind, mode, kind, f.Mode, f.Mode)
+	}
+	// The state kind matching is what makes a file fit; the preset's mode name may be another mode of the same
+	// kind (a CPU and a GPU twin), so only the parameter names are checked, by Decode.
+	next, err := params.Decode(f.Params.Params)
+	if err != nil {
+		return fmt.Errorf("%s: parameters: %w", f.name(), err)
+	}
+	old := params.Snapshot()
+	if err := params.Restore(next); err != nil {
+		return fmt.Errorf("%s: parameters: %w", f.name(), err)
+	}
+	if err := s.ReadState(bytes.NewReader(f.State)); err != nil {
+		err = fmt.Errorf("%s: state: %w; the running simulation is unchanged", f.name(), err)
+		if rerr := restoreChanged(params, old); rerr != nil {
+			err = fmt.Errorf("%w (but putting the parameters back failed: %v)", err, rerr)
+		}
+		return err
+	}
+	return nil
+}
+
+// restoreChanged puts back the parameters that differ from old. Only those: a live value outside its bounds
+// (typed into the panel) that the file did not change must not stop the others from going back.
+func restoreChanged(params *param.Set, old param.Snapshot) error {
+	back := param.Snapshot{}
+	for _, p := range params.Changed(old, params.Snapshot()) {
+		back[p.Name] = old[p.Name]
+	}
+	return params.Restore(back)
+}
+
+// name is the file's name for messages.
+func (f *File) name() string {
+	if f.Path != "" {
+		return f.Path
+	}
+	return "the save file"
+}
+
+// check reports what would make f an invalid save file.
+func (f *File) check() error {
+	switch {
+	case f.Mode == "":
+		return errors.New("no mode")
+	case f.Kind == "":
+		return errors.New("no state kind")
+	case f.Scene == nil:
+		return errors.New("no scene")
+	case math.IsNaN(f.Time) || math.IsInf(f.Time, 0):
+		return fmt.Errorf("simulated time %g is not finite", f.Time)
+	case f.Steps < 0:
+		return fmt.Errorf("negative step count %d", f.Steps)
+	case f.Particles < 0:
+		return fmt.Errorf("negative particle count %d", f.Particles)
+	case int64(len(f.State)) > MaxState:
+		return fmt.Errorf("the state is %s, over the %s a save file may hold", size(int64(len(f.State))), size(MaxState))
+	}
+	return nil
+}
+
+// header is slosh.json.
+type header struct {
+	Format    int             `json:"format"`
+	Software  string          `json:"software"`
+	Mode      string          `json:"mode"`
+	Kind      string          `json:"kind"`
+	Saved     time.Time       `json:"saved"`
+	Time      float64         `json:"time"`
+	Steps     int             `json:"steps"`
+	Particles int             `json:"particles"`
+	Params    param.Preset    `json:"params"`
+	Scene     json.RawMessage `json:"scene"`
+}
+
+// marshalScene writes a scene as the JSON object the header embeds. Mesh paths relative to the scene file become
+// absolute, since the scene is read back relative to the save file; shipped meshes keep their names.
+func marshalScene(sc *scene.Scene) ([]byte, error) {
+	sc = portable(sc)
+	return json.Marshal(sc)
+}
+
+// portable returns sc, or a copy of it whose mesh paths no longer depend on where its file was.
+func portable(sc *scene.Scene) *scene.Scene {
+	if sc.Source == "" || strings.HasPrefix(sc.Source, "builtin:") {
+		return sc // made in code, or shipped: its meshes are shipped ones or absolute paths
+	}
+	dir := filepath.Dir(sc.Source) // also right for "SAVE:scene", a scene read from a save file
+	c := sc.Clone()
+	fix := func(sh *scene.Shape) {
+		if sh.Kind != scene.ShapeMesh || sh.Mesh == "" || filepath.IsAbs(filepath.FromSlash(sh.Mesh)) {
+			return
+		}
+		abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(sh.Mesh)))
+		if err != nil || !isFile(abs) {
+			return // a shipped mesh, by name
+		}
+		sh.Mesh = filepath.ToSlash(abs)
+	}
+	for i := range c.Fluid {
+		fix(&c.Fluid[i].Shape)
+	}
+	for i := range c.Obstacles {
+		fix(&c.Obstacles[i].Shape)
+	}
+	for i := range c.Bodies {
+		fix(&c.Bodies[i].Shape)
+	}
+	return c
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// size writes a byte count for messages.
+func size(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,560 @@
+package savefile
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// fakeSolver is a sim.Stateful whose state is a byte string.
+type fakeSolver struct {
+	kind    string
+	state   []byte
+	failErr error // ReadState fails with this after reading everything
+	reads   int
+}
+
+func (s *fakeSolver) StateKind() string { return s.kind }
+
+func (s *fakeSolver) WriteState(w io.Writer) error {
+	_, err := w.Write(s.state)
+	return err
+}
+
+func (s *fakeSolver) ReadState(r io.Reader) error {
+	s.reads++
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	if s.failErr != nil {
+		return s.failErr
+	}
+	s.state = data
+	return nil
+}
+
+// values are the live parameters of a test set.
+type values struct {
+	eps     float32
+	iters   int32
+	gravity [3]float32
+}
+
+func newParams() (*param.Set, *values) {
+	v := &values{eps: 0.05, iters: 4, gravity: [3]float32{0, -9.81, 0}}
+	s := param.NewSet()
+	s.Float(&v.eps, param.Spec{Name: "pbf.eps", Min: 1e-6, Max: 10})
+	s.Int(&v.iters, param.Spec{Name: "pbf.iterations", Min: 1, Max: 100})
+	s.Vec3(&v.gravity, param.Spec{Name: "pbf.gravity", Min: -100, Max: 100})
+	return s, v
+}
+
+// state is a few kilobytes of particle-like data: compressible in parts, like real state.
+func state(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(12345)
+	for i := range b {
+		x = x*1664525 + 1013904223
+		b[i] = byte(x>>24) & 0x3f
+	}
+	return b
+}
+
+func builtin(t *testing.T) *scene.Scene {
+	t.Helper()
+	sc, err := scene.Builtin("dambreak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// captured returns a file as a pbf solver with non-default parameters would save it.
+func captured(t *testing.T) (*File, *fakeSolver) {
+	t.Helper()
+	params, _ := newParams()
+	if err := params.Assign("pbf.eps=0.25"); err != nil {
+		t.Fatal(err)
+	}
+	if err := params.Assign("pbf.gravity=1,-3.5,0"); err != nil {
+		t.Fatal(err)
+	}
+	s := &fakeSolver{kind: "pbf", state: state(64 << 10)}
+	f, err := Capture("pbf", params, builtin(t), s, 1.25, 300, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, s
+}
+
+func sceneJSON(t *testing.T, sc *scene.Scene) string {
+	t.Helper()
+	b, err := marshalScene(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRoundTrip(t *testing.T) {
+	f, s := captured(t)
+	path := filepath.Join(t.TempDir(), "run.slosh")
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(g.State, s.state) {
+		t.Errorf("state: %d bytes back, %d saved, or different content", len(g.State), len(s.state))
+	}
+	if g.Mode != "pbf" || g.Kind != "pbf" || g.Time != 1.25 || g.Steps != 300 || g.Particles != 4096 || g.Path != path {
+		t.Errorf("header: mode %q kind %q time %g steps %d particles %d path %q", g.Mode, g.Kind, g.Time, g.Steps, g.Particles, g.Path)
+	}
+	if !g.Saved.Equal(f.Saved) {
+		t.Errorf("saved at %v, read back %v", f.Saved, g.Saved)
+	}
+	if got, want := sceneJSON(t, g.Scene), sceneJSON(t, f.Scene); got != want {
+		t.Errorf("scene:\n%s\nwant\n%s", got, want)
+	}
+	if g.Scene.Source != path+":scene" {
+		t.Errorf("scene source %q", g.Scene.Source)
+	}
+	want, _ := json.Marshal(f.Params)
+	got, _ := json.Marshal(g.Params)
+	if string(got) != string(want) {
+		t.Errorf("params %s, want %s", got, want)
+	}
+
+	// the archive: a readable header stored as is, the state deflated
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	methods := map[string]uint16{}
+	for _, e := range zr.File {
+		methods[e.Name] = e.Method
+	}
+	if methods[HeaderEntry] != zip.Store || methods[StateEntry] != zip.Deflate || len(methods) != 2 {
+		t.Errorf("entries and methods: %v", methods)
+	}
+	raw, _ := os.ReadFile(path)
+	for _, w := range []string{`"format": 1`, `"software": "slosh"`, `"pbf.eps": 0.25`, `"name": "dambreak"`} {
+		if !bytes.Contains(raw, []byte(w)) {
+			t.Errorf("the header lacks %s", w)
+		}
+	}
+
+	// restoring into a fresh solver with default parameters gives the saved run
+	params, v := newParams()
+	fresh := &fakeSolver{kind: "pbf", state: []byte("fresh")}
+	if err := g.Restore("pbf", params, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if v.eps != 0.25 || v.gravity != [3]float32{1, -3.5, 0} || v.iters != 4 {
+		t.Errorf("restored parameters %+v", *v)
+	}
+	if !bytes.Equal(fresh.state, s.state) {
+		t.Error("restored state differs")
+	}
+
+	// saving again overwrites, keeps the file's permissions and leaves no temporary file
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f.Steps = 301
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := Load(path); err != nil || g.Steps != 301 {
+		t.Errorf("overwritten file: %v", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("permissions after overwrite: %v %v", fi.Mode(), err)
+	}
+	assertOnly(t, filepath.Dir(path), "run.slosh")
+}
+
+// assertOnly checks that dir holds exactly the named entries: no temporary file left behind.
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("%s holds %v, want %v", dir, got, names)
+	}
+}
+
+func TestSaveFailureLeavesTheOldFile(t *testing.T) {
+	f, _ := captured(t)
+
+	// a path whose "folder" is a regular file (works as root too)
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notDir, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Save(filepath.Join(notDir, "run.slosh"), f)
+	if err == nil || !strings.Contains(err.Error(), "not a folder") || !strings.Contains(err.Error(), "run.slosh") {
+		t.Errorf("saving under a file: %v", err)
+	}
+	if b, _ := os.ReadFile(notDir); string(b) != "old" {
+		t.Errorf("the file in the way now holds %q", b)
+	}
+	assertOnly(t, dir, "notes.txt")
+
+	// a folder that does not exist
+	if err := Save(filepath.Join(dir, "missing", "run.slosh"), f); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("saving into a missing folder: %v", err)
+	}
+
+	// a target that is a folder
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(filepath.Join(dir, "sub"), f); err == nil || !strings.Contains(err.Error(), "not a file") {
+		t.Errorf("saving over a folder: %v", err)
+	}
+
+	// a read-only folder with a previous save in it
+	if os.Geteuid() == 0 {
+		t.Log("running as root: permissions do not stop writes, skipping the read-only folder")
+		return
+	}
+	ro := t.TempDir()
+	path := filepath.Join(ro, "run.slosh")
+	if err := os.WriteFile(path, []byte("previous save"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(ro, 0o755) })
+	err = Save(path, f)
+	if err == nil || !strings.Contains(err.Error(), "permission denied") || !strings.Contains(err.Error(), path) {
+		t.Errorf("saving into a read-only folder: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "previous save" {
+		t.Errorf("the previous save now holds %q", b)
+	}
+	assertOnly(t, ro, "run.slosh")
+}
+
+func TestSaveErrorsSayWhatToDo(t *testing.T) {
+	full := &fs.PathError{Op: "write", Path: "/x/.run.slosh.1.tmp", Err: syscall.ENOSPC}
+	err := saveError("/x/run.slosh", full)
+	if !strings.Contains(err.Error(), "/x/run.slosh") || !strings.Contains(err.Error(), "disk full") || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("disk full: %v", err)
+	}
+	f, _ := captured(t)
+	f.Scene = nil
+	if err := Save(filepath.Join(t.TempDir(), "x.slosh"), f); err == nil || !strings.Contains(err.Error(), "no scene") {
+		t.Errorf("saving without a scene: %v", err)
+	}
+}
+
+// entry is one file of a hand-made archive.
+type entry struct {
+	name string
+	data []byte
+}
+
+func writeZip(t *testing.T, path string, entries ...entry) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		w, err := zw.Create(e.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(e.data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editHeader returns a valid header changed by edit.
+func editHeader(t *testing.T, edit func(h map[string]any)) []byte {
+	t.Helper()
+	f, _ := captured(t)
+	b, err := f.marshalHeader(f.Saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]any
+	if err := json.Unmarshal(b, &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(h)
+	out, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.slosh")
+	f, _ := captured(t)
+	if err := Save(good, f); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(good)
+	hdr, _ := f.marshalHeader(f.Saved)
+	st := []byte("state")
+
+	// where state.bin's compressed bytes are, to damage them
+	zr, _ := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	var stateOff int64
+	for _, e := range zr.File {
+		if e.Name == StateEntry {
+			stateOff, _ = e.DataOffset()
+		}
+	}
+
+	for _, tc := range []struct {
+		name  string
+		write func(path string)
+		want  []string
+	}{
+		{"text.slosh", func(p string) { os.WriteFile(p, []byte(`{"mode": "pbf"}`), 0o644) }, []string{"not a slosh save file", "zip"}},
+		{"empty.slosh", func(p string) { os.WriteFile(p, nil, 0o644) }, []string{"empty file"}},
+		{"truncated.slosh", func(p string) { os.WriteFile(p, data[:len(data)/2], 0o644) }, []string{"damaged or truncated"}},
+		{"damaged.slosh", func(p string) {
+			d := bytes.Clone(data)
+			for i := stateOff + 100; i < stateOff+200; i++ {
+				d[i] ^= 0x5a
+			}
+			os.WriteFile(p, d, 0o644)
+		}, []string{"state.bin", "damaged"}},
+		{"nostate.slosh", func(p string) { writeZip(t, p, entry{HeaderEntry, hdr}) }, []string{"no state.bin"}},
+		{"noheader.slosh", func(p string) { writeZip(t, p, entry{StateEntry, st}) }, []string{"no slosh.json"}},
+		{"twice.slosh", func(p string) { writeZip(t, p, entry{HeaderEntry, hdr}, entry{StateEntry, st}, entry{StateEntry, st}) }, []string{"state.bin twice"}},
+		{"newer.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["format"] = 2; h["thumbnail"] = "x" })}, entry{StateEntry, st})
+		}, []string{"format version 2 is newer", "update slosh"}},
+		{"noversion.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { delete(h, "format") })}, entry{StateEntry, st})
+		}, []string{"no format version"}},
+		{"other.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["software"] = "splash" })}, entry{StateEntry, st})
+		}, []string{`software "splash"`}},
+		{"badfield.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["steps"] = "many" })}, entry{StateEntry, st})
+		}, []string{"slosh.json", "steps", "want int", "string"}},
+		{"unknown.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["stpes"] = 3 })}, entry{StateEntry, st})
+		}, []string{"slosh.json", `unknown field "stpes"`}},
+		{"syntax.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, []byte("{\n\"format\": 1,\n}")}, entry{StateEntry, st})
+		}, []string{"slosh.json", "line 3", "invalid JSON"}},
+		{"nomode.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { delete(h, "mode") })}, entry{StateEntry, st})
+		}, []string{"mode: missing"}},
+		{"noscene.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { delete(h, "scene") })}, entry{StateEntry, st})
+		}, []string{"scene: missing"}},
+		{"badscene.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) {
+				h["scene"].(map[string]any)["fluid"].([]any)[0].(map[string]any)["size"] = []any{-1, 1, 1}
+			})}, entry{StateEntry, st})
+		}, []string{"badscene.slosh:scene", "fluid[0].size[0]", "must be > 0"}},
+		{"badpreset.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["params"].(map[string]any)["values"] = 1 })}, entry{StateEntry, st})
+		}, []string{`unknown field "values"`}},
+		{"bomb.slosh", func(p string) { writeBomb(t, p, hdr, StateEntry, MaxState+1) }, []string{"state.bin", "over the 4.0 GiB limit", "4294967297 bytes"}},
+		{"bighead.slosh", func(p string) { writeBomb(t, p, nil, HeaderEntry, MaxHeader+1) }, []string{"slosh.json", "over the 16.0 MiB limit"}},
+	} {
+		path := filepath.Join(dir, tc.name)
+		tc.write(path)
+		g, err := Load(path)
+		if err == nil {
+			t.Errorf("%s: loaded without error (%+v)", tc.name, g)
+			continue
+		}
+		msg := err.Error()
+		t.Logf("%s: %v", tc.name, err)
+		if !strings.Contains(msg, path) {
+			t.Errorf("%s: error does not name the file: %v", tc.name, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error %q lacks %q", tc.name, msg, w)
+			}
+		}
+	}
+	if _, err := Load(filepath.Join(dir, "missing.slosh")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "folder") {
+		t.Errorf("a folder: %v", err)
+	}
+}
+
+// writeBomb writes an archive whose entry name claims a size of claim bytes (with hdr as slosh.json when given).
+func writeBomb(t *testing.T, path string, hdr []byte, name string, claim uint64) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	if hdr != nil {
+		w, _ := zw.Create(HeaderEntry)
+		w.Write(hdr)
+	}
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Store, CompressedSize64: 4, UncompressedSize64: claim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("tiny"))
+	if name != StateEntry {
+		w, _ := zw.Create(StateEntry)
+		w.Write([]byte("x"))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRestoreKindMismatchChangesNothing(t *testing.T) {
+	f, _ := captured(t)
+	f.Mode, f.Kind, f.Path = "flip", "flip", "run.slosh"
+	params, v := newParams()
+	before := *v
+	s := &fakeSolver{kind: "pbf", state: []byte("running")}
+	err := f.Restore("pbf", params, s)
+	if err == nil {
+		t.Fatal("a flip file loaded into pbf")
+	}
+	for _, w := range []string{"run.slosh was saved in mode flip (state kind flip)", "the running mode pbf", "switch to flip first"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	if *v != before || string(s.state) != "running" || s.reads != 0 {
+		t.Errorf("a refused file changed things: params %+v, state %q, %d reads", *v, s.state, s.reads)
+	}
+}
+
+func TestRestoreFailuresChangeNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(f *File, s *fakeSolver)
+		want  string
+		reads int
+	}{
+		{"state", func(f *File, s *fakeSolver) { s.failErr = errors.New("particle count 9 exceeds the budget") }, "exceeds the budget", 1},
+		{"range", func(f *File, s *fakeSolver) { f.Params.Params["pbf.iterations"] = json.RawMessage("1000") }, "pbf.iterations", 0},
+		{"unknown", func(f *File, s *fakeSolver) { f.Params.Params["pbf.iteratons"] = json.RawMessage("3") }, "did you mean pbf.iterations", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _ := captured(t)
+			params, v := newParams()
+			before := *v
+			s := &fakeSolver{kind: "pbf", state: []byte("running")}
+			tc.edit(f, s)
+			err := f.Restore("pbf", params, s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if *v != before {
+				t.Errorf("parameters changed: %+v, were %+v", *v, before)
+			}
+			if string(s.state) != "running" || s.reads != tc.reads {
+				t.Errorf("state %q after %d reads", s.state, s.reads)
+			}
+		})
+	}
+}
+
+// A scene whose mesh sits beside its file still finds it when the save file lives elsewhere.
+func TestMeshPathsOutliveTheSceneFolder(t *testing.T) {
+	sceneDir, saveDir := t.TempDir(), t.TempDir()
+	obj := "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n" +
+		"f 1 4 3\nf 1 3 2\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 4 8 7\nf 4 7 3\nf 1 5 8\nf 1 8 4\nf 2 3 7\nf 2 7 6\n"
+	doc := `{"name": "cube", "domain": {"min": [0, 0, 0], "max": [1, 1, 1]}, "particles": {"spacing": 0.05},
+		"fluid": [{"shape": "box", "center": [0.2, 0.3, 0.5], "size": [0.4, 0.6, 1]}],
+		"obstacles": [{"shape": "mesh", "mesh": "cube.obj", "center": [0.7, 0.1, 0.5], "extent": 0.2}]}`
+	if err := os.WriteFile(filepath.Join(sceneDir, "cube.obj"), []byte(obj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scenePath := filepath.Join(sceneDir, "cube.json")
+	if err := os.WriteFile(scenePath, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.LoadFile(scenePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := newParams()
+	f, err := Capture("pbf", params, sc, &fakeSolver{kind: "pbf", state: []byte("s")}, 0, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(saveDir, "run.slosh")
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := g.Scene.Obstacles[0].Mesh; !filepath.IsAbs(filepath.FromSlash(m)) || g.Scene.Obstacles[0].MeshData() == nil {
+		t.Errorf("mesh %q (loaded: %v)", m, g.Scene.Obstacles[0].MeshData() != nil)
+	}
+	if sc.Obstacles[0].Mesh != "cube.obj" {
+		t.Errorf("saving changed the running scene's mesh path to %q", sc.Obstacles[0].Mesh)
+	}
+	// and saving the loaded file again keeps working
+	if err := Save(filepath.Join(saveDir, "again.slosh"), g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(filepath.Join(saveDir, "again.slosh")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSavedTimeDefaultsToNow(t *testing.T) {
+	f, _ := captured(t)
+	f.Saved = time.Time{}
+	path := filepath.Join(t.TempDir(), "run.slosh")
+	before := time.Now().Add(-time.Second)
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Saved.Before(before) || g.Saved.After(time.Now().Add(time.Second)) {
+		t.Errorf("saved at %v", g.Saved)
+	}
+}
