@@ -167,6 +167,37 @@ func Rotation(deg Vec3) Mat3 {
 	}
 }
 
+// Mul returns the product m·b.
+func (m Mat3) Mul(b Mat3) Mat3 {
+	var p Mat3
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			p[i][j] = m[i][0]*b[0][j] + m[i][1]*b[1][j] + m[i][2]*b[2][j]
+		}
+	}
+	return p
+}
+
+// EulerDegrees is the inverse of Rotation: angles (degrees about x, then y, then z) with Rotation(angles) = m, for
+// a rotation matrix m. The y angle is in [−90, 90] and the others in (−180, 180]. At ±90° about y (gimbal lock)
+// only x − z (or x + z) is defined, and the x angle is 0.
+//
+// With R = Rz·Ry·Rx, R[2] = (−sin y, cos y·sin x, cos y·cos x) gives x and y; z then comes from the first two
+// rows with x known (sin z = sin x·R[0][2] − cos x·R[0][1], cos z = cos x·R[1][1] − sin x·R[1][2]), which stays
+// accurate near gimbal lock, where atan2(R[1][0], R[0][0]) would not (M. Day, "Extracting Euler angles from a
+// rotation matrix", 2014).
+func EulerDegrees(m Mat3) Vec3 {
+	x := 0.0
+	if math.Hypot(m[2][1], m[2][2]) > 1e-12 {
+		x = math.Atan2(m[2][1], m[2][2])
+	}
+	y := math.Atan2(-m[2][0], math.Hypot(m[0][0], m[1][0]))
+	sx, cx := math.Sin(x), math.Cos(x)
+	z := math.Atan2(sx*m[0][2]-cx*m[0][1], cx*m[1][1]-sx*m[1][2])
+	const deg = 180 / math.Pi
+	return Vec3{x * deg, y * deg, z * deg}
+}
+
 // Transform is a similarity: p ↦ Translate + Rotate·(Scale·p).
 type Transform struct {
 	Scale     float64

@@ -92,7 +92,14 @@ func (s *Scene) Clone() *Scene {
 	c := *s
 	c.Fluid = append([]Fluid(nil), s.Fluid...)
 	c.Obstacles = append([]Obstacle(nil), s.Obstacles...)
+	for i, o := range c.Obstacles {
+		if o.Motion != nil {
+			m := *o.Motion
+			c.Obstacles[i].Motion = &m
+		}
+	}
 	c.Bodies = append([]Body(nil), s.Bodies...)
+	c.Emitters = append([]Emitter(nil), s.Emitters...)
 	// mesh shapes share their loaded MeshData, which nothing modifies
 	if s.Camera != nil {
 		cam := *s.Camera

@@ -15,7 +15,7 @@ type Particle struct {
 
 // Sample places fluid particles on a cubic lattice of the given spacing anchored half a spacing inside the domain's
 // minimum corner: every lattice point that lies in the domain, inside a fluid block, and at least half a spacing
-// outside every obstacle. A point inside several blocks belongs to the first (its velocity). The order is
+// outside every obstacle (a moving one where it is at time 0, Obstacle.ShapeAt(0)). A point inside several blocks belongs to the first (its velocity). The order is
 // deterministic: x fastest, then y, then z.
 func (s *Scene) Sample(spacing float64) ([]Particle, error) {
 	if !(spacing > 0) || math.IsInf(spacing, 0) {
@@ -57,6 +57,10 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 		b := f.Bounds()
 		fb.Min, fb.Max = fb.Min.Min(b.Min), fb.Max.Max(b.Max)
 	}
+	obstacles := make([]Shape, len(s.Obstacles))
+	for oi := range s.Obstacles {
+		obstacles[oi] = s.Obstacles[oi].ShapeAt(0)
+	}
 	var i0, i1 [3]int
 	for c := 0; c < 3; c++ {
 		i0[c] = max(0, int(math.Floor((fb.Min[c]-lo[c])/d-0.5)))
@@ -77,8 +81,8 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 					continue
 				}
 				blocked := false
-				for oi := range s.Obstacles {
-					if s.Obstacles[oi].Distance(p) < 0.5*d {
+				for oi := range obstacles {
+					if obstacles[oi].Distance(p) < 0.5*d {
 						blocked = true
 						break
 					}

@@ -10,6 +10,10 @@
 // meshes (assets/meshes), scaled so that the longest side of its bounding box is extent. Validation loads each
 // mesh file once per scene, checks that it is a closed solid (sim/mesh) and keeps its signed distance grid on the
 // shape, so that SDF, Distance, Bounds and Volume work for meshes as for the analytic shapes.
+//
+// Things that move: rigid bodies (posed by Shape.Posed as they turn and travel), obstacles with a Motion (a
+// kinematic translation, Obstacle.ShapeAt), and emitters that pour discs of particles (Emitter.Disc) while
+// Active. Marshal writes a scene back as a file Parse reads to the same scene.
 package scene
 
 import (
@@ -116,11 +120,16 @@ type Camera struct {
 // opened in a mode: {"pbf.iterations": 4, "pbf.gravity": [0, -9.81, 0]}.
 type ParamValues map[string]json.RawMessage
 
-// Bounds returns the box that holds the domain and everything in it.
+// Bounds returns the box that holds the domain and everything in it, moving obstacles wherever they go.
 func (s *Scene) Bounds() Box {
 	b := s.Domain
 	for _, o := range s.Obstacles {
 		ob := o.Bounds()
+		if m := o.Motion; m != nil {
+			// the path is a segment from −Amplitude to +Amplitude along Axis
+			d := m.Axis.Scale(m.Amplitude)
+			ob.Min, ob.Max = ob.Min.Sub(d.Abs()), ob.Max.Add(d.Abs())
+		}
 		b.Min, b.Max = b.Min.Min(ob.Min), b.Max.Max(ob.Max)
 	}
 	return b

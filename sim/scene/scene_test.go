@@ -11,7 +11,7 @@ import (
 
 func TestBuiltinScenesLoadAndSample(t *testing.T) {
 	names := BuiltinNames()
-	for _, want := range []string{"dambreak", "double-dambreak", "pool"} {
+	for _, want := range []string{"bunny-bath", "dambreak", "double-dambreak", "duck-pond", "fountain", "obstacles", "pool", "wave-tank"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
@@ -219,6 +219,111 @@ func TestCloneIsDeep(t *testing.T) {
 	c.Fluid[0].Size[0] = 99
 	if sc.Obstacles[0].Radius == 99 || sc.Fluid[0].Size[0] == 99 {
 		t.Error("Clone shares slices with the original")
+	}
+	for _, n := range []string{"wave-tank", "fountain"} {
+		sc, _ := Builtin(n)
+		c := sc.Clone()
+		for i := range c.Obstacles {
+			if m := c.Obstacles[i].Motion; m != nil {
+				m.Amplitude = 99
+				if sc.Obstacles[i].Motion.Amplitude == 99 {
+					t.Errorf("%s: Clone shares obstacles[%d].motion", n, i)
+				}
+			}
+		}
+		for i := range c.Emitters {
+			c.Emitters[i].Speed = 99
+			if sc.Emitters[i].Speed == 99 {
+				t.Errorf("%s: Clone shares emitters", n)
+			}
+		}
+	}
+}
+
+// The scenes that show off emitters, moving obstacles and a mesh-shaped fluid block have them, with sensible
+// particle counts at their own spacing.
+func TestFeatureScenes(t *testing.T) {
+	load := func(name string, lo, hi int) *Scene {
+		t.Helper()
+		sc, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := sc.Count(sc.Particles.Spacing)
+		if err != nil || n < lo || n > hi {
+			t.Errorf("%s: %d particles at spacing %g (%v), want %d–%d", name, n, sc.Particles.Spacing, err, lo, hi)
+		}
+		if sc.Camera == nil || sc.Mode != "pbf" {
+			t.Errorf("%s: camera %v, mode %q", name, sc.Camera, sc.Mode)
+		}
+		return sc
+	}
+
+	bath := load("bunny-bath", 30000, 60000)
+	if len(bath.Fluid) != 2 || bath.Fluid[1].Kind != ShapeMesh || bath.Fluid[1].MeshData() == nil {
+		t.Fatalf("bunny-bath: fluid %+v", bath.Fluid)
+	}
+	pool, bunny := bath.Fluid[0].Bounds(), bath.Fluid[1].Bounds()
+	if !(bunny.Min[1] > pool.Max[1]+0.05) || math.Abs(bunny.Size().MaxComp()-0.35) > 1e-9 {
+		t.Errorf("bunny-bath: the bunny %v is not held above the pool %v", bunny, pool)
+	}
+
+	fountain := load("fountain", 10000, 60000)
+	if len(fountain.Emitters) != 2 || fountain.HasMotion() {
+		t.Fatalf("fountain: %d emitters", len(fountain.Emitters))
+	}
+	jet := fountain.Emitters[0]
+	if jet.Direction != (Vec3{0, 1, 0}) || jet.Speed < 2 || !jet.Active(0) {
+		t.Errorf("fountain: the jet is %+v", jet)
+	}
+	// the jet's apex, v²/2g above the nozzle, is inside the domain
+	if apex := jet.Center[1] + jet.Speed*jet.Speed/(2*9.81); apex > fountain.Domain.Max[1]-0.1 {
+		t.Errorf("fountain: the jet reaches %g m, the domain %g m", apex, fountain.Domain.Max[1])
+	}
+	spout := fountain.Emitters[1]
+	if math.Abs(spout.Direction.Len()-1) > 1e-12 || spout.Active(0) || !spout.Active(2) || spout.Active(5) {
+		t.Errorf("fountain: the spout is %+v", spout)
+	}
+	for i, e := range fountain.Emitters {
+		for _, p := range e.Disc(fountain.Particles.Spacing) {
+			for oi := range fountain.Obstacles {
+				if d := fountain.Obstacles[oi].Distance(p); d < fountain.Particles.Spacing {
+					t.Fatalf("fountain: emitters[%d] emits at %v, %g from obstacles[%d]", i, p, d, oi)
+				}
+			}
+			if d := fountain.Fluid[0].Distance(p); d < fountain.Particles.Spacing {
+				t.Fatalf("fountain: emitters[%d] emits at %v, inside the basin's water", i, p)
+			}
+		}
+	}
+
+	tank := load("wave-tank", 20000, 60000)
+	if !tank.HasMotion() {
+		t.Fatal("wave-tank: nothing moves")
+	}
+	paddle := tank.Obstacles[0]
+	if m := paddle.Motion; m == nil || m.Axis != (Vec3{1, 0, 0}) || m.Amplitude != 0.1 || m.Period != 1.5 {
+		t.Fatalf("wave-tank: the paddle moves by %+v", paddle.Motion)
+	}
+	// the paddle stays in the tank and clear of its far end
+	for _, tt := range []float64{0, 0.375, 0.75, 1.125} {
+		at := paddle.ShapeAt(tt)
+		b := at.Bounds()
+		if b.Min[0] < tank.Domain.Min[0] || b.Max[0] > 0.5 {
+			t.Errorf("wave-tank: at %g s the paddle spans %v", tt, b)
+		}
+	}
+	// the beach rises from the floor out of the water: under the water's surface at its foot, above it at the
+	// far wall, with no water trapped under it
+	beach := &tank.Obstacles[1]
+	if beach.Motion != nil || beach.Distance(Vec3{1.9, 0.2, 0.2}) > 0 || beach.Distance(Vec3{1.3, 0.05, 0.2}) < 0 {
+		t.Errorf("wave-tank: the beach is %s", beach.String())
+	}
+	ps, _ := tank.Sample(tank.Particles.Spacing)
+	for _, p := range ps {
+		if p.Pos[0] > 1.8 && p.Pos[1] < 0.15 {
+			t.Fatalf("wave-tank: particle %v trapped under the beach", p.Pos)
+		}
 	}
 }
 

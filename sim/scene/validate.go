@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"math"
 )
 
 // Validate checks a decoded scene; errors name the offending field's path. It also loads the mesh files that mesh
@@ -46,8 +47,14 @@ func (s *Scene) Validate() error {
 		}
 	}
 	for i := range s.Obstacles {
-		if err := s.Obstacles[i].validate(fmt.Sprintf("obstacles[%d]", i), meshes); err != nil {
+		path := fmt.Sprintf("obstacles[%d]", i)
+		if err := s.Obstacles[i].validate(path, meshes); err != nil {
 			return err
+		}
+		if m := s.Obstacles[i].Motion; m != nil {
+			if err := m.validate(path+".motion", d); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range s.Bodies {
@@ -64,6 +71,11 @@ func (s *Scene) Validate() error {
 			if bb.Min[c] < d.Min[c] || bb.Max[c] > d.Max[c] {
 				return errAt(path, "%s does not fit inside the domain %v–%v", b.String(), d.Min, d.Max)
 			}
+		}
+	}
+	for i := range s.Emitters {
+		if err := s.Emitters[i].validate(fmt.Sprintf("emitters[%d]", i), d); err != nil {
+			return err
 		}
 	}
 	if c := s.Camera; c != nil {
@@ -142,6 +154,75 @@ func (s *Shape) validate(path string, meshes *meshLoader) error {
 			return errAt(path+".mesh", "%v", err)
 		}
 		s.meshData = md
+	}
+	return nil
+}
+
+// MaxSpeed bounds an emitter's speed and a moving obstacle's peak speed (m/s): a jet faster than this is a typo,
+// and no time step would follow it.
+const MaxSpeed = 100
+
+// validate checks an obstacle's motion at path and normalises its axis. Only translation is described, so the
+// moving shape stays the valid shape it was placed as; amplitude is bounded by the domain's size and the peak
+// speed 2π·Amplitude/Period by MaxSpeed.
+func (m *Motion) validate(path string, domain Box) error {
+	if err := unitVector(&m.Axis, path+".axis"); err != nil {
+		return err
+	}
+	size := domain.Size().MaxComp()
+	switch {
+	case !(m.Amplitude >= 0) || m.Amplitude > size:
+		return errAt(path+".amplitude", "%g m is outside [0, %g] (the domain's size)", m.Amplitude, size)
+	case !(m.Period > 0) || math.IsInf(m.Period, 0):
+		return errAt(path+".period", "must be > 0 (seconds)")
+	case math.IsNaN(m.Phase) || math.IsInf(m.Phase, 0):
+		return errAt(path+".phase", "must be a finite number (radians)")
+	}
+	if v := 2 * math.Pi * m.Amplitude / m.Period; v > MaxSpeed {
+		return errAt(path+".period", "%g s moves the obstacle at up to %.3g m/s; at most %d m/s (make the period longer or the amplitude smaller)", m.Period, v, MaxSpeed)
+	}
+	return nil
+}
+
+// validate checks an emitter at path and normalises its direction.
+func (e *Emitter) validate(path string, domain Box) error {
+	for c := 0; c < 3; c++ {
+		if !(e.Center[c] > domain.Min[c] && e.Center[c] < domain.Max[c]) {
+			return errAt(path+".center", "%v lies outside the domain %v–%v", e.Center, domain.Min, domain.Max)
+		}
+	}
+	if err := unitVector(&e.Direction, path+".direction"); err != nil {
+		return err
+	}
+	size := domain.Size().MaxComp()
+	switch {
+	case !(e.Radius > 0) || e.Radius > size:
+		return errAt(path+".radius", "%g m is outside (0, %g] (the domain's size)", e.Radius, size)
+	case !(e.Speed > 0) || e.Speed > MaxSpeed:
+		return errAt(path+".speed", "%g m/s is outside (0, %d]", e.Speed, MaxSpeed)
+	case !(e.Start >= 0) || math.IsInf(e.Start, 0):
+		return errAt(path+".start", "must be a time ≥ 0 (seconds)")
+	case e.Stop != 0 && (!(e.Stop > e.Start) || math.IsInf(e.Stop, 0)):
+		return errAt(path+".stop", "must be after start (%g s), or 0 for never", e.Start)
+	}
+	return nil
+}
+
+// unitVector checks that *v is a finite non-zero vector and scales it to unit length. A vector already of unit
+// length to rounding is left as it is, so that a saved scene reads back identical.
+func unitVector(v *Vec3, path string) error {
+	for c := 0; c < 3; c++ {
+		if math.IsNaN(v[c]) || math.IsInf(v[c], 0) {
+			return errAt(path, "%v is not a finite vector", *v)
+		}
+	}
+	l := v.Len()
+	if !(v.Abs().MaxComp() > 0) {
+		return errAt(path, "must be a non-zero vector")
+	}
+	if math.Abs(l-1) > 1e-12 {
+		u := v.Scale(1 / v.Abs().MaxComp()) // no overflow or underflow in the length
+		*v = u.Scale(1 / u.Len())
 	}
 	return nil
 }
