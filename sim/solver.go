@@ -93,6 +93,10 @@ type Stats struct {
 	DensityErrMax  float64
 
 	MaxSpeed float64
+
+	// Notice is something the step wants the user to know that is not an error: "the particle budget is
+	// reached". Empty on most steps.
+	Notice string
 }
 
 // NonFiniteError reports that a step produced NaN or Inf. Solvers return it from Step after restoring the last

@@ -30,6 +30,7 @@ type Config struct {
 
 	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
 	Particles int32   // particle count on reset; 0 uses the spacing
+	Budget    int32   // most particles (emitters, dropped bodies stop there); 0 is automatic (AutoBudget)
 }
 
 // DefaultConfig is the paper's dam-break setting (Table 1: 4 sub-steps, 3 iterations) with its s_corr and XSPH
@@ -82,6 +83,20 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "Lattice spacing of the fluid blocks on reset; 0 uses the scene's"})
 	s.Int(&c.Particles, param.Spec{Name: "pbf.particles", Label: "Particle count", Group: "PBF|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 20, OnReset: true,
 		Desc: "Target particle count on reset (the spacing follows); 0 uses the spacing"})
+	s.Int(&c.Budget, param.Spec{Name: "pbf.budget", Label: "Particle budget", Group: "PBF|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 22, OnReset: true,
+		Desc: "Most particles the solver holds, fixed at reset: emitters and dropped objects stop there (the GPU allocates for it); 0 is twice the scene's, at least 65536"})
+}
+
+// AutoBudget is the particle budget for a reset with n particles when Budget is 0: room to pour as much again,
+// and at least 65536.
+func AutoBudget(n int) int { return max(2*n, 1<<16) }
+
+// ResolveBudget is the budget for a reset with n particles: Budget, or AutoBudget, never less than n.
+func (c *Config) ResolveBudget(n int) int {
+	if c.Budget > 0 {
+		return max(int(c.Budget), n)
+	}
+	return AutoBudget(n)
 }
 
 // Derived are the constants a step needs, computed once from the configuration and the particle spacing. The CPU

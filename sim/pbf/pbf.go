@@ -57,24 +57,21 @@ type Solver struct {
 	tmpI       []int32
 	tmpF       []float32
 
+	// tools (hands.go)
+	budget  int       // most particles, fixed at reset
+	emitAcc []float32 // per scene emitter: how far its stream moved since its last layer
+	tools   sim.Tools
+	toolAcc float32 // the tool emitter's emitAcc
+	paddled bool    // the obstacles include the paddle
+	notice  string  // for the step's Stats
+
 	time  float64
 	steps int
 	timer sim.Timer
 	stats sim.Stats
 	clip  int
 
-	good snapshot // last finite state, for recovery
-}
-
-type snapshot struct {
-	x, v   [][4]float32
-	id     []uint32
-	body   []int32
-	rest   [][4]float32
-	wInv   []float32
-	bodies []Body
-	time   float64
-	steps  int
+	good State // last finite state, for recovery
 }
 
 // New returns a solver with the default configuration and no particles.
@@ -200,6 +197,12 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	}
 	s.time, s.steps = 0, 0
 	s.stats = sim.Stats{Particles: n}
+	s.budget = s.Cfg.ResolveBudget(n)
+	s.emitAcc = resize(s.emitAcc, len(sc.Emitters))
+	for k := range s.emitAcc {
+		s.emitAcc[k] = 0
+	}
+	s.toolAcc, s.notice = 0, ""
 	return nil
 }
 
@@ -222,6 +225,7 @@ func (s *Solver) derive(spacing float64) error {
 	}
 	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
 	s.col = NewCollider(s.sc, dv.Radius)
+	s.col.Obstacles = MovedObstacles(s.sc, s.time, s.tools.Paddle)
 	return nil
 }
 
@@ -242,6 +246,8 @@ func (s *Solver) Step(dt float64) error {
 	}
 	h := float32(dt)
 	s.timer.Begin()
+	s.emit(dt)
+	s.moveObstacles(s.time + dt)
 	s.predict(h)
 	s.timer.Mark("predict")
 	s.sortByCell()
@@ -273,17 +279,30 @@ func (s *Solver) Step(dt float64) error {
 // boundaries so the neighbour grid sees them where the solver will.
 func (s *Solver) predict(dt float32) {
 	g := s.Cfg.Gravity
+	bodies := s.hasBodies()
 	s.pool.For(len(s.x), 2048, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := &s.v[i]
-			v[0] += dt * g[0]
-			v[1] += dt * g[1]
-			v[2] += dt * g[2]
+			if d := s.drive(bodies, i); d[3] != 0 {
+				*v = [4]float32{d[0], d[1], d[2], 0}
+			} else {
+				v[0] += dt * g[0]
+				v[1] += dt * g[1]
+				v[2] += dt * g[2]
+			}
 			p := [4]float32{s.x[i][0] + dt*v[0], s.x[i][1] + dt*v[1], s.x[i][2] + dt*v[2], 0}
 			s.col.Apply(&p)
 			s.p[i] = p
 		}
 	})
+}
+
+// drive is the Drive of particle i's body, zero for fluid.
+func (s *Solver) drive(bodies bool, i int) [4]float32 {
+	if bodies && s.body[i] >= 0 {
+		return s.bodies[s.body[i]].Drive
+	}
+	return [4]float32{}
 }
 
 // sortByCell bins the predicted positions and reorders every per-particle array by (cell, id).
@@ -538,6 +557,7 @@ func (s *Solver) finish() error {
 	st := &s.stats
 	st.Particles, st.Steps, st.Time = len(s.x), s.steps, s.time
 	st.Passes, st.StepMs = s.timer.Passes()
+	st.Notice, s.notice = s.notice, ""
 	var errSum, errMax, vmax2 float64
 	nsum, nmax, bad := 0, 0, 0
 	bodies := s.hasBodies()
@@ -576,36 +596,9 @@ func (s *Solver) finish() error {
 
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
-func (s *Solver) save() {
-	g := &s.good
-	g.x = append(g.x[:0], s.x...)
-	g.v = append(g.v[:0], s.v...)
-	g.id = append(g.id[:0], s.id...)
-	g.body = append(g.body[:0], s.body...)
-	g.rest = append(g.rest[:0], s.rest...)
-	g.wInv = append(g.wInv[:0], s.wInv...)
-	g.bodies = append(g.bodies[:0], s.bodies...)
-	g.time, g.steps = s.time, s.steps
-}
+func (s *Solver) save() { s.SaveState(&s.good) }
 
-func (s *Solver) restore() {
-	copy(s.x, s.good.x)
-	copy(s.v, s.good.v)
-	copy(s.id, s.good.id)
-	copy(s.body, s.good.body)
-	copy(s.rest, s.good.rest)
-	copy(s.wInv, s.good.wInv)
-	copy(s.bodies, s.good.bodies)
-	for k, id := range s.id {
-		if int(id) < len(s.slotOf) {
-			s.slotOf[id] = int32(k)
-		}
-	}
-	for i := range s.rho {
-		s.rho[i] = 1
-	}
-	s.time, s.steps = s.good.time, s.good.steps
-}
+func (s *Solver) restore() { s.loadState(&s.good) }
 
 // Frame implements sim.Solver.
 func (s *Solver) Frame(dst *sim.Frame) {

@@ -35,6 +35,9 @@ type Body struct {
 	Rot          Quat       // orientation (rest frame → world)
 	Origin       [3]float32 // the centre of mass at reset: a rest-frame point x maps to Center + Rot·(x − Origin)
 	Density      float32
+	// Drive is a velocity the body is held at (xyz, m/s) while w is 1: a body dragged by the mouse. It replaces
+	// the body's velocity and gravity at the start of each step; the density constraints and contacts still act.
+	Drive [4]float32
 }
 
 // Bodies returns the rigid bodies' states.

@@ -1,0 +1,335 @@
+package pbf
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// The sandbox's tools (sim.Hands) and save files (sim.Stateful) on the CPU solver. Adding fluid appends particles
+// with the next ids; everything that removes particles or adds a body edits a State (state.go) and loads it back,
+// which keeps ids dense and each body's ids contiguous. Emitters and kinematic obstacles act inside Step, through
+// the same functions the GPU solver calls (EmitterStep, MovedObstacles), so both add the same particles and move
+// the same obstacles.
+
+// StateKind implements sim.Stateful: CPU and GPU PBF states load into each other.
+func (s *Solver) StateKind() string { return "pbf" }
+
+// Budget implements sim.Hands.
+func (s *Solver) Budget() int { return s.budget }
+
+// SaveState copies the whole state into dst, reusing its slices.
+func (s *Solver) SaveState(dst *State) {
+	dst.Spacing, dst.Time, dst.Steps = float64(s.dv.Spacing), s.time, s.steps
+	dst.Pos = append(dst.Pos[:0], s.x...)
+	dst.Vel = append(dst.Vel[:0], s.v...)
+	dst.ID = append(dst.ID[:0], s.id...)
+	dst.Bodies = append(dst.Bodies[:0], s.bodies...)
+	if s.hasBodies() {
+		dst.Body = append(dst.Body[:0], s.body...)
+		dst.Rest = append(dst.Rest[:0], s.rest...)
+		dst.WInv = append(dst.WInv[:0], s.wInv...)
+	} else {
+		dst.Body, dst.Rest, dst.WInv = nil, nil, nil
+	}
+	dst.Emitted = append(dst.Emitted[:0], s.emitAcc...)
+}
+
+// LoadState replaces the state with st after checking it against the scene the solver was reset with. On error
+// the solver keeps its state.
+func (s *Solver) LoadState(st *State) error {
+	if s.sc == nil {
+		return fmt.Errorf("pbf: load a state after a reset with its scene")
+	}
+	if err := st.Validate(); err != nil {
+		return fmt.Errorf("pbf: %w", err)
+	}
+	if len(st.Emitted) != len(s.sc.Emitters) {
+		return fmt.Errorf("pbf: the state has %d emitters, the scene %q has %d", len(st.Emitted), s.sc.Name, len(s.sc.Emitters))
+	}
+	if st.N() > s.budget {
+		return fmt.Errorf("pbf: the state has %d particles, over the budget of %d (raise pbf.budget)", st.N(), s.budget)
+	}
+	if float32(st.Spacing) != s.dv.Spacing {
+		if err := s.derive(st.Spacing); err != nil {
+			return err
+		}
+	}
+	s.loadState(st)
+	s.save()
+	return nil
+}
+
+// loadState sets the state from a consistent st (a snapshot or a validated state).
+func (s *Solver) loadState(st *State) {
+	n := st.N()
+	s.x = append(s.x[:0], st.Pos...)
+	s.v = append(s.v[:0], st.Vel...)
+	s.id = append(s.id[:0], st.ID...)
+	s.bodies = append(s.bodies[:0], st.Bodies...)
+	s.body, s.rest, s.wInv = s.body[:0], s.rest[:0], s.wInv[:0]
+	if len(st.Bodies) > 0 {
+		s.body = append(s.body, st.Body...)
+		s.rest = append(s.rest, st.Rest...)
+		s.wInv = append(s.wInv, st.WInv...)
+	}
+	s.fluidCount = st.FluidCount()
+	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
+	s.time, s.steps = st.Time, st.Steps
+	s.sizeScratch(n)
+	for i := range s.rho {
+		s.rho[i] = 1
+	}
+	s.mapSlots()
+	s.stats.Particles = n
+}
+
+// sizeScratch sizes the per-particle arrays that are recomputed every step.
+func (s *Solver) sizeScratch(n int) {
+	s.p = resize(s.p, n)
+	s.tmp = resize(s.tmp, n)
+	s.omega = resize(s.omega, n)
+	s.lambda = resize(s.lambda, n)
+	s.bgrad = resize(s.bgrad, n)
+	s.ncount = resize(s.ncount, n)
+	s.tmpID = resize(s.tmpID, n)
+	for len(s.rho) < n {
+		s.rho = append(s.rho, 1)
+	}
+	s.rho = s.rho[:n]
+}
+
+// mapSlots rebuilds the id → slot map of the bodies.
+func (s *Solver) mapSlots() {
+	if !s.hasBodies() {
+		s.slotOf = s.slotOf[:0]
+		return
+	}
+	s.slotOf = resize(s.slotOf, len(s.id))
+	for k, id := range s.id {
+		s.slotOf[id] = int32(k)
+	}
+}
+
+// edit applies a change to a copy of the state and loads the result.
+func (s *Solver) edit(change func(st *State) error) error {
+	if s.sc == nil {
+		return fmt.Errorf("pbf: no scene (reset first)")
+	}
+	var st State
+	s.SaveState(&st)
+	if err := change(&st); err != nil {
+		return err
+	}
+	s.loadState(&st)
+	s.save()
+	return nil
+}
+
+// WriteState implements sim.Stateful.
+func (s *Solver) WriteState(w io.Writer) error {
+	var st State
+	s.SaveState(&st)
+	return st.Encode(w)
+}
+
+// ReadState implements sim.Stateful.
+func (s *Solver) ReadState(r io.Reader) error {
+	st, err := DecodeState(r)
+	if err != nil {
+		return err
+	}
+	return s.LoadState(st)
+}
+
+// AddFluid implements sim.Hands.
+func (s *Solver) AddFluid(pos, vel [][3]float32) int {
+	p, v := to4(pos), to4(vel)
+	k := min(len(p), max(0, s.budget-len(s.x)))
+	s.appendFluid(p[:k], v[:k])
+	return k
+}
+
+func to4(a [][3]float32) [][4]float32 {
+	out := make([][4]float32, len(a))
+	for i, q := range a {
+		out[i] = [4]float32{q[0], q[1], q[2], 0}
+	}
+	return out
+}
+
+// appendFluid adds fluid particles with the next ids.
+func (s *Solver) appendFluid(pos, vel [][4]float32) {
+	if len(pos) == 0 {
+		return
+	}
+	n0 := len(s.x)
+	s.x = append(s.x, pos...)
+	s.v = append(s.v, vel...)
+	for i := range pos {
+		s.id = append(s.id, uint32(n0+i))
+		if s.hasBodies() {
+			s.body = append(s.body, -1)
+			s.rest = append(s.rest, [4]float32{})
+			s.wInv = append(s.wInv, 1)
+			s.slotOf = append(s.slotOf, int32(n0+i))
+		}
+	}
+	s.fluidCount += len(pos)
+	s.sizeScratch(len(s.x))
+}
+
+// Drain implements sim.Hands.
+func (s *Solver) Drain(center [3]float32, radius float32) ([]sim.Particle, error) {
+	var out []sim.Particle
+	err := s.edit(func(st *State) error {
+		out = st.Drain(center, radius)
+		return nil
+	})
+	return out, err
+}
+
+// AddBody implements sim.Hands.
+func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
+	if s.sc == nil {
+		return 0, nil, fmt.Errorf("pbf: no scene (reset first)")
+	}
+	spec, inside, err := SampleBody(s.sc, b, float64(s.dv.Spacing))
+	if err != nil {
+		return 0, nil, err
+	}
+	var displaced []sim.Particle
+	err = s.edit(func(st *State) error {
+		var err error
+		displaced, err = st.AddBody(spec, s.Cfg.RestDensity, inside, s.budget)
+		return err
+	})
+	return len(s.bodies) - 1, displaced, err
+}
+
+// SampleBody samples a body on a scene's lattice at spacing d as LayoutBodies takes it, and says which fluid
+// particles it displaces: those within half a spacing of its surface or inside it.
+func SampleBody(sc *scene.Scene, b scene.Body, d float64) (BodySpec, func(p [4]float32) bool, error) {
+	one := *sc
+	one.Bodies = []scene.Body{b}
+	ps, err := one.SampleBodies(d)
+	if err != nil {
+		return BodySpec{}, nil, err
+	}
+	spec := BodySpec{Density: float32(b.Density), Velocity: f32(b.Velocity), Spin: f32(b.Spin)}
+	for _, p := range ps[0] {
+		spec.Particles = append(spec.Particles, [4]float32{float32(p[0]), float32(p[1]), float32(p[2]), 0})
+	}
+	inside := func(p [4]float32) bool {
+		return b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < 0.5*d
+	}
+	return spec, inside, nil
+}
+
+// RemoveBody implements sim.Hands.
+func (s *Solver) RemoveBody(i int) error {
+	return s.edit(func(st *State) error { return st.RemoveBody(i) })
+}
+
+// DriveBody implements sim.Hands.
+func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
+	if i < 0 || i >= len(s.bodies) {
+		return
+	}
+	d := &s.bodies[i].Drive
+	if on {
+		*d = [4]float32{v[0], v[1], v[2], 1}
+	} else {
+		d[3] = 0
+	}
+}
+
+// SetTools implements sim.Hands.
+func (s *Solver) SetTools(t sim.Tools) {
+	if t.Emitter == nil {
+		s.toolAcc = 0
+	}
+	s.tools = t
+}
+
+// emit runs the scene's emitters and the tool's for a step from the current time to t + dt, adding particles up
+// to the budget.
+func (s *Solver) emit(dt float64) {
+	for k := range s.sc.Emitters {
+		pos, vel := EmitterStep(&s.sc.Emitters[k], s.dv.Spacing, &s.emitAcc[k], s.time, dt)
+		s.addEmitted(pos, vel)
+	}
+	if e := s.tools.Emitter; e != nil {
+		pos, vel := EmitterStep(e, s.dv.Spacing, &s.toolAcc, s.time, dt)
+		s.addEmitted(pos, vel)
+	}
+}
+
+func (s *Solver) addEmitted(pos, vel [][4]float32) {
+	if len(pos) == 0 {
+		return
+	}
+	if len(s.x)+len(pos) > s.budget {
+		s.notice = BudgetNotice(s.budget)
+		return
+	}
+	s.appendFluid(pos, vel)
+}
+
+// BudgetNotice is the message shown when an emitter stops at the particle budget.
+func BudgetNotice(budget int) string {
+	return fmt.Sprintf("particle budget of %d reached: emitters stop here (raise pbf.budget and reset, or drain some fluid)", budget)
+}
+
+// EmitterStep advances an emitter over a step from t to t + dt: acc, the distance its stream has moved since the
+// last layer, grows by speed·dt, and every whole spacing adds a layer — the emitter's disc moved along the
+// direction by how far that layer has already travelled — with the emitter's velocity.
+func EmitterStep(e *scene.Emitter, spacing float32, acc *float32, t, dt float64) (pos, vel [][4]float32) {
+	if !e.Active(t) {
+		return nil, nil
+	}
+	dir := f32(e.Direction)
+	speed := float32(e.Speed)
+	*acc += speed * float32(dt)
+	var disc []scene.Vec3
+	for *acc >= spacing {
+		*acc -= spacing
+		if disc == nil {
+			disc = e.Disc(float64(spacing))
+		}
+		off := *acc
+		for _, q := range disc {
+			pos = append(pos, [4]float32{float32(q[0]) + dir[0]*off, float32(q[1]) + dir[1]*off, float32(q[2]) + dir[2]*off, 0})
+			vel = append(vel, [4]float32{dir[0] * speed, dir[1] * speed, dir[2] * speed, 0})
+		}
+	}
+	return pos, vel
+}
+
+// MovedObstacles packs a scene's obstacles at time t — the moving ones displaced along their paths — and the
+// paddle, when there is one, as a sphere after them.
+func MovedObstacles(sc *scene.Scene, t float64, paddle *sim.Paddle) []Obstacle {
+	obs := sc.Obstacles
+	if sc.HasMotion() {
+		obs = make([]scene.Obstacle, len(sc.Obstacles))
+		for i := range sc.Obstacles {
+			obs[i] = scene.Obstacle{Shape: sc.Obstacles[i].ShapeAt(t)}
+		}
+	}
+	out := PackObstacles(obs)
+	if paddle != nil {
+		c := paddle.Center
+		out = append(out, Obstacle{A: [4]float32{c[0], c[1], c[2], KindSphere}, B: [4]float32{0, 0, 0, paddle.Radius}})
+	}
+	return out
+}
+
+// moveObstacles places the kinematic obstacles where they are at time t.
+func (s *Solver) moveObstacles(t float64) {
+	if s.sc.HasMotion() || s.tools.Paddle != nil || s.paddled {
+		s.col.Obstacles = MovedObstacles(s.sc, t, s.tools.Paddle)
+		s.paddled = s.tools.Paddle != nil
+	}
+}

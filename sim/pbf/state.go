@@ -1,0 +1,368 @@
+package pbf
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/slosh/slosh/sim"
+)
+
+// State is the whole state of a PBF run, CPU or GPU: enough to continue it exactly. Arrays are per particle, in
+// any order (the next step sorts them by cell and id, so the order does not change the result). Ids are 0..N−1;
+// each body's particles hold the contiguous ids First..First+Count−1 of its Body.
+type State struct {
+	Spacing float64 // particle spacing, m
+	Time    float64 // simulated time, s
+	Steps   int
+	Pos     [][4]float32
+	Vel     [][4]float32
+	ID      []uint32
+	// Body, Rest and WInv are the rigid bodies' per-particle arrays (rigid.go); nil when there are no bodies.
+	Body   []int32
+	Rest   [][4]float32
+	WInv   []float32
+	Bodies []Body
+	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m.
+	Emitted []float32
+}
+
+// N is the particle count.
+func (st *State) N() int { return len(st.Pos) }
+
+// FluidCount is the number of fluid particles.
+func (st *State) FluidCount() int {
+	n := len(st.Pos)
+	for _, b := range st.Bodies {
+		n -= b.Count
+	}
+	return n
+}
+
+// Validate checks the state's consistency: array lengths, ids a permutation of 0..N−1, bodies' id ranges and
+// per-particle body indices agreeing, positive inverse masses, finite values.
+func (st *State) Validate() error {
+	n := len(st.Pos)
+	if !(st.Spacing > 0) || math.IsInf(st.Spacing, 0) {
+		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
+	}
+	if math.IsNaN(st.Time) || math.IsInf(st.Time, 0) || st.Steps < 0 {
+		return fmt.Errorf("time %g / steps %d are not a valid simulation time", st.Time, st.Steps)
+	}
+	if len(st.Vel) != n || len(st.ID) != n {
+		return fmt.Errorf("%d positions but %d velocities and %d ids", n, len(st.Vel), len(st.ID))
+	}
+	seen := make([]bool, n)
+	for i, id := range st.ID {
+		if int(id) >= n || seen[id] {
+			return fmt.Errorf("particle %d has id %d: ids must be 0..%d, each once", i, id, n-1)
+		}
+		seen[id] = true
+		for k := 0; k < 3; k++ {
+			if !finite(st.Pos[i][k]) || !finite(st.Vel[i][k]) {
+				return fmt.Errorf("particle %d (id %d) has a non-finite position or velocity", i, id)
+			}
+		}
+	}
+	if len(st.Bodies) == 0 {
+		if st.Body != nil || st.Rest != nil || st.WInv != nil {
+			return errors.New("per-particle body arrays without bodies")
+		}
+		return nil
+	}
+	if len(st.Body) != n || len(st.Rest) != n || len(st.WInv) != n {
+		return fmt.Errorf("%d particles but %d body indices, %d rest offsets and %d inverse masses", n, len(st.Body), len(st.Rest), len(st.WInv))
+	}
+	for b, bd := range st.Bodies {
+		if bd.Count <= 0 || bd.First < 0 || bd.First+bd.Count > n {
+			return fmt.Errorf("body %d: ids %d..%d are outside 0..%d", b, bd.First, bd.First+bd.Count-1, n-1)
+		}
+		if !(bd.InvMass > 0) || !finite(bd.InvMass) || !(bd.Density > 0) {
+			return fmt.Errorf("body %d: inverse mass %g and density %g must be positive", b, bd.InvMass, bd.Density)
+		}
+		for k := 0; k < 3; k++ {
+			if !finite(bd.Center[k]) || !finite(bd.Origin[k]) || !finite(bd.Rot[k]) || !finite(bd.Drive[k]) {
+				return fmt.Errorf("body %d has a non-finite pose", b)
+			}
+		}
+	}
+	for i := range st.ID {
+		b, id := st.Body[i], int(st.ID[i])
+		if b < -1 || int(b) >= len(st.Bodies) {
+			return fmt.Errorf("particle %d belongs to body %d of %d", i, b, len(st.Bodies))
+		}
+		if b >= 0 {
+			if bd := st.Bodies[b]; id < bd.First || id >= bd.First+bd.Count {
+				return fmt.Errorf("particle %d (id %d) of body %d is outside the body's ids %d..%d", i, id, b, bd.First, bd.First+bd.Count-1)
+			}
+		} else {
+			for bi, bd := range st.Bodies {
+				if id >= bd.First && id < bd.First+bd.Count {
+					return fmt.Errorf("fluid particle %d has id %d, inside body %d's ids", i, id, bi)
+				}
+			}
+		}
+		if !(st.WInv[i] > 0) || !finite(st.WInv[i]) {
+			return fmt.Errorf("particle %d has inverse mass %g", i, st.WInv[i])
+		}
+	}
+	return nil
+}
+
+// The binary form: a magic line, a version, the scalars, then each array as a little-endian count and values.
+const (
+	stateMagic   = "slosh pbf state\n"
+	stateVersion = 1
+	// maxStateParticles bounds what a state file may claim before anything is allocated.
+	maxStateParticles = 1 << 28
+)
+
+// bodyWire is Body in fixed-size fields.
+type bodyWire struct {
+	First, Count   int64
+	InvMass        float32
+	Center, Origin [3]float32
+	Rot            Quat
+	Density        float32
+	Drive          [4]float32
+}
+
+// Encode writes the state in its binary form.
+func (st *State) Encode(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	le := binary.LittleEndian
+	hasBodies := int64(0)
+	if len(st.Bodies) > 0 {
+		hasBodies = 1
+	}
+	head := []any{
+		[]byte(stateMagic), uint32(stateVersion), st.Spacing, st.Time, int64(st.Steps),
+		int64(len(st.Pos)), int64(len(st.Bodies)), hasBodies, int64(len(st.Emitted)),
+		st.Pos, st.Vel, st.ID,
+	}
+	if hasBodies != 0 {
+		head = append(head, st.Body, st.Rest, st.WInv)
+		for _, b := range st.Bodies {
+			head = append(head, bodyWire{First: int64(b.First), Count: int64(b.Count), InvMass: b.InvMass, Center: b.Center,
+				Origin: b.Origin, Rot: b.Rot, Density: b.Density, Drive: b.Drive})
+		}
+	}
+	head = append(head, st.Emitted)
+	for _, v := range head {
+		if err := binary.Write(bw, le, v); err != nil {
+			return fmt.Errorf("writing the pbf state: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the pbf state: %w", err)
+	}
+	return nil
+}
+
+// DecodeState reads a state Encode wrote and validates it.
+func DecodeState(r io.Reader) (*State, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	le := binary.LittleEndian
+	magic := make([]byte, len(stateMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != stateMagic {
+		return nil, errors.New("not a pbf state (the data does not start with the pbf state header)")
+	}
+	var version uint32
+	var steps, n, nb, hasBodies, ne int64
+	st := &State{}
+	for _, v := range []any{&version, &st.Spacing, &st.Time, &steps, &n, &nb, &hasBodies, &ne} {
+		if err := binary.Read(br, le, v); err != nil {
+			return nil, fmt.Errorf("pbf state: truncated header: %w", err)
+		}
+	}
+	if version != stateVersion {
+		return nil, fmt.Errorf("pbf state version %d; this slosh reads version %d", version, stateVersion)
+	}
+	if n < 0 || n > maxStateParticles || nb < 0 || nb > n || ne < 0 || ne > 1<<16 || hasBodies != 0 && hasBodies != 1 {
+		return nil, fmt.Errorf("pbf state: implausible counts (%d particles, %d bodies, %d emitters)", n, nb, ne)
+	}
+	st.Steps = int(steps)
+	st.Pos = make([][4]float32, n)
+	st.Vel = make([][4]float32, n)
+	st.ID = make([]uint32, n)
+	arrays := []any{st.Pos, st.Vel, st.ID}
+	if hasBodies != 0 {
+		st.Body, st.Rest, st.WInv = make([]int32, n), make([][4]float32, n), make([]float32, n)
+		arrays = append(arrays, st.Body, st.Rest, st.WInv)
+	}
+	for _, a := range arrays {
+		if err := binary.Read(br, le, a); err != nil {
+			return nil, fmt.Errorf("pbf state: truncated particle arrays (%d particles): %w", n, err)
+		}
+	}
+	if hasBodies != 0 {
+		wire := make([]bodyWire, nb)
+		if err := binary.Read(br, le, wire); err != nil {
+			return nil, fmt.Errorf("pbf state: truncated bodies: %w", err)
+		}
+		for _, w := range wire {
+			if w.First < 0 || w.First > n || w.Count < 0 || w.Count > n {
+				return nil, fmt.Errorf("pbf state: body ids %d+%d outside %d particles", w.First, w.Count, n)
+			}
+			st.Bodies = append(st.Bodies, Body{First: int(w.First), Count: int(w.Count), InvMass: w.InvMass, Center: w.Center,
+				Origin: w.Origin, Rot: w.Rot, Density: w.Density, Drive: w.Drive})
+		}
+	}
+	st.Emitted = make([]float32, ne)
+	if err := binary.Read(br, le, st.Emitted); err != nil {
+		return nil, fmt.Errorf("pbf state: truncated emitters: %w", err)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, errors.New("pbf state: unexpected data after the end")
+	}
+	if err := st.Validate(); err != nil {
+		return nil, fmt.Errorf("pbf state: %w", err)
+	}
+	return st, nil
+}
+
+// AddFluid appends fluid particles with the next ids.
+func (st *State) AddFluid(pos, vel [][4]float32) {
+	n := uint32(len(st.Pos))
+	for i := range pos {
+		st.Pos = append(st.Pos, pos[i])
+		st.Vel = append(st.Vel, vel[i])
+		st.ID = append(st.ID, n+uint32(i))
+		if len(st.Bodies) > 0 {
+			st.Body = append(st.Body, -1)
+			st.Rest = append(st.Rest, [4]float32{})
+			st.WInv = append(st.WInv, 1)
+		}
+	}
+}
+
+// Drain removes the fluid particles within radius r of c and returns them.
+func (st *State) Drain(c [3]float32, r float32) []sim.Particle {
+	var out []sim.Particle
+	st.remove(func(i int) bool {
+		if len(st.Body) > 0 && st.Body[i] >= 0 {
+			return false
+		}
+		p := st.Pos[i]
+		dx, dy, dz := p[0]-c[0], p[1]-c[1], p[2]-c[2]
+		if dx*dx+dy*dy+dz*dz > r*r {
+			return false
+		}
+		out = append(out, particle(p, st.Vel[i]))
+		return true
+	})
+	return out
+}
+
+func particle(p, v [4]float32) sim.Particle {
+	return sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}}
+}
+
+// AddBody appends a rigid body with the next ids, first removing the fluid particles for which inside is true
+// (where the body lands); it returns them. rho0 is the fluid's rest density; the result may hold at most budget
+// particles.
+func (st *State) AddBody(spec BodySpec, rho0 float32, inside func(p [4]float32) bool, budget int) ([]sim.Particle, error) {
+	lay, err := LayoutBodies(rho0, nil, nil, []BodySpec{spec})
+	if err != nil {
+		return nil, err
+	}
+	in := 0
+	for i, p := range st.Pos {
+		if (len(st.Body) == 0 || st.Body[i] < 0) && inside(p) {
+			in++
+		}
+	}
+	if st.N()-in+len(spec.Particles) > budget {
+		return nil, fmt.Errorf("the body needs %d particles; %d of the budget of %d are in use (raise pbf.budget and reset)",
+			len(spec.Particles), st.N()-in, budget)
+	}
+	var displaced []sim.Particle
+	st.remove(func(i int) bool {
+		if (len(st.Body) == 0 || st.Body[i] < 0) && inside(st.Pos[i]) {
+			displaced = append(displaced, particle(st.Pos[i], st.Vel[i]))
+			return true
+		}
+		return false
+	})
+	n := len(st.Pos)
+	if len(st.Bodies) == 0 {
+		st.Body, st.Rest, st.WInv = make([]int32, n), make([][4]float32, n), make([]float32, n)
+		for i := range st.Body {
+			st.Body[i], st.WInv[i] = -1, 1
+		}
+	}
+	bd := lay.Bodies[0]
+	bd.First = n
+	b := int32(len(st.Bodies))
+	st.Bodies = append(st.Bodies, bd)
+	for k := range lay.Pos {
+		st.Pos = append(st.Pos, lay.Pos[k])
+		st.Vel = append(st.Vel, lay.Vel[k])
+		st.ID = append(st.ID, uint32(n+k))
+		st.Body = append(st.Body, b)
+		st.Rest = append(st.Rest, lay.Rest[k])
+		st.WInv = append(st.WInv, lay.WInv[k])
+	}
+	return displaced, nil
+}
+
+// RemoveBody removes body b and its particles; later bodies move down one index.
+func (st *State) RemoveBody(b int) error {
+	if b < 0 || b >= len(st.Bodies) {
+		return fmt.Errorf("no body %d (there are %d)", b, len(st.Bodies))
+	}
+	st.remove(func(i int) bool { return st.Body[i] == int32(b) })
+	st.Bodies = append(st.Bodies[:b], st.Bodies[b+1:]...)
+	for i := range st.Body {
+		if st.Body[i] > int32(b) {
+			st.Body[i]--
+		}
+	}
+	if len(st.Bodies) == 0 {
+		st.Body, st.Rest, st.WInv = nil, nil, nil
+	}
+	return nil
+}
+
+// remove deletes the particles for which drop is true (called once per particle, in array order) and renumbers
+// the ids that remain to 0..N'−1 in their old order, moving the bodies' id ranges with them.
+func (st *State) remove(drop func(i int) bool) {
+	n := len(st.Pos)
+	gone := make([]bool, n) // by id
+	k := 0
+	for i := 0; i < n; i++ {
+		if drop(i) {
+			gone[st.ID[i]] = true
+			continue
+		}
+		st.Pos[k], st.Vel[k], st.ID[k] = st.Pos[i], st.Vel[i], st.ID[i]
+		if len(st.Body) > 0 {
+			st.Body[k], st.Rest[k], st.WInv[k] = st.Body[i], st.Rest[i], st.WInv[i]
+		}
+		k++
+	}
+	if k == n {
+		return
+	}
+	st.Pos, st.Vel, st.ID = st.Pos[:k], st.Vel[:k], st.ID[:k]
+	if len(st.Body) > 0 {
+		st.Body, st.Rest, st.WInv = st.Body[:k], st.Rest[:k], st.WInv[:k]
+	}
+	newID := make([]uint32, n+1) // newID[id] = ids below id that remain
+	for id := 0; id < n; id++ {
+		newID[id+1] = newID[id]
+		if !gone[id] {
+			newID[id+1]++
+		}
+	}
+	for i := range st.ID {
+		st.ID[i] = newID[st.ID[i]]
+	}
+	for b := range st.Bodies {
+		bd := &st.Bodies[b]
+		bd.First = int(newID[bd.First])
+	}
+}
