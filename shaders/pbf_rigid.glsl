@@ -13,6 +13,7 @@ struct BodyRecord {
 	float pad;
 	vec4 center;   // centre of mass (xyz)
 	vec4 rot;      // orientation, rest frame → world
+	vec4 drive;    // a velocity the body is held at (xyz) while w != 0: a body dragged by the mouse
 };
 
 const vec4 IDENTITY_QUAT = vec4(0.0, 0.0, 0.0, 1.0);

@@ -190,6 +190,15 @@ func (g *Grid) Start() *glh.Buffer { return g.start }
 // NumCells is the number of cells of the last Build.
 func (g *Grid) NumCells() int { return g.cells }
 
+// Reserve allocates the per-particle arrays for n particles now, so that builds of up to n particles never
+// allocate (a solver whose particle count grows while it runs reserves its budget).
+func (g *Grid) Reserve(n int) error {
+	if n <= g.n && g.order != nil {
+		return nil
+	}
+	return g.allocate(n, max(g.cells, 1))
+}
+
 func (g *Grid) allocate(n, cells int) error {
 	for _, c := range []struct {
 		what  string

@@ -111,8 +111,16 @@ type Solver struct {
 	dv    cpbf.Derived
 	dvCfg cpbf.Config
 	col   cpbf.Collider
-	n     int
+	n     int // particles
+	cap   int // particles the buffers hold: the budget
 	block params
+
+	// tools (hands.go)
+	emitAcc []float32 // per scene emitter: how far its stream moved since its last layer
+	tools   sim.Tools
+	toolAcc float32
+	paddled bool // the obstacle buffer holds the paddle
+	notice  string
 
 	// particle buffers: the current and the other half of each ping-pong pair
 	pos, vel, pred, ids     *glh.Buffer
@@ -144,6 +152,8 @@ type Solver struct {
 type snapshot struct {
 	pos, vel, ids *glh.Buffer
 	rigid         rigidSnapshot // the body arrays and table, with bodies
+	n             int           // particles then (emitters add more)
+	emitAcc       []float32
 	step          int
 	time          float64
 	valid         bool
@@ -275,41 +285,61 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32, 
 	if len(pos) != len(vel) {
 		return fmt.Errorf("gpu pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
-	s.sc = sc
+	st := &cpbf.State{Spacing: spacing, Pos: pos, Vel: vel, ID: make([]uint32, len(pos)), Emitted: make([]float32, len(sc.Emitters))}
+	for i := range st.ID {
+		st.ID[i] = uint32(i)
+	}
+	if lay != nil && len(lay.Bodies) > 0 {
+		st.Body, st.Rest, st.WInv, st.Bodies = lay.Body, lay.Rest, lay.WInv, lay.Bodies
+	}
+	s.sc, s.time = sc, 0
+	s.tools, s.toolAcc, s.notice = sim.Tools{}, 0, ""
 	if err := s.derive(spacing); err != nil {
 		return err
 	}
-	if err := s.allocate(len(pos)); err != nil {
+	if err := s.load(st, s.Cfg.ResolveBudget(len(pos))); err != nil {
 		s.n = 0
 		return err
 	}
-	if err := s.setBodies(lay); err != nil {
-		s.n = 0
+	return nil
+}
+
+// load sets the state from a consistent st in buffers for capacity particles (allocated when the capacity, the
+// neighbour-list stride or the obstacle count changed). The snapshots start again from it.
+func (s *Solver) load(st *cpbf.State, capacity int) error {
+	n := st.N()
+	if n > capacity {
+		return fmt.Errorf("gpu pbf: %d particles over the budget of %d (raise pbf.budget)", n, capacity)
+	}
+	if err := s.allocate(capacity); err != nil {
 		return err
 	}
-	ids := make([]uint32, s.n)
-	rho := make([]float32, s.n)
-	for i := range ids {
-		ids[i] = uint32(i)
+	s.n = n
+	if err := s.setBodies(st); err != nil {
+		return err
+	}
+	rho := make([]float32, n)
+	for i := range rho {
 		rho[i] = 1
 	}
-	glh.Upload(s.pos, 0, pos)
-	glh.Upload(s.vel, 0, vel)
-	glh.Upload(s.ids, 0, ids)
+	glh.Upload(s.pos, 0, st.Pos)
+	glh.Upload(s.vel, 0, st.Vel)
+	glh.Upload(s.ids, 0, st.ID)
 	glh.Upload(s.rho, 0, rho)
 	compute.ClearUint(s.counters, 0)
-	s.time, s.steps = 0, 0
-	s.lastFinite, s.pendingErr = 0, nil
+	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
+	s.time, s.steps = st.Time, st.Steps
+	s.lastFinite, s.pendingErr = st.Steps, nil
 	for k := range s.ringFence {
 		s.dropFence(k)
 	}
-	s.stats = sim.Stats{Particles: s.n}
+	s.stats = sim.Stats{Particles: s.n, Steps: s.steps, Time: s.time}
 	for k := range s.snaps {
 		s.snaps[k].valid = false
 	}
 	s.snapshot(0)
 	s.snapNext = 1
-	return glh.CheckError("gpu pbf reset")
+	return glh.CheckError("gpu pbf load")
 }
 
 // derive recomputes the constants and the collider for a particle spacing.
@@ -323,12 +353,13 @@ func (s *Solver) derive(spacing float64) error {
 	}
 	s.dv, s.dvCfg = dv, s.Cfg
 	s.col = cpbf.NewCollider(s.sc, dv.Radius)
+	s.col.Obstacles = cpbf.MovedObstacles(s.sc, s.time, s.tools.Paddle)
 	return nil
 }
 
 func f32(v scene.Vec3) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
 
-// allocate (re)creates the buffers for n particles and the current grid and stride.
+// allocate (re)creates the buffers for n particles (the capacity) and the current grid and stride.
 func (s *Solver) allocate(n int) error {
 	stride := s.dv.Stride
 	for _, c := range []struct {
@@ -339,9 +370,9 @@ func (s *Solver) allocate(n int) error {
 			return fmt.Errorf("gpu pbf: %w", err)
 		}
 	}
-	if n != s.n {
+	if n != s.cap {
 		s.deleteParticleBuffers()
-		s.n = n
+		s.cap = n
 		groups := (n + compute.GroupSize - 1) / compute.GroupSize
 		specs := []struct {
 			dst  **glh.Buffer
@@ -373,6 +404,9 @@ func (s *Solver) allocate(n int) error {
 			}
 		}
 		s.nbrStride = 0
+		if err := s.grid.Reserve(n); err != nil {
+			return fmt.Errorf("gpu pbf: %w", err)
+		}
 	}
 	if stride != s.nbrStride {
 		s.nbr.Delete()
@@ -385,7 +419,8 @@ func (s *Solver) allocate(n int) error {
 	obs := s.col.Obstacles
 	s.obstacles.Delete()
 	var err error
-	if s.obstacles, err = glh.NewBuffer(max(1, len(obs))*int(unsafe.Sizeof(cpbf.Obstacle{})), gl.DYNAMIC_DRAW); err != nil {
+	// room for the scene's obstacles and the paddle
+	if s.obstacles, err = glh.NewBuffer((len(s.sc.Obstacles)+1)*int(unsafe.Sizeof(cpbf.Obstacle{})), gl.DYNAMIC_DRAW); err != nil {
 		return fmt.Errorf("gpu pbf: %w", err)
 	}
 	glh.Upload(s.obstacles, 0, obs)
@@ -456,10 +491,12 @@ func (s *Solver) Step(dt float64) error {
 		if err := s.derive(float64(s.dv.Spacing)); err != nil {
 			return err
 		}
-		if err := s.allocate(s.n); err != nil {
+		if err := s.allocate(s.cap); err != nil {
 			return err
 		}
 	}
+	s.emit(dt)
+	s.moveObstacles(s.time + dt)
 	s.upload(float32(dt))
 	s.bind()
 	t := &s.timers
@@ -623,6 +660,7 @@ func (s *Solver) snapshot(k int) {
 	glh.Copy(sn.vel, 0, s.vel, 0, 16*s.n)
 	glh.Copy(sn.ids, 0, s.ids, 0, 4*s.n)
 	s.rigid.snapshot(&sn.rigid, s.n)
+	sn.n, sn.emitAcc = s.n, append(sn.emitAcc[:0], s.emitAcc...)
 	sn.step, sn.time, sn.valid = s.steps, s.time, true
 }
 
@@ -635,6 +673,9 @@ func (s *Solver) restore() {
 		}
 	}
 	sn := &s.snaps[best]
+	s.rigid.fluid += sn.n - s.n // only fluid is added between snapshots
+	s.n = sn.n
+	s.emitAcc = append(s.emitAcc[:0], sn.emitAcc...)
 	glh.Copy(s.pos, 0, sn.pos, 0, 16*s.n)
 	glh.Copy(s.vel, 0, sn.vel, 0, 16*s.n)
 	glh.Copy(s.ids, 0, sn.ids, 0, 4*s.n)
@@ -682,6 +723,7 @@ func (s *Solver) Stats() sim.Stats {
 	}
 	st := s.stats
 	st.Passes = append([]sim.Pass(nil), st.Passes...)
+	st.Notice, s.notice = s.notice, ""
 	return st
 }
 
@@ -722,7 +764,7 @@ func (s *Solver) deleteParticleBuffers() {
 	for k := range s.ringFence {
 		s.dropFence(k)
 	}
-	s.n = 0
+	s.n, s.cap = 0, 0
 }
 
 // Delete frees every GL object; safe to call twice.

@@ -35,9 +35,13 @@ type bodyRecord struct {
 	_            float32
 	Center       [4]float32
 	Rot          cpbf.Quat
+	Drive        [4]float32
 }
 
 const bodyRecordSize = int(unsafe.Sizeof(bodyRecord{}))
+
+// driveOffset is where Drive sits in a bodyRecord, in bytes.
+const driveOffset = int(unsafe.Offsetof(bodyRecord{}.Drive))
 
 // rigidState holds the rigid bodies' buffers. Without bodies each buffer is a small placeholder: the passes
 // declare the blocks, so something is bound, but they never read them.
@@ -115,20 +119,21 @@ func (s *Solver) runBodies(prog string) {
 	compute.Barrier()
 }
 
-// setBodies (re)creates the rigid bodies' buffers for the s.n particles just allocated and uploads the layout;
-// lay is nil, or has no bodies, for a fluid-only reset.
-func (s *Solver) setBodies(lay *cpbf.BodyParticles) error {
+// setBodies (re)creates the rigid bodies' buffers for the s.cap particles just allocated and uploads the state's
+// bodies; a state without bodies gets the placeholders.
+func (s *Solver) setBodies(st *cpbf.State) error {
 	r := &s.rigid
 	r.delete(&s.snaps)
 	r.bodies, r.poses, r.fluid = r.bodies[:0], r.poses[:0], s.n
 	n, nb := 0, 0 // sizes of the buffers: zero gives the placeholders
-	if lay != nil && len(lay.Bodies) > 0 {
-		if len(lay.Body) != s.n || len(lay.Rest) != s.n || len(lay.WInv) != s.n {
-			return fmt.Errorf("gpu pbf: a body layout of %d/%d/%d entries for %d particles", len(lay.Body), len(lay.Rest), len(lay.WInv), s.n)
+	lay := st
+	if len(st.Bodies) > 0 {
+		if len(st.Body) != s.n || len(st.Rest) != s.n || len(st.WInv) != s.n {
+			return fmt.Errorf("gpu pbf: a body layout of %d/%d/%d entries for %d particles", len(st.Body), len(st.Rest), len(st.WInv), s.n)
 		}
-		n, nb = s.n, len(lay.Bodies)
-		r.bodies = append(r.bodies, lay.Bodies...)
-		r.fluid = lay.Bodies[0].First
+		n, nb = s.cap, len(st.Bodies)
+		r.bodies = append(r.bodies, st.Bodies...)
+		r.fluid = st.FluidCount()
 	}
 	bufs := []struct {
 		dst  **glh.Buffer
@@ -162,7 +167,7 @@ func (s *Solver) setBodies(lay *cpbf.BodyParticles) error {
 	recs := make([]bodyRecord, nb)
 	for i, b := range lay.Bodies {
 		recs[i] = bodyRecord{First: uint32(b.First), Count: uint32(b.Count), InvMass: b.InvMass,
-			Center: [4]float32{b.Center[0], b.Center[1], b.Center[2], 0}, Rot: b.Rot}
+			Center: [4]float32{b.Center[0], b.Center[1], b.Center[2], 0}, Rot: b.Rot, Drive: b.Drive}
 	}
 	glh.Upload(r.table, 0, recs)
 	r.setPoses(recs)

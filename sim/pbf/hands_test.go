@@ -8,28 +8,12 @@ import (
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/simtest"
 )
 
-// handsScene is a small pool with a floating sphere, an emitter and a moving obstacle: every kind of state the
-// tools and save files must carry.
-const handsScene = `{
-  "name": "hands", "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.2]},
-  "particles": {"spacing": 0.025},
-  "fluid": [{"shape": "box", "center": [0.2, 0.075, 0.1], "size": [0.4, 0.15, 0.2]}],
-  "obstacles": [{"shape": "sphere", "center": [0.05, 0.1, 0.1], "radius": 0.03,
-    "motion": {"axis": [1, 0, 0], "amplitude": 0.02, "period": 0.5}}],
-  "bodies": [{"shape": "sphere", "center": [0.25, 0.2, 0.1], "radius": 0.05, "density": 500}],
-  "emitters": [{"center": [0.2, 0.33, 0.1], "direction": [0, -1, 0], "radius": 0.02, "speed": 1}]
-}`
+const handsScene = simtest.HandsScene
 
-func parseScene(t testing.TB, js string) *scene.Scene {
-	t.Helper()
-	sc, err := scene.Parse([]byte(js), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
+func parseScene(t testing.TB, js string) *scene.Scene { return simtest.Parse(t, js) }
 
 func newReset(t testing.TB, sc *scene.Scene) *Solver {
 	t.Helper()

@@ -1,0 +1,246 @@
+package pbf
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/sim"
+	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// The sandbox's tools (sim.Hands) and save files (sim.Stateful) on the GPU, as sim/pbf has them. The buffers hold
+// the particle budget from the reset on, so adding fluid — an emitter's layer, fluid the user pours — is an upload
+// of the new particles behind the others, with the next ids, and never a reallocation. Removing particles or adding
+// a body reads the state back, edits it with sim/pbf's State (which keeps ids dense and bodies contiguous, as the
+// CPU solver does) and uploads it: a discrete action, not something done every frame.
+
+// StateKind implements sim.Stateful: CPU and GPU PBF states load into each other.
+func (s *Solver) StateKind() string { return "pbf" }
+
+// Budget implements sim.Hands.
+func (s *Solver) Budget() int { return s.cap }
+
+// SaveState reads the whole state back into dst.
+func (s *Solver) SaveState(dst *cpbf.State) error {
+	if s.sc == nil || s.n == 0 {
+		return fmt.Errorf("gpu pbf: no state (reset first)")
+	}
+	if err := s.poll(true); err != nil {
+		return err
+	}
+	n := s.n
+	dst.Spacing, dst.Time, dst.Steps = float64(s.dv.Spacing), s.time, s.steps
+	dst.Pos, dst.Vel, dst.ID = grow(dst.Pos, n), grow(dst.Vel, n), grow(dst.ID, n)
+	glh.Read(s.pos, 0, dst.Pos)
+	glh.Read(s.vel, 0, dst.Vel)
+	glh.Read(s.ids, 0, dst.ID)
+	dst.Bodies = dst.Bodies[:0]
+	dst.Body, dst.Rest, dst.WInv = nil, nil, nil
+	if r := &s.rigid; s.hasBodies() {
+		dst.Body, dst.Rest, dst.WInv = make([]int32, n), make([][4]float32, n), make([]float32, n)
+		glh.Read(r.body, 0, dst.Body)
+		glh.Read(r.rest, 0, dst.Rest)
+		glh.Read(r.wInv, 0, dst.WInv)
+		r.readTable(r.table, 0)
+		for i, rec := range r.rec {
+			b := r.bodies[i]
+			b.Center, b.Rot, b.Drive = [3]float32{rec.Center[0], rec.Center[1], rec.Center[2]}, rec.Rot, rec.Drive
+			dst.Bodies = append(dst.Bodies, b)
+		}
+	}
+	dst.Emitted = append(dst.Emitted[:0], s.emitAcc...)
+	return glh.CheckError("gpu pbf: reading the state back")
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// LoadState replaces the state with st after checking it against the scene the solver was reset with. On error
+// the solver keeps its state.
+func (s *Solver) LoadState(st *cpbf.State) error {
+	if s.sc == nil {
+		return fmt.Errorf("gpu pbf: load a state after a reset with its scene")
+	}
+	if err := st.Validate(); err != nil {
+		return fmt.Errorf("gpu pbf: %w", err)
+	}
+	if len(st.Emitted) != len(s.sc.Emitters) {
+		return fmt.Errorf("gpu pbf: the state has %d emitters, the scene %q has %d", len(st.Emitted), s.sc.Name, len(s.sc.Emitters))
+	}
+	if st.N() > s.cap {
+		return fmt.Errorf("gpu pbf: the state has %d particles, over the budget of %d (raise pbf.budget and reset)", st.N(), s.cap)
+	}
+	if float32(st.Spacing) != s.dv.Spacing {
+		if err := s.derive(st.Spacing); err != nil {
+			return err
+		}
+	}
+	return s.load(st, s.cap)
+}
+
+// WriteState implements sim.Stateful.
+func (s *Solver) WriteState(w io.Writer) error {
+	var st cpbf.State
+	if err := s.SaveState(&st); err != nil {
+		return err
+	}
+	return st.Encode(w)
+}
+
+// ReadState implements sim.Stateful.
+func (s *Solver) ReadState(r io.Reader) error {
+	st, err := cpbf.DecodeState(r)
+	if err != nil {
+		return err
+	}
+	return s.LoadState(st)
+}
+
+// edit applies a change to the state read back and uploads the result.
+func (s *Solver) edit(change func(st *cpbf.State) error) error {
+	var st cpbf.State
+	if err := s.SaveState(&st); err != nil {
+		return err
+	}
+	if err := change(&st); err != nil {
+		return err
+	}
+	return s.load(&st, s.cap)
+}
+
+// AddFluid implements sim.Hands.
+func (s *Solver) AddFluid(pos, vel [][3]float32) int {
+	k := min(len(pos), max(0, s.cap-s.n))
+	p, v := make([][4]float32, k), make([][4]float32, k)
+	for i := range p {
+		p[i] = [4]float32{pos[i][0], pos[i][1], pos[i][2], 0}
+		v[i] = [4]float32{vel[i][0], vel[i][1], vel[i][2], 0}
+	}
+	s.appendFluid(p, v)
+	return k
+}
+
+// appendFluid uploads fluid particles behind the others, with the next ids.
+func (s *Solver) appendFluid(pos, vel [][4]float32) {
+	k := len(pos)
+	if k == 0 || s.n == 0 {
+		return
+	}
+	n := s.n
+	ids := make([]uint32, k)
+	ones := make([]float32, k)
+	for i := range ids {
+		ids[i], ones[i] = uint32(n+i), 1
+	}
+	glh.Upload(s.pos, 16*n, pos)
+	glh.Upload(s.vel, 16*n, vel)
+	glh.Upload(s.ids, 4*n, ids)
+	glh.Upload(s.rho, 4*n, ones)
+	if r := &s.rigid; s.hasBodies() {
+		fluid := make([]int32, k)
+		for i := range fluid {
+			fluid[i] = -1
+		}
+		glh.Upload(r.body, 4*n, fluid)
+		glh.Upload(r.rest, 16*n, make([][4]float32, k))
+		glh.Upload(r.wInv, 4*n, ones)
+		r.fluid += k
+	}
+	s.n += k
+}
+
+// Drain implements sim.Hands.
+func (s *Solver) Drain(center [3]float32, radius float32) ([]sim.Particle, error) {
+	var out []sim.Particle
+	err := s.edit(func(st *cpbf.State) error {
+		out = st.Drain(center, radius)
+		if st.N() == 0 {
+			return fmt.Errorf("draining every particle would leave nothing to simulate")
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AddBody implements sim.Hands.
+func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
+	if s.sc == nil {
+		return 0, nil, fmt.Errorf("gpu pbf: no scene (reset first)")
+	}
+	spec, inside, err := cpbf.SampleBody(s.sc, b, float64(s.dv.Spacing))
+	if err != nil {
+		return 0, nil, err
+	}
+	var displaced []sim.Particle
+	err = s.edit(func(st *cpbf.State) error {
+		displaced, err = st.AddBody(spec, s.Cfg.RestDensity, inside, s.cap)
+		return err
+	})
+	return len(s.rigid.bodies) - 1, displaced, err
+}
+
+// RemoveBody implements sim.Hands.
+func (s *Solver) RemoveBody(i int) error {
+	return s.edit(func(st *cpbf.State) error { return st.RemoveBody(i) })
+}
+
+// DriveBody implements sim.Hands: the body table's drive field is updated in place.
+func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
+	r := &s.rigid
+	if i < 0 || i >= len(r.bodies) {
+		return
+	}
+	d := &r.bodies[i].Drive
+	if on {
+		*d = [4]float32{v[0], v[1], v[2], 1}
+	} else {
+		d[3] = 0
+	}
+	glh.Upload(r.table, i*bodyRecordSize+driveOffset, []float32{d[0], d[1], d[2], d[3]})
+}
+
+// SetTools implements sim.Hands.
+func (s *Solver) SetTools(t sim.Tools) {
+	if t.Emitter == nil {
+		s.toolAcc = 0
+	}
+	s.tools = t
+}
+
+// emit runs the scene's emitters and the tool's over a step of dt, as the CPU solver does.
+func (s *Solver) emit(dt float64) {
+	for k := range s.sc.Emitters {
+		pos, vel := cpbf.EmitterStep(&s.sc.Emitters[k], s.dv.Spacing, &s.emitAcc[k], s.time, dt)
+		s.addEmitted(pos, vel)
+	}
+	if e := s.tools.Emitter; e != nil {
+		pos, vel := cpbf.EmitterStep(e, s.dv.Spacing, &s.toolAcc, s.time, dt)
+		s.addEmitted(pos, vel)
+	}
+}
+
+func (s *Solver) addEmitted(pos, vel [][4]float32) {
+	if len(pos) == 0 {
+		return
+	}
+	if s.n+len(pos) > s.cap {
+		s.notice = cpbf.BudgetNotice(s.cap)
+		return
+	}
+	s.appendFluid(pos, vel)
+}
+
+// moveObstacles uploads the kinematic obstacles where they are at time t.
+func (s *Solver) moveObstacles(t float64) {
+	if s.sc.HasMotion() || s.tools.Paddle != nil || s.paddled {
+		s.col.Obstacles = cpbf.MovedObstacles(s.sc, t, s.tools.Paddle)
+		glh.Upload(s.obstacles, 0, s.col.Obstacles)
+		s.paddled = s.tools.Paddle != nil
+	}
+}
