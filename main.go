@@ -48,6 +48,7 @@ func commands(stdout, stderr io.Writer) []command {
 		fs.StringVar(&o.Scene, "scene", "", "shipped scene `name` or path to a scene file (slosh scenes lists them; default "+app.DefaultScene+")")
 		fs.StringVar(&o.Mode, "mode", "", "simulation `mode`: "+strings.Join(app.ModeNames(app.Modes()), ", ")+" (default: the scene's mode, else "+app.DefaultMode+")")
 		fs.Var((*multiFlag)(&o.Sets), "set", "set a parameter, `name=value`; repeatable (slosh params lists them)")
+		fs.StringVar(&o.Load, "load", "", "start from a saved state `file` (.slosh, saved with ctrl-s in the window): its scene, mode and parameters; --mode and --set still apply")
 		fs.IntVar(&o.Particles, "particles", 0, "particle count on reset (sets the mode's *.particles parameter; 0 keeps the scene's resolution)")
 		fs.StringVar(&o.GLCap, "gl", "", "development: `4.1` caps the OpenGL context at 4.1, without compute shaders, to try the CPU fallback")
 		o.Stderr = stderr
@@ -74,12 +75,14 @@ func commands(stdout, stderr io.Writer) []command {
 				"--screenshot saves the last frame as a PNG. A CPU mode without it needs no GL and no display.",
 			examples: `  slosh run --scene pool --mode pbf-cpu --frames 120
   slosh run --scene dambreak --frames 90 --screenshot dambreak.png --width 960 --height 540
-  slosh run --scene dambreak --frames 60 --set pbf.substeps=4 --set pbf.iterations=2`,
+  slosh run --scene dambreak --frames 60 --set pbf.substeps=4 --set pbf.iterations=2
+  slosh run --scene fountain --frames 120 --save fountain.slosh && slosh run --load fountain.slosh --frames 60`,
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.RunOptions
 				common(fs, &o.Options)
 				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate")
 				fs.StringVar(&o.Screenshot, "screenshot", "", "save the last frame as a PNG `file`")
+				fs.StringVar(&o.Save, "save", "", "save the final state to `file` (.slosh), to continue it with --load")
 				fs.IntVar(&o.Width, "width", 1280, "screenshot width, pixels")
 				fs.IntVar(&o.Height, "height", 720, "screenshot height, pixels")
 				o.Stdout = stdout

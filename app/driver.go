@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/slosh/slosh/gpu/render"
@@ -32,6 +33,12 @@ type driver interface {
 	Stats() sim.Stats
 	// SimRate is simulated frames per wall second, over the last half second or so.
 	SimRate() float64
+	// Do runs f on the solver between steps — at once for GPU modes, on the runner's goroutine for CPU modes —
+	// and then, when f succeeded, then on the GL thread (nil is nothing). f's message or error goes to the status
+	// line; f returns "" for the quiet updates tools make every frame.
+	Do(f func(sim.Solver) (string, error), then func())
+	// PickFrame is the newest frame's particles on the CPU, for picking with the mouse; GPU modes read it back.
+	PickFrame() *sim.Frame
 	Close()
 }
 
@@ -75,6 +82,11 @@ type cpuDriver struct {
 
 	status *statusLine
 	record func(sim.Stats)
+	notice string
+
+	last  *Published // the newest frame taken from the runner
+	mu    sync.Mutex
+	thens []func() // to run on the GL thread after actions the runner carried out
 }
 
 // newCPUDriver takes over a solver that has been configured and Reset, and starts its runner. record receives the
@@ -100,8 +112,34 @@ func (d *cpuDriver) Version() uint64             { return d.seq }
 func (d *cpuDriver) Stats() sim.Stats            { return d.stats }
 func (d *cpuDriver) SimRate() float64            { return d.rate.rate }
 
+func (d *cpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
+	d.runner.Do(func(s sim.Solver) (string, error) {
+		msg, err := f(s)
+		if err == nil && then != nil {
+			d.mu.Lock()
+			d.thens = append(d.thens, then)
+			d.mu.Unlock()
+		}
+		return msg, err
+	})
+}
+
+func (d *cpuDriver) PickFrame() *sim.Frame {
+	if d.last == nil {
+		return nil
+	}
+	return &d.last.Frame
+}
+
 func (d *cpuDriver) Update(float64) {
 	now := time.Now()
+	d.mu.Lock()
+	thens := d.thens
+	d.thens = nil
+	d.mu.Unlock()
+	for _, f := range thens {
+		f()
+	}
 	if st := d.runner.Status(); st.MsgSeq != d.msgSeq {
 		d.msgSeq = st.MsgSeq
 		d.status.set(st.Msg, st.Err)
@@ -111,6 +149,7 @@ func (d *cpuDriver) Update(float64) {
 		d.rate.add(0, now)
 		return
 	}
+	d.last = p
 	parts, err := d.bufs.Upload(&p.Frame)
 	if err == nil && len(p.Ellipsoids) == p.Frame.N && p.Frame.N > 0 {
 		parts, err = d.bufs.UploadEllipsoids(parts, p.Ellipsoids)
@@ -125,6 +164,7 @@ func (d *cpuDriver) Update(float64) {
 		if d.record != nil {
 			d.record(s)
 		}
+		showNotice(d.status, &d.notice, s.Notice)
 	}
 	frames := 0
 	if len(p.Steps) > 0 && p.Seq > d.seq {
@@ -132,6 +172,14 @@ func (d *cpuDriver) Update(float64) {
 	}
 	d.seq = p.Seq
 	d.rate.add(frames, now)
+}
+
+// showNotice puts a solver's notice in the status line when it is new.
+func showNotice(status *statusLine, last *string, notice string) {
+	if notice != "" && notice != *last {
+		*last = notice
+		status.set(notice, false)
+	}
 }
 
 func (d *cpuDriver) Close() {
@@ -153,6 +201,8 @@ type gpuDriver struct {
 
 	status *statusLine
 	record func(sim.Stats)
+	notice string
+	frame  sim.Frame
 }
 
 // maxBacklog caps the accumulator of the GPU driver, in frames.
@@ -172,6 +222,26 @@ func (d *gpuDriver) Particles() render.Particles { return d.s.Particles() }
 func (d *gpuDriver) Version() uint64             { return d.version }
 func (d *gpuDriver) Stats() sim.Stats            { return d.s.Stats() }
 func (d *gpuDriver) SimRate() float64            { return d.rate.rate }
+
+func (d *gpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
+	msg, err := f(d.s)
+	switch {
+	case err != nil:
+		d.status.set(err.Error(), true)
+		return
+	case msg != "":
+		d.status.set(msg, false)
+	}
+	d.version++
+	if then != nil {
+		then()
+	}
+}
+
+func (d *gpuDriver) PickFrame() *sim.Frame {
+	d.s.Frame(&d.frame)
+	return &d.frame
+}
 
 func (d *gpuDriver) Reset(sc *scene.Scene) {
 	if err := d.s.Reset(sc); err != nil {
@@ -206,9 +276,11 @@ func (d *gpuDriver) Update(wallDt float64) {
 			d.status.set(stepErrorMessage(d.mode.Name, err), true)
 			break
 		}
+		st := d.s.Stats()
 		if d.record != nil {
-			d.record(d.s.Stats())
+			d.record(st)
 		}
+		showNotice(d.status, &d.notice, st.Notice)
 	}
 	d.rate.add(1, now)
 }

@@ -29,6 +29,10 @@ type Mode struct {
 	Compute  bool
 	Fallback string
 
+	// StateKind is the kind of state the solver saves and loads (sim.Stateful); "" when it cannot. Modes of one
+	// kind load each other's save files.
+	StateKind string
+
 	// Params returns a parameter set with the solver's names, bounds and defaults without building the solver (no
 	// GL needed): for `slosh params`, for checking --set before a window opens, and as the panel's mirror of a
 	// solver that runs on another goroutine.
@@ -57,12 +61,13 @@ func Modes() []Mode {
 	}
 	return []Mode{
 		{
-			Name:     gpupbf.Name,
-			Title:    "PBF",
-			Desc:     "Position Based Fluids on the GPU (OpenGL 4.3 compute shaders); the sandbox's main mode",
-			Compute:  true,
-			Fallback: pbf.Name,
-			Params:   pbfParams,
+			Name:      gpupbf.Name,
+			Title:     "PBF",
+			Desc:      "Position Based Fluids on the GPU (OpenGL 4.3 compute shaders); the sandbox's main mode",
+			Compute:   true,
+			Fallback:  pbf.Name,
+			StateKind: "pbf",
+			Params:    pbfParams,
 			New: func(ctx *glh.Context) (sim.Solver, error) {
 				s, err := gpupbf.New(ctx)
 				if err != nil {
@@ -72,11 +77,12 @@ func Modes() []Mode {
 			},
 		},
 		{
-			Name:   pbf.Name,
-			Title:  "PBF",
-			Desc:   "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
-			Params: func() *param.Set { return pbf.New().Params() },
-			New:    func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
+			Name:      pbf.Name,
+			Title:     "PBF",
+			StateKind: "pbf",
+			Desc:      "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
+			Params:    func() *param.Set { return pbf.New().Params() },
+			New:       func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
 		},
 	}
 }

@@ -21,6 +21,7 @@ func usagef(format string, args ...any) error {
 // Options are what every command shares.
 type Options struct {
 	Scene     string   // a shipped scene's name or a path to a scene file; "" opens DefaultScene
+	Load      string   // a save file to start from (its scene, mode, parameters and state); excludes Scene
 	Mode      string   // a mode name; "" uses the scene's mode, else DefaultMode
 	Sets      []string // "name=value" assignments (--set), applied in order after the scene's overrides
 	Particles int      // --particles: the solver's particle count on reset; 0 keeps the scene's resolution
@@ -43,6 +44,9 @@ func (o *Options) check() error {
 	default:
 		return usagef("--gl %q: want 4.1 (cap the context at OpenGL 4.1, without compute shaders) or 4.3", o.GLCap)
 	}
+	if o.Load != "" && o.Scene != "" {
+		return usagef("--load and --scene both name what to start from; give one")
+	}
 	if o.Particles < 0 {
 		return usagef("--particles %d: must be 0 (the scene's resolution) or more", o.Particles)
 	}
@@ -60,6 +64,7 @@ type RunOptions struct {
 	Options
 	Frames        int    // simulated frames of 1/60 s
 	Screenshot    string // PNG path for the last frame; "" renders nothing (and needs no GL for CPU modes)
+	Save          string // save file for the final state; "" saves none
 	Width, Height int    // screenshot size in pixels; 0 is 1280×720
 	Stdout        io.Writer
 }

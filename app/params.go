@@ -9,6 +9,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -19,10 +20,11 @@ const renderPrefix = "render"
 // split between the solver and the renderer and checked against the mode's parameters.
 type setup struct {
 	sc          *scene.Scene
-	mode        Mode     // the mode asked for (a Compute mode may still fall back when it is built)
-	solverSets  []string // "name=value", in order: --particles first, then the solver's --set
-	renderSets  []string // render.* assignments
-	surfaceSets []string // surface.* assignments
+	mode        Mode           // the mode asked for (a Compute mode may still fall back when it is built)
+	solverSets  []string       // "name=value", in order: --particles first, then the solver's --set
+	renderSets  []string       // render.* assignments
+	surfaceSets []string       // surface.* assignments
+	load        *savefile.File // the save file to start from (--load), or nil
 }
 
 // prepare opens the scene and checks the options against the mode's parameters, before anything heavy (a window,
@@ -31,15 +33,28 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	name := o.Scene
-	if name == "" {
-		name = DefaultScene
-	}
-	sc, err := scene.Open(name)
-	if err != nil {
-		return nil, err
+	var load *savefile.File
+	var sc *scene.Scene
+	if o.Load != "" {
+		f, err := savefile.Load(o.Load)
+		if err != nil {
+			return nil, err
+		}
+		load, sc = f, f.Scene
+	} else {
+		name := o.Scene
+		if name == "" {
+			name = DefaultScene
+		}
+		var err error
+		if sc, err = scene.Open(name); err != nil {
+			return nil, err
+		}
 	}
 	modeName := o.Mode
+	if modeName == "" && load != nil {
+		modeName = load.Mode
+	}
 	if modeName == "" {
 		modeName = sc.Mode
 		if modeName != "" {
@@ -55,7 +70,7 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &setup{sc: sc, mode: m}
+	st := &setup{sc: sc, mode: m, load: load}
 
 	check := m.Params()
 	if o.Particles > 0 {
@@ -95,10 +110,16 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	return st, nil
 }
 
-// configure applies the scene's overrides for the solver's parameters, then the command line's assignments. It
-// returns notes about scene overrides meant for other modes, which are skipped.
+// configure applies the scene's overrides for the solver's parameters (or a save file's parameters), then the
+// command line's assignments. It returns notes about scene overrides meant for other modes, which are skipped.
 func (st *setup) configure(set *param.Set, mode string) ([]string, error) {
-	notes, err := applySceneParams(set, st.sc, mode)
+	var notes []string
+	var err error
+	if st.load != nil {
+		err = set.ApplyPreset(st.load.Params, "")
+	} else {
+		notes, err = applySceneParams(set, st.sc, mode)
+	}
 	if err != nil {
 		return nil, err
 	}

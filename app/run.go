@@ -45,6 +45,12 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 		ss.Close()
 		return nil, fmt.Errorf("%s: %w", m.Name, err)
 	}
+	if f := st.load; f != nil {
+		if err := readState(s, m, f); err != nil {
+			ss.Close()
+			return nil, err
+		}
+	}
 	return ss, nil
 }
 
@@ -157,6 +163,17 @@ func Run(o RunOptions) error {
 			return fmt.Errorf("frame %d: %w", f, err)
 		}
 		fmt.Fprintln(stdout, statsLine(f, steps))
+	}
+	if o.Save != "" {
+		path, err := withExt(o.Save, ".slosh")
+		if err != nil {
+			return err
+		}
+		msg, err := saveStateFile(path, ss.mode.Name, ss.solver, st.sc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "slosh: "+msg)
 	}
 
 	if off == nil {

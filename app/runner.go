@@ -82,6 +82,7 @@ const (
 	cmdPause
 	cmdStep
 	cmdSurface
+	cmdDo
 )
 
 type command struct {
@@ -90,6 +91,7 @@ type command struct {
 	sc      *scene.Scene
 	paused  bool
 	surface *surfaceJob
+	do      func(sim.Solver) (string, error)
 }
 
 // surfaceJob asks the runner to compute each published frame's anisotropic kernels with sim/surface.
@@ -188,6 +190,11 @@ func (r *Runner) SetSurface(on bool, cfg csurface.Config, lo, hi [3]float32) {
 	}
 	r.post(command{kind: cmdSurface, surface: job})
 }
+
+// Do runs f on the solver between frames. A message or error it returns becomes the status message, and a frame
+// is published after a message (a tool action), so the change shows while paused; f returns "" for quiet updates
+// made every display frame (a paddle's position).
+func (r *Runner) Do(f func(sim.Solver) (string, error)) { r.post(command{kind: cmdDo, do: f}) }
 
 // StepFrame simulates one frame and pauses.
 func (r *Runner) StepFrame() { r.post(command{kind: cmdStep}) }
@@ -352,6 +359,15 @@ func (r *Runner) runCommands() {
 				r.aniso = csurface.NewAnisotropy()
 			}
 			r.publish(nil) // the same state, with (or without) its kernels
+		case cmdDo:
+			msg, err := c.do(r.solver)
+			switch {
+			case err != nil:
+				r.setMessage(err.Error(), true)
+			case msg != "":
+				r.setMessage(msg, false)
+				r.publish(nil)
+			}
 		}
 	}
 	r.giveBack(cmds)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"time"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
@@ -77,12 +79,15 @@ type viewer struct {
 	status statusLine
 	mouse  mouseState
 	model  ui.Model
+	hands  *hands
+	// savePath is the file the panel's save and load buttons use
+	savePath string
 
 	last      time.Time
 	fps       rateMeter
 	lastTitle time.Time
 	title     string
-	sets      [3]*param.Set
+	sets      [4]*param.Set
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -109,6 +114,7 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 		return nil, err
 	}
 	v.panels = ui.NewPanels()
+	v.hands = newHands()
 
 	ss, err := openSession(modes, st, v.glInfo(), stderr)
 	if err != nil {
@@ -123,6 +129,7 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 	v.drv = v.newDriver(ss.mode, ss.solver, false)
 
 	v.setScene(st.sc)
+	v.resetHands(st.sc)
 	v.ui.SetInput(v)
 	return v, nil
 }
@@ -142,6 +149,7 @@ func (v *viewer) setScene(sc *scene.Scene) {
 	v.sc = sc
 	v.rend.SetScene(sc)
 	v.rend.SetBodies(bodyShapes(sc))
+	v.savePath = defaultSavePath(sc, ".slosh")
 	if err := v.rend.Err(); err != nil {
 		v.status.set(err.Error(), true)
 	}
@@ -168,6 +176,7 @@ func (v *viewer) frame(now time.Time) {
 	}
 	v.last = now
 	v.fps.add(1, now)
+	v.updateGesture()
 	v.drv.Update(dt)
 
 	v.ui.NewFrame()
@@ -212,7 +221,7 @@ func (v *viewer) fillModel() {
 	}
 	m.Scenes, m.Scene = v.scenes, v.sceneIdx
 	m.Paused = v.drv.Paused()
-	v.sets = [3]*param.Set{v.drv.Params(), v.rend.Params(), v.surf.Params()}
+	v.sets = [4]*param.Set{v.drv.Params(), v.hands.set, v.rend.Params(), v.surf.Params()}
 	m.Sets = v.sets[:]
 	m.Stats = v.drv.Stats()
 	m.RenderPasses = append(m.RenderPasses[:0], v.surf.Timings()...)
@@ -221,6 +230,12 @@ func (v *viewer) fillModel() {
 	}
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
+	m.Tool = toolHints[v.hands.cfg.Tool]
+	m.UndoLabel = ""
+	if u := v.hands.undo; u != nil && v.hands.gesture == gestureNone {
+		m.UndoLabel = u.label
+	}
+	m.Path = v.savePath
 }
 
 // apply carries out what the panel asked for.
@@ -242,11 +257,29 @@ func (v *viewer) apply(a ui.Actions) {
 	if a.Step {
 		v.drv.StepFrame()
 	}
+	if a.Undo {
+		v.undoLast()
+	}
+	v.savePath = v.model.Path
+	switch {
+	case a.Save:
+		v.saveState(v.savePath)
+	case a.Load:
+		v.loadStateFile(v.savePath)
+	case a.SaveScene:
+		v.saveScene(strings.TrimSuffix(v.savePath, filepath.Ext(v.savePath)) + ".json")
+	case a.SavePreset:
+		v.savePreset(strings.TrimSuffix(v.savePath, filepath.Ext(v.savePath)) + "-params.json")
+	case a.LoadPreset:
+		v.loadPreset(v.savePath)
+	}
 }
 
 func (v *viewer) reset() {
 	v.panels.ClearHistory()
+	v.endGesture()
 	v.drv.Reset(v.sc)
+	v.resetHands(v.sc)
 }
 
 // switchMode replaces the running mode by m, keeping the values of the parameters both have, and resets it with
@@ -273,6 +306,7 @@ func (v *viewer) switchMode(m Mode) {
 	v.drv.Close()
 	v.panels.ClearHistory()
 	v.drv = v.newDriver(run, s, paused)
+	v.resetHands(v.sc)
 	switch {
 	case note != "":
 		fmt.Fprintln(v.stderr, "slosh: "+note)
@@ -301,8 +335,10 @@ func (v *viewer) switchScene(name string) {
 		return
 	}
 	v.drv.ParamsChanged()
+	v.endGesture()
 	v.setScene(sc)
 	v.drv.Reset(sc)
+	v.resetHands(sc)
 	if len(notes) > 0 {
 		v.status.set(notes[0], false)
 	}
@@ -339,13 +375,15 @@ const (
 	zoomPerNotch     = 0.9
 )
 
-// MouseButton implements ui.Input: left drags orbit, right or middle drags (or shift + left) pan.
+// MouseButton implements ui.Input: left drags work the tool (tools.go) or orbit, right or middle drags (or
+// shift + left) pan.
 func (v *viewer) MouseButton(b glfw.MouseButton, a glfw.Action, mods glfw.ModifierKey) {
 	switch a {
 	case glfw.Press:
 		switch {
 		case b == glfw.MouseButtonLeft && mods&glfw.ModShift != 0:
 			v.mouse.pan = true
+		case b == glfw.MouseButtonLeft && v.startGesture(mods&glfw.ModControl != 0):
 		case b == glfw.MouseButtonLeft:
 			v.mouse.orbit = true
 		case b == glfw.MouseButtonRight || b == glfw.MouseButtonMiddle:
@@ -355,6 +393,7 @@ func (v *viewer) MouseButton(b glfw.MouseButton, a glfw.Action, mods glfw.Modifi
 		// a release may come without its press (the panel took it): ending a drag that is not on is harmless
 		if b == glfw.MouseButtonLeft {
 			v.mouse.orbit = false
+			v.endGesture()
 		}
 		v.mouse.pan = v.win.GetMouseButton(glfw.MouseButtonRight) == glfw.Press ||
 			v.win.GetMouseButton(glfw.MouseButtonMiddle) == glfw.Press
@@ -386,8 +425,21 @@ func (v *viewer) Scroll(_, dy float64) {
 }
 
 // Key implements ui.Input: the shortcuts listed in the panel.
-func (v *viewer) Key(k glfw.Key, a glfw.Action, _ glfw.ModifierKey) {
+func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 	if a == glfw.Release {
+		return
+	}
+	if mods&glfw.ModControl != 0 {
+		switch {
+		case k == glfw.KeyZ && a == glfw.Press:
+			v.undoLast()
+		case k == glfw.KeyS && a == glfw.Press:
+			v.saveState(v.savePath)
+		}
+		return
+	}
+	if k >= glfw.Key1 && k < glfw.Key1+glfw.Key(len(toolNames)) && a == glfw.Press {
+		v.hands.cfg.Tool = int32(k - glfw.Key1)
 		return
 	}
 	if a == glfw.Repeat && k != glfw.KeyPeriod {

@@ -27,6 +27,11 @@ type Model struct {
 	SimRate       float64    // simulated frames per second (CPU modes may run below display rate)
 	Status        string     // one line at the bottom (last message / error), may be empty
 	StatusIsError bool
+	// Tool is the active tool's one-line hint; UndoLabel says what Undo would undo ("" disables it).
+	Tool      string
+	UndoLabel string
+	// Path is the file the Save and Load buttons use; the panel edits it in place.
+	Path string
 }
 
 // Actions is what the user asked for during one Draw.
@@ -35,6 +40,10 @@ type Actions struct {
 	TogglePause, Step, Reset bool
 	ParamsChanged            bool // some parameter changed this frame (via param.Param.Set)
 	ResetNeeded              bool // a changed parameter has OnReset == true
+	Undo                     bool
+	// File actions on Model.Path: save or load the whole state, save the setup as a scene, save or load the
+	// parameters alone.
+	Save, Load, SaveScene, SavePreset, LoadPreset bool
 }
 
 // HistoryLen is how many steps the density-error plot keeps.
@@ -171,6 +180,28 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 	}
 	textDisabled("space pause/run   .  step   r  reset")
 	textDisabled("f  frame view   h  hide panel   Esc  quit")
+	imgui.Separator()
+	if m.Tool != "" {
+		textWrapped(m.Tool)
+	}
+	textDisabled("1 grab  2 paddle  3 drop  4 pour  5 drain  ctrl-drag paddle")
+	if m.UndoLabel == "" {
+		textDisabled("nothing to undo")
+	} else if imgui.ButtonV("Undo "+m.UndoLabel+"###undo", imgui.Vec2{X: 15 * em}) {
+		act.Undo = true
+	}
+	if imgui.CollapsingHeader("Save and load") {
+		imgui.InputText("File", &m.Path)
+		half := imgui.Vec2{X: 11 * em}
+		act.Save = imgui.ButtonV("Save state", half)
+		imgui.SameLine()
+		act.Load = imgui.ButtonV("Load state", half)
+		act.SaveScene = imgui.ButtonV("Save as scene", half)
+		imgui.SameLine()
+		act.SavePreset = imgui.ButtonV("Save parameters", half)
+		act.LoadPreset = imgui.ButtonV("Load parameters", half)
+		textDisabled("ctrl-s save state   ctrl-z undo")
+	}
 	imgui.Separator()
 	switch {
 	case m.Status != "" && m.StatusIsError:

@@ -1,0 +1,288 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/savefile"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Saving and loading from the window and the command line: whole states (sim/savefile: parameters, the scene as
+// set up, and the solver's state), scenes written from the current setup, and parameter presets. A file that
+// cannot be read or does not fit never touches the running simulation: the new state is built beside it and only
+// replaces it once everything worked.
+
+// SaveDir is where the window saves when the path box names no folder.
+const SaveDir = "saves"
+
+// defaultSavePath names a new file for the scene: saves/<scene>-<time><ext>.
+func defaultSavePath(sc *scene.Scene, ext string) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' {
+			return '-'
+		}
+		return r
+	}, sceneLabel(sc))
+	return filepath.Join(SaveDir, fmt.Sprintf("%s-%s%s", name, time.Now().Format("20060102-150405"), ext))
+}
+
+// withExt gives path the extension ext when it has none, and makes its folder.
+func withExt(path, ext string) (string, error) {
+	if filepath.Ext(path) == "" {
+		path += ext
+	}
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("cannot make the folder for %s: %w (choose a writable folder)", path, err)
+		}
+	}
+	return path, nil
+}
+
+// liveScene is the scene as set up now: the opened scene with the bodies dropped since, in the solver's order.
+func liveScene(sc *scene.Scene, bodies []scene.Body) *scene.Scene {
+	out := sc.Clone()
+	out.Bodies = append([]scene.Body(nil), bodies...)
+	return out
+}
+
+// saveStateFile writes the solver's whole state with its parameters and the live scene. It runs where the solver
+// lives (the runner's goroutine for CPU modes).
+func saveStateFile(path, mode string, s sim.Solver, live *scene.Scene) (string, error) {
+	st, ok := s.(sim.Stateful)
+	if !ok {
+		return "", fmt.Errorf("mode %s cannot save its state", mode)
+	}
+	var f sim.Frame
+	s.Frame(&f)
+	file, err := savefile.Capture(mode, s.Params(), live, st, f.Time, f.Steps, f.N)
+	if err != nil {
+		return "", err
+	}
+	if err := savefile.Save(path, file); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("saved %d particles at t=%.2fs to %s", f.N, f.Time, path), nil
+}
+
+// restoreSession builds a solver of mode m from a save file: parameters, reset with the file's scene, then its
+// state. On error nothing is left behind.
+func restoreSession(modes []Mode, m Mode, g glInfo, f *savefile.File) (sim.Solver, Mode, string, error) {
+	s, run, note, err := openSolver(modes, m, g)
+	if err != nil {
+		return nil, run, "", err
+	}
+	fail := func(err error) (sim.Solver, Mode, string, error) {
+		deleteSolver(s)
+		return nil, run, "", fmt.Errorf("%s: %w", f.Path, err)
+	}
+	if run.StateKind != f.Kind {
+		return fail(fmt.Errorf("saved in mode %s (state kind %s); mode %s cannot load it: switch to %s first", f.Mode, f.Kind, run.Name, f.Mode))
+	}
+	if err := s.Params().ApplyPreset(f.Params, ""); err != nil {
+		return fail(err)
+	}
+	if err := s.Reset(f.Scene); err != nil {
+		return fail(err)
+	}
+	if err := readState(s, run, f); err != nil {
+		deleteSolver(s)
+		return nil, run, "", err
+	}
+	return s, run, note, nil
+}
+
+// loadModeFor is the mode to load a file in: the running one when it reads the file's kind of state, else the
+// mode that saved it.
+func loadModeFor(modes []Mode, running Mode, f *savefile.File) (Mode, error) {
+	if running.StateKind != "" && running.StateKind == f.Kind {
+		return running, nil
+	}
+	return lookupMode(modes, f.Mode)
+}
+
+// loadStateFile replaces the running simulation by a save file's, or reports why it cannot and keeps it.
+func (v *viewer) loadStateFile(path string) {
+	f, err := savefile.Load(path)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	m, err := loadModeFor(v.modes, v.drv.Mode(), f)
+	if err != nil {
+		v.status.set(fmt.Sprintf("%s: %v", path, err), true)
+		return
+	}
+	s, run, note, err := restoreSession(v.modes, m, v.glInfo(), f)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	paused := v.drv.Paused()
+	v.drv.Close()
+	v.panels.ClearHistory()
+	v.setScene(f.Scene)
+	v.drv = v.newDriver(run, s, paused)
+	v.resetHands(f.Scene)
+	msg := fmt.Sprintf("loaded %s: %d particles at t=%.2fs in mode %s", path, f.Particles, f.Time, run.Name)
+	if note != "" {
+		msg += " (" + note + ")"
+	}
+	v.status.set(msg, false)
+}
+
+// saveState saves the running simulation.
+func (v *viewer) saveState(path string) {
+	path, err := withExt(path, ".slosh")
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	live, mode := liveScene(v.sc, v.hands.bodies), v.drv.Mode().Name
+	v.drv.Do(func(s sim.Solver) (string, error) { return saveStateFile(path, mode, s, live) }, nil)
+	v.savePath = path
+}
+
+// sceneFromState is the live setup as a scene: the bodies where they are now (at rest), and the parameters.
+func sceneFromState(live *scene.Scene, f *sim.Frame, params *param.Set, mode string) *scene.Scene {
+	out := live.Clone()
+	for i := range out.Bodies {
+		if i >= len(f.Bodies) {
+			break
+		}
+		b := &out.Bodies[i]
+		pose := f.Bodies[i]
+		b.Shape = b.Shape.Posed(vec64(pose.Origin), vec64(pose.Center), quatMatrix(pose.Rot))
+		b.Shape = fitInside(b.Shape, out.Domain)
+		b.Velocity, b.Spin = scene.Vec3{}, scene.Vec3{}
+	}
+	out.Mode = mode
+	pr := params.Preset(mode)
+	out.Params = scene.ParamValues{}
+	for k, val := range pr.Params {
+		out.Params[k] = val
+	}
+	return out
+}
+
+// fitInside moves a shape into the domain by as much as its bounding box sticks out (a turned body resting on
+// the floor has a bounding box below it), so that the saved scene validates; it then falls back into place.
+func fitInside(sh scene.Shape, dom scene.Box) scene.Shape {
+	b := sh.Bounds()
+	var d scene.Vec3
+	for k := 0; k < 3; k++ {
+		d[k] = math.Max(0, dom.Min[k]-b.Min[k]) - math.Max(0, b.Max[k]-dom.Max[k])
+	}
+	if d == (scene.Vec3{}) {
+		return sh
+	}
+	c := b.Center()
+	return sh.Posed(c, c.Add(d), scene.Mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+}
+
+func vec64(v [3]float32) scene.Vec3 { return scene.Vec3{float64(v[0]), float64(v[1]), float64(v[2])} }
+
+// quatMatrix is the rotation matrix of a unit quaternion (x, y, z, w).
+func quatMatrix(q [4]float32) scene.Mat3 {
+	x, y, z, w := float64(q[0]), float64(q[1]), float64(q[2]), float64(q[3])
+	return scene.Mat3{
+		{1 - 2*(y*y+z*z), 2 * (x*y - z*w), 2 * (x*z + y*w)},
+		{2 * (x*y + z*w), 1 - 2*(x*x+z*z), 2 * (y*z - x*w)},
+		{2 * (x*z - y*w), 2 * (y*z + x*w), 1 - 2*(x*x+y*y)},
+	}
+}
+
+// saveScene writes the current setup as a scene file that --scene opens.
+func (v *viewer) saveScene(path string) {
+	path, err := withExt(path, ".json")
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	sc := sceneFromState(liveScene(v.sc, v.hands.bodies), v.drv.PickFrame(), v.drv.Params(), v.drv.Mode().Name)
+	sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	data, err := sc.Marshal()
+	if err == nil {
+		err = writeFileAtomic(path, data)
+	}
+	if err != nil {
+		v.status.set(fmt.Sprintf("save scene: %v", err), true)
+		return
+	}
+	v.status.set(fmt.Sprintf("saved the setup as scene %s (open it with --scene %s)", path, path), false)
+}
+
+// savePreset writes the mode's parameters as a preset.
+func (v *viewer) savePreset(path string) {
+	path, err := withExt(path, ".json")
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	data, err := v.drv.Params().MarshalPreset(v.drv.Mode().Name)
+	if err == nil {
+		err = writeFileAtomic(path, data)
+	}
+	if err != nil {
+		v.status.set(fmt.Sprintf("save parameters: %v", err), true)
+		return
+	}
+	v.status.set("saved the parameters to "+path, false)
+}
+
+// loadPreset applies a parameter preset to the running mode, all or nothing.
+func (v *viewer) loadPreset(path string) {
+	if err := v.drv.Params().LoadPresetFile(path, v.drv.Mode().Name); err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	v.drv.ParamsChanged()
+	v.status.set("loaded the parameters from "+path+" (parameters that act on reset need one: r)", false)
+}
+
+// writeFileAtomic writes data beside path and renames it over path, so a failed write leaves the old file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w (choose a writable folder)", path, err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write %s: %w (free some space or choose another folder)", path, err)
+	}
+	return nil
+}
+
+// readState loads a save file's state into a solver reset with the file's scene.
+func readState(s sim.Solver, m Mode, f *savefile.File) error {
+	st, ok := s.(sim.Stateful)
+	if !ok {
+		return fmt.Errorf("%s: mode %s cannot load states", f.Path, m.Name)
+	}
+	if st.StateKind() != f.Kind {
+		return fmt.Errorf("%s: saved in mode %s (state kind %s); mode %s (state kind %s) cannot load it: use --mode %s",
+			f.Path, f.Mode, f.Kind, m.Name, st.StateKind(), f.Mode)
+	}
+	if err := st.ReadState(bytes.NewReader(f.State)); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	return nil
+}

@@ -1,0 +1,471 @@
+package app
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/assets"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// The hands: tools the mouse works in the window. A left drag that starts on a rigid body grabs it and throws it
+// with the mouse's velocity when released (the grab tool); otherwise it orbits the camera. Ctrl + left drag, or
+// the paddle tool, pushes the fluid with a sphere at the cursor; the drop tool drops the object chosen in the panel
+// above the point clicked; the pour tool pours a stream there while the button is held; the drain tool removes
+// the fluid near the cursor while held. Every action goes to the solver through sim.Hands between steps; the last
+// drop or drain can be undone.
+
+// Tools, as the values of tools.tool.
+const (
+	toolGrab = iota
+	toolPaddle
+	toolDrop
+	toolPour
+	toolDrain
+)
+
+var toolNames = []string{"grab", "paddle", "drop", "pour", "drain"}
+
+var toolHints = []string{
+	"Grab: drag a body to throw it; drag elsewhere to orbit",
+	"Paddle: drag to push the fluid with a sphere",
+	"Drop: click to drop the object chosen under Tools",
+	"Pour: hold the button to pour where you point",
+	"Drain: hold the button to remove fluid where you point",
+}
+
+// Objects the drop tool makes, as the values of tools.drop_shape.
+var dropShapes = []string{"sphere", "box", "capsule", "bunny"}
+
+// toolConfig holds the tools' settings, shown in the panel as the set tools.*.
+type toolConfig struct {
+	Tool         int32
+	DropShape    int32
+	DropSize     float32 // m: diameter, side, length or the bunny's extent
+	DropDensity  float32 // kg/m³
+	PaddleRadius float32 // m
+	PourRadius   float32 // m
+	PourSpeed    float32 // m/s
+	PourHeight   float32 // m above the point clicked
+	DrainRadius  float32 // m
+}
+
+func defaultToolConfig() toolConfig {
+	return toolConfig{DropSize: 0.12, DropDensity: 500, PaddleRadius: 0.06, PourRadius: 0.03, PourSpeed: 1.5,
+		PourHeight: 0.15, DrainRadius: 0.06}
+}
+
+func (c *toolConfig) register(s *param.Set) {
+	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames,
+		Desc: "What a left drag in the view does (keys 1–5); a drag starting on a body always grabs it with the grab tool, ctrl + drag is always the paddle"})
+	s.Choice(&c.DropShape, param.Spec{Name: "tools.drop_shape", Label: "Drop: object", Group: "Tools|Drop", Items: dropShapes,
+		Desc: "The object the drop tool drops"})
+	s.Float(&c.DropSize, param.Spec{Name: "tools.drop_size", Label: "Drop: size", Group: "Tools|Drop", Unit: "m", Min: 0.01, Max: 2, SoftMin: 0.03, SoftMax: 0.4,
+		Desc: "Diameter of the sphere, side of the box, length of the capsule, longest side of the bunny"})
+	s.Float(&c.DropDensity, param.Spec{Name: "tools.drop_density", Label: "Drop: density", Group: "Tools|Drop", Unit: "kg/m³", Min: 1, Max: scene.MaxBodyDensity, SoftMin: 50, SoftMax: 8000, Log: true,
+		Desc: "Density of the dropped object: below the fluid's it floats (wood 600), above it sinks (stone 2600)"})
+	s.Float(&c.PaddleRadius, param.Spec{Name: "tools.paddle_radius", Label: "Paddle radius", Group: "Tools|Paddle", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.2,
+		Desc: "Radius of the sphere the paddle pushes the fluid with"})
+	s.Float(&c.PourRadius, param.Spec{Name: "tools.pour_radius", Label: "Pour: radius", Group: "Tools|Pour", Unit: "m", Min: 0.005, Max: 0.5, SoftMin: 0.01, SoftMax: 0.1,
+		Desc: "Radius of the poured stream"})
+	s.Float(&c.PourSpeed, param.Spec{Name: "tools.pour_speed", Label: "Pour: speed", Group: "Tools|Pour", Unit: "m/s", Min: 0.1, Max: scene.MaxSpeed, SoftMin: 0.5, SoftMax: 5,
+		Desc: "Speed of the stream; with the radius it sets the rate, π r² × speed"})
+	s.Float(&c.PourHeight, param.Spec{Name: "tools.pour_height", Label: "Pour: height", Group: "Tools|Pour", Unit: "m", Min: 0, Max: 2, SoftMin: 0, SoftMax: 0.5,
+		Desc: "How far above the point under the cursor the stream starts"})
+	s.Float(&c.DrainRadius, param.Spec{Name: "tools.drain_radius", Label: "Drain radius", Group: "Tools|Drain", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.3,
+		Desc: "Radius of the region the drain removes fluid from"})
+}
+
+// gesture is the drag in progress with a tool.
+type gesture int
+
+const (
+	gestureNone gesture = iota
+	gestureGrab
+	gesturePaddle
+	gesturePour
+	gestureDrain
+)
+
+// grabTime is how quickly a grabbed body catches up with the cursor: its velocity is the distance over this time.
+const grabTime = 1.0 / 20
+
+// maxThrow caps a grabbed body's speed, m/s.
+const maxThrow = 10
+
+// drainEvery is how many display frames pass between the drain's removals while the button is held (each one reads
+// the state back on the GPU).
+const drainEvery = 4
+
+// hands is the state of the tools in the window; all of it belongs to the GL thread.
+type hands struct {
+	cfg toolConfig
+	set *param.Set
+
+	gesture gesture
+	body    int        // the grabbed body
+	depth   float32    // distance along the cursor ray at which the gesture acts
+	offset  mgl32.Vec3 // grab point − body centre when grabbed
+	frames  int        // display frames since the gesture began
+	undo    *undoRecord
+	// bodies are the shapes of the solver's rigid bodies, in its order: the scene's, then those dropped
+	bodies []scene.Body
+	bunny  *scene.MeshData // loaded on the first bunny drop
+}
+
+// undoRecord is the last tool action that can be undone.
+type undoRecord struct {
+	label   string         // "drop", "drain"
+	body    int            // the body a drop added
+	removed []sim.Particle // the fluid a drain removed, or a drop displaced
+}
+
+func newHands() *hands {
+	h := &hands{cfg: defaultToolConfig(), set: param.NewSet()}
+	h.cfg.register(h.set)
+	return h
+}
+
+// ray is a half-line from the eye through a point of the view.
+type ray struct {
+	origin, dir mgl32.Vec3
+}
+
+func (r ray) at(t float32) mgl32.Vec3 { return r.origin.Add(r.dir.Mul(t)) }
+
+// cursorRay is the ray through window point (x, y) (screen coordinates, origin top left) of a w × h window.
+func cursorRay(cam render.Camera, x, y float64, w, h int) (ray, bool) {
+	if w <= 0 || h <= 0 {
+		return ray{}, false
+	}
+	nx, ny := float32(2*x/float64(w)-1), float32(1-2*y/float64(h))
+	inv := cam.Proj.Mul4(cam.View).Inv()
+	near := mgl32.TransformCoordinate(mgl32.Vec3{nx, ny, -1}, inv)
+	far := mgl32.TransformCoordinate(mgl32.Vec3{nx, ny, 1}, inv)
+	d := far.Sub(near)
+	if l := d.Len(); l > 0 && !math.IsNaN(float64(l)) && !math.IsInf(float64(l), 0) {
+		return ray{origin: near, dir: d.Mul(1 / l)}, true
+	}
+	return ray{}, false
+}
+
+// pickParticle finds the first particle the ray passes within one particle spacing of: its index and distance
+// along the ray, or −1.
+func pickParticle(f *sim.Frame, r ray) (int, float32) {
+	if f == nil {
+		return -1, 0
+	}
+	best, bestT := -1, float32(math.Inf(1))
+	rad := 2 * f.Radius
+	for i := 0; i < f.N; i++ {
+		p := mgl32.Vec3{f.Pos[i][0], f.Pos[i][1], f.Pos[i][2]}
+		d := p.Sub(r.origin)
+		t := d.Dot(r.dir)
+		if t <= 0 || t >= bestT {
+			continue
+		}
+		if d.Dot(d)-t*t < rad*rad {
+			best, bestT = i, t
+		}
+	}
+	return best, bestT
+}
+
+// boxExit is the distance along the ray at which it leaves the box [lo, hi] (the far wall or floor the cursor
+// points at), or false when it misses the box.
+func boxExit(r ray, lo, hi mgl32.Vec3) (float32, bool) {
+	tmin, tmax := float32(math.Inf(-1)), float32(math.Inf(1))
+	for k := 0; k < 3; k++ {
+		if r.dir[k] == 0 {
+			if r.origin[k] < lo[k] || r.origin[k] > hi[k] {
+				return 0, false
+			}
+			continue
+		}
+		t1, t2 := (lo[k]-r.origin[k])/r.dir[k], (hi[k]-r.origin[k])/r.dir[k]
+		tmin, tmax = max(tmin, min(t1, t2)), min(tmax, max(t1, t2))
+	}
+	if tmax < max(tmin, 0) {
+		return 0, false
+	}
+	return tmax, true
+}
+
+// target is where the cursor ray meets what is under it: the first particle, else the far side of the domain;
+// body is the rigid body that particle belongs to, or −1.
+func target(f *sim.Frame, r ray, sc *scene.Scene) (t float32, body int, ok bool) {
+	if i, ti := pickParticle(f, r); i >= 0 {
+		body = -1
+		if i < len(f.Body) {
+			body = int(f.Body[i])
+		}
+		return ti, body, true
+	}
+	t, ok = boxExit(r, vec3(sc.Domain.Min), vec3(sc.Domain.Max))
+	return t, -1, ok
+}
+
+// clampInto keeps p at least margin inside the domain.
+func clampInto(p mgl32.Vec3, sc *scene.Scene, margin float32) mgl32.Vec3 {
+	for k := 0; k < 3; k++ {
+		lo, hi := float32(sc.Domain.Min[k])+margin, float32(sc.Domain.Max[k])-margin
+		if lo > hi {
+			lo, hi = (lo+hi)/2, (lo+hi)/2
+		}
+		p[k] = min(max(p[k], lo), hi)
+	}
+	return p
+}
+
+// dropBody is the object the drop tool makes, resting on its lowest point at p.
+func (h *hands) dropBody(p mgl32.Vec3, sc *scene.Scene) (scene.Body, error) {
+	c := &h.cfg
+	size := float64(c.DropSize)
+	var sh scene.Shape
+	switch dropShapes[c.DropShape] {
+	case "sphere":
+		sh = scene.Shape{Kind: scene.ShapeSphere, Radius: size / 2}
+	case "box":
+		sh = scene.Shape{Kind: scene.ShapeBox, Size: scene.Vec3{size, size, size}, Rotation: scene.Vec3{0, 30, 0}}
+	case "capsule":
+		r := size / 4
+		sh = scene.Shape{Kind: scene.ShapeCapsule, A: scene.Vec3{-(size/2 - r), 0, 0}, B: scene.Vec3{size/2 - r, 0, 0}, Radius: r}
+	case "bunny":
+		if h.bunny == nil {
+			md, err := scene.LoadMesh(assets.Meshes(), "bunny.obj")
+			if err != nil {
+				return scene.Body{}, err
+			}
+			h.bunny = md
+		}
+		sh = scene.Shape{Kind: scene.ShapeMesh, Extent: size}
+		sh.SetMesh(h.bunny)
+	}
+	half := sh.Bounds().Size().Scale(0.5)
+	lift := float32(half[1]) + 0.05
+	q := clampInto(p.Add(mgl32.Vec3{0, lift, 0}), sc, float32(max(half[0], half[1], half[2])))
+	c3 := scene.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}
+	if sh.Kind == scene.ShapeCapsule {
+		sh.A, sh.B = sh.A.Add(c3), sh.B.Add(c3)
+	} else {
+		sh.Center = c3
+	}
+	return scene.Body{Shape: sh, Density: float64(c.DropDensity)}, nil
+}
+
+// withHands runs f with the solver's tools, or says that the mode has none.
+func withHands(f func(h sim.Hands) (string, error)) func(sim.Solver) (string, error) {
+	return func(s sim.Solver) (string, error) {
+		h, ok := s.(sim.Hands)
+		if !ok {
+			return "", fmt.Errorf("mode %s has no tools", s.Name())
+		}
+		return f(h)
+	}
+}
+
+// resetHands forgets gestures and undo and takes the bodies from the scene the solver was reset with.
+func (v *viewer) resetHands(sc *scene.Scene) {
+	h := v.hands
+	h.gesture, h.undo = gestureNone, nil
+	h.bodies = append(h.bodies[:0], sc.Bodies...)
+	v.rend.SetBodies(v.bodyShapes())
+}
+
+// bodyShapes are the shapes of the solver's bodies, in its order.
+func (v *viewer) bodyShapes() []scene.Shape {
+	out := make([]scene.Shape, len(v.hands.bodies))
+	for i := range v.hands.bodies {
+		out[i] = v.hands.bodies[i].Shape
+	}
+	return out
+}
+
+// cursor is the ray under the mouse.
+func (v *viewer) cursor() (ray, bool) {
+	w, h := v.win.GetSize()
+	fw, fh := v.win.GetFramebufferSize()
+	if fw <= 0 || fh <= 0 {
+		return ray{}, false
+	}
+	return cursorRay(v.cam.Camera(float32(fw)/float32(fh)), v.mouse.x, v.mouse.y, w, h)
+}
+
+// startGesture begins what a left press in the view does; it returns false when the press should orbit the camera.
+func (v *viewer) startGesture(ctrl bool) bool {
+	h := v.hands
+	r, ok := v.cursor()
+	if !ok {
+		return false
+	}
+	f := v.drv.PickFrame()
+	t, body, hit := target(f, r, v.sc)
+	if !hit {
+		return false
+	}
+	h.depth, h.frames = t, 0
+	tool := int(h.cfg.Tool)
+	if ctrl {
+		tool = toolPaddle
+	}
+	switch {
+	case tool == toolGrab && body >= 0 && body < len(f.Bodies):
+		h.gesture, h.body = gestureGrab, body
+		c := f.Bodies[body].Center
+		h.offset = r.at(t).Sub(mgl32.Vec3{c[0], c[1], c[2]})
+		v.status.set(fmt.Sprintf("grabbed body %d: release to throw it", body), false)
+	case tool == toolPaddle:
+		h.gesture = gesturePaddle
+	case tool == toolPour:
+		h.gesture = gesturePour
+	case tool == toolDrain:
+		h.gesture = gestureDrain
+		h.undo = &undoRecord{label: "drain"}
+	case tool == toolDrop:
+		v.drop(r.at(t))
+		return true
+	default:
+		return false
+	}
+	v.updateGesture()
+	return true
+}
+
+// updateGesture passes the gesture in progress to the solver; called every display frame while it lasts.
+func (v *viewer) updateGesture() {
+	h := v.hands
+	if h.gesture == gestureNone {
+		return
+	}
+	r, ok := v.cursor()
+	if !ok {
+		return
+	}
+	p := r.at(h.depth)
+	h.frames++
+	switch h.gesture {
+	case gestureGrab:
+		b := h.body
+		bodies := v.drv.Particles().Bodies
+		if b >= len(bodies) {
+			return
+		}
+		c := bodies[b].Center
+		vel := p.Sub(h.offset).Sub(mgl32.Vec3{c[0], c[1], c[2]}).Mul(1 / grabTime)
+		if l := vel.Len(); l > maxThrow {
+			vel = vel.Mul(maxThrow / l)
+		}
+		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+			hs.DriveBody(b, [3]float32(vel), true)
+			return "", nil
+		}), nil)
+	case gesturePaddle:
+		pad := &sim.Paddle{Center: [3]float32(p), Radius: h.cfg.PaddleRadius}
+		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+			hs.SetTools(sim.Tools{Paddle: pad})
+			return "", nil
+		}), nil)
+	case gesturePour:
+		q := clampInto(p.Add(mgl32.Vec3{0, h.cfg.PourHeight, 0}), v.sc, h.cfg.PourRadius)
+		e := &scene.Emitter{Center: scene.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}, Direction: scene.Vec3{0, -1, 0},
+			Radius: float64(h.cfg.PourRadius), Speed: float64(h.cfg.PourSpeed)}
+		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+			hs.SetTools(sim.Tools{Emitter: e})
+			return "", nil
+		}), nil)
+	case gestureDrain:
+		if (h.frames-1)%drainEvery != 0 {
+			return
+		}
+		rec, radius := h.undo, h.cfg.DrainRadius
+		var gone []sim.Particle
+		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+			var err error
+			gone, err = hs.Drain([3]float32(p), radius)
+			if err != nil || len(gone) == 0 {
+				return "", err
+			}
+			return fmt.Sprintf("drained %d particles", len(gone)), nil
+		}), func() { rec.removed = append(rec.removed, gone...) })
+	}
+}
+
+// endGesture finishes the gesture in progress: a grabbed body is let go with its velocity, the paddle and the
+// stream are put away.
+func (v *viewer) endGesture() {
+	h := v.hands
+	switch h.gesture {
+	case gestureGrab:
+		b := h.body
+		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+			hs.DriveBody(b, [3]float32{}, false)
+			return fmt.Sprintf("threw body %d", b), nil
+		}), nil)
+	case gesturePaddle, gesturePour:
+		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+			hs.SetTools(sim.Tools{})
+			return "", nil
+		}), nil)
+	}
+	h.gesture = gestureNone
+}
+
+// drop drops the object chosen in the panel above p.
+func (v *viewer) drop(p mgl32.Vec3) {
+	b, err := v.hands.dropBody(p, v.sc)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	var index int
+	var displaced []sim.Particle
+	what := dropShapes[v.hands.cfg.DropShape]
+	v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		var err error
+		index, displaced, err = hs.AddBody(b)
+		if err != nil {
+			return "", fmt.Errorf("drop: %w", err)
+		}
+		return fmt.Sprintf("dropped a %s of %g kg/m³ (ctrl-z takes it back)", what, b.Density), nil
+	}), func() {
+		h := v.hands
+		h.bodies = append(h.bodies, b)
+		v.rend.SetBodies(v.bodyShapes())
+		h.undo = &undoRecord{label: "drop", body: index, removed: displaced}
+	})
+}
+
+// undoLast takes back the last drop (removing the body and giving back the fluid it displaced) or drain (pouring
+// the particles back where they were).
+func (v *viewer) undoLast() {
+	h := v.hands
+	rec := h.undo
+	if rec == nil {
+		v.status.set("nothing to undo", false)
+		return
+	}
+	h.undo = nil
+	pos, vel := make([][3]float32, len(rec.removed)), make([][3]float32, len(rec.removed))
+	for i, p := range rec.removed {
+		pos[i], vel[i] = p.Pos, p.Vel
+	}
+	v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		if rec.label == "drop" {
+			if err := hs.RemoveBody(rec.body); err != nil {
+				return "", fmt.Errorf("undo drop: %w", err)
+			}
+		}
+		k := hs.AddFluid(pos, vel)
+		return fmt.Sprintf("undid the %s (%d particles back)", rec.label, k), nil
+	}), func() {
+		if rec.label == "drop" && rec.body < len(h.bodies) {
+			h.bodies = append(h.bodies[:rec.body], h.bodies[rec.body+1:]...)
+			v.rend.SetBodies(v.bodyShapes())
+		}
+	})
+}

@@ -1,0 +1,292 @@
+package app
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/savefile"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/ui"
+)
+
+// screenOf is where a world point shows in the window (screen coordinates), for clicking on it.
+func screenOf(v *viewer, p mgl32.Vec3) (float64, float64) {
+	w, h := v.win.GetSize()
+	fw, fh := v.win.GetFramebufferSize()
+	cam := v.cam.Camera(float32(fw) / float32(fh))
+	c := cam.Proj.Mul4(cam.View).Mul4x1(p.Vec4(1))
+	return float64((c[0]/c[3] + 1) / 2 * float32(w)), float64((1 - c[1]/c[3]) / 2 * float32(h))
+}
+
+// click presses the left button at (x, y), runs display frames while it is held, and releases it.
+func click(v *viewer, x, y float64, mods glfw.ModifierKey, hold time.Duration, moveTo ...float64) {
+	v.CursorPos(x, y)
+	v.MouseButton(glfw.MouseButtonLeft, glfw.Press, mods)
+	settle(v, hold)
+	if len(moveTo) == 2 {
+		v.CursorPos(moveTo[0], moveTo[1])
+		settle(v, hold)
+	}
+	v.MouseButton(glfw.MouseButtonLeft, glfw.Release, mods)
+}
+
+// TestViewerTools works every tool with the mouse in the window, on the CPU mode (the GPU mode's tools are the
+// same calls, tested against it in gpu/pbf): grab and throw, drop and undo, drain and undo, pour, the paddle;
+// then saving and loading states, scenes and parameters, and loading bad files without losing the run.
+func TestViewerTools(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	modes := Modes()
+	st, err := prepare(modes, &Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 3000, Sets: []string{"render.mode=particles"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	dir := t.TempDir()
+	count := func() int { return v.drv.Stats().Particles }
+	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 8 })
+
+	// grab the beach ball (or whichever body is in front of it) and fling it sideways: it follows the cursor and
+	// keeps going after the release
+	f := v.drv.PickFrame()
+	x, y := screenOf(v, mgl32.Vec3(f.Bodies[0].Center))
+	v.CursorPos(x, y)
+	v.MouseButton(glfw.MouseButtonLeft, glfw.Press, 0)
+	if v.hands.gesture != gestureGrab {
+		t.Fatalf("a press on body 0 did not grab it (status %q)", v.status.msg)
+	}
+	b := v.hands.body
+	c := v.drv.PickFrame().Bodies[b].Center
+	settle(v, 100*time.Millisecond)
+	v.CursorPos(x+120, y)
+	settle(v, 200*time.Millisecond)
+	v.MouseButton(glfw.MouseButtonLeft, glfw.Release, 0)
+	frames(t, v, "the throw", func() bool { return strings.Contains(v.status.msg, "threw body") })
+	settle(v, 50*time.Millisecond)
+	if c2 := v.drv.PickFrame().Bodies[b].Center; c2[0]-c[0] < 0.05 {
+		t.Errorf("the grabbed body %d moved from %v to %v; dragged to the right it should have followed", b, c, c2)
+	}
+
+	// drop a box into the pool, then undo it
+	press(v, glfw.Key3)
+	if v.hands.cfg.Tool != toolDrop {
+		t.Fatalf("key 3 chose tool %d", v.hands.cfg.Tool)
+	}
+	bodies := len(v.hands.bodies)
+	x, y = screenOf(v, mgl32.Vec3{0.6, 0.3, 0.4})
+	click(v, x, y, 0, 0)
+	frames(t, v, "the drop", func() bool { return len(v.drv.PickFrame().Bodies) == bodies+1 })
+	if len(v.hands.bodies) != bodies+1 || v.hands.undo == nil || v.hands.undo.label != "drop" {
+		t.Fatalf("after the drop: %d shapes, undo %+v", len(v.hands.bodies), v.hands.undo)
+	}
+	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl)
+	frames(t, v, "the drop undone", func() bool { return len(v.drv.PickFrame().Bodies) == bodies })
+	if len(v.hands.bodies) != bodies {
+		t.Fatalf("after undo: %d shapes for %d bodies", len(v.hands.bodies), bodies)
+	}
+
+	// drain some water while the button is held; undo gives it back
+	press(v, glfw.Key5)
+	before := count()
+	x, y = screenOf(v, mgl32.Vec3{0.6, 0.15, 0.6})
+	click(v, x, y, 0, 200*time.Millisecond)
+	frames(t, v, "the drain", func() bool { return count() < before })
+	drained := before - count()
+	settle(v, 50*time.Millisecond)
+	if v.hands.undo == nil || len(v.hands.undo.removed) != before-count() {
+		t.Fatalf("drained %d particles but the undo holds %v", before-count(), v.hands.undo)
+	}
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Undo: true})
+	frames(t, v, "the drain undone", func() bool { return count() == before })
+	t.Logf("drained and restored %d particles", drained)
+
+	// pour: the count grows while the button is held
+	press(v, glfw.Key4)
+	before = count()
+	x, y = screenOf(v, mgl32.Vec3{0.3, 0.3, 0.4})
+	click(v, x, y, 0, 300*time.Millisecond)
+	frames(t, v, "the pour", func() bool { return count() > before })
+	idle := func() bool { return v.drv.(*cpuDriver).runner.Status().Pending == 0 }
+	frames(t, v, "the stream put away", idle)
+	settle(v, 100*time.Millisecond) // frames already under way when the button came up
+	poured := count()
+	settle(v, 150*time.Millisecond)
+	if count() != poured {
+		t.Errorf("the stream went on after the button was released: %d → %d", poured, count())
+	}
+
+	// ctrl + drag is the paddle whatever the tool; it leaves no error behind
+	x, y = screenOf(v, mgl32.Vec3{0.3, 0.15, 0.4})
+	click(v, x, y, glfw.ModControl, 100*time.Millisecond, x+80, y)
+	settle(v, 50*time.Millisecond)
+	if v.status.isErr || v.hands.gesture != gestureNone {
+		t.Fatalf("after the paddle: status %q, gesture %d", v.status.msg, v.hands.gesture)
+	}
+
+	// save the state, change it, load it back
+	v.model.Path = filepath.Join(dir, "pond")
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Save: true})
+	frames(t, v, "the save", func() bool { return strings.Contains(v.status.msg, "saved") })
+	saved := filepath.Join(dir, "pond.slosh")
+	if _, err := os.Stat(saved); err != nil {
+		t.Fatalf("%v (status %q)", err, v.status.msg)
+	}
+	savedCount := count()
+	press(v, glfw.Key5)
+	click(v, x, y, 0, 150*time.Millisecond)
+	frames(t, v, "a drain after the save", func() bool { return count() < savedCount })
+	v.model.Path = saved
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Load: true})
+	if v.status.isErr || !strings.Contains(v.status.msg, "loaded") {
+		t.Fatalf("load: %q", v.status.msg)
+	}
+	frames(t, v, "the loaded state", func() bool { return v.drv.PickFrame() != nil && v.drv.PickFrame().N == savedCount })
+
+	// a bad file and a state of another kind are refused; the run goes on
+	for _, bad := range []struct{ name, data, want string }{
+		{"junk.slosh", "not a zip", "not a slosh save file"},
+		{"missing.slosh", "", "does not exist"},
+	} {
+		p := filepath.Join(dir, bad.name)
+		if bad.data != "" {
+			os.WriteFile(p, []byte(bad.data), 0o644)
+		}
+		v.model.Path = p
+		v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Load: true})
+		if !v.status.isErr || !strings.Contains(v.status.msg, bad.want) {
+			t.Errorf("loading %s: status %q, want an error containing %q", bad.name, v.status.msg, bad.want)
+		}
+	}
+	steps := v.drv.Stats().Steps
+	frames(t, v, "running after the refused loads", func() bool { return v.drv.Stats().Steps > steps })
+
+	// save as scene: the file opens with --scene and holds the bodies where they are now
+	v.model.Path = filepath.Join(dir, "setup.slosh")
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, SaveScene: true})
+	sc, err := scene.LoadFile(filepath.Join(dir, "setup.json"))
+	if err != nil {
+		t.Fatalf("the saved scene does not load: %v (status %q)", err, v.status.msg)
+	}
+	if len(sc.Bodies) != len(v.hands.bodies) || sc.Params["pbf.particles"] == nil {
+		t.Errorf("saved scene: %d bodies (want %d), params %v", len(sc.Bodies), len(v.hands.bodies), sc.Params)
+	}
+
+	// parameters alone: save, change, load back; a preset for another mode is refused whole
+	v.model.Path = filepath.Join(dir, "p.slosh")
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, SavePreset: true})
+	preset := filepath.Join(dir, "p-params.json")
+	if err := v.drv.Params().Assign("pbf.iterations=7"); err != nil {
+		t.Fatal(err)
+	}
+	v.model.Path = preset
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, LoadPreset: true})
+	if got := paramValue(v.drv.Params(), "pbf.iterations"); got != "3" || v.status.isErr {
+		t.Errorf("after loading the preset: pbf.iterations = %s, status %q", got, v.status.msg)
+	}
+	other := filepath.Join(dir, "flip.json")
+	os.WriteFile(other, []byte(`{"mode": "flip", "params": {"pbf.iterations": 9}}`), 0o644)
+	v.model.Path = other
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, LoadPreset: true})
+	if got := paramValue(v.drv.Params(), "pbf.iterations"); got != "3" || !v.status.isErr || !strings.Contains(v.status.msg, "flip") {
+		t.Errorf("a preset for mode flip: pbf.iterations = %s, status %q", got, v.status.msg)
+	}
+}
+
+// `slosh run --save` then `--load` continues a run bit for bit: 6 frames, saved, then 4 more, end in the state of
+// 10 frames straight.
+func TestRunSaveLoadContinues(t *testing.T) {
+	dir := t.TempDir()
+	run := func(o RunOptions) {
+		t.Helper()
+		o.Stdout, o.Stderr = io.Discard, io.Discard
+		if err := Run(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := Options{Scene: "fountain", Mode: "pbf-cpu", Particles: 1500}
+	run(RunOptions{Options: base, Frames: 10, Save: filepath.Join(dir, "straight.slosh")})
+	run(RunOptions{Options: base, Frames: 6, Save: filepath.Join(dir, "half.slosh")})
+	run(RunOptions{Options: Options{Load: filepath.Join(dir, "half.slosh")}, Frames: 4, Save: filepath.Join(dir, "resumed.slosh")})
+	a, b := stateOf(t, filepath.Join(dir, "straight.slosh")), stateOf(t, filepath.Join(dir, "resumed.slosh"))
+	if a.N() != b.N() || a.Steps != b.Steps || a.Time != b.Time {
+		t.Fatalf("straight: %d particles at step %d; resumed: %d at step %d", a.N(), a.Steps, b.N(), b.Steps)
+	}
+	for i := range a.Pos {
+		if a.Pos[i] != b.Pos[i] || a.Vel[i] != b.Vel[i] || a.ID[i] != b.ID[i] {
+			t.Fatalf("particle %d: %v vs %v", i, a.Pos[i], b.Pos[i])
+		}
+	}
+	if err := Run(RunOptions{Options: Options{Load: filepath.Join(dir, "half.slosh"), Scene: "pool"}, Frames: 1}); err == nil {
+		t.Error("--load with --scene was accepted")
+	}
+}
+
+func stateOf(t *testing.T, path string) *pbf.State {
+	t.Helper()
+	f, err := savefile.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := pbf.DecodeState(bytes.NewReader(f.State))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// The GPU mode takes the same tools from the window: a drop and its undo, a drain, and a save loaded back.
+func TestViewerToolsGPU(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	gltest.RequireCompute(t, ctx)
+	modes := Modes()
+	st, err := prepare(modes, &Options{Scene: "pool", Mode: "pbf", Particles: 2000, Sets: []string{"render.mode=particles"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.drv.Mode().Name != "pbf" {
+		t.Fatalf("mode %s (status %q)", v.drv.Mode().Name, v.status.msg)
+	}
+	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 8 })
+	press(v, glfw.Key3)
+	x, y := screenOf(v, mgl32.Vec3{0.5, 0.3, 0.4})
+	click(v, x, y, 0, 0)
+	if n := len(v.drv.PickFrame().Bodies); n != 1 || len(v.hands.bodies) != 1 {
+		t.Fatalf("after a drop on the GPU: %d bodies, %d shapes (status %q)", n, len(v.hands.bodies), v.status.msg)
+	}
+	settle(v, 100*time.Millisecond)
+	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl)
+	if n := len(v.drv.PickFrame().Bodies); n != 0 || len(v.hands.bodies) != 0 {
+		t.Fatalf("after undo on the GPU: %d bodies, %d shapes", n, len(v.hands.bodies))
+	}
+	before := v.drv.PickFrame().N
+	v.model.Path = filepath.Join(t.TempDir(), "gpu.slosh")
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Save: true})
+	press(v, glfw.Key5)
+	x, y = screenOf(v, mgl32.Vec3{0.5, 0.1, 0.4})
+	click(v, x, y, 0, 100*time.Millisecond)
+	if n := v.drv.PickFrame().N; n >= before {
+		t.Fatalf("the drain on the GPU left %d of %d particles (status %q)", n, before, v.status.msg)
+	}
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Load: true})
+	if n := v.drv.PickFrame().N; n != before || v.status.isErr {
+		t.Fatalf("after loading the GPU save: %d particles, want %d (status %q)", n, before, v.status.msg)
+	}
+}
