@@ -32,6 +32,11 @@ type BenchResult struct {
 	PassSamples   int     `json:"pass_samples"`
 	StepMs        float64 `json:"step_ms"`          // mean of the solver's own per-step time (the sum of its passes)
 	WallMsPerStep float64 `json:"wall_ms_per_step"` // wall time of the measured frames over their steps
+	// Bodies is the number of rigid bodies; RigidMs the mean time per step of the rigid-body passes (shape
+	// matching, rigid collision: the passes named "rigid"), and RigidShare that time over the rest of the step.
+	Bodies        int     `json:"bodies,omitempty"`
+	RigidMs       float64 `json:"rigid_ms,omitempty"`
+	RigidShare    float64 `json:"rigid_share,omitempty"`
 	ParticleSteps float64 `json:"particle_steps_per_second"`
 	Machine       Machine `json:"machine"`
 	GoVersion     string  `json:"go_version"`
@@ -172,6 +177,18 @@ func Bench(o BenchOptions) error {
 	}
 	if nsteps > 0 {
 		r.StepMs = round(stepMs / float64(nsteps))
+		var f sim.Frame
+		ss.solver.Frame(&f)
+		if r.Bodies = len(f.Bodies); r.Bodies > 0 {
+			for _, p := range r.Passes {
+				if p.Name == "rigid" {
+					r.RigidMs += p.MeanMs
+				}
+			}
+			if rest := r.StepMs - r.RigidMs; rest > 0 {
+				r.RigidShare = math.Round(1e4*r.RigidMs/rest) / 1e4
+			}
+		}
 		r.WallMsPerStep = round(float64(wall.Nanoseconds()) / 1e6 / float64(nsteps))
 		r.ParticleSteps = math.Round(float64(r.Particles) * float64(nsteps) / wall.Seconds())
 	}
@@ -205,6 +222,9 @@ func printBench(w io.Writer, r *BenchResult) {
 	}
 	fmt.Fprintf(w, "  %-16s %10.3f\n", "step (solver)", r.StepMs)
 	fmt.Fprintf(w, "  %-16s %10.3f\n", "step (wall)", r.WallMsPerStep)
+	if r.Bodies > 0 {
+		fmt.Fprintf(w, "%d rigid bodies: their passes take %.3f ms per step, %.1f%% on top of the fluid's\n", r.Bodies, r.RigidMs, 100*r.RigidShare)
+	}
 	fmt.Fprintf(w, "%d steps, %d particles, %.4g particle-steps/s\n", r.Steps, r.Particles, r.ParticleSteps)
 }
 

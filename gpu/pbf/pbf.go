@@ -524,6 +524,7 @@ func (s *Solver) Step(dt float64) error {
 	}
 	if s.hasBodies() {
 		s.runBodies("pbf_rigid_collide.comp")
+		t.Mark("rigid")
 	}
 	s.run("pbf_velocity.comp", s.n)
 	s.run("pbf_vorticity.comp", s.n)

@@ -264,7 +264,10 @@ func (s *Solver) Step(dt float64) error {
 			s.timer.Mark("rigid")
 		}
 	}
-	s.collideBodies()
+	if s.hasBodies() {
+		s.collideBodies()
+		s.timer.Mark("rigid")
+	}
 	s.updateVelocity(h)
 	s.computeVorticity()
 	s.timer.Mark("vorticity")
