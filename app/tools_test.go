@@ -12,12 +12,29 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/go-gl/mathgl/mgl32"
 
+	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
 )
+
+// openViewer opens the window's viewer on the test context, closed when the test ends.
+func openViewer(t *testing.T, ctx *glh.Context, o Options) *viewer {
+	t.Helper()
+	modes := Modes()
+	st, err := prepare(modes, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Close)
+	return v
+}
 
 // screenOf is where a world point shows in the window (screen coordinates), for clicking on it.
 func screenOf(v *viewer, p mgl32.Vec3) (float64, float64) {
@@ -44,17 +61,7 @@ func click(v *viewer, x, y float64, mods glfw.ModifierKey, hold time.Duration, m
 // same calls, tested against it in gpu/pbf): grab and throw, drop and undo, drain and undo, pour, the paddle;
 // then saving and loading states, scenes and parameters, and loading bad files without losing the run.
 func TestViewerTools(t *testing.T) {
-	ctx := gltest.Acquire(t)
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 3000, Sets: []string{"render.mode=particles"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := openViewer(t, gltest.Acquire(t), Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 3000, Sets: []string{"render.mode=particles"}})
 	dir := t.TempDir()
 	count := func() int { return v.drv.Stats().Particles }
 	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 8 })
@@ -251,16 +258,7 @@ func stateOf(t *testing.T, path string) *pbf.State {
 func TestViewerToolsGPU(t *testing.T) {
 	ctx := gltest.Acquire(t)
 	gltest.RequireCompute(t, ctx)
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "pool", Mode: "pbf", Particles: 2000, Sets: []string{"render.mode=particles"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := openViewer(t, ctx, Options{Scene: "pool", Mode: "pbf", Particles: 2000, Sets: []string{"render.mode=particles"}})
 	if v.drv.Mode().Name != "pbf" {
 		t.Fatalf("mode %s (status %q)", v.drv.Mode().Name, v.status.msg)
 	}

@@ -67,14 +67,8 @@ func (s *Solver) LoadState(st *cpbf.State) error {
 	if s.sc == nil {
 		return fmt.Errorf("gpu pbf: load a state after a reset with its scene")
 	}
-	if err := st.Validate(); err != nil {
+	if err := st.CheckFor(s.sc, s.cap); err != nil {
 		return fmt.Errorf("gpu pbf: %w", err)
-	}
-	if len(st.Emitted) != len(s.sc.Emitters) {
-		return fmt.Errorf("gpu pbf: the state has %d emitters, the scene %q has %d", len(st.Emitted), s.sc.Name, len(s.sc.Emitters))
-	}
-	if st.N() > s.cap {
-		return fmt.Errorf("gpu pbf: the state has %d particles, over the budget of %d (raise pbf.budget and reset)", st.N(), s.cap)
 	}
 	if float32(st.Spacing) != s.dv.Spacing {
 		if err := s.derive(st.Spacing); err != nil {
@@ -215,14 +209,7 @@ func (s *Solver) SetTools(t sim.Tools) {
 
 // emit runs the scene's emitters and the tool's over a step of dt, as the CPU solver does.
 func (s *Solver) emit(dt float64) {
-	for k := range s.sc.Emitters {
-		pos, vel := cpbf.EmitterStep(&s.sc.Emitters[k], s.dv.Spacing, &s.emitAcc[k], s.time, dt)
-		s.addEmitted(pos, vel)
-	}
-	if e := s.tools.Emitter; e != nil {
-		pos, vel := cpbf.EmitterStep(e, s.dv.Spacing, &s.toolAcc, s.time, dt)
-		s.addEmitted(pos, vel)
-	}
+	cpbf.RunEmitters(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
 }
 
 func (s *Solver) addEmitted(pos, vel [][4]float32) {

@@ -292,6 +292,7 @@ func TestGPUParameterSweep(t *testing.T) {
 		Base:  []string{"pbf.spacing=0.05"},
 		Limit: map[string]simtest.Limit{
 			"pbf.particles": {Max: 20000, Reason: "16 million particles do not fit llvmpipe's 128 MB storage-buffer limit; 20k checks the path"},
+			"pbf.budget":    {Max: 40000, Reason: "the buffers hold the budget: 16 million would not fit llvmpipe's storage-buffer limit; 40k checks the path"},
 		},
 	})
 }

@@ -43,14 +43,8 @@ func (s *Solver) LoadState(st *State) error {
 	if s.sc == nil {
 		return fmt.Errorf("pbf: load a state after a reset with its scene")
 	}
-	if err := st.Validate(); err != nil {
+	if err := st.CheckFor(s.sc, s.budget); err != nil {
 		return fmt.Errorf("pbf: %w", err)
-	}
-	if len(st.Emitted) != len(s.sc.Emitters) {
-		return fmt.Errorf("pbf: the state has %d emitters, the scene %q has %d", len(st.Emitted), s.sc.Name, len(s.sc.Emitters))
-	}
-	if st.N() > s.budget {
-		return fmt.Errorf("pbf: the state has %d particles, over the budget of %d (raise pbf.budget)", st.N(), s.budget)
 	}
 	if float32(st.Spacing) != s.dv.Spacing {
 		if err := s.derive(st.Spacing); err != nil {
@@ -257,13 +251,18 @@ func (s *Solver) SetTools(t sim.Tools) {
 // emit runs the scene's emitters and the tool's for a step from the current time to t + dt, adding particles up
 // to the budget.
 func (s *Solver) emit(dt float64) {
-	for k := range s.sc.Emitters {
-		pos, vel := EmitterStep(&s.sc.Emitters[k], s.dv.Spacing, &s.emitAcc[k], s.time, dt)
-		s.addEmitted(pos, vel)
+	RunEmitters(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
+}
+
+// RunEmitters advances the scene's emitters (their travel in acc) and the tool's emitter, when there is one (its
+// travel in toolAcc), over a step from t to t + dt, handing each one's new particles to add: both PBF solvers run
+// their emitters through it, so they add the same particles in the same order.
+func RunEmitters(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, add func(pos, vel [][4]float32)) {
+	for k := range emitters {
+		add(EmitterStep(&emitters[k], spacing, &acc[k], t, dt))
 	}
-	if e := s.tools.Emitter; e != nil {
-		pos, vel := EmitterStep(e, s.dv.Spacing, &s.toolAcc, s.time, dt)
-		s.addEmitted(pos, vel)
+	if tool != nil {
+		add(EmitterStep(tool, spacing, toolAcc, t, dt))
 	}
 }
 

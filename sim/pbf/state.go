@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // State is the whole state of a PBF run, CPU or GPU: enough to continue it exactly. Arrays are per particle, in
@@ -108,6 +109,20 @@ func (st *State) Validate() error {
 		if !(st.WInv[i] > 0) || !finite(st.WInv[i]) {
 			return fmt.Errorf("particle %d has inverse mass %g", i, st.WInv[i])
 		}
+	}
+	return nil
+}
+
+// CheckFor validates the state and checks it fits a solver reset with sc and holding at most budget particles.
+func (st *State) CheckFor(sc *scene.Scene, budget int) error {
+	if err := st.Validate(); err != nil {
+		return err
+	}
+	if len(st.Emitted) != len(sc.Emitters) {
+		return fmt.Errorf("the state has %d emitters, the scene %q has %d", len(st.Emitted), sc.Name, len(sc.Emitters))
+	}
+	if st.N() > budget {
+		return fmt.Errorf("the state has %d particles, over the budget of %d (raise pbf.budget and reset)", st.N(), budget)
 	}
 	return nil
 }

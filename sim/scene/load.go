@@ -298,23 +298,9 @@ func decode(tree any, v reflect.Value, path string) error {
 
 // collectFields maps JSON names to the struct's settable fields, flattening embedded structs.
 func collectFields(v reflect.Value, out map[string]reflect.Value, names *[]string) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			collectFields(v.Field(i), out, names)
-			continue
-		}
-		tag := f.Tag.Get("json")
-		if tag == "-" || !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = v.Field(i)
-		*names = append(*names, name)
+	for _, f := range structFields(v) {
+		out[f.name] = f.value
+		*names = append(*names, f.name)
 	}
 }
 

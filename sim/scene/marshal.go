@@ -54,22 +54,22 @@ func (s *Scene) Marshal() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// field is a struct field to write: its JSON name and value.
+// field is a struct field of a scene file: its JSON name and value.
 type field struct {
-	name  string
-	value reflect.Value
+	name      string
+	value     reflect.Value
+	omitEmpty bool
 }
 
-// jsonFields lists the fields of struct v that a scene file holds, in declaration order, embedded structs
-// flattened (as collectFields reads them), leaving out omitempty fields that are empty (zero, or a vector of
-// zeros).
-func jsonFields(v reflect.Value) []field {
+// structFields lists the fields of struct v that a scene file holds, in declaration order, embedded structs
+// flattened: what the decoder fills and Marshal writes.
+func structFields(v reflect.Value) []field {
 	var out []field
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			out = append(out, jsonFields(v.Field(i))...)
+			out = append(out, structFields(v.Field(i))...)
 			continue
 		}
 		tag := f.Tag.Get("json")
@@ -80,9 +80,17 @@ func jsonFields(v reflect.Value) []field {
 		if name == "" {
 			name = f.Name
 		}
-		fv := v.Field(i)
-		if opts == "omitempty" {
-			switch fv.Kind() {
+		out = append(out, field{name, v.Field(i), opts == "omitempty"})
+	}
+	return out
+}
+
+// jsonFields is structFields less the omitempty fields that are empty (zero, or a vector of zeros).
+func jsonFields(v reflect.Value) []field {
+	var out []field
+	for _, f := range structFields(v) {
+		if f.omitEmpty {
+			switch fv := f.value; fv.Kind() {
 			case reflect.Slice, reflect.Map:
 				if fv.Len() == 0 {
 					continue
@@ -93,7 +101,7 @@ func jsonFields(v reflect.Value) []field {
 				}
 			}
 		}
-		out = append(out, field{name, fv})
+		out = append(out, f)
 	}
 	return out
 }
