@@ -65,6 +65,7 @@ func commands(stdout, stderr io.Writer) []command {
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.WindowOptions
 				common(fs, &o.Options)
+				fs.StringVar(&o.Captures, "captures", app.CaptureDir, "`folder` for screenshots (F12)")
 				return func() error { return app.Window(o) }
 			},
 		},

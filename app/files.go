@@ -25,13 +25,17 @@ const SaveDir = "saves"
 
 // defaultSavePath names a new file for the scene: saves/<scene>-<time><ext>.
 func defaultSavePath(sc *scene.Scene, ext string) string {
-	name := strings.Map(func(r rune) rune {
+	return filepath.Join(SaveDir, fmt.Sprintf("%s-%s%s", fileLabel(sc), time.Now().Format("20060102-150405"), ext))
+}
+
+// fileLabel is the scene's name made safe for a file name.
+func fileLabel(sc *scene.Scene) string {
+	return strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == ':' || r == ' ' {
 			return '-'
 		}
 		return r
-	}, sceneLabel(sc))
-	return filepath.Join(SaveDir, fmt.Sprintf("%s-%s%s", name, time.Now().Format("20060102-150405"), ext))
+	}, filepath.Base(sceneLabel(sc)))
 }
 
 // withExt gives path the extension ext when it has none, and makes its folder.

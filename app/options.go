@@ -56,7 +56,8 @@ func (o *Options) check() error {
 // WindowOptions configure the interactive sandbox.
 type WindowOptions struct {
 	Options
-	Width, Height int // window size in screen coordinates; 0 is 1280×720
+	Width, Height int    // window size in screen coordinates; 0 is 1280×720
+	Captures      string // folder for screenshots; "" is CaptureDir
 }
 
 // RunOptions configure a batch run.

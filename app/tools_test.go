@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"image"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -287,4 +289,68 @@ func TestViewerToolsGPU(t *testing.T) {
 	if n := v.drv.PickFrame().N; n != before || v.status.isErr {
 		t.Fatalf("after loading the GPU save: %d particles, want %d (status %q)", n, before, v.status.msg)
 	}
+}
+
+// F12 saves the 3D view as a PNG of the framebuffer's size named after the scene, and shift + F12 the view with
+// the panel; an unwritable folder is an error in the status line, and the simulation goes on.
+func TestViewerScreenshot(t *testing.T) {
+	v := openViewer(t, gltest.Acquire(t), Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=particles"}})
+	v.captures = t.TempDir()
+	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 4 })
+	fw, fh := v.win.GetFramebufferSize()
+	read := func() *image.RGBA {
+		t.Helper()
+		f, err := os.Open(v.lastShot)
+		if err != nil {
+			t.Fatalf("%v (status %q)", err, v.status.msg)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rgba, ok := img.(*image.RGBA)
+		if !ok || img.Bounds().Dx() != fw || img.Bounds().Dy() != fh {
+			t.Fatalf("screenshot %T %v, want RGBA %d×%d", img, img.Bounds(), fw, fh)
+		}
+		return rgba
+	}
+	press(v, glfw.KeyF12)
+	settle(v, 30*time.Millisecond)
+	if !strings.HasPrefix(filepath.Base(v.lastShot), "dambreak-") || !strings.Contains(v.status.msg, v.lastShot) {
+		t.Fatalf("screenshot %q, status %q", v.lastShot, v.status.msg)
+	}
+	view := read()
+	// the water is in it: blue-dominant pixels, and opaque everywhere
+	blue, opaque := 0, true
+	for i := 0; i < len(view.Pix); i += 4 {
+		if water([3]float64{float64(view.Pix[i]), float64(view.Pix[i+1]), float64(view.Pix[i+2])}) {
+			blue++
+		}
+		opaque = opaque && view.Pix[i+3] == 255
+	}
+	if blue < fw*fh/100 || !opaque {
+		t.Errorf("the screenshot has %d water pixels of %d, opaque %v", blue, fw*fh, opaque)
+	}
+	first := v.lastShot
+	v.Key(glfw.KeyF12, glfw.Press, glfw.ModShift)
+	settle(v, 30*time.Millisecond)
+	if v.lastShot == first {
+		t.Fatal("shift + F12 saved nothing new")
+	}
+	withPanel := read()
+	if bytes.Equal(withPanel.Pix, view.Pix) {
+		t.Error("the screenshot with the panel equals the one without")
+	}
+	// a folder that cannot be made
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	v.captures = filepath.Join(blocker, "shots")
+	steps := v.drv.Stats().Steps
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, Screenshot: true})
+	settle(v, 30*time.Millisecond)
+	if !v.status.isErr || !strings.Contains(v.status.msg, "screenshot not saved") {
+		t.Errorf("an unwritable captures folder: status %q", v.status.msg)
+	}
+	frames(t, v, "running after the failed screenshot", func() bool { return v.drv.Stats().Steps > steps })
 }

@@ -47,6 +47,7 @@ func Window(o WindowOptions) error {
 		return err
 	}
 	defer v.Close()
+	v.captures = o.Captures
 
 	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -82,6 +83,9 @@ type viewer struct {
 	hands  *hands
 	// savePath is the file the panel's save and load buttons use
 	savePath string
+	captures string // the screenshot folder
+	shot     shot   // a screenshot asked for this frame
+	lastShot string // where the last one went
 
 	last      time.Time
 	fps       rateMeter
@@ -193,8 +197,15 @@ func (v *viewer) frame(now time.Time) {
 		}
 		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 		v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
+		if v.shot == shotView {
+			v.takeShot(fw, fh)
+		}
 	}
 	v.ui.Render()
+	if v.shot == shotPanel && fw > 0 && fh > 0 {
+		v.takeShot(fw, fh)
+	}
+	v.shot = shotNone
 	v.win.SwapBuffers()
 
 	if now.Sub(v.lastTitle) >= 250*time.Millisecond {
@@ -259,6 +270,9 @@ func (v *viewer) apply(a ui.Actions) {
 	}
 	if a.Undo {
 		v.undoLast()
+	}
+	if a.Screenshot {
+		v.shot = shotView
 	}
 	v.savePath = v.model.Path
 	switch {
@@ -427,6 +441,13 @@ func (v *viewer) Scroll(_, dy float64) {
 // Key implements ui.Input: the shortcuts listed in the panel.
 func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 	if a == glfw.Release {
+		return
+	}
+	if k == glfw.KeyF12 && a == glfw.Press {
+		v.shot = shotView
+		if mods&glfw.ModShift != 0 {
+			v.shot = shotPanel
+		}
 		return
 	}
 	if mods&glfw.ModControl != 0 {

@@ -40,7 +40,7 @@ type Actions struct {
 	TogglePause, Step, Reset bool
 	ParamsChanged            bool // some parameter changed this frame (via param.Param.Set)
 	ResetNeeded              bool // a changed parameter has OnReset == true
-	Undo                     bool
+	Undo, Screenshot         bool
 	// File actions on Model.Path: save or load the whole state, save the setup as a scene, save or load the
 	// parameters alone.
 	Save, Load, SaveScene, SavePreset, LoadPreset bool
@@ -180,11 +180,16 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 	}
 	textDisabled("space pause/run   .  step   r  reset")
 	textDisabled("f  frame view   h  hide panel   Esc  quit")
+	textDisabled("F12 screenshot (shift: with the panel)")
 	imgui.Separator()
 	if m.Tool != "" {
 		textWrapped(m.Tool)
 	}
 	textDisabled("1 grab  2 paddle  3 drop  4 pour  5 drain  ctrl-drag paddle")
+	if imgui.ButtonV("Screenshot", imgui.Vec2{X: 7 * em}) {
+		act.Screenshot = true
+	}
+	imgui.SameLine()
 	if m.UndoLabel == "" {
 		textDisabled("nothing to undo")
 	} else if imgui.ButtonV("Undo "+m.UndoLabel+"###undo", imgui.Vec2{X: 15 * em}) {
