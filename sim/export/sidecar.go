@@ -1,0 +1,89 @@
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// SidecarFormat is the version of the sidecar layout this package writes.
+const SidecarFormat = 1
+
+// Sidecar describes an export: what made the frames and what they hold. WriteSidecar writes it as indented JSON
+// with the keys in the struct tags.
+type Sidecar struct {
+	Format    int             `json:"format"`               // SidecarFormat; WriteSidecar fills it in when zero
+	Software  string          `json:"software"`             // "slosh"
+	Version   string          `json:"version"`              // the software version that wrote the frames
+	Mode      string          `json:"mode"`                 // the solver mode ("pbf")
+	Scene     string          `json:"scene"`                // the scene as the user named it (a file or built-in name)
+	SceneJSON json.RawMessage `json:"scene_json,omitempty"` // the scene itself, as a JSON object
+
+	// Params are the mode's parameters, name → JSON value, as in a param.Preset.
+	Params map[string]json.RawMessage `json:"params"`
+
+	Frames        int     `json:"frames"`          // frame files written
+	FrameDt       float64 `json:"frame_dt"`        // simulated time between frames, s
+	StepsPerFrame int     `json:"steps_per_frame"` // solver steps per frame
+
+	Files   []string `json:"files"`   // frame file names relative to the sidecar's folder, in frame order
+	Columns []string `json:"columns"` // the PLY vertex properties of every frame, in order (Names)
+
+	Created time.Time `json:"created"` // when the export was made; WriteSidecar uses the current time when zero
+}
+
+// WriteSidecar writes s to path as indented JSON, atomically: into a temporary file in the same folder, synced,
+// then renamed over path, so that a reader sees the old sidecar or the new one and never part of one. On an error
+// the temporary file is removed. s itself is not changed.
+func WriteSidecar(path string, s *Sidecar) error {
+	if s == nil {
+		return fmt.Errorf("writing %s: no sidecar to write", path)
+	}
+	out := *s
+	if out.Format == 0 {
+		out.Format = SidecarFormat
+	}
+	if out.Created.IsZero() {
+		out.Created = time.Now()
+	}
+	out.Created = out.Created.Round(0) // no monotonic reading: a file cannot hold it
+	if out.Params == nil {
+		out.Params = map[string]json.RawMessage{}
+	}
+	b, err := json.MarshalIndent(&out, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return writeAtomic(path, append(b, '\n'))
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it over path.
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("writing %s: %w", path, err)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	_ = tmp.Chmod(0o644) // best effort: CreateTemp made it private; some file systems have no modes
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return nil
+}
