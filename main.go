@@ -91,6 +91,23 @@ func commands(stdout, stderr io.Writer) []command {
 			},
 		},
 		{
+			name:     "export",
+			synopsis: "export --scene S --frames N --out DIR [--mode M] [--set name=value ...]",
+			summary: "Simulate without a window and write every frame as a particle cache: DIR/frame_000001.ply on\n" +
+				"(binary PLY: x y z, vx vy vz, density, id, body) that Blender and Houdini import, and DIR/" + app.SidecarName + "\n" +
+				"with the scene, the parameters and the software version.",
+			examples: `  slosh export --scene dambreak --frames 120 --out cache/dambreak
+  slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain`,
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.ExportOptions
+				common(fs, &o.Options)
+				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate and write")
+				fs.StringVar(&o.Out, "out", "", "`folder` for the frames and the sidecar")
+				o.Stdout = stdout
+				return func() error { return app.Export(o) }
+			},
+		},
+		{
 			name:     "bench",
 			synopsis: "bench --scene S [--particles N] [--mode M] [--frames F] [--warmup W] [--set name=value ...] [--json FILE]",
 			summary: "Time a mode on a scene: mean milliseconds per pass and per step, particle-steps per second.\n" +
