@@ -90,6 +90,23 @@ func (a *passAverager) means() []BenchPass {
 	return out
 }
 
+// openHeadless builds the solver for a run without a window: a compute mode gets a small hidden window's context
+// (or falls back without one). CloseAll frees the solver and then the context.
+func openHeadless(modes []Mode, st *setup, glCap string, stderr io.Writer) (*session, glInfo, error) {
+	g := glInfo{cap: glCap}
+	if st.mode.Compute {
+		g.ctx, g.err = openHidden(64, 64, glCap)
+	}
+	ss, err := openSession(modes, st, g, stderr)
+	if err != nil {
+		if g.ctx != nil {
+			g.ctx.Close()
+		}
+		return nil, g, err
+	}
+	return ss, g, nil
+}
+
 // Bench warms up, then measures o.Frames frames, prints a table of the mean milliseconds per pass and per step
 // and the particle-steps per second, and writes the same as JSON to o.JSON.
 func Bench(o BenchOptions) error {
@@ -111,18 +128,11 @@ func Bench(o BenchOptions) error {
 	if view := slices.Concat(st.renderSets, st.surfaceSets); len(view) > 0 {
 		fmt.Fprintf(stderr, "slosh: note: bench renders nothing; ignoring %s\n", strings.Join(view, " "))
 	}
-	g := glInfo{cap: o.GLCap}
-	if st.mode.Compute {
-		g.ctx, g.err = openHidden(64, 64, o.GLCap)
-		if g.ctx != nil {
-			defer g.ctx.Close()
-		}
-	}
-	ss, err := openSession(modes, st, g, stderr)
+	ss, g, err := openHeadless(modes, st, o.GLCap, stderr)
 	if err != nil {
 		return err
 	}
-	defer ss.Close()
+	defer ss.CloseAll()
 	// GPU solvers queue work: wait for it before and after the measured frames.
 	sync := func() error { return nil }
 	if sy, ok := ss.solver.(interface{ Sync() error }); ok {

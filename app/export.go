@@ -45,18 +45,11 @@ func Export(o ExportOptions) error {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return fmt.Errorf("export: cannot make the folder %s: %w (choose a writable folder)", o.Out, err)
 	}
-	g := glInfo{cap: o.GLCap}
-	if st.mode.Compute {
-		g.ctx, g.err = openHidden(64, 64, o.GLCap)
-		if g.ctx != nil {
-			defer g.ctx.Close()
-		}
-	}
-	ss, err := openSession(modes, st, g, stderr)
+	ss, _, err := openHeadless(modes, st, o.GLCap, stderr)
 	if err != nil {
 		return err
 	}
-	defer ss.Close()
+	defer ss.CloseAll()
 
 	sceneJSON, err := st.sc.Marshal()
 	if err != nil {

@@ -54,6 +54,14 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 	return ss, nil
 }
 
+// CloseAll closes the session and then the context openHeadless opened for it.
+func (s *session) CloseAll() {
+	s.Close()
+	if s.gl.ctx != nil {
+		s.gl.ctx.Close()
+	}
+}
+
 // Close frees a GPU solver's GL objects.
 func (s *session) Close() {
 	if s != nil && s.solver != nil {

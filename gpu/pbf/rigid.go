@@ -126,7 +126,6 @@ func (s *Solver) setBodies(st *cpbf.State) error {
 	r.delete(&s.snaps)
 	r.bodies, r.poses, r.fluid = r.bodies[:0], r.poses[:0], s.n
 	n, nb := 0, 0 // sizes of the buffers: zero gives the placeholders
-	lay := st
 	if len(st.Bodies) > 0 {
 		if len(st.Body) != s.n || len(st.Rest) != s.n || len(st.WInv) != s.n {
 			return fmt.Errorf("gpu pbf: a body layout of %d/%d/%d entries for %d particles", len(st.Body), len(st.Rest), len(st.WInv), s.n)
@@ -161,11 +160,11 @@ func (s *Solver) setBodies(st *cpbf.State) error {
 	if nb == 0 {
 		return nil
 	}
-	glh.Upload(r.body, 0, lay.Body)
-	glh.Upload(r.rest, 0, lay.Rest)
-	glh.Upload(r.wInv, 0, lay.WInv)
+	glh.Upload(r.body, 0, st.Body)
+	glh.Upload(r.rest, 0, st.Rest)
+	glh.Upload(r.wInv, 0, st.WInv)
 	recs := make([]bodyRecord, nb)
-	for i, b := range lay.Bodies {
+	for i, b := range st.Bodies {
 		recs[i] = bodyRecord{First: uint32(b.First), Count: uint32(b.Count), InvMass: b.InvMass,
 			Center: [4]float32{b.Center[0], b.Center[1], b.Center[2], 0}, Rot: b.Rot, Drive: b.Drive}
 	}
