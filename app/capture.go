@@ -1,9 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"time"
@@ -42,13 +40,9 @@ func (v *viewer) takeShot(w, h int) {
 		dir = CaptureDir
 	}
 	path := captureName(dir, v.sc, ".png", time.Now())
-	var buf bytes.Buffer
-	err := png.Encode(&buf, img)
+	err := os.MkdirAll(dir, 0o755)
 	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err == nil {
-		err = writeFileAtomic(path, buf.Bytes())
+		err = writePNG(path, img)
 	}
 	if err != nil {
 		v.status.set(fmt.Sprintf("screenshot not saved: %v (set another folder with --captures)", err), true)

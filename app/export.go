@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 )
@@ -92,29 +93,15 @@ func Export(o ExportOptions) error {
 	return nil
 }
 
-// writePLYFile writes one frame under a temporary name and renames it into place.
+// writePLYFile writes one frame atomically, so an interrupted export leaves only whole frames.
 func writePLYFile(path string, n int, cols []export.Column, comment string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w (choose a writable folder)", path, err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = export.WritePLY(w, n, cols, comment)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("cannot write %s: %w (free some space or choose another folder)", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := export.WritePLY(bw, n, cols, comment); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // eta estimates the time left after done of total items took elapsed.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/savefile"
@@ -215,7 +216,7 @@ func (v *viewer) saveScene(path string) {
 	sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	data, err := sc.Marshal()
 	if err == nil {
-		err = writeFileAtomic(path, data)
+		err = atomicfile.WriteBytes(path, data)
 	}
 	if err != nil {
 		v.status.set(fmt.Sprintf("save scene: %v", err), true)
@@ -233,7 +234,7 @@ func (v *viewer) savePreset(path string) {
 	}
 	data, err := v.drv.Params().MarshalPreset(v.drv.Mode().Name)
 	if err == nil {
-		err = writeFileAtomic(path, data)
+		err = atomicfile.WriteBytes(path, data)
 	}
 	if err != nil {
 		v.status.set(fmt.Sprintf("save parameters: %v", err), true)
@@ -250,29 +251,6 @@ func (v *viewer) loadPreset(path string) {
 	}
 	v.drv.ParamsChanged()
 	v.status.set("loaded the parameters from "+path+" (parameters that act on reset need one: r)", false)
-}
-
-// writeFileAtomic writes data beside path and renames it over path, so a failed write leaves the old file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w (choose a writable folder)", path, err)
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write %s: %w (free some space or choose another folder)", path, err)
-	}
-	return nil
 }
 
 // readState loads a save file's state into a solver reset with the file's scene.

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"os"
+	"io"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -84,20 +85,9 @@ func (o *offscreen) Delete() {
 	o.rend.Delete()
 }
 
-// writePNG saves img, reporting a file that cannot be written in full.
+// writePNG saves img atomically: a failed write leaves no partial PNG and keeps a file already there.
 func writePNG(path string, img image.Image) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("screenshot: %w", err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fmt.Errorf("screenshot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("screenshot %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // openHidden opens a hidden window whose context serves offscreen rendering and GPU solvers.

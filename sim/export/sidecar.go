@@ -3,9 +3,9 @@ package export
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/slosh/slosh/internal/atomicfile"
 )
 
 // SidecarFormat is the version of the sidecar layout this package writes.
@@ -56,34 +56,5 @@ func WriteSidecar(path string, s *Sidecar) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return writeAtomic(path, append(b, '\n'))
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it over path.
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("writing %s: %w", path, err)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	_ = tmp.Chmod(0o644) // best effort: CreateTemp made it private; some file systems have no modes
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return nil
+	return atomicfile.WriteBytes(path, append(b, '\n'))
 }

@@ -4,14 +4,11 @@ import (
 	"archive/zip"
 	"compress/flate"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/slosh/slosh/internal/atomicfile"
 )
 
 // Save writes f to path atomically: into a temporary file in the same folder, synced to disk, then renamed over
@@ -30,46 +27,7 @@ func Save(path string, f *File) error {
 		return fmt.Errorf("saving %s: %w", path, err)
 	}
 
-	// Save through a symbolic link to the file it names, and keep an existing file's permissions.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("saving %s: it is a folder or a device, not a file: choose a file name", path)
-		}
-		perm = fi.Mode().Perm()
-	}
-
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return saveError(path, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := writeArchive(tmp, hdr, f.State, saved); err != nil {
-		return saveError(path, err)
-	}
-	_ = tmp.Chmod(perm) // best effort: CreateTemp made it private; some file systems have no modes
-	if err := tmp.Sync(); err != nil {
-		return saveError(path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return saveError(path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return saveError(path, err)
-	}
-	done = true
-	syncDir(dir)
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error { return writeArchive(w, hdr, f.State, saved) })
 }
 
 // marshalHeader writes slosh.json.
@@ -135,35 +93,4 @@ func writeArchive(w io.Writer, hdr, state []byte, saved time.Time) error {
 		}
 	}
 	return zw.Close()
-}
-
-// saveError explains why a save failed and what to do about it. The previous file, if any, is unchanged.
-func saveError(path string, err error) error {
-	var hint string
-	switch {
-	case errors.Is(err, syscall.ENOSPC):
-		hint = "disk full: free some space or choose another folder"
-	case errors.Is(err, syscall.EROFS):
-		hint = "the folder is on a read-only file system: choose another folder"
-	case errors.Is(err, fs.ErrPermission):
-		hint = "permission denied: choose a folder you can write to"
-	case errors.Is(err, syscall.ENOTDIR):
-		hint = fmt.Sprintf("%s is not a folder (a part of it is a file): choose another folder", filepath.Dir(path))
-	case errors.Is(err, fs.ErrNotExist):
-		hint = fmt.Sprintf("the folder %s does not exist: create it or choose another", filepath.Dir(path))
-	default:
-		hint = "the save failed"
-	}
-	return fmt.Errorf("saving %s: %s (%w); an existing file there is unchanged", path, hint, err)
-}
-
-// syncDir makes the rename durable where the system allows syncing a folder; where it does not (Windows), the
-// rename is as durable as the system makes it.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	d.Close()
 }
