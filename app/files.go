@@ -12,6 +12,7 @@ import (
 	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -170,16 +171,13 @@ func sceneFromState(live *scene.Scene, f *sim.Frame, params *param.Set, mode str
 		b.Velocity, b.Spin = scene.Vec3{}, scene.Vec3{}
 	}
 	out.Mode = mode
-	pr := params.Preset(mode)
-	out.Params = scene.ParamValues{}
-	for k, val := range pr.Params {
-		out.Params[k] = val
-	}
+	out.Params = scene.ParamValues(params.Preset(mode).Params)
 	return out
 }
 
-// fitInside moves a shape into the domain by as much as its bounding box sticks out (a turned body resting on
-// the floor has a bounding box below it), so that the saved scene validates; it then falls back into place.
+// fitInside moves a shape into the domain by as much as it sticks out, so that the saved scene validates: a body
+// resting on the floor or against a wall reaches it to within half a particle spacing, and a scene's bodies must
+// lie inside the domain. Opened again, it settles back into place.
 func fitInside(sh scene.Shape, dom scene.Box) scene.Shape {
 	b := sh.Bounds()
 	var d scene.Vec3
@@ -195,14 +193,16 @@ func fitInside(sh scene.Shape, dom scene.Box) scene.Shape {
 
 func vec64(v [3]float32) scene.Vec3 { return scene.Vec3{float64(v[0]), float64(v[1]), float64(v[2])} }
 
-// quatMatrix is the rotation matrix of a unit quaternion (x, y, z, w).
+// quatMatrix is a body's rotation (sim/pbf's quaternion) as a scene matrix.
 func quatMatrix(q [4]float32) scene.Mat3 {
-	x, y, z, w := float64(q[0]), float64(q[1]), float64(q[2]), float64(q[3])
-	return scene.Mat3{
-		{1 - 2*(y*y+z*z), 2 * (x*y - z*w), 2 * (x*z + y*w)},
-		{2 * (x*y + z*w), 1 - 2*(x*x+z*z), 2 * (y*z - x*w)},
-		{2 * (x*z - y*w), 2 * (y*z + x*w), 1 - 2*(x*x+y*y)},
+	m := pbf.Quat(q).Matrix()
+	var out scene.Mat3
+	for r := range 3 {
+		for c := range 3 {
+			out[r][c] = float64(m[r][c])
+		}
 	}
+	return out
 }
 
 // saveScene writes the current setup as a scene file that --scene opens.

@@ -144,7 +144,6 @@ func (s *Solver) appendFluid(pos, vel [][4]float32) {
 		glh.Upload(r.body, 4*n, fluid)
 		glh.Upload(r.rest, 16*n, make([][4]float32, k))
 		glh.Upload(r.wInv, 4*n, ones)
-		r.fluid += k
 	}
 	s.n += k
 }

@@ -674,7 +674,6 @@ func (s *Solver) restore() {
 		}
 	}
 	sn := &s.snaps[best]
-	s.rigid.fluid += sn.n - s.n // only fluid is added between snapshots
 	s.n = sn.n
 	s.emitAcc = append(s.emitAcc[:0], sn.emitAcc...)
 	glh.Copy(s.pos, 0, sn.pos, 0, 16*s.n)

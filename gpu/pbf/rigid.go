@@ -47,7 +47,6 @@ const driveOffset = int(unsafe.Offsetof(bodyRecord{}.Drive))
 // declare the blocks, so something is bound, but they never read them.
 type rigidState struct {
 	bodies []cpbf.Body // as laid out at the reset: ids, inverse mass, density (the poses live on the GPU)
-	fluid  int         // fluid particles, ids 0..fluid−1
 
 	body, body2   *glh.Buffer // int per particle, sorted order: its body, −1 for fluid
 	rest, rest2   *glh.Buffer // vec4 per particle: offset from its body's centre, rest frame
@@ -102,10 +101,7 @@ func (s *Solver) hasBodies() bool { return len(s.rigid.bodies) > 0 }
 
 // fluidCount is the number of fluid particles, over which the statistics are taken.
 func (s *Solver) fluidCount() int {
-	if s.hasBodies() {
-		return s.rigid.fluid
-	}
-	return s.n
+	return cpbf.FluidCount(s.n, s.rigid.bodies)
 }
 
 // runBodies dispatches a per-body pass (one workgroup per body) and makes its writes visible to the next.
@@ -124,7 +120,7 @@ func (s *Solver) runBodies(prog string) {
 func (s *Solver) setBodies(st *cpbf.State) error {
 	r := &s.rigid
 	r.delete(&s.snaps)
-	r.bodies, r.poses, r.fluid = r.bodies[:0], r.poses[:0], s.n
+	r.bodies, r.poses = r.bodies[:0], r.poses[:0]
 	n, nb := 0, 0 // sizes of the buffers: zero gives the placeholders
 	if len(st.Bodies) > 0 {
 		if len(st.Body) != s.n || len(st.Rest) != s.n || len(st.WInv) != s.n {
@@ -132,7 +128,6 @@ func (s *Solver) setBodies(st *cpbf.State) error {
 		}
 		n, nb = s.cap, len(st.Bodies)
 		r.bodies = append(r.bodies, st.Bodies...)
-		r.fluid = st.FluidCount()
 	}
 	bufs := []struct {
 		dst  **glh.Buffer

@@ -119,9 +119,10 @@ func (g *Grid) Build(pos [][4]float32, id []uint32) {
 	if len(id) != n {
 		panic("grid: Build with mismatched pos and id lengths")
 	}
-	if cap(g.cellOf) < n {
-		g.cellOf = make([]int32, n)
-		g.Order = make([]int32, n)
+	if cap(g.cellOf) < n { // a growing count (an emitter) gets room to grow into, not a new array every build
+		c := max(n, cap(g.cellOf)*3/2)
+		g.cellOf = make([]int32, n, c)
+		g.Order = make([]int32, n, c)
 	}
 	g.cellOf, g.Order = g.cellOf[:n], g.Order[:n]
 	g.pool.For(n, 4096, func(lo, hi int) {

@@ -69,7 +69,6 @@ func (s *Solver) loadState(st *State) {
 		s.rest = append(s.rest, st.Rest...)
 		s.wInv = append(s.wInv, st.WInv...)
 	}
-	s.fluidCount = st.FluidCount()
 	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
 	s.time, s.steps = st.Time, st.Steps
 	s.sizeScratch(n)
@@ -171,7 +170,6 @@ func (s *Solver) appendFluid(pos, vel [][4]float32) {
 			s.slotOf = append(s.slotOf, int32(n0+i))
 		}
 	}
-	s.fluidCount += len(pos)
 	s.sizeScratch(len(s.x))
 }
 

@@ -48,14 +48,13 @@ type Solver struct {
 	tmpID   []uint32
 
 	// rigid bodies (rigid.go); the per-particle arrays are empty without bodies
-	bodies     []Body
-	fluidCount int
-	body       []int32      // −1 for fluid, else the particle's body
-	rest       [][4]float32 // a body particle's offset from its body's centre in the rest frame
-	wInv       []float32    // inverse mass relative to a fluid particle's
-	slotOf     []int32      // sorted slot of each particle id
-	tmpI       []int32
-	tmpF       []float32
+	bodies []Body
+	body   []int32      // −1 for fluid, else the particle's body
+	rest   [][4]float32 // a body particle's offset from its body's centre in the rest frame
+	wInv   []float32    // inverse mass relative to a fluid particle's
+	slotOf []int32      // sorted slot of each particle id
+	tmpI   []int32
+	tmpF   []float32
 
 	// tools (hands.go)
 	budget  int       // most particles, fixed at reset
@@ -164,7 +163,7 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	if err := s.reset(sc, spacing, pos, vel); err != nil {
 		return err
 	}
-	s.bodies, s.fluidCount = s.bodies[:0], len(pos)
+	s.bodies = s.bodies[:0]
 	s.body, s.rest, s.wInv, s.slotOf = s.body[:0], s.rest[:0], s.wInv[:0], s.slotOf[:0]
 	s.save()
 	return nil
@@ -199,9 +198,16 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	return nil
 }
 
+// resize returns b with length n. A first allocation is exact; growing one (particles added while running: an
+// emitter adds a layer every few steps) leaves half as much room again, so the per-particle arrays are not
+// reallocated step after step.
 func resize[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]T, n)
+		c := n
+		if cap(b) > 0 {
+			c = max(n, cap(b)*3/2)
+		}
+		return make([]T, n, c)
 	}
 	return b[:n]
 }
@@ -575,7 +581,7 @@ func (s *Solver) finish() error {
 		nsum += c
 		nmax = max(nmax, c)
 	}
-	n := max(1, s.fluidCount)
+	n := max(1, FluidCount(len(s.x), s.bodies))
 	st.DensityErrMean, st.DensityErrMax = errSum/float64(n), errMax
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(nsum)/float64(n), nmax, s.clip

@@ -111,7 +111,6 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 	if err := s.reset(sc, spacing, lay.Pos, lay.Vel); err != nil {
 		return err
 	}
-	s.fluidCount = len(pos)
 	s.bodies = append(s.bodies[:0], lay.Bodies...)
 	s.body, s.rest, s.wInv = lay.Body, lay.Rest, lay.WInv
 	s.slotOf = resize(s.slotOf, len(lay.Pos))

@@ -35,9 +35,11 @@ type State struct {
 func (st *State) N() int { return len(st.Pos) }
 
 // FluidCount is the number of fluid particles.
-func (st *State) FluidCount() int {
-	n := len(st.Pos)
-	for _, b := range st.Bodies {
+func (st *State) FluidCount() int { return FluidCount(len(st.Pos), st.Bodies) }
+
+// FluidCount is how many of n particles are fluid when these are the bodies.
+func FluidCount(n int, bodies []Body) int {
+	for _, b := range bodies {
 		n -= b.Count
 	}
 	return n

@@ -369,3 +369,25 @@ func TestBodies(t *testing.T) {
 		t.Errorf("a body smaller than the spacing: %v", err)
 	}
 }
+
+// A rotated cylinder's bounds are exact: they hold every point of its surface and each face is touched.
+func TestCylinderBoundsAreTight(t *testing.T) {
+	for _, rot := range []Vec3{{0, 0, 0}, {70, 0, 0}, {30, 40, 50}, {90, 0, 0}} {
+		c := Shape{Kind: ShapeCylinder, Center: Vec3{1, 2, 3}, Radius: 0.2, Height: 0.6, Rotation: rot}
+		b := c.Bounds()
+		r := c.RotationMatrix()
+		lo, hi := Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+		for k := 0; k < 3600; k++ {
+			a := 2 * math.Pi * float64(k) / 3600
+			for _, y := range []float64{-0.3, 0.3} {
+				p := c.Center.Add(r.MulVec(Vec3{0.2 * math.Cos(a), y, 0.2 * math.Sin(a)}))
+				lo, hi = lo.Min(p), hi.Max(p)
+			}
+		}
+		for i := 0; i < 3; i++ {
+			if lo[i] < b.Min[i]-1e-9 || hi[i] > b.Max[i]+1e-9 || lo[i]-b.Min[i] > 1e-5 || b.Max[i]-hi[i] > 1e-5 {
+				t.Errorf("rotation %v, axis %d: surface spans [%g, %g], bounds [%g, %g]", rot, i, lo[i], hi[i], b.Min[i], b.Max[i])
+			}
+		}
+	}
+}

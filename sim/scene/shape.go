@@ -151,16 +151,23 @@ func (s *Shape) Bounds() Box {
 	case ShapeCapsule:
 		r := Vec3{s.Radius, s.Radius, s.Radius}
 		return Box{s.A.Min(s.B).Sub(r), s.A.Max(s.B).Add(r)}
-	case ShapeBox, ShapeCylinder:
-		h := s.Size.Scale(0.5)
-		if s.Kind == ShapeCylinder {
-			h = Vec3{s.Radius, s.Height / 2, s.Radius}
-		}
+	case ShapeBox:
 		// the rotated box's extent along each world axis is Σ_j |R_ij| h_j
+		h := s.Size.Scale(0.5)
 		r := s.RotationMatrix()
 		var e Vec3
 		for i := 0; i < 3; i++ {
 			e[i] = math.Abs(r[i][0])*h[0] + math.Abs(r[i][1])*h[1] + math.Abs(r[i][2])*h[2]
+		}
+		return Box{s.Center.Sub(e), s.Center.Add(e)}
+	case ShapeCylinder:
+		// exact: along world axis i the end caps reach |a_i|·h/2 and their rims r·√(1 − a_i²) further, with a
+		// the cylinder's axis (R·y); the bounding box of the rotated local box would stick out at tilted angles
+		r := s.RotationMatrix()
+		var e Vec3
+		for i := 0; i < 3; i++ {
+			a := r[i][1]
+			e[i] = math.Abs(a)*s.Height/2 + s.Radius*math.Sqrt(math.Max(0, 1-a*a))
 		}
 		return Box{s.Center.Sub(e), s.Center.Add(e)}
 	case ShapeMesh:
