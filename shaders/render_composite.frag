@@ -39,12 +39,13 @@ vec3 tangent(ivec2 p, vec3 P, float z, ivec2 dir) {
 
 void main() {
 	ivec2 p = ivec2(gl_FragCoord.xy);
-	vec3 scene = texelFetch(uSceneColor, p, 0).rgb;
+	vec4 sceneRGBA = texelFetch(uSceneColor, p, 0); // alpha 0 where a transparent background shows
+	vec3 scene = sceneRGBA.rgb;
 	float sceneZ = texelFetch(uSceneDepth, p, 0).r;
 	float z = fluidAt(uDepth, p);
 	if (z <= 0.0) {
 		// the debug views dim the scene so the image they show stands out
-		fragColor = vec4(uShow == VIEW_SURFACE ? scene : 0.3 * scene, 1.0);
+		fragColor = vec4(uShow == VIEW_SURFACE ? scene : 0.3 * scene, sceneRGBA.a);
 		gl_FragDepth = sceneZ;
 		return;
 	}

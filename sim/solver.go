@@ -72,10 +72,12 @@ type Pass struct {
 	Ms   float64
 }
 
-// Stats is what a solver reports about its last step.
+// Stats is what a solver reports about its last step. Particles, Steps and Time are exact for the newest step
+// (replays key tool actions on Steps); a GPU solver's measurements may describe a step or two before it, as their
+// records come back from the GPU.
 type Stats struct {
 	Particles int
-	Steps     int
+	Steps     int     // steps taken since the reset (a loaded state carries its count)
 	Time      float64 // simulated time, s
 
 	// StepMs is the wall-clock (CPU) or GPU time of the last step; Passes splits it by stage.

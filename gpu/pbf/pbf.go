@@ -722,6 +722,8 @@ func (s *Solver) Stats() sim.Stats {
 		s.pendingErr = err
 	}
 	st := s.stats
+	// the measurements describe the newest step whose record has come back; the counts are the newest step's
+	st.Particles, st.Steps, st.Time = s.n, s.steps, s.time
 	st.Passes = append([]sim.Pass(nil), st.Passes...)
 	st.Notice, s.notice = s.notice, ""
 	return st

@@ -208,6 +208,11 @@ func (r *Renderer) drawSky(f *frameState) {
 	f.bindScene()
 	passState{}.apply()
 	r.skyProg.Use()
+	alpha := float32(1)
+	if r.transparent {
+		alpha = 0 // the ground blends over it keeping the target's alpha, so it stays transparent too
+	}
+	r.skyProg.SetFloat("uAlpha", alpha)
 	r.empty.Bind()
 	gl.DrawArrays(gl.TRIANGLES, 0, 3)
 }

@@ -165,7 +165,15 @@ type Renderer struct {
 	err     error // what SetScene could not build
 	drawErr error // why the last Draw could not draw the surface (nil when it could)
 	deleted bool
+	// transparent draws the sky and the ground with alpha 0 (SetTransparent)
+	transparent bool
 }
+
+// SetTransparent makes the following Draws leave alpha 0 where only the sky or the ground shows, and 1 over the
+// fluid, the bodies, the obstacles and the tank's walls seen against them: a screenshot with a transparent
+// background to composite over something else. The colours stay those of the opaque picture (the water still
+// refracts the sky and the ground), so an image drawn this way differs from the opaque one only in alpha.
+func (r *Renderer) SetTransparent(on bool) { r.transparent = on }
 
 // sceneInfo is what the passes need to know about the scene set with SetScene.
 type sceneInfo struct {
@@ -429,7 +437,8 @@ func (r *Renderer) Err() error { return errors.Join(r.err, r.drawErr) }
 
 // Draw renders one frame into the currently bound framebuffer: it sets the viewport to v, clears colour and
 // depth, and runs the passes (sky, ground, tank, obstacles, then the fluid as render.mode says; see
-// framePasses). The target's alpha ends up 1 everywhere and its depth holds the scene's and the fluid's depth.
+// framePasses). The target's alpha ends up 1 everywhere (but see SetTransparent) and its depth holds the scene's
+// and the fluid's depth.
 //
 // It leaves: the caller's draw and read framebuffers bound; viewport (0, 0, v.W, v.H); depth test on, GL_LESS,
 // depth writes on; blending off, with blend functions SRC_ALPHA, ONE_MINUS_SRC_ALPHA for colour and ZERO, ONE for

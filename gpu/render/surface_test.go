@@ -968,3 +968,57 @@ func TestRenderParams(t *testing.T) {
 		t.Error("render.filter_radius=1000 was accepted")
 	}
 }
+
+// TestTransparentBackground draws the pool with SetTransparent: the colours are those of the opaque picture, the
+// water is opaque, and the sky around it is transparent; without it every pixel is opaque.
+func TestTransparentBackground(t *testing.T) {
+	gltest.Acquire(t)
+	const w, h = 160, 120
+	r := newTestRenderer(t)
+	fb := newTestFramebuffer(t, w, h)
+	fs, cam := poolSetup(t, r)
+	p := fs.upload(t)
+	for _, mode := range []string{"surface", "particles"} {
+		setParam(t, r, "render.mode", mode)
+		r.SetTransparent(false)
+		opaque := draw(t, r, fb, cam, p)
+		r.SetTransparent(true)
+		clear := draw(t, r, fb, cam, p)
+		r.SetTransparent(false)
+		save(t, clear, "transparent_"+mode)
+		var rgbDiff, transparent, water, waterOpaque int
+		var depth []float32
+		if mode == "surface" {
+			depth = readRed(r.surf.shaded)
+		}
+		for k := 0; k < w*h; k++ {
+			i := 4 * k
+			if opaque.Pix[i+3] != 255 {
+				t.Fatalf("%s: the opaque picture has alpha %d at pixel %d", mode, opaque.Pix[i+3], k)
+			}
+			for c := 0; c < 3; c++ {
+				if opaque.Pix[i+c] != clear.Pix[i+c] {
+					rgbDiff++
+					break
+				}
+			}
+			if clear.Pix[i+3] == 0 {
+				transparent++
+			}
+			if mode == "surface" && depth[k] > 0 {
+				water++
+				if clear.Pix[i+3] == 255 {
+					waterOpaque++
+				}
+			}
+		}
+		corner := clear.Pix[3] // top left: sky
+		if rgbDiff != 0 || corner != 0 || transparent < w*h/10 || waterOpaque != water {
+			t.Errorf("%s: %d pixels change colour, top-left alpha %d, %d of %d pixels transparent, %d of %d water pixels opaque",
+				mode, rgbDiff, corner, transparent, w*h, waterOpaque, water)
+		}
+		if mode == "surface" && water < 100 {
+			t.Errorf("surface: only %d water pixels", water)
+		}
+	}
+}
