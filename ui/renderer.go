@@ -203,6 +203,11 @@ func (s *glState) restore() {
 // coordinates); framebufferSize is the bound target's size in pixels, so clip rectangles are scaled by
 // framebufferSize/displaySize. Nothing is drawn when either size is empty (a minimised window).
 func (r *Renderer) Render(displaySize, framebufferSize [2]float32, drawData imgui.DrawData) {
+	r.RenderLists(displaySize, framebufferSize, drawData, nil)
+}
+
+// RenderLists is Render for the draw lists keep accepts (nil keeps all).
+func (r *Renderer) RenderLists(displaySize, framebufferSize [2]float32, drawData imgui.DrawData, keep func(imgui.DrawList) bool) {
 	if r == nil || r.prog == nil || r.prog.ID() == 0 || !drawData.Valid() {
 		return
 	}
@@ -250,6 +255,9 @@ func (r *Renderer) Render(displaySize, framebufferSize [2]float32, drawData imgu
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo)
 
 	for _, list := range lists {
+		if keep != nil && !keep(list) {
+			continue
+		}
 		vtx, vtxBytes := list.VertexBuffer()
 		idx, idxBytes := list.IndexBuffer()
 		gl.BufferData(gl.ARRAY_BUFFER, vtxBytes, vtx, gl.STREAM_DRAW)

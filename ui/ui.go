@@ -10,7 +10,8 @@
 //	u.NewFrame()           // after glfw.PollEvents
 //	acts := panels.Draw(m) // widgets
 //	... draw the 3D scene ...
-//	u.Render()             // last, over the scene
+//	u.Render()             // over the scene
+//	u.RenderOverlay()      // the recording indicator, over everything (left out of recordings with the panel)
 //	window.SwapBuffers()
 package ui
 
@@ -36,6 +37,7 @@ type UI struct {
 	scale    float32 // content scale the fonts and style were built for
 	glyphs   imgui.AllocatedGlyphRanges
 	font     imgui.Font
+	overlay  bool // Indicator drew into the foreground list this frame
 }
 
 // New creates the imgui context for window, installs its input callbacks and builds the renderer. The window's
@@ -129,14 +131,56 @@ func (u *UI) NewFrame() {
 	imgui.NewFrame()
 }
 
-// Render ends the frame and draws it into the bound framebuffer, which is assumed to be the window's (its
-// framebuffer size). Call it after the 3D scene so the panel lies on top.
+// Render ends the frame and draws the panels into the bound framebuffer, which is assumed to be the window's (its
+// framebuffer size). Call it after the 3D scene so the panel lies on top. The indicator waits for RenderOverlay.
 func (u *UI) Render() {
 	_ = u.ctx.SetCurrent()
 	imgui.Render()
 	if u.platform.Visible() {
-		u.renderer.Render(u.platform.DisplaySize(), u.platform.FramebufferSize(), imgui.RenderedDrawData())
+		u.renderer.RenderLists(u.platform.DisplaySize(), u.platform.FramebufferSize(), imgui.RenderedDrawData(), u.notOverlay())
 	}
+}
+
+// RenderOverlay draws what Indicator put on screen this frame, over the panels, shown or hidden. Call it after
+// Render; a recording that includes the panel reads the picture between the two, so the indicator is not in it.
+func (u *UI) RenderOverlay() {
+	if !u.overlay {
+		return
+	}
+	u.overlay = false
+	_ = u.ctx.SetCurrent()
+	fg := imgui.ForegroundDrawList()
+	u.renderer.RenderLists(u.platform.DisplaySize(), u.platform.FramebufferSize(), imgui.RenderedDrawData(),
+		func(l imgui.DrawList) bool { return l == fg })
+}
+
+// notOverlay keeps every draw list but the indicator's.
+func (u *UI) notOverlay() func(imgui.DrawList) bool {
+	if !u.overlay {
+		return nil
+	}
+	fg := imgui.ForegroundDrawList()
+	return func(l imgui.DrawList) bool { return l != fg }
+}
+
+// Indicator shows a red dot and text (the recording's elapsed time) in the top-right corner of the window, over
+// everything, until the frame ends; RenderOverlay draws it. Call it between NewFrame and Render, panel shown or not.
+func (u *UI) Indicator(text string) {
+	em := imgui.FontSize()
+	display := imgui.MainViewport().Size()
+	size := imgui.CalcTextSize(text, false, 0)
+	r := 0.4 * em
+	pad := 0.5 * em
+	x1 := display.X - pad
+	x0 := x1 - (size.X + 2*r + 3*pad)
+	y0 := pad
+	y1 := y0 + size.Y + pad
+	fg := imgui.ForegroundDrawList()
+	fg.AddRectFilledV(imgui.Vec2{X: x0, Y: y0}, imgui.Vec2{X: x1, Y: y1}, imgui.PackedColorFromVec4(imgui.Vec4{X: 0, Y: 0, Z: 0, W: 0.55}), 0.3*em, 0)
+	cy := (y0 + y1) / 2
+	fg.AddCircleFilled(imgui.Vec2{X: x0 + pad + r, Y: cy}, r, imgui.PackedColorFromVec4(imgui.Vec4{X: 0.9, Y: 0.1, Z: 0.1, W: 1}))
+	fg.AddText(imgui.Vec2{X: x0 + 2*pad + 2*r, Y: cy - size.Y/2}, imgui.PackedColorFromVec4(imgui.Vec4{X: 1, Y: 1, Z: 1, W: 1}), text)
+	u.overlay = true
 }
 
 // Redraw draws the frame last ended by Render again, into the bound framebuffer of width×height pixels: an
@@ -144,7 +188,7 @@ func (u *UI) Render() {
 func (u *UI) Redraw(width, height int) {
 	_ = u.ctx.SetCurrent()
 	if u.platform.Visible() {
-		u.renderer.Render(u.platform.DisplaySize(), [2]float32{float32(width), float32(height)}, imgui.RenderedDrawData())
+		u.renderer.RenderLists(u.platform.DisplaySize(), [2]float32{float32(width), float32(height)}, imgui.RenderedDrawData(), u.notOverlay())
 	}
 }
 

@@ -217,3 +217,67 @@ func TestFontHasTheParameterSymbols(t *testing.T) {
 		}
 	}
 }
+
+// The recording indicator is drawn by RenderOverlay alone, in the top-right corner, with the panel shown or
+// hidden; Render leaves it out (so a recording with the panel, read between the two, does not show it).
+func TestIndicatorIsDrawnOnlyByRenderOverlay(t *testing.T) {
+	u := newTestUI(t)
+	fbSize := u.platform.FramebufferSize()
+	w, h := int(fbSize[0]), int(fbSize[1])
+	fb, err := glh.NewFramebuffer(w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fb.Delete()
+	// reds counts strongly red pixels in the top-right corner and anywhere else.
+	reds := func(img *image.RGBA) (corner, elsewhere int) {
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				i := img.PixOffset(x, y)
+				if img.Pix[i] > 180 && img.Pix[i+1] < 80 && img.Pix[i+2] < 80 {
+					if x > w/2 && y < h/4 {
+						corner++
+					} else {
+						elsewhere++
+					}
+				}
+			}
+		}
+		return corner, elsewhere
+	}
+	for _, visible := range []bool{true, false} {
+		u.SetVisible(visible)
+		u.NewFrame()
+		drawTestWindow()
+		u.Indicator("0:07")
+		fb.Bind()
+		gl.ClearColor(0.2, 0.4, 0.6, 1)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		u.Render()
+		panelOnly := glh.ReadRGBA(fb.ID(), w, h)
+		u.RenderOverlay()
+		withDot := glh.ReadRGBA(fb.ID(), w, h)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		if c, e := reds(panelOnly); c+e != 0 {
+			t.Errorf("panel visible %v: Render drew %d red pixels", visible, c+e)
+		}
+		if c, e := reds(withDot); c < 10 || e != 0 {
+			t.Errorf("panel visible %v: RenderOverlay drew %d red pixels in the top-right corner and %d elsewhere", visible, c, e)
+		}
+		if visible {
+			checkPanelPixels(t, panelOnly, u.platform.FramebufferSize()[0]/u.platform.DisplaySize()[0], [3]uint8{51, 102, 153})
+		}
+	}
+	// a frame without Indicator draws nothing in RenderOverlay
+	u.SetVisible(true)
+	u.NewFrame()
+	fb.Bind()
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	u.Render()
+	u.RenderOverlay()
+	img := glh.ReadRGBA(fb.ID(), w, h)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	if c, e := reds(img); c+e != 0 {
+		t.Errorf("RenderOverlay without Indicator drew %d red pixels", c+e)
+	}
+}
