@@ -61,6 +61,19 @@ func (c *Context) Shared(key string, create func() (any, error)) (any, error) {
 	return v, nil
 }
 
+// windows counts the contexts Open has opened and Close has not closed. GLFW is process-wide state: Terminate
+// destroys every window, so it runs only when the last context closes (a headless command opened inside the
+// window's process, or inside a test binary with its shared context, must not take the others down). Like every
+// GLFW call it is used from the one thread GL runs on.
+var windows int
+
+// terminate stops GLFW when no context is open.
+func terminate() {
+	if windows == 0 {
+		glfw.Terminate()
+	}
+}
+
 // ErrNoContext wraps every failure to get a usable context.
 var ErrNoContext = errors.New("no OpenGL 4.1+ core context")
 
@@ -104,15 +117,16 @@ func Open(o Options) (ctx *Context, err error) {
 		}
 	}
 	if win == nil {
-		glfw.Terminate()
+		terminate()
 		return nil, fmt.Errorf("%w: %v", ErrNoContext, lastErr)
 	}
 	win.MakeContextCurrent()
 	if err := gl.Init(); err != nil {
 		win.Destroy()
-		glfw.Terminate()
+		terminate()
 		return nil, fmt.Errorf("%w: loading OpenGL 4.1 functions: %v", ErrNoContext, err)
 	}
+	windows++
 	c := &Context{Window: win, Version: gl.GoStr(gl.GetString(gl.VERSION)), Renderer: gl.GoStr(gl.GetString(gl.RENDERER))}
 	var major, minor int32
 	gl.GetIntegerv(gl.MAJOR_VERSION, &major)
@@ -136,7 +150,7 @@ func boolHint(b bool) int {
 	return glfw.False
 }
 
-// Close destroys the window and stops GLFW.
+// Close destroys the window, and stops GLFW when it was the last.
 func (c *Context) Close() {
 	if c == nil || c.Window == nil {
 		return
@@ -149,7 +163,8 @@ func (c *Context) Close() {
 	c.shared, c.sharedKeys = nil, nil
 	c.Window.Destroy()
 	c.Window = nil
-	glfw.Terminate()
+	windows--
+	terminate()
 }
 
 // String describes the context for logs: "OpenGL 4.5 (Core Profile) Mesa 22.3.6 on llvmpipe, compute".

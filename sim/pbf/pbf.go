@@ -174,6 +174,7 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	if len(pos) != len(vel) {
 		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
+	s.tools = sim.Tools{} // a reset puts the tools away, as on the GPU (a replay starts from a reset without them)
 	s.sc = sc
 	if err := s.derive(spacing); err != nil {
 		return err
