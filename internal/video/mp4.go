@@ -1,0 +1,322 @@
+package video
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNoFFmpeg is wrapped by Create's error for an MP4 when there is no usable ffmpeg: none in PATH, the program
+// Options.FFmpeg names does not run, or it has no libx264 encoder. Record a PNG sequence instead and show
+// FallbackHint, or record a GIF.
+var ErrNoFFmpeg = errors.New("no usable ffmpeg")
+
+// ErrNoFrames is wrapped by Close's error when the recording got no frames; no file was written.
+var ErrNoFrames = errors.New("no frames were recorded")
+
+const (
+	// finishTimeout bounds how long Close waits for ffmpeg to encode the frames it holds and end the file.
+	finishTimeout = 30 * time.Second
+	// exitTimeout bounds how long a writer waits for an ffmpeg that stopped reading its frames to exit.
+	exitTimeout = 5 * time.Second
+	// mp4Depth is how many frames may wait for ffmpeg before WriteFrame waits.
+	mp4Depth = 3
+)
+
+// mp4Writer pipes raw frames into an ffmpeg process that encodes them with libx264 into a fragmented MP4.
+type mp4Writer struct {
+	path    string
+	existed bool // a file was at path before the recording
+	cmd     *exec.Cmd
+	stdin   *os.File    // the frames go here
+	stderr  *tailBuffer // ffmpeg's messages, the last few KB
+	exited  chan struct{}
+	exitErr error // cmd.Wait's result, set before exited is closed
+	pipe    *pipeline
+
+	closed   bool
+	closeErr error
+}
+
+// createMP4 starts ffmpeg, writing straight to path: a recording cut short by a crash or a full disk keeps every
+// complete fragment (one per keyframe, at least one a second) and plays up to there.
+func createMP4(path string, o Options) (*mp4Writer, error) {
+	if err := checkTarget(path); err != nil {
+		return nil, err
+	}
+	_, statErr := os.Stat(path)
+	prog, err := findFFmpeg(o.FFmpeg)
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", path, err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: a pipe to ffmpeg: %w", path, err)
+	}
+	m := &mp4Writer{path: path, existed: statErr == nil, stdin: w, stderr: newTailBuffer(4096), exited: make(chan struct{})}
+	m.cmd = exec.Command(prog, ffmpegArgs(path, o)...)
+	m.cmd.Stdin = r
+	m.cmd.Stderr = m.stderr
+	m.cmd.WaitDelay = exitTimeout // a child of ffmpeg holding its stderr open must not hang Wait
+	err = m.cmd.Start()
+	r.Close() // ffmpeg has its own copy; ours would keep the pipe open after ffmpeg dies
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("recording %s: starting %s: %w (%w)", path, prog, ErrNoFFmpeg, err)
+	}
+	go func() {
+		m.exitErr = m.cmd.Wait()
+		close(m.exited)
+	}()
+	m.pipe = newPipeline(o.Width, o.Height, mp4Depth, m.send)
+	return m, nil
+}
+
+// ffmpegArgs is ffmpeg's command line for a recording at path: raw RGBA frames on stdin, H.264 out.
+func ffmpegArgs(path string, o Options) []string {
+	crf := [...]string{High: "18", Medium: "23", Low: "28"}[o.Quality]
+	// yuv420p halves the chroma resolution, so both sides must be even: crop the last column or row. Convert
+	// with the BT.709 matrix and tag the stream BT.709, so that players convert back with the same matrix.
+	vf := "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p"
+	if w, h := o.Width&^1, o.Height&^1; w != o.Width || h != o.Height {
+		vf = fmt.Sprintf("crop=%d:%d:0:0,%s", w, h, vf)
+	}
+	return []string{
+		"-hide_banner", "-loglevel", "error", "-nostats", // only errors on stderr, so its tail explains a failure
+		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", o.Width, o.Height),
+		"-framerate", formatRate(o.FPS), "-i", "pipe:0",
+		"-an", "-vf", vf,
+		"-c:v", "libx264", "-preset", "veryfast", "-crf", crf, "-pix_fmt", "yuv420p",
+		"-g", strconv.Itoa(int(math.Ceil(o.FPS))), // a keyframe, so a fragment, at least every second
+		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+		// a fragment per keyframe, written out as soon as it is complete: the file plays up to its last
+		// fragment if ffmpeg is killed or the disk fills
+		"-movflags", "+frag_keyframe+empty_moov+default_base_moof", "-flush_packets", "1",
+		"-f", "mp4", "-y", "file:" + path, // file: so that a colon or a leading dash in the name means nothing
+	}
+}
+
+// formatRate writes a frame rate the way ffmpeg reads it: 30, 29.97, 59.94.
+func formatRate(fps float64) string { return strconv.FormatFloat(fps, 'f', -1, 64) }
+
+// findFFmpeg finds the ffmpeg program (prog, or "ffmpeg" in PATH when prog is "") and checks that it runs and
+// has libx264.
+func findFFmpeg(prog string) (string, error) {
+	name := prog
+	if name == "" {
+		name = "ffmpeg"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s not found (install ffmpeg, or record a GIF or PNG frames): %v", ErrNoFFmpeg, name, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoFFmpeg, err)
+	}
+	key := fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
+	if _, ok := goodFFmpeg.Load(key); ok {
+		return path, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "-hide_banner", "-loglevel", "error", "-encoders").Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s does not run as ffmpeg (%s -encoders: %v)", ErrNoFFmpeg, path, path, err)
+	}
+	if !bytes.Contains(out, []byte(" libx264 ")) {
+		return "", fmt.Errorf("%w: %s has no libx264 (H.264) encoder: install an ffmpeg built with it", ErrNoFFmpeg, path)
+	}
+	goodFFmpeg.Store(key, true)
+	return path, nil
+}
+
+// goodFFmpeg remembers the ffmpeg programs findFFmpeg checked, by path, size and time of change, so that only the
+// first recording pays for running `ffmpeg -encoders`.
+var goodFFmpeg sync.Map
+
+func (m *mp4Writer) WriteFrame(img *image.RGBA) error {
+	if m.closed {
+		return fmt.Errorf("recording %s: WriteFrame after Close", m.path)
+	}
+	if err := checkFrame(img, m.pipe.w, m.pipe.h); err != nil {
+		return fmt.Errorf("recording %s: %w", m.path, err)
+	}
+	return m.pipe.put(img)
+}
+
+// send is the pipeline's encoder: it writes frame i to ffmpeg.
+func (m *mp4Writer) send(i int, pix []byte) error {
+	if _, err := m.stdin.Write(pix); err != nil {
+		return m.stopped(i, err)
+	}
+	return nil
+}
+
+// stopped explains why ffmpeg did not take frame i: it waits a little for the process to exit, so that the exit
+// status and ffmpeg's last messages go into the error.
+func (m *mp4Writer) stopped(i int, err error) error {
+	if !m.waitExit(exitTimeout) {
+		m.cmd.Process.Kill() // it closed its input but goes on: stop it, the file keeps what it has
+		<-m.exited
+	}
+	if m.exitErr != nil {
+		err = m.exitErr
+	}
+	return fmt.Errorf("recording %s: ffmpeg stopped at frame %d (%v)%s; the file plays up to its last complete fragment (at most a second before)",
+		m.path, i+1, err, m.stderr.said())
+}
+
+// waitExit waits at most d for ffmpeg to exit and says whether it did.
+func (m *mp4Writer) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-m.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// Close sends ffmpeg the end of the frames and waits for it to finish the file; ffmpeg is killed if it does not
+// within finishTimeout, and then the file keeps its complete fragments.
+func (m *mp4Writer) Close() error {
+	if m.closed {
+		return m.closeErr
+	}
+	m.closed = true
+	m.pipe.close()
+	if m.pipe.n == 0 {
+		// ffmpeg opens the output once it has the first frame: stop it before, so that no empty file is left
+		// and a file already at the path stays as it was
+		m.cmd.Process.Kill()
+		m.stdin.Close()
+		<-m.exited
+		m.pipe.wait(0)
+		if !m.existed {
+			os.Remove(m.path)
+		}
+		m.closeErr = fmt.Errorf("recording %s: %w; nothing was written", m.path, ErrNoFrames)
+		return m.closeErr
+	}
+	if !m.pipe.wait(finishTimeout) {
+		m.cmd.Process.Kill() // a write blocked on a stuck ffmpeg fails once it is gone
+		m.pipe.wait(0)
+	}
+	m.stdin.Close() // the end of the input: ffmpeg encodes what it holds and ends the file
+	if !m.waitExit(finishTimeout) {
+		m.cmd.Process.Kill()
+		<-m.exited
+		m.closeErr = fmt.Errorf("recording %s: ffmpeg did not finish the file within %v and was stopped%s; the file plays up to its last complete fragment",
+			m.path, finishTimeout, m.stderr.said())
+		return m.closeErr
+	}
+	if err := m.pipe.failed(); err != nil {
+		m.closeErr = err
+		return err
+	}
+	if m.exitErr != nil {
+		m.closeErr = fmt.Errorf("recording %s: ffmpeg failed finishing the file (%v)%s", m.path, m.exitErr, m.stderr.said())
+	}
+	return m.closeErr
+}
+
+func (m *mp4Writer) Frames() int  { return m.pipe.n }
+func (m *mp4Writer) Path() string { return m.path }
+
+// FallbackHint is the command line that turns the PNG sequence pattern (as PNGSequence.Pattern gives it) into an
+// H.264 MP4 at out, at fps frames per second, for the message shown when an MP4 was asked for and there was no
+// ffmpeg to make it. Arguments are quoted for the system's shell.
+func FallbackHint(pattern string, fps float64, out string) string {
+	args := []string{"ffmpeg", "-framerate", formatRate(fps), "-start_number", "1", "-i", pattern,
+		"-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2", "-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p", out}
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes a for a POSIX shell (single quotes) or, on Windows, for cmd and PowerShell (double quotes),
+// when it holds anything but letters, digits and -_./:=+,%.
+func shellQuote(a string) string {
+	plain := a != ""
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=+,%", c)) {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case plain:
+		return a
+	case runtime.GOOS == "windows":
+		return `"` + strings.ReplaceAll(a, `"`, `""`) + `"`
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// tailBuffer keeps the last max bytes written to it: ffmpeg's messages, for error reports. It is safe for the
+// goroutine that copies ffmpeg's stderr and the one that reports an error at once.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+	cut bool // bytes were dropped from the front
+}
+
+// newTailBuffer keeps max bytes, and one more, which tells whether they start at the beginning of a line.
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max + 1} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if len(p) > t.max {
+		p = p[len(p)-t.max:]
+	}
+	if over := len(t.buf) + len(p) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
+	}
+	t.buf = append(t.buf, p...)
+	if n > len(p) {
+		t.cut = true
+	}
+	return n, nil
+}
+
+// said is what ffmpeg wrote, on one line after a colon, or "" when it wrote nothing.
+func (t *tailBuffer) said() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := string(t.buf)
+	if t.cut { // start at a whole line; the first byte is the one before the kept ones
+		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+			s = s[i+1:]
+		} else {
+			s = s[1:]
+		}
+		s = "… " + s
+	}
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "; ffmpeg said: " + strings.Join(lines, " / ")
+}
