@@ -1,0 +1,517 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Read reads and checks a replay file; errors name the file and what is wrong with it (see Decode).
+func Read(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("replay file %s does not exist", path)
+		}
+		return nil, fmt.Errorf("reading replay: %w", err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("reading replay: %w", err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, not a replay file", path)
+	}
+	if fi.Size() > MaxSize {
+		return nil, tooBig(path, fi.Size())
+	}
+	data, err := readLimited(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return parse(data, path)
+}
+
+// Decode reads and checks a replay from r. It is strict: a file that is not a slosh replay, has a newer or
+// unknown version, an unknown or missing field, a value of the wrong type or out of range (a number too large
+// for its type: JSON has no NaN or infinity), an unknown op or one without its arguments, actions out of order or
+// after the end, a scene or a dropped body that the scene package refuses, or data after the replay object is
+// refused with the field's path. Mesh paths relative to the scene resolve against the working folder (Read
+// resolves them against the file's).
+func Decode(r io.Reader) (*File, error) {
+	data, err := readLimited(r)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	return parse(data, "")
+}
+
+func tooBig(name string, n int64) error {
+	return fmt.Errorf("%s: %d bytes is over the %d MiB a replay may hold: refusing it (it is damaged or not a slosh replay)", name, n, MaxSize>>20)
+}
+
+// readLimited reads at most MaxSize bytes, and fails beyond.
+func readLimited(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("over the %d MiB a replay may hold: refusing it (it is damaged or not a slosh replay)", MaxSize>>20)
+	}
+	return data, nil
+}
+
+// topFields are a file's fields; all but software and software_version are required.
+var topFields = []string{"format", "version", "software", "software_version", "mode", "frame_dt", "steps", "scene", "params", "actions"}
+
+// parse decodes and checks a replay file's content; path names it ("" for one that was not read from a file).
+func parse(data []byte, path string) (*File, error) {
+	f := &File{Path: path}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", f.name(), fmt.Sprintf(format, args...))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, bad("empty file: a replay is a JSON object {\"format\": %q, ...}", FormatName)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, bad("not a slosh replay: a replay is a JSON object, this is a JSON %s", te.Value)
+		}
+		return nil, bad("%s", jsonError(data, err))
+	}
+	// the format and version first, so that a newer file says so rather than failing on a field it added
+	var format string
+	var version int
+	if raw, ok := top["format"]; !ok || json.Unmarshal(raw, &format) != nil {
+		return nil, bad("not a slosh replay: it has no \"format\": %q", FormatName)
+	}
+	switch raw, ok := top["version"]; {
+	case format != FormatName:
+		return nil, bad("not a slosh replay (format %q, not %q)", format, FormatName)
+	case !ok:
+		return nil, bad("version: missing")
+	case json.Unmarshal(raw, &version) != nil:
+		return nil, bad("version: %s is not a whole number", raw)
+	case version > Version:
+		return nil, bad("version %d is newer than this slosh reads (%d): update slosh to play it", version, Version)
+	case version < 1:
+		return nil, bad("version: unknown version %d", version)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad("%s: unexpected data after the replay object", position(data, dec.InputOffset()))
+	}
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		known := false
+		for _, n := range topFields {
+			known = known || k == n
+		}
+		if !known {
+			return nil, bad("%s: unknown field; the fields of a replay are %s", k, strings.Join(topFields, ", "))
+		}
+	}
+	var actions []json.RawMessage
+	for _, d := range []struct {
+		name     string
+		dst      any
+		optional bool
+	}{
+		{"software", &f.Software, true},
+		{"software_version", &f.SoftwareVersion, true},
+		{"mode", &f.Mode, false},
+		{"frame_dt", &f.FrameDt, false},
+		{"steps", &f.Steps, false},
+		{"scene", &f.Scene, false},
+		{"params", &f.Params, false},
+		{"actions", &actions, false},
+	} {
+		raw, ok := top[d.name]
+		if !ok || string(raw) == "null" {
+			if d.optional {
+				continue
+			}
+			return nil, bad("%s: missing", d.name)
+		}
+		if d.name == "scene" {
+			f.Scene = raw
+			continue
+		}
+		if err := json.Unmarshal(raw, d.dst); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field == "" {
+				return nil, bad("%s: want %s, got %s", d.name, jsonType(te.Type), short(raw))
+			}
+			return nil, bad("%s: %s", d.name, jsonError(raw, err))
+		}
+	}
+	compactValues(f.Params)
+	f.Actions = make([]Action, len(actions))
+	for i, raw := range actions {
+		if err := decodeAction(raw, fmt.Sprintf("actions[%d]", i), &f.Actions[i]); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	if err := f.check(); err != nil {
+		return nil, bad("%v", err)
+	}
+
+	sc, err := scene.Parse(f.Scene, f.sceneSource())
+	if err != nil {
+		return nil, err // scene.Parse names the source and the field
+	}
+	f.parsed = sc
+	if f.Scene, err = sc.Marshal(); err != nil { // as Log.Start holds it, whatever the file's layout
+		return nil, bad("scene: %v", err)
+	}
+	f.parsedFrom = f.Scene
+	meshes := map[string]*scene.MeshData{}
+	for i := range f.Actions {
+		if a := &f.Actions[i]; a.Op == OpAddBody {
+			if err := checkBody(sc, a.Body, meshes); err != nil {
+				return nil, bad("actions[%d] (%s): %v", i, a, err)
+			}
+		}
+	}
+	return f, nil
+}
+
+// decodeAction decodes one action strictly: checkJSON first (unknown and missing fields, types, array lengths),
+// then encoding/json into the typed form.
+func decodeAction(raw json.RawMessage, path string, a *Action) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var tree any
+	if err := d.Decode(&tree); err != nil {
+		return fmt.Errorf("%s: %s", path, jsonError(raw, err))
+	}
+	if err := checkJSON(tree, reflect.TypeOf(actionJSON{}), path); err != nil {
+		return err
+	}
+	if body, ok := tree.(map[string]any)["body"]; ok {
+		if err := checkJSON(body, reflect.TypeOf(scene.Body{}), path+".body"); err != nil {
+			return err
+		}
+	}
+	var j actionJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return fmt.Errorf("%s: %s", path, jsonError(raw, err)) // checkJSON lets nothing through that fails here
+	}
+	compactValues(j.Params)
+	*a = Action{Step: j.Step, Op: Op(j.Op), Params: j.Params}
+	if j.Fluid != nil {
+		a.Fluid = &Fluid{Pos: j.Fluid.Pos, Vel: j.Fluid.Vel}
+	}
+	if j.Drain != nil {
+		a.Drain = &Drain{Center: j.Drain.Center, Radius: j.Drain.Radius}
+	}
+	if j.Body != nil {
+		a.Body = &scene.Body{}
+		if err := json.Unmarshal(j.Body, a.Body); err != nil {
+			return fmt.Errorf("%s.body: %s", path, jsonError(j.Body, err))
+		}
+	}
+	if j.Index != nil {
+		if a.Op != OpRemoveBody {
+			return fmt.Errorf("%s: index: not used by op %s (it belongs to op %s)", path, a.Op, OpRemoveBody)
+		}
+		a.Index = *j.Index
+	} else if a.Op == OpRemoveBody {
+		return fmt.Errorf("%s: index: missing: op %s needs it", path, a.Op)
+	}
+	if j.Drive != nil {
+		a.Drive = &Drive{Index: j.Drive.Index, Velocity: j.Drive.Velocity, On: j.Drive.On}
+	}
+	if j.Tools != nil {
+		a.Tools = &sim.Tools{Emitter: j.Tools.Emitter}
+		if p := j.Tools.Paddle; p != nil {
+			a.Tools.Paddle = &sim.Paddle{Center: p.Center, Radius: p.Radius}
+		}
+	}
+	return nil
+}
+
+// compactValues removes the spaces from parameter values, as param.Param.JSON writes them.
+func compactValues(values map[string]json.RawMessage) {
+	for n, raw := range values {
+		var c bytes.Buffer
+		if json.Compact(&c, raw) == nil {
+			values[n] = c.Bytes()
+		}
+	}
+}
+
+// checkBody checks a dropped body as the scene package checks a scene's bodies (its shape's fields, its density;
+// a mesh is loaded relative to the scene, each file once through meshes) and attaches its mesh. The body may lie
+// outside the scene's domain: a solver takes what is inside.
+func checkBody(sc *scene.Scene, b *scene.Body, meshes map[string]*scene.MeshData) error {
+	// a box around the body before its mesh is loaded: a mesh's vertices lie within √3/2·extent of its centre
+	bb := b.Bounds()
+	if b.Kind == scene.ShapeMesh {
+		e := scene.Vec3{b.Extent, b.Extent, b.Extent}
+		bb = scene.Box{Min: b.Center.Sub(e), Max: b.Center.Add(e)}
+	}
+	dom := sc.Domain
+	for c := 0; c < 3; c++ {
+		dom.Min[c] = math.Min(dom.Min[c], math.Min(bb.Min[c], bb.Max[c]))
+		dom.Max[c] = math.Max(dom.Max[c], math.Max(bb.Min[c], bb.Max[c]))
+	}
+	margin := 0.01 * dom.Size().MaxComp()
+	dom.Min = dom.Min.Sub(scene.Vec3{margin, margin, margin})
+	dom.Max = dom.Max.Add(scene.Vec3{margin, margin, margin})
+	if dom.Size().MaxComp() > 1000 {
+		return fmt.Errorf("body: %s lies far outside the scene's domain %v–%v", b.String(), sc.Domain.Min, sc.Domain.Max)
+	}
+	c := sc.Clone()
+	c.Domain, c.Bodies, c.Obstacles, c.Emitters, c.Camera = dom, []scene.Body{*b}, nil, nil, nil
+	if md := meshes[b.Mesh]; b.Kind == scene.ShapeMesh && md != nil {
+		c.Bodies[0].SetMesh(md)
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("%s", strings.Replace(err.Error(), "bodies[0]", "body", 1))
+	}
+	*b = c.Bodies[0]
+	if md := b.MeshData(); md != nil {
+		meshes[b.Mesh] = md
+	}
+	return nil
+}
+
+// checkJSON reports the first place where tree (decoded with UseNumber) does not fit type t exactly: an unknown
+// field, a missing one (a struct field without omitempty), an array of the wrong length, a value of the wrong kind
+// or a number out of its type's range. encoding/json zero-fills short arrays and drops extra elements, which a
+// strict format must refuse.
+func checkJSON(tree any, t reflect.Type, path string) error {
+	if t == rawType {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if tree == nil {
+			return nil
+		}
+		return checkJSON(tree, t.Elem(), path)
+	case reflect.Struct:
+		obj, ok := tree.(map[string]any)
+		if !ok {
+			return errAt(path, "want an object, got %s", describe(tree))
+		}
+		fields := typeFields(t)
+		byName := map[string]typeField{}
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			byName[f.name] = f
+			names[i] = f.name
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			f, ok := byName[k]
+			if !ok {
+				return errAt(join(path, k), "unknown field; known fields here are %s", strings.Join(names, ", "))
+			}
+			if err := checkJSON(obj[k], f.typ, join(path, k)); err != nil {
+				return err
+			}
+		}
+		for _, f := range fields {
+			if _, ok := obj[f.name]; !ok && !f.optional {
+				return errAt(join(path, f.name), "missing")
+			}
+		}
+	case reflect.Slice:
+		arr, ok := tree.([]any)
+		if !ok {
+			return errAt(path, "want an array, got %s", describe(tree))
+		}
+		for i, e := range arr {
+			if err := checkJSON(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Array:
+		arr, ok := tree.([]any)
+		if !ok || len(arr) != t.Len() {
+			return errAt(path, "want an array of %d numbers, got %s", t.Len(), describe(tree))
+		}
+		for i, e := range arr {
+			if err := checkJSON(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		obj, ok := tree.(map[string]any)
+		if !ok {
+			return errAt(path, "want an object, got %s", describe(tree))
+		}
+		for k, e := range obj {
+			if err := checkJSON(e, t.Elem(), join(path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Float32, reflect.Float64:
+		n, ok := tree.(json.Number)
+		if !ok {
+			return errAt(path, "want a number, got %s", describe(tree))
+		}
+		if _, err := strconv.ParseFloat(n.String(), t.Bits()); err != nil {
+			return errAt(path, "%s is out of range for a float%d (a replay holds finite numbers)", n, t.Bits())
+		}
+	case reflect.Int:
+		n, ok := tree.(json.Number)
+		if !ok {
+			return errAt(path, "want a whole number, got %s", describe(tree))
+		}
+		if _, err := strconv.ParseInt(n.String(), 10, 0); err != nil {
+			return errAt(path, "want a whole number, got %s", n)
+		}
+	case reflect.String:
+		if _, ok := tree.(string); !ok {
+			return errAt(path, "want a string, got %s", describe(tree))
+		}
+	case reflect.Bool:
+		if _, ok := tree.(bool); !ok {
+			return errAt(path, "want true or false, got %s", describe(tree))
+		}
+	default:
+		return errAt(path, "cannot read a %s", t)
+	}
+	return nil
+}
+
+var rawType = reflect.TypeOf(json.RawMessage(nil))
+
+// typeField is a struct field as JSON names it.
+type typeField struct {
+	name     string
+	typ      reflect.Type
+	optional bool // omitempty
+}
+
+// typeFields lists the JSON fields of struct type t in declaration order, embedded structs flattened.
+func typeFields(t reflect.Type) []typeField {
+	var out []typeField
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			out = append(out, typeFields(f.Type)...)
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, typeField{name: name, typ: f.Type, optional: strings.Contains(","+opts+",", ",omitempty,")})
+	}
+	return out
+}
+
+func errAt(path, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// describe names a decoded JSON value for messages.
+func describe(tree any) string {
+	switch x := tree.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return fmt.Sprintf("an array of %d", len(x))
+	case string:
+		return strconv.Quote(x)
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprintf("%T", tree)
+}
+
+// jsonError rewrites encoding/json's errors with the field or the line they concern.
+func jsonError(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s: invalid JSON: %v", position(data, se.Offset), se)
+	case errors.As(err, &te):
+		if te.Field == "" {
+			return fmt.Sprintf("want %s, got a JSON %s (%s)", jsonType(te.Type), te.Value, position(data, te.Offset))
+		}
+		return fmt.Sprintf("%s: want %s, got a JSON %s (%s)", te.Field, jsonType(te.Type), te.Value, position(data, te.Offset))
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of the file: it is truncated"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// short is a JSON value for messages, cut after 40 bytes.
+func short(raw json.RawMessage) string {
+	if len(raw) > 40 {
+		return string(raw[:37]) + "..."
+	}
+	return string(raw)
+}
+
+// jsonType says what JSON a Go type wants.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return t.String()
+}
+
+// position is a byte offset as a line and column.
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}

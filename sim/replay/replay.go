@@ -1,0 +1,528 @@
+// Package replay records a sitting at the sandbox as its inputs and plays it back.
+//
+// A replay holds what a sitting started from — the mode, the scene and every parameter's value at the reset — and
+// what happened during it: each tool action (sim.Hands) and each parameter change, keyed on the number of solver
+// steps taken since the reset when it happened. The solvers are deterministic on a given device, so resetting a
+// fresh solver of the same mode from the same scene and parameters and applying the same inputs before the same
+// steps reproduces the sitting bit for bit: a clip played at 30 fps on a laptop can be rendered again offline at
+// full resolution, frame by frame.
+//
+// A replay file is small, readable JSON: one top-level field a line, the scene as sim/scene writes it, the
+// parameters one a line, the actions one a line:
+//
+//	{
+//	  "format": "slosh-replay",
+//	  "version": 1,
+//	  "software": "slosh",
+//	  "software_version": "v0.4.0",
+//	  "mode": "pbf-cpu",
+//	  "frame_dt": 0.016666666666666666,
+//	  "steps": 96,
+//	  "scene": {
+//	    "name": "pool",
+//	    ...
+//	  },
+//	  "params": {
+//	    "pbf.iterations": 3,
+//	    "pbf.vorticity": 0.02,
+//	    ...
+//	  },
+//	  "actions": [
+//	    {"step": 8, "op": "drain", "drain": {"center": [0.3, 0.05, 0.1], "radius": 0.06}},
+//	    {"step": 16, "op": "params", "params": {"pbf.vorticity": 0.1}},
+//	    {"step": 20, "op": "add_body", "body": {"shape": "sphere", "center": [0.2, 0.25, 0.1], "radius": 0.04, "density": 700}},
+//	    {"step": 24, "op": "drive_body", "drive": {"index": 1, "velocity": [1.5, 0.5, 0], "on": true}},
+//	    {"step": 32, "op": "set_tools", "tools": {"paddle": {"center": [0.1, 0.1, 0.1], "radius": 0.05}}},
+//	    {"step": 36, "op": "set_tools", "tools": {}},
+//	    {"step": 40, "op": "remove_body", "index": 1},
+//	    {"step": 48, "op": "add_fluid", "fluid": {"pos": [[0.3, 0.05, 0.1]], "vel": [[0, -0.2, 0]]}}
+//	  ]
+//	}
+//
+// Numbers are written in the fewest digits that read back to the same value: float32 fields (positions,
+// velocities, radii, the paddle, float parameters) as float32, scene values (bodies, emitters) as float64, so
+// nothing is rounded on the way through a file.
+//
+// Log records a sitting; Player applies a file's actions to a solver as it steps, and Run plays a whole file
+// headless. Stepping must be the sitting's: each display frame is n = substeps steps of FrameDt/n seconds, n read
+// at the start of the frame after the frame's actions are applied (Substeps is the app's rule).
+//
+// What a replay cannot hold: a loaded saved state, or a step that failed and restored an earlier state (both put
+// the solver in a state no input reproduces). The app calls Log.Break for them; the recording resumes at the next
+// reset.
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// FormatName is a replay file's "format" field.
+const FormatName = "slosh-replay"
+
+// Version is the version of the file format this package writes and the newest it reads.
+const Version = 1
+
+// Software is the "software" field of the files this package writes, unless File.Software says otherwise.
+const Software = "slosh"
+
+// MaxSize bounds the files Read and Decode accept: a sitting of an hour with a tool in use every frame is a few
+// megabytes; anything near this is damaged or not a replay.
+const MaxSize = 256 << 20
+
+// Op names an action's kind.
+type Op string
+
+// The actions a replay holds: a parameter change and the sim.Hands calls that change the simulation.
+const (
+	OpParams     Op = "params"      // Action.Params: parameter values that changed
+	OpAddFluid   Op = "add_fluid"   // Action.Fluid: sim.Hands.AddFluid
+	OpDrain      Op = "drain"       // Action.Drain: sim.Hands.Drain
+	OpAddBody    Op = "add_body"    // Action.Body: sim.Hands.AddBody
+	OpRemoveBody Op = "remove_body" // Action.Index: sim.Hands.RemoveBody
+	OpDriveBody  Op = "drive_body"  // Action.Drive: sim.Hands.DriveBody
+	OpSetTools   Op = "set_tools"   // Action.Tools: sim.Hands.SetTools
+)
+
+// ops lists the known ops in the order messages name them.
+var ops = []Op{OpParams, OpAddFluid, OpDrain, OpAddBody, OpRemoveBody, OpDriveBody, OpSetTools}
+
+// File is a replay: where a sitting started and what happened in it.
+type File struct {
+	// Software and SoftwareVersion say what recorded the sitting ("slosh", "v0.4.0"); Marshal writes Software
+	// when it is empty.
+	Software        string
+	SoftwareVersion string
+
+	// Mode is the solver's mode name ("pbf", "pbf-cpu"): sim.Solver.Name of the solver that ran the sitting.
+	// A Player applies the inputs to a solver of any mode with the same parameters, but only the same mode on the
+	// same device reproduces the sitting bit for bit (Run refuses another mode).
+	Mode string
+	// Scene is the scene the sitting was reset with, as scene.Scene.Marshal writes it (mesh paths made absolute
+	// where they were relative to the scene file). OpenScene reads it.
+	Scene json.RawMessage
+	// Params holds every parameter's value at the reset, by full name, as param.Set.Preset writes them.
+	Params map[string]json.RawMessage
+	// FrameDt is the simulated time of one display frame, s (1/60): each frame is n = substeps steps of FrameDt/n.
+	FrameDt float64
+	// Steps is how many solver steps the sitting took after the reset; a replay stops there.
+	Steps int
+	// Actions are the inputs in the order they happened: Step never decreases and never exceeds Steps.
+	Actions []Action
+
+	// Path is the file Read read, naming it in messages; mesh paths in the scene that are relative resolve
+	// against its folder. Empty for a File that Snapshot or Decode made. Not part of the file.
+	Path string
+
+	parsed     *scene.Scene    // the scene Decode validated, for OpenScene; nil for a File made in memory
+	parsedFrom json.RawMessage // the Scene it was parsed from
+}
+
+// Action is one input of a sitting. Op says which of the fields after Op it uses; the others are left zero.
+type Action struct {
+	// Step is the number of steps taken since the reset (sim.Stats.Steps) when the action happened: it applies
+	// before that step.
+	Step int
+	Op   Op
+
+	// Params (OpParams) are the parameters that changed, by full name, with their new values as in a
+	// param.Preset.
+	Params map[string]json.RawMessage
+	// Fluid (OpAddFluid) is what was added.
+	Fluid *Fluid
+	// Drain (OpDrain) is where fluid was removed.
+	Drain *Drain
+	// Body (OpAddBody) is the body dropped in.
+	Body *scene.Body
+	// Index (OpRemoveBody) is the body removed.
+	Index int
+	// Drive (OpDriveBody) is the body driven or let go.
+	Drive *Drive
+	// Tools (OpSetTools) are the tools set; a Tools with neither is none.
+	Tools *sim.Tools
+}
+
+// Fluid is an AddFluid call: particle positions and their velocities, as many of each.
+type Fluid struct {
+	Pos, Vel [][3]float32
+}
+
+// Drain is a Drain call: the fluid within Radius of Center is removed.
+type Drain struct {
+	Center [3]float32
+	Radius float32
+}
+
+// Drive is a DriveBody call: body Index moves with Velocity while On; On false lets it go.
+type Drive struct {
+	Index    int
+	Velocity [3]float32
+	On       bool
+}
+
+// String describes an action for messages: "drain at step 40".
+func (a *Action) String() string { return fmt.Sprintf("%s at step %d", a.Op, a.Step) }
+
+// name is the file's name for messages.
+func (f *File) name() string {
+	if f.Path != "" {
+		return f.Path
+	}
+	return "the replay"
+}
+
+// sceneSource is the name the scene is parsed under: mesh paths resolve against its folder.
+func (f *File) sceneSource() string {
+	if f.Path != "" {
+		return f.Path + ":scene"
+	}
+	return "replay:scene"
+}
+
+// OpenScene returns the scene the sitting was reset with, ready for sim.Solver.Reset; each call returns a new
+// copy.
+func (f *File) OpenScene() (*scene.Scene, error) {
+	if f.parsed != nil && bytes.Equal(f.parsedFrom, f.Scene) {
+		return f.parsed.Clone(), nil
+	}
+	if len(f.Scene) == 0 {
+		return nil, fmt.Errorf("%s: no scene", f.name())
+	}
+	return scene.Parse(f.Scene, f.sceneSource())
+}
+
+// ApplyParams sets every parameter the file holds to its value at the reset, all or nothing. A name the set does
+// not have is an error naming it (a file recorded in another mode, or by another version); parameters of the set
+// the file does not name keep their values.
+func (f *File) ApplyParams(set *param.Set) error {
+	if err := applyValues(set, f.Params); err != nil {
+		return fmt.Errorf("%s: params: %w", f.name(), err)
+	}
+	return nil
+}
+
+// Reset applies the file's parameters to s and resets it with the file's scene, which it returns: the start of a
+// replay. Apply nothing else to s's parameters between this and the first step (a scene's parameter overrides
+// are already among the file's values).
+func (f *File) Reset(s sim.Solver) (*scene.Scene, error) {
+	if err := f.ApplyParams(s.Params()); err != nil {
+		return nil, err
+	}
+	sc, err := f.OpenScene()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Reset(sc); err != nil {
+		return nil, fmt.Errorf("%s: reset: %w", f.name(), err)
+	}
+	return sc, nil
+}
+
+// applyValues checks every value against set and then assigns them all, or changes nothing. Float and vector
+// values are read as float32 directly, so that a value reads back bit for bit.
+func applyValues(set *param.Set, values map[string]json.RawMessage) error {
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	snap := param.Snapshot{}
+	for _, n := range names {
+		p, ok := set.Lookup(n)
+		if !ok {
+			// Decode's message suggests the names it may be a typo of
+			_, err := set.Decode(map[string]json.RawMessage{n: values[n]})
+			if err == nil {
+				err = fmt.Errorf("unknown parameter %q", n)
+			}
+			return err
+		}
+		v, err := decodeValue(p, values[n])
+		if err != nil {
+			return err
+		}
+		snap[n] = v
+	}
+	return set.Restore(snap) // validates all values before assigning any
+}
+
+// decodeValue reads a parameter value as param.Param.JSON writes it. Numbers of float parameters are parsed as
+// float32 directly, so that they read back exactly by construction rather than because parsing as float64 and
+// rounding to float32 happens to agree for float32's shortest digits.
+func decodeValue(p *param.Param, raw json.RawMessage) (param.Value, error) {
+	switch p.Kind {
+	case param.Float:
+		var x float32
+		if isNumber(raw) && json.Unmarshal(raw, &x) == nil {
+			return param.Value{F: float64(x)}, nil
+		}
+	case param.Vec3:
+		var x []float32
+		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &x) == nil && len(x) == 3 {
+			return param.Value{V: [3]float64{float64(x[0]), float64(x[1]), float64(x[2])}}, nil
+		}
+	}
+	return p.DecodeJSON(raw) // its messages for everything else
+}
+
+func isNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+// check reports what would make f an invalid replay, naming the field: what Marshal refuses to write and Parse
+// refuses to read, short of parsing the scene and the bodies.
+func (f *File) check() error {
+	switch {
+	case f.Mode == "":
+		return fmt.Errorf("mode: missing")
+	case !(f.FrameDt > 0) || math.IsInf(f.FrameDt, 0):
+		return fmt.Errorf("frame_dt: %g must be a positive number of seconds (1/60)", f.FrameDt)
+	case f.Steps < 0:
+		return fmt.Errorf("steps: %d is negative", f.Steps)
+	case len(f.Scene) == 0 || string(f.Scene) == "null":
+		return fmt.Errorf("scene: missing")
+	case !json.Valid(f.Scene):
+		return fmt.Errorf("scene: not valid JSON")
+	}
+	if err := checkValues("params", f.Params); err != nil {
+		return err
+	}
+	prev := 0
+	for i := range f.Actions {
+		a := &f.Actions[i]
+		at := fmt.Sprintf("actions[%d] (%s)", i, a)
+		switch {
+		case a.Step < 0:
+			return fmt.Errorf("%s: step %d is negative", at, a.Step)
+		case a.Step < prev:
+			return fmt.Errorf("%s: step %d is before the previous action's step %d: actions are in the order they happened", at, a.Step, prev)
+		case a.Step > f.Steps:
+			return fmt.Errorf("%s: step %d is after the end of the replay (steps %d)", at, a.Step, f.Steps)
+		}
+		prev = a.Step
+		if err := a.check(); err != nil {
+			return fmt.Errorf("%s: %w", at, err)
+		}
+	}
+	return nil
+}
+
+// check reports what is wrong with an action's fields: a missing group, a group another op uses, a value that
+// is not finite or out of its range.
+func (a *Action) check() error {
+	has := map[Op]bool{
+		OpParams: a.Params != nil, OpAddFluid: a.Fluid != nil, OpDrain: a.Drain != nil, OpAddBody: a.Body != nil,
+		OpDriveBody: a.Drive != nil, OpSetTools: a.Tools != nil,
+	}
+	known := false
+	for _, op := range ops {
+		known = known || op == a.Op
+	}
+	if !known {
+		return fmt.Errorf("unknown op %q; one of %s", a.Op, opList())
+	}
+	if field := groupField(a.Op); a.Op != OpRemoveBody && !has[a.Op] {
+		return fmt.Errorf("%s: missing: op %s needs it", field, a.Op)
+	}
+	for _, op := range ops {
+		if op != a.Op && has[op] {
+			return fmt.Errorf("%s: not used by op %s (it belongs to op %s)", groupField(op), a.Op, op)
+		}
+	}
+	if a.Op != OpRemoveBody && a.Index != 0 {
+		return fmt.Errorf("index: not used by op %s (it belongs to op %s)", a.Op, OpRemoveBody)
+	}
+	switch a.Op {
+	case OpParams:
+		if len(a.Params) == 0 {
+			return fmt.Errorf("params: empty: a params action changes at least one parameter")
+		}
+		return checkValues("params", a.Params)
+	case OpAddFluid:
+		if len(a.Fluid.Pos) != len(a.Fluid.Vel) {
+			return fmt.Errorf("fluid: %d positions but %d velocities", len(a.Fluid.Pos), len(a.Fluid.Vel))
+		}
+		for i := range a.Fluid.Pos {
+			if err := finite32(fmt.Sprintf("fluid.pos[%d]", i), a.Fluid.Pos[i][:]...); err != nil {
+				return err
+			}
+			if err := finite32(fmt.Sprintf("fluid.vel[%d]", i), a.Fluid.Vel[i][:]...); err != nil {
+				return err
+			}
+		}
+	case OpDrain:
+		if err := finite32("drain.center", a.Drain.Center[:]...); err != nil {
+			return err
+		}
+		if err := finite32("drain.radius", a.Drain.Radius); err != nil {
+			return err
+		}
+		if a.Drain.Radius < 0 {
+			return fmt.Errorf("drain.radius: %g is negative", a.Drain.Radius)
+		}
+	case OpAddBody:
+		b := a.Body
+		if err := finite64("body", b.Center[:]...); err != nil {
+			return err
+		}
+		for _, v := range []scene.Vec3{b.Size, b.A, b.B, b.Rotation, b.Velocity, b.Spin} {
+			if err := finite64("body", v[:]...); err != nil {
+				return err
+			}
+		}
+		if err := finite64("body", b.Radius, b.Height, b.Extent, b.Density); err != nil {
+			return err
+		}
+	case OpRemoveBody:
+		if a.Index < 0 {
+			return fmt.Errorf("index: %d is negative", a.Index)
+		}
+	case OpDriveBody:
+		if a.Drive.Index < 0 {
+			return fmt.Errorf("drive.index: %d is negative", a.Drive.Index)
+		}
+		return finite32("drive.velocity", a.Drive.Velocity[:]...)
+	case OpSetTools:
+		if p := a.Tools.Paddle; p != nil {
+			if err := finite32("tools.paddle", p.Center[0], p.Center[1], p.Center[2], p.Radius); err != nil {
+				return err
+			}
+			if p.Radius < 0 {
+				return fmt.Errorf("tools.paddle.radius: %g is negative", p.Radius)
+			}
+		}
+		if e := a.Tools.Emitter; e != nil {
+			if err := finite64("tools.emitter", e.Center[0], e.Center[1], e.Center[2], e.Direction[0], e.Direction[1],
+				e.Direction[2], e.Radius, e.Speed, e.Start, e.Stop); err != nil {
+				return err
+			}
+			if e.Radius < 0 {
+				return fmt.Errorf("tools.emitter.radius: %g is negative", e.Radius)
+			}
+		}
+	}
+	return nil
+}
+
+// groupField is the JSON field holding an op's arguments.
+func groupField(op Op) string {
+	switch op {
+	case OpParams:
+		return "params"
+	case OpAddFluid:
+		return "fluid"
+	case OpDrain:
+		return "drain"
+	case OpAddBody:
+		return "body"
+	case OpRemoveBody:
+		return "index"
+	case OpDriveBody:
+		return "drive"
+	case OpSetTools:
+		return "tools"
+	}
+	return ""
+}
+
+func opList() string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = string(op)
+	}
+	return strings.Join(names, ", ")
+}
+
+func finite32(field string, xs ...float32) error {
+	for _, x := range xs {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("%s: %g is not a finite number: a replay holds finite numbers", field, x)
+		}
+	}
+	return nil
+}
+
+func finite64(field string, xs ...float64) error {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s: %g is not a finite number: a replay holds finite numbers", field, x)
+		}
+	}
+	return nil
+}
+
+// checkValues checks that parameter values are what a preset holds: a number, true or false, a name, or an
+// array of three numbers.
+func checkValues(field string, values map[string]json.RawMessage) error {
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		var x any
+		raw := values[n]
+		if len(raw) == 0 || json.Unmarshal(raw, &x) != nil {
+			return fmt.Errorf("%s.%s: no value (a number that is not finite cannot be written)", field, n)
+		}
+		ok := false
+		switch x := x.(type) {
+		case float64, bool, string:
+			ok = true
+		case []any:
+			ok = len(x) == 3
+			for _, c := range x {
+				_, num := c.(float64)
+				ok = ok && num
+			}
+		}
+		if !ok {
+			return fmt.Errorf("%s.%s: %s is not a parameter value: want a number, true or false, a name or three numbers", field, n, raw)
+		}
+	}
+	return nil
+}
+
+// portable returns sc, or a copy of it whose mesh paths no longer depend on where its file was: a mesh named
+// relative to the scene file becomes an absolute path, since the scene is read back relative to the replay file.
+// Shipped meshes keep their names.
+func portable(sc *scene.Scene) *scene.Scene {
+	if sc.Source == "" || strings.HasPrefix(sc.Source, "builtin:") {
+		return sc // made in code, or shipped: its meshes are shipped ones or absolute paths
+	}
+	dir := filepath.Dir(sc.Source)
+	c := sc.Clone()
+	fix := func(sh *scene.Shape) {
+		if sh.Kind != scene.ShapeMesh || sh.Mesh == "" || filepath.IsAbs(filepath.FromSlash(sh.Mesh)) {
+			return
+		}
+		abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(sh.Mesh)))
+		if err != nil {
+			return
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return // a shipped mesh, by name
+		}
+		sh.Mesh = filepath.ToSlash(abs)
+	}
+	for i := range c.Fluid {
+		fix(&c.Fluid[i].Shape)
+	}
+	for i := range c.Obstacles {
+		fix(&c.Obstacles[i].Shape)
+	}
+	for i := range c.Bodies {
+		fix(&c.Bodies[i].Shape)
+	}
+	return c
+}
