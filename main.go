@@ -41,9 +41,12 @@ type command struct {
 	summary  string
 	examples string
 	flags    func(fs *flag.FlagSet) func() error // registers the flags; the returned function runs the command
+	// args takes the arguments after the flags (replay's FILE); nil means the command takes none
+	args func(a []string) error
 }
 
 func commands(stdout, stderr io.Writer) []command {
+	var replayFile *string // where replay's flags function keeps its FILE argument
 	common := func(fs *flag.FlagSet, o *app.Options) {
 		fs.StringVar(&o.Scene, "scene", "", "shipped scene `name` or path to a scene file (slosh scenes lists them; default "+app.DefaultScene+")")
 		fs.StringVar(&o.Mode, "mode", "", "simulation `mode`: "+strings.Join(app.ModeNames(app.Modes()), ", ")+" (default: the scene's mode, else "+app.DefaultMode+")")
@@ -65,7 +68,7 @@ func commands(stdout, stderr io.Writer) []command {
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.WindowOptions
 				common(fs, &o.Options)
-				fs.StringVar(&o.Captures, "captures", app.CaptureDir, "`folder` for screenshots (F12)")
+				fs.StringVar(&o.Captures, "captures", app.CaptureDir, "`folder` for screenshots (F12), recordings (F9), particle exports and replays")
 				return func() error { return app.Window(o) }
 			},
 		},
@@ -105,6 +108,57 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.StringVar(&o.Out, "out", "", "`folder` for the frames and the sidecar")
 				o.Stdout = stdout
 				return func() error { return app.Export(o) }
+			},
+		},
+		{
+			name:     "record",
+			synopsis: "record --scene S --frames N --out clip.mp4|clip.gif|clip.png [--width W --height H] [--mode M] [--set name=value ...]",
+			summary: "Simulate without a visible window and render every frame into a clip: an MP4 (H.264, yuv420p, 60 fps;\n" +
+				"needs ffmpeg, else PNG frames and the command that makes the video), a GIF, or PNG frames (one frame:\n" +
+				"that file; more: clip_000001.png, ...). Works under Xvfb; shows progress and the time left.",
+			examples: `  slosh record --scene dambreak --frames 180 --out dambreak.mp4
+  slosh record --scene duck-pond --frames 90 --out ducks.gif --width 480 --height 270
+  slosh record --scene fountain --frames 1 --out fountain.png --set render.mode=particles`,
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.RecordOptions
+				common(fs, &o.Options)
+				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate and record (60 per simulated second)")
+				fs.StringVar(&o.Out, "out", "", "the clip `file`: .mp4, .gif or .png")
+				fs.IntVar(&o.Width, "width", 1280, "picture width, pixels")
+				fs.IntVar(&o.Height, "height", 720, "picture height, pixels")
+				fs.StringVar(&o.Quality, "quality", "high", "`high`, medium or low (MP4: H.264 quality 18/23/28; GIF: colours and dithering)")
+				o.Stdout = stdout
+				return func() error { return app.Record(o) }
+			},
+		},
+		{
+			name:     "replay",
+			synopsis: "replay FILE [--record clip.mp4|clip.gif|clip.png --width W --height H] [--save F] [--set render.name=value ...]",
+			summary: "Re-run a sitting saved with the panel's Save replay (its scene, parameters and every tool action with\n" +
+				"the step it came before): the same simulation, bit for bit on the same device. --record renders every\n" +
+				"frame into a clip at any size, so a sitting played at 30 fps can be rendered at full resolution offline.",
+			examples: `  slosh replay captures/pool.replay.json
+  slosh replay captures/pool.replay.json --record pool.mp4 --width 1920 --height 1080
+  slosh replay pool.replay.json --record pool.gif --width 480 --height 270 --set render.mode=particles`,
+			flags: func(fs *flag.FlagSet) func() error {
+				var o app.ReplayOptions
+				fs.StringVar(&o.Record, "record", "", "render every frame into a clip `file`: .mp4, .gif or .png")
+				fs.IntVar(&o.Width, "width", 1280, "picture width, pixels")
+				fs.IntVar(&o.Height, "height", 720, "picture height, pixels")
+				fs.StringVar(&o.Quality, "quality", "high", "`high`, medium or low")
+				fs.StringVar(&o.Save, "save", "", "save the final state to `file` (.slosh)")
+				fs.Var((*multiFlag)(&o.Sets), "set", "set a render.* or surface.* parameter, `name=value`; repeatable")
+				fs.StringVar(&o.GLCap, "gl", "", "development: `4.1` caps the OpenGL context at 4.1")
+				o.Stdout, o.Stderr = stdout, stderr
+				replayFile = &o.File
+				return func() error { return app.Replay(o) }
+			},
+			args: func(a []string) error {
+				if len(a) != 1 {
+					return fmt.Errorf("replay takes one replay file, got %d arguments", len(a))
+				}
+				*replayFile = a[0]
+				return nil
 			},
 		},
 		{
@@ -177,15 +231,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	exec := cmd.flags(fs)
 	fs.Usage = func() { commandUsage(stderr, cmd, fs, cmds) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			commandUsage(stdout, cmd, fs, cmds)
-			return exitOK
+	// flags may come before and after a command's arguments (slosh replay FILE --record clip.mp4)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				commandUsage(stdout, cmd, fs, cmds)
+				return exitOK
+			}
+			return exitUsage // flag has printed the error and the usage
 		}
-		return exitUsage // flag has printed the error and the usage
+		if cmd.args == nil || fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() > 0 {
+	if cmd.args != nil {
+		if err := cmd.args(positional); err != nil {
+			fmt.Fprintf(stderr, "slosh: %v\n\n", err)
+			commandUsage(stderr, cmd, fs, cmds)
+			return exitUsage
+		}
+	} else if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "slosh: unexpected argument %q\n\n", fs.Arg(0))
 		commandUsage(stderr, cmd, fs, cmds)
 		return exitUsage

@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -28,12 +32,15 @@ func captureName(dir string, sc *scene.Scene, ext string, now time.Time) string 
 	return filepath.Join(dir, fmt.Sprintf("%s-%s%s", fileLabel(sc), now.Format("20060102-150405.000"), ext))
 }
 
-// takeShot reads the w × h framebuffer back and saves it as an opaque PNG in the captures folder; the status line
-// says where it went, or why it could not be written (the simulation goes on either way).
-func (v *viewer) takeShot(w, h int) {
+// takeShot reads the w × h framebuffer back and saves it as a PNG in the captures folder, opaque unless
+// transparent (the picture was drawn with a transparent background); the status line says where it went, or why
+// it could not be written (the simulation goes on either way).
+func (v *viewer) takeShot(w, h int, transparent bool) {
 	img := render.Screenshot(0, w, h)
-	for i := 3; i < len(img.Pix); i += 4 {
-		img.Pix[i] = 255 // the window's alpha is whatever blending left; a screenshot is opaque
+	if !transparent {
+		for i := 3; i < len(img.Pix); i += 4 {
+			img.Pix[i] = 255 // the window's alpha is whatever blending left (the panel's); a screenshot is opaque
+		}
 	}
 	dir := v.captures
 	if dir == "" {
@@ -49,5 +56,174 @@ func (v *viewer) takeShot(w, h int) {
 		return
 	}
 	v.lastShot = path
-	v.status.set(fmt.Sprintf("screenshot %d×%d saved to %s", w, h, path), false)
+	kind := ""
+	if transparent {
+		kind = " (transparent background)"
+	}
+	v.status.set(fmt.Sprintf("screenshot %d×%d%s saved to %s", w, h, kind, path), false)
+}
+
+// toggleRecording starts a recording of the window, or stops the one in progress.
+func (v *viewer) toggleRecording() {
+	if v.rec != nil {
+		v.stopRecording(nil)
+		return
+	}
+	fw, fh := v.win.GetFramebufferSize()
+	if fw <= 0 || fh <= 0 {
+		v.status.set("recording not started: the window is minimised", true)
+		return
+	}
+	r, err := startRecording(v.captures, v.sc, v.capCfg, fw, fh, time.Now())
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	v.rec = r
+	msg := fmt.Sprintf("recording %d×%d at %g fps to %s (F9 stops)", r.rb.W, r.rb.H, r.fps, r.path)
+	if r.fallback != "" {
+		msg = fmt.Sprintf("recording %d×%d at %g fps: %s", r.rb.W, r.rb.H, r.fps, r.fallback)
+	}
+	v.status.set(msg, false)
+}
+
+// captureFrame gives the recording the picture in the window's framebuffer; a failure stops the recording.
+func (v *viewer) captureFrame(fw, fh int) {
+	if v.rec == nil {
+		return
+	}
+	if err := v.rec.capture(fw, fh, v.drv.Stats().Time); err != nil {
+		v.stopRecording(err)
+	}
+}
+
+// stopRecording hands what is in flight to the encoder and lets it finish the file in the background; pollCaptures
+// reports the result. cause is why it stopped early (nil: the user stopped it).
+func (v *viewer) stopRecording(cause error) {
+	r := v.rec
+	if r == nil {
+		return
+	}
+	v.rec = nil
+	if err := r.stop(); err != nil && cause == nil {
+		cause = err
+	}
+	if cause != nil {
+		r.fail(cause)
+	}
+	v.finishing = append(v.finishing, r)
+	v.status.set(fmt.Sprintf("finishing the recording %s …", r.path), false)
+}
+
+// toggleExport starts writing every simulated frame as a particle cache, or stops.
+func (v *viewer) toggleExport() {
+	if v.export != nil {
+		v.stopExport()
+		return
+	}
+	dir := v.captures
+	if dir == "" {
+		dir = CaptureDir
+	}
+	dir = strings.TrimSuffix(captureName(dir, v.sc, "", time.Now()), ".") + "-particles"
+	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params())
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	v.export = e
+	v.drv.SetFrameSink(e.sink)
+	v.status.set(fmt.Sprintf("exporting every simulated frame to %s (PLY); press the button again to stop", dir), false)
+}
+
+// stopExport detaches the export from the solver and closes its queue after the last frame the solver gave it.
+func (v *viewer) stopExport() {
+	e := v.export
+	if e == nil {
+		return
+	}
+	v.export = nil
+	v.drv.SetFrameSink(nil)
+	v.drv.Do(func(sim.Solver) (string, error) { e.stop(); return "", nil }, nil) // after the sink is gone
+	v.exported = append(v.exported, e)
+}
+
+// pollCaptures reports recordings and exports that have finished writing, and stops a recording or an export whose
+// writer failed (the simulation goes on).
+func (v *viewer) pollCaptures() {
+	if v.rec != nil {
+		if err := v.rec.failed(); err != nil {
+			v.stopRecording(nil)
+		}
+	}
+	if v.export != nil && v.export.failed() != nil {
+		v.stopExport()
+	}
+	v.finishing = slices.DeleteFunc(v.finishing, func(r *recorder) bool {
+		select {
+		case <-r.done:
+			v.status.set(r.summary())
+			return true
+		default:
+			return false
+		}
+	})
+	v.exported = slices.DeleteFunc(v.exported, func(e *liveExport) bool {
+		select {
+		case <-e.done:
+			v.status.set(e.summary())
+			return true
+		default:
+			return false
+		}
+	})
+}
+
+// finishCaptures waits until the files of stopped recordings and exports are complete. The driver is closed, so
+// no export's sink is called any more.
+func (v *viewer) finishCaptures() {
+	for _, r := range v.finishing {
+		<-r.done
+		msg, _ := r.summary()
+		fmt.Fprintln(v.stderr, "slosh: "+msg)
+	}
+	v.finishing = nil
+	for _, e := range v.exported {
+		e.stop()
+		<-e.done
+		msg, _ := e.summary()
+		fmt.Fprintln(v.stderr, "slosh: "+msg)
+	}
+	v.exported = nil
+}
+
+// ReplayExt is the extension of replay files the panel saves.
+const ReplayExt = ".replay.json"
+
+// startLog begins a new replay recording from the reset with sc just asked of the driver.
+func (v *viewer) startLog(sc *scene.Scene) {
+	log := v.log
+	v.drv.Do(func(s sim.Solver) (string, error) { return "", log.Start(s.Name(), sc, s.Params(), FrameDt) }, nil)
+}
+
+// breakLog marks the sitting as one a replay cannot reproduce until the next reset.
+func (v *viewer) breakLog(reason string) {
+	log := v.log
+	v.drv.Do(func(sim.Solver) (string, error) { log.Break(reason); return "", nil }, nil)
+}
+
+// saveReplay writes the sitting since the last reset, up to the step the solver has reached, as a replay file.
+func (v *viewer) saveReplay(path string) {
+	log := v.log
+	v.drv.Do(func(s sim.Solver) (string, error) {
+		f, err := log.Snapshot(s.Stats().Steps)
+		if err != nil {
+			return "", err
+		}
+		if err := replay.Write(path, f); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("saved the replay of %d steps (%d actions) to %s; `slosh replay %s --record clip.mp4` renders it",
+			f.Steps, len(f.Actions), path, path), nil
+	}, nil)
 }

@@ -39,6 +39,9 @@ type driver interface {
 	Do(f func(sim.Solver) (string, error), then func())
 	// PickFrame is the newest frame's particles on the CPU, for picking with the mouse; GPU modes read it back.
 	PickFrame() *sim.Frame
+	// SetFrameSink calls f with every frame simulated from now on (nil stops): on the runner's goroutine for CPU
+	// modes, on the GL thread (after a read-back) for GPU modes. f copies what it keeps; the simulation waits for it.
+	SetFrameSink(f func(*sim.Frame))
 	Close()
 }
 
@@ -124,6 +127,8 @@ func (d *cpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
 	})
 }
 
+func (d *cpuDriver) SetFrameSink(f func(*sim.Frame)) { d.runner.SetSink(f) }
+
 func (d *cpuDriver) PickFrame() *sim.Frame {
 	if d.last == nil {
 		return nil
@@ -203,6 +208,7 @@ type gpuDriver struct {
 	record func(sim.Stats)
 	notice string
 	frame  sim.Frame
+	sink   func(*sim.Frame)
 }
 
 // maxBacklog caps the accumulator of the GPU driver, in frames.
@@ -237,6 +243,8 @@ func (d *gpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
 		then()
 	}
 }
+
+func (d *gpuDriver) SetFrameSink(f func(*sim.Frame)) { d.sink = f }
 
 func (d *gpuDriver) PickFrame() *sim.Frame {
 	d.s.Frame(&d.frame)
@@ -281,6 +289,10 @@ func (d *gpuDriver) Update(wallDt float64) {
 			d.record(st)
 		}
 		showNotice(d.status, &d.notice, st.Notice)
+	}
+	if d.sink != nil {
+		d.s.Frame(&d.frame)
+		d.sink(&d.frame)
 	}
 	d.rate.add(1, now)
 }

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // ExportOptions configure `slosh export`.
@@ -43,54 +46,81 @@ func Export(o ExportOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return fmt.Errorf("export: cannot make the folder %s: %w (choose a writable folder)", o.Out, err)
-	}
 	ss, _, err := openHeadless(modes, st, o.GLCap, stderr)
 	if err != nil {
 		return err
 	}
 	defer ss.CloseAll()
-
-	sceneJSON, err := st.sc.Marshal()
+	cw, err := newCacheWriter(o.Out, ss.mode.Name, st.sc, ss.solver.Params())
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	car := &export.Sidecar{
-		Software: "slosh", Version: softwareVersion(), Mode: ss.mode.Name, Scene: st.sc.Source,
-		SceneJSON: json.RawMessage(sceneJSON), Params: ss.solver.Params().Preset(ss.mode.Name).Params,
-		FrameDt: FrameDt, StepsPerFrame: substeps(ss.solver.Params()),
-	}
-	writeCar := func() error {
-		return export.WriteSidecar(filepath.Join(o.Out, SidecarName), car)
+		return err
 	}
 	start := time.Now()
 	var steps []sim.Stats
 	var frame sim.Frame
 	for f := 1; f <= o.Frames; f++ {
 		if steps, err = ss.frame(steps[:0]); err != nil {
-			writeCar()
+			cw.finish()
 			return fmt.Errorf("frame %d: %w (frames 1–%d are in %s)", f, err, f-1, o.Out)
 		}
 		ss.solver.Frame(&frame)
-		cols := export.FrameColumns(&frame)
-		path := export.FrameName(o.Out, f)
-		if err := writePLYFile(path, frame.N, cols, fmt.Sprintf("slosh %s, scene %s, frame %d, t=%.6f s", ss.mode.Name, st.sc.Name, f, frame.Time)); err != nil {
-			writeCar()
-			return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, f-1, o.Out)
+		if err := cw.write(&frame); err != nil {
+			cw.finish()
+			return err
 		}
-		car.Files = append(car.Files, filepath.Base(path))
-		car.Columns = export.Names(cols)
-		car.Frames = f
 		fmt.Fprintf(stderr, "\rslosh: exported %d/%d frames, %d particles, %s left   ", f, o.Frames, frame.N,
 			eta(time.Since(start), f, o.Frames))
 	}
 	fmt.Fprintln(stderr)
-	if err := writeCar(); err != nil {
+	if err := cw.finish(); err != nil {
 		return err
 	}
 	fmt.Fprintf(orStdout(o.Stdout), "wrote %d frames and %s to %s\n", o.Frames, SidecarName, o.Out)
 	return nil
+}
+
+// cacheWriter writes a particle cache: one PLY per frame into a folder, and the sidecar describing them.
+type cacheWriter struct {
+	dir   string
+	scene string
+	car   export.Sidecar
+}
+
+// newCacheWriter makes the folder (with its parents) for an export of mode's frames of sc with params.
+func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cacheWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("export: cannot make the folder %s: %w (choose a writable folder)", dir, err)
+	}
+	sceneJSON, err := sc.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return &cacheWriter{dir: dir, scene: sc.Name, car: export.Sidecar{
+		Software: "slosh", Version: softwareVersion(), Mode: mode, Scene: sc.Source,
+		SceneJSON: json.RawMessage(sceneJSON), Params: params.Preset(mode).Params,
+		FrameDt: FrameDt, StepsPerFrame: substeps(params),
+	}}, nil
+}
+
+// write writes f as the next frame. Each file is written under a temporary name and renamed, so a failure (a full
+// disk, say) leaves the frames written so far valid.
+func (c *cacheWriter) write(f *sim.Frame) error {
+	n := c.car.Frames + 1
+	cols := export.FrameColumns(f)
+	path := export.FrameName(c.dir, n)
+	comment := fmt.Sprintf("slosh %s, scene %s, frame %d, t=%.6f s", c.car.Mode, c.scene, n, f.Time)
+	if err := writePLYFile(path, f.N, cols, comment); err != nil {
+		return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, n-1, c.dir)
+	}
+	c.car.Files = append(c.car.Files, filepath.Base(path))
+	c.car.Columns = export.Names(cols)
+	c.car.Frames = n
+	return nil
+}
+
+// finish writes the sidecar listing the frames written.
+func (c *cacheWriter) finish() error {
+	return export.WriteSidecar(filepath.Join(c.dir, SidecarName), &c.car)
 }
 
 // writePLYFile writes one frame atomically, so an interrupted export leaves only whole frames.
@@ -126,4 +156,108 @@ func softwareVersion() string {
 		}
 	}
 	return v
+}
+
+// liveExport writes the frames the window simulates as a particle cache, from Start to Stop, on a goroutine: the
+// solver (the runner's goroutine, or the GL thread for GPU modes) copies each frame into a free buffer and queues
+// it, and waits only when the writer is behind by a few frames, so no frame is lost.
+type liveExport struct {
+	dir  string
+	jobs chan *sim.Frame
+	free chan *sim.Frame
+	done chan struct{}
+
+	once    sync.Once
+	mu      sync.Mutex
+	err     error
+	written int
+}
+
+// exportQueue is how many frames may wait for the disk.
+const exportQueue = 4
+
+func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set) (*liveExport, error) {
+	cw, err := newCacheWriter(dir, mode, sc, params)
+	if err != nil {
+		return nil, err
+	}
+	e := &liveExport{dir: dir, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
+	for i := 0; i < exportQueue+1; i++ {
+		e.free <- new(sim.Frame)
+	}
+	go e.write(cw)
+	return e, nil
+}
+
+// sink is the driver's frame sink: it copies f and queues it.
+func (e *liveExport) sink(f *sim.Frame) {
+	c := <-e.free
+	copyFrame(c, f)
+	e.jobs <- c
+}
+
+// copyFrame copies what the cache holds of src into dst, reusing dst's slices.
+func copyFrame(dst, src *sim.Frame) {
+	dst.Resize(src.N)
+	copy(dst.Pos, src.Pos[:src.N])
+	copy(dst.Vel, src.Vel[:src.N])
+	copy(dst.Rho, src.Rho[:src.N])
+	copy(dst.ID, src.ID[:src.N])
+	dst.Body = append(dst.Body[:0], src.Body...)
+	if src.Body == nil {
+		dst.Body = nil
+	}
+	dst.Bodies = append(dst.Bodies[:0], src.Bodies...)
+	dst.Radius, dst.Time, dst.Steps = src.Radius, src.Time, src.Steps
+}
+
+func (e *liveExport) write(cw *cacheWriter) {
+	defer close(e.done)
+	for f := range e.jobs {
+		if e.failed() == nil {
+			if err := cw.write(f); err != nil {
+				e.fail(err)
+			} else {
+				e.mu.Lock()
+				e.written++
+				e.mu.Unlock()
+			}
+		}
+		e.free <- f
+	}
+	if err := cw.finish(); err != nil {
+		e.fail(err)
+	}
+}
+
+func (e *liveExport) fail(err error) {
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+}
+
+func (e *liveExport) failed() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+func (e *liveExport) frames() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.written
+}
+
+// stop closes the queue once the driver no longer calls sink; done closes when the sidecar is written. Safe to call
+// twice.
+func (e *liveExport) stop() { e.once.Do(func() { close(e.jobs) }) }
+
+// summary says what was written, once done is closed.
+func (e *liveExport) summary() (string, bool) {
+	if err := e.failed(); err != nil {
+		return fmt.Sprintf("export stopped: %v", err), true
+	}
+	return fmt.Sprintf("exported %d frames to %s (PLY, with %s)", e.frames(), e.dir, SidecarName), false
 }

@@ -133,11 +133,12 @@ func (v *viewer) loadStateFile(path string) {
 		return
 	}
 	paused := v.drv.Paused()
-	v.drv.Close()
+	v.closeDriver()
 	v.panels.ClearHistory()
 	v.setScene(f.Scene)
 	v.drv = v.newDriver(run, s, paused)
 	v.resetHands(f.Scene)
+	v.breakLog("a saved state was loaded")
 	msg := fmt.Sprintf("loaded %s: %d particles at t=%.2fs in mode %s", path, f.Particles, f.Time, run.Name)
 	if note != "" {
 		msg += " (" + note + ")"

@@ -62,10 +62,9 @@ func newOffscreen(w, h int) (*offscreen, error) {
 	return &offscreen{rend: rend, fb: fb}, nil
 }
 
-// render draws sc with particles p from the scene's camera and reads the picture back.
+// render draws sc (with the bodies last given to SetBodies) and particles p from cam and reads the picture back.
 func (o *offscreen) render(sc *scene.Scene, cam *render.OrbitCamera, p render.Particles) (*image.RGBA, error) {
 	o.rend.SetScene(sc)
-	o.rend.SetBodies(bodyShapes(sc))
 	o.fb.Bind()
 	o.rend.Draw(render.Viewport{W: o.fb.W, H: o.fb.H}, cam.Camera(float32(o.fb.W)/float32(o.fb.H)), p)
 	img := render.Screenshot(o.fb.ID(), o.fb.W, o.fb.H)

@@ -197,6 +197,7 @@ func Run(o RunOptions) error {
 			return err
 		}
 	}
+	off.rend.SetBodies(bodyShapes(st.sc))
 	img, err := off.render(st.sc, sceneCamera(st.sc), p)
 	if err != nil {
 		return err

@@ -83,6 +83,7 @@ const (
 	cmdStep
 	cmdSurface
 	cmdDo
+	cmdSink
 )
 
 type command struct {
@@ -92,6 +93,7 @@ type command struct {
 	paused  bool
 	surface *surfaceJob
 	do      func(sim.Solver) (string, error)
+	sink    func(*sim.Frame)
 }
 
 // surfaceJob asks the runner to compute each published frame's anisotropic kernels with sim/surface.
@@ -133,6 +135,7 @@ type Runner struct {
 	seq     uint64
 	surface *surfaceJob
 	aniso   *csurface.Anisotropy
+	sink    func(*sim.Frame)
 }
 
 // RealTime is the pace of a runner in the window: one simulated frame per 1/60 s.
@@ -195,6 +198,11 @@ func (r *Runner) SetSurface(on bool, cfg csurface.Config, lo, hi [3]float32) {
 // is published after a message (a tool action), so the change shows while paused; f returns "" for quiet updates
 // made every display frame (a paddle's position).
 func (r *Runner) Do(f func(sim.Solver) (string, error)) { r.post(command{kind: cmdDo, do: f}) }
+
+// SetSink makes the runner call f, on its goroutine, with every frame it simulates from now on (not the frames a
+// reset or a tool action publishes), before the frame is published; nil stops. f must copy what it keeps, and it
+// may block: the simulation waits for it (an export keeps every frame).
+func (r *Runner) SetSink(f func(*sim.Frame)) { r.post(command{kind: cmdSink, sink: f}) }
 
 // StepFrame simulates one frame and pauses.
 func (r *Runner) StepFrame() { r.post(command{kind: cmdStep}) }
@@ -368,6 +376,8 @@ func (r *Runner) runCommands() {
 				r.setMessage(msg, false)
 				r.publish(nil)
 			}
+		case cmdSink:
+			r.sink = c.sink
 		}
 	}
 	r.giveBack(cmds)
@@ -416,6 +426,9 @@ func (r *Runner) publish(box *Published) {
 			box.Ellipsoids = box.Ellipsoids[:0]
 			r.setMessage("surface: "+err.Error(), true)
 		}
+	}
+	if r.sink != nil && len(box.Steps) > 0 {
+		r.sink(&box.Frame)
 	}
 	r.seq++
 	box.Seq = r.seq

@@ -258,10 +258,12 @@ func (h *hands) dropBody(p mgl32.Vec3, sc *scene.Scene) (scene.Body, error) {
 	return scene.Body{Shape: sh, Density: float64(c.DropDensity)}, nil
 }
 
-// withHands runs f with the solver's tools, or says that the mode has none.
-func withHands(f func(h sim.Hands) (string, error)) func(sim.Solver) (string, error) {
+// withHands runs f with the solver's tools, or says that the mode has none. The calls go through the replay log,
+// which records them with the step they came before.
+func (v *viewer) withHands(f func(h sim.Hands) (string, error)) func(sim.Solver) (string, error) {
+	log := v.log
 	return func(s sim.Solver) (string, error) {
-		h, ok := s.(sim.Hands)
+		h, ok := log.Hands(s)
 		if !ok {
 			return "", fmt.Errorf("mode %s has no tools", s.Name())
 		}
@@ -360,13 +362,13 @@ func (v *viewer) updateGesture() {
 		if l := vel.Len(); l > maxThrow {
 			vel = vel.Mul(maxThrow / l)
 		}
-		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.DriveBody(b, [3]float32(vel), true)
 			return "", nil
 		}), nil)
 	case gesturePaddle:
 		pad := &sim.Paddle{Center: [3]float32(p), Radius: h.cfg.PaddleRadius}
-		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{Paddle: pad})
 			return "", nil
 		}), nil)
@@ -374,7 +376,7 @@ func (v *viewer) updateGesture() {
 		q := clampInto(p.Add(mgl32.Vec3{0, h.cfg.PourHeight, 0}), v.sc, h.cfg.PourRadius)
 		e := &scene.Emitter{Center: scene.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}, Direction: scene.Vec3{0, -1, 0},
 			Radius: float64(h.cfg.PourRadius), Speed: float64(h.cfg.PourSpeed)}
-		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{Emitter: e})
 			return "", nil
 		}), nil)
@@ -384,7 +386,7 @@ func (v *viewer) updateGesture() {
 		}
 		rec, radius := h.undo, h.cfg.DrainRadius
 		var gone []sim.Particle
-		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			var err error
 			gone, err = hs.Drain([3]float32(p), radius)
 			if err != nil || len(gone) == 0 {
@@ -402,12 +404,12 @@ func (v *viewer) endGesture() {
 	switch h.gesture {
 	case gestureGrab:
 		b := h.body
-		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.DriveBody(b, [3]float32{}, false)
 			return fmt.Sprintf("threw body %d", b), nil
 		}), nil)
 	case gesturePaddle, gesturePour:
-		v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{})
 			return "", nil
 		}), nil)
@@ -425,7 +427,7 @@ func (v *viewer) drop(p mgl32.Vec3) {
 	var index int
 	var displaced []sim.Particle
 	what := dropShapes[v.hands.cfg.DropShape]
-	v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+	v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 		var err error
 		index, displaced, err = hs.AddBody(b)
 		if err != nil {
@@ -454,7 +456,7 @@ func (v *viewer) undoLast() {
 	for i, p := range rec.removed {
 		pos[i], vel[i] = p.Pos, p.Vel
 	}
-	v.drv.Do(withHands(func(hs sim.Hands) (string, error) {
+	v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 		if rec.label == "drop" {
 			if err := hs.RemoveBody(rec.body); err != nil {
 				return "", fmt.Errorf("undo drop: %w", err)

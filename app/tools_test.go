@@ -23,7 +23,7 @@ import (
 )
 
 // openViewer opens the window's viewer on the test context, closed when the test ends.
-func openViewer(t *testing.T, ctx *glh.Context, o Options) *viewer {
+func openViewer(t testing.TB, ctx *glh.Context, o Options) *viewer {
 	t.Helper()
 	modes := Modes()
 	st, err := prepare(modes, &o)

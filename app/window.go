@@ -18,6 +18,7 @@ import (
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
 )
@@ -87,11 +88,21 @@ type viewer struct {
 	shot     shot   // a screenshot asked for this frame
 	lastShot string // where the last one went
 
+	capCfg    captureConfig
+	capSet    *param.Set
+	rec       *recorder     // the recording in progress
+	finishing []*recorder   // recordings whose encoders are still closing their files
+	export    *liveExport   // the particle export in progress
+	exported  []*liveExport // exports still writing their last frames
+	// log records the sitting since the last reset for a replay; it belongs to the solver's goroutine, so only
+	// closures passed to drv.Do touch it
+	log *replay.Log
+
 	last      time.Time
 	fps       rateMeter
 	lastTitle time.Time
 	title     string
-	sets      [4]*param.Set
+	sets      [5]*param.Set
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -119,6 +130,9 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 	}
 	v.panels = ui.NewPanels()
 	v.hands = newHands()
+	v.log = &replay.Log{SoftwareVersion: softwareVersion()}
+	v.capCfg, v.capSet = defaultCaptureConfig(), param.NewSet()
+	v.capCfg.register(v.capSet)
 
 	ss, err := openSession(modes, st, v.glInfo(), stderr)
 	if err != nil {
@@ -134,6 +148,11 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 
 	v.setScene(st.sc)
 	v.resetHands(st.sc)
+	if st.load != nil {
+		v.breakLog("the run started from a saved state")
+	} else {
+		v.startLog(st.sc)
+	}
 	v.ui.SetInput(v)
 	return v, nil
 }
@@ -188,25 +207,58 @@ func (v *viewer) frame(now time.Time) {
 		v.fillModel()
 		v.apply(v.panels.Draw(&v.model))
 	}
+	v.pollCaptures()
+	if v.rec != nil {
+		v.ui.Indicator(v.rec.elapsed())
+	}
 
 	fw, fh := v.win.GetFramebufferSize()
-	if fw > 0 && fh > 0 { // a minimised window has no framebuffer
+	drawn := fw > 0 && fh > 0 // a minimised window has no framebuffer
+	clearShot := v.shot != shotNone && v.capCfg.Transparent
+	var draw func(transparent bool)
+	if drawn {
 		p, err := v.surf.particles(v.drv, v.rend.WantsEllipsoids(), v.sc)
 		if err != nil && !v.status.isErr {
 			v.status.set(err.Error(), true) // the frame still draws, with spheres
 		}
-		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-		v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
+		draw = func(transparent bool) {
+			gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+			v.rend.SetTransparent(transparent)
+			v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
+			v.rend.SetTransparent(false)
+		}
+		draw(clearShot)
 		if v.shot == shotView {
-			v.takeShot(fw, fh)
+			v.takeShot(fw, fh, clearShot)
+			if clearShot {
+				draw(false) // the window shows the opaque picture
+			}
+		}
+		if !v.capCfg.Panel {
+			v.captureFrame(fw, fh)
 		}
 	}
 	v.ui.Render()
-	if v.shot == shotPanel && fw > 0 && fh > 0 {
-		v.takeShot(fw, fh)
+	if drawn {
+		if v.shot == shotPanel {
+			v.takeShot(fw, fh, clearShot)
+			if clearShot {
+				draw(false)
+				v.ui.Redraw(fw, fh)
+			}
+		}
+		if v.capCfg.Panel {
+			v.captureFrame(fw, fh)
+		}
 	}
+	v.ui.RenderOverlay()
 	v.shot = shotNone
 	v.win.SwapBuffers()
+	if v.rec != nil {
+		if err := v.rec.collect(false); err != nil {
+			v.stopRecording(err)
+		}
+	}
 
 	if now.Sub(v.lastTitle) >= 250*time.Millisecond {
 		v.lastTitle = now
@@ -232,7 +284,7 @@ func (v *viewer) fillModel() {
 	}
 	m.Scenes, m.Scene = v.scenes, v.sceneIdx
 	m.Paused = v.drv.Paused()
-	v.sets = [4]*param.Set{v.drv.Params(), v.hands.set, v.rend.Params(), v.surf.Params()}
+	v.sets = [5]*param.Set{v.drv.Params(), v.hands.set, v.rend.Params(), v.surf.Params(), v.capSet}
 	m.Sets = v.sets[:]
 	m.Stats = v.drv.Stats()
 	m.RenderPasses = append(m.RenderPasses[:0], v.surf.Timings()...)
@@ -247,12 +299,21 @@ func (v *viewer) fillModel() {
 		m.UndoLabel = u.label
 	}
 	m.Path = v.savePath
+	m.Recording, m.Exporting = "", ""
+	if v.rec != nil {
+		m.Recording = v.rec.elapsed()
+	}
+	if v.export != nil {
+		m.Exporting = fmt.Sprintf("%d frames", v.export.frames())
+	}
 }
 
 // apply carries out what the panel asked for.
 func (v *viewer) apply(a ui.Actions) {
 	if a.ParamsChanged {
 		v.drv.ParamsChanged()
+		log := v.log
+		v.drv.Do(func(s sim.Solver) (string, error) { log.Params(s); return "", nil }, nil)
 	}
 	switch {
 	case a.Mode != v.model.Mode && a.Mode >= 0 && a.Mode < len(v.modes):
@@ -274,6 +335,15 @@ func (v *viewer) apply(a ui.Actions) {
 	if a.Screenshot {
 		v.shot = shotView
 	}
+	if a.Record {
+		v.toggleRecording()
+	}
+	if a.Export {
+		v.toggleExport()
+	}
+	if a.SaveReplay {
+		v.saveReplay(strings.TrimSuffix(v.model.Path, filepath.Ext(v.model.Path)) + ReplayExt)
+	}
 	v.savePath = v.model.Path
 	switch {
 	case a.Save:
@@ -294,6 +364,7 @@ func (v *viewer) reset() {
 	v.endGesture()
 	v.drv.Reset(v.sc)
 	v.resetHands(v.sc)
+	v.startLog(v.sc)
 }
 
 // switchMode replaces the running mode by m, keeping the values of the parameters both have, and resets it with
@@ -317,10 +388,11 @@ func (v *viewer) switchMode(m Mode) {
 		return
 	}
 	n := s.Stats().Particles // before the solver may belong to a runner goroutine
-	v.drv.Close()
+	v.closeDriver()
 	v.panels.ClearHistory()
 	v.drv = v.newDriver(run, s, paused)
 	v.resetHands(v.sc)
+	v.startLog(v.sc)
 	switch {
 	case note != "":
 		fmt.Fprintln(v.stderr, "slosh: "+note)
@@ -353,17 +425,30 @@ func (v *viewer) switchScene(name string) {
 	v.setScene(sc)
 	v.drv.Reset(sc)
 	v.resetHands(sc)
+	v.startLog(sc)
 	if len(notes) > 0 {
 		v.status.set(notes[0], false)
 	}
 }
 
-// Close stops the mode and frees the panel and the renderer; safe to call twice.
+// closeDriver stops the running mode, detaching the particle export first.
+func (v *viewer) closeDriver() {
+	v.stopExport()
+	v.drv.Close()
+	for _, e := range v.exported {
+		e.stop() // the runner may have quit before the command that would have
+	}
+}
+
+// Close finishes the recording and the export in progress (their files are complete when it returns), stops the
+// mode and frees the panel and the renderer; safe to call twice.
 func (v *viewer) Close() {
+	v.stopRecording(nil)
 	if v.drv != nil {
-		v.drv.Close()
+		v.closeDriver()
 		v.drv = nil
 	}
+	v.finishCaptures()
 	if v.ui != nil {
 		v.ui.Delete()
 		v.ui = nil
@@ -448,6 +533,10 @@ func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 		if mods&glfw.ModShift != 0 {
 			v.shot = shotPanel
 		}
+		return
+	}
+	if k == glfw.KeyF9 && a == glfw.Press {
+		v.toggleRecording()
 		return
 	}
 	if mods&glfw.ModControl != 0 {

@@ -223,8 +223,8 @@ func fillModelAndCheck(t *testing.T, v *viewer) {
 	t.Helper()
 	v.fillModel()
 	m := v.model
-	if m.Modes[m.Mode] != v.drv.Mode().Name || m.Scenes[m.Scene] != "dambreak" || len(m.Sets) != 4 || m.Sets[0] != v.drv.Params() ||
-		m.Sets[1] != v.hands.set || m.Sets[3] != v.surf.Params() {
+	if m.Modes[m.Mode] != v.drv.Mode().Name || m.Scenes[m.Scene] != "dambreak" || len(m.Sets) != 5 || m.Sets[0] != v.drv.Params() ||
+		m.Sets[1] != v.hands.set || m.Sets[3] != v.surf.Params() || m.Sets[4] != v.capSet {
 		t.Errorf("panel model: mode %d of %v, scene %d of %v, %d sets", m.Mode, m.Modes, m.Scene, m.Scenes, len(m.Sets))
 	}
 }

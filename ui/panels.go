@@ -32,6 +32,9 @@ type Model struct {
 	UndoLabel string
 	// Path is the file the Save and Load buttons use; the panel edits it in place.
 	Path string
+	// Recording is the recording's indicator text while one runs ("" otherwise); Exporting says how far the
+	// particle export has got while one runs.
+	Recording, Exporting string
 }
 
 // Actions is what the user asked for during one Draw.
@@ -44,6 +47,9 @@ type Actions struct {
 	// File actions on Model.Path: save or load the whole state, save the setup as a scene, save or load the
 	// parameters alone.
 	Save, Load, SaveScene, SavePreset, LoadPreset bool
+	// Record starts or stops a recording (F9), Export the particle export, SaveReplay writes the sitting's
+	// replay to Model.Path's name with the .replay extension.
+	Record, Export, SaveReplay bool
 }
 
 // HistoryLen is how many steps the density-error plot keeps.
@@ -180,7 +186,7 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 	}
 	textDisabled("space pause/run   .  step   r  reset")
 	textDisabled("f  frame view   h  hide panel   Esc  quit")
-	textDisabled("F12 screenshot (shift: with the panel)")
+	textDisabled("F12 screenshot (shift: with the panel)   F9 record")
 	imgui.Separator()
 	if m.Tool != "" {
 		textWrapped(m.Tool)
@@ -206,6 +212,29 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 		act.SavePreset = imgui.ButtonV("Save parameters", half)
 		act.LoadPreset = imgui.ButtonV("Load parameters", half)
 		textDisabled("ctrl-s save state   ctrl-z undo")
+	}
+	if imgui.CollapsingHeader("Capture") {
+		half := imgui.Vec2{X: 11 * em}
+		rec := "Record"
+		if m.Recording != "" {
+			rec = "Stop recording"
+		}
+		act.Record = imgui.ButtonV(rec+"###record", half)
+		imgui.SameLine()
+		exp := "Export particles"
+		if m.Exporting != "" {
+			exp = "Stop export"
+		}
+		act.Export = imgui.ButtonV(exp+"###export", half)
+		act.SaveReplay = imgui.ButtonV("Save replay", half)
+		imgui.SameLine()
+		switch {
+		case m.Recording != "":
+			textDisabled(m.Recording)
+		case m.Exporting != "":
+			textDisabled("exported " + m.Exporting)
+		}
+		textDisabled("options under Parameters › Capture")
 	}
 	imgui.Separator()
 	switch {

@@ -1,0 +1,278 @@
+package app
+
+import (
+	"fmt"
+	"image"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/internal/video"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// RecordOptions configure `slosh record`.
+type RecordOptions struct {
+	Options
+	Frames        int    // simulated frames of 1/60 s, one video frame each
+	Out           string // clip.mp4, clip.gif or clip.png (one frame: that file; more: clip_000001.png, …)
+	Width, Height int    // picture size in pixels; 0 is 1280×720
+	Quality       string // high, medium or low; "" is high
+	Stdout        io.Writer
+}
+
+// clipCheck validates what a clip's options say before anything is opened.
+func clipCheck(out string, w, h *int, quality string) (video.Quality, error) {
+	if *w == 0 && *h == 0 {
+		*w, *h = 1280, 720
+	}
+	if *w < 2 || *h < 2 || *w > 16384 || *h > 16384 {
+		return 0, usagef("--width %d --height %d: the picture must be between 2 and 16384 pixels each way", *w, *h)
+	}
+	q := video.High
+	switch quality {
+	case "", "high":
+	case "medium":
+		q = video.Medium
+	case "low":
+		q = video.Low
+	default:
+		return 0, usagef("--quality %q: want high, medium or low", quality)
+	}
+	if _, err := video.FormatOf(out); err != nil {
+		return 0, usagef("--out %s: %v", out, err)
+	}
+	dir := filepath.Dir(out)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return 0, fmt.Errorf("--out %s: the folder %s does not exist", out, dir)
+	}
+	return q, nil
+}
+
+// clip renders a session's frames offscreen and writes them as a video (or PNG frames). Frames are read back
+// through a ring of pixel buffers, so the GPU renders frame k+1 while frame k is copied and encoded.
+type clip struct {
+	off  *offscreen
+	surf *surfacer
+	rb   *glh.Readback
+	vw   video.Writer
+	img  *image.RGBA
+	sc   *scene.Scene
+	cam  *render.OrbitCamera
+	note string // a fallback's note (PNG frames instead of an MP4)
+
+	single string // a one-frame .png: the file, written directly
+	frame  sim.Frame
+	added  int
+	bodies []scene.Shape // the bodies the renderer has
+}
+
+// newClip makes the offscreen target and the output for w×h pictures of st's scene, configured with st's render and
+// surface options. frames is how many will be written: one frame to a .png is that file.
+func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames int) (*clip, error) {
+	c := &clip{sc: st.sc}
+	var err error
+	if c.off, err = newOffscreen(w, h); err != nil {
+		return nil, err
+	}
+	if err := st.configureRender(c.off.rend.Params()); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if c.surf, err = newSurfacer(g.ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := st.configureSurface(c.surf.Params()); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.off.rend.SetScene(st.sc)
+	c.cam = sceneCamera(st.sc)
+	c.img = image.NewRGBA(image.Rect(0, 0, w, h))
+	if f, _ := video.FormatOf(out); f == video.PNG && frames == 1 {
+		c.single = out
+		return c, nil
+	}
+	if c.rb, err = glh.NewReadback(w, h, readbackDepth); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if c.vw, c.note, err = createVideo(out, video.Options{Width: w, Height: h, FPS: 1 / FrameDt, Quality: q}); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// add renders the session's current state from the scene's camera and queues the picture.
+func (c *clip) add(ss *session, bodies []scene.Shape) error {
+	p, err := ss.particles(&c.off.bufs, &c.frame)
+	if err != nil {
+		return err
+	}
+	c.added++
+	if _, ok := ss.solver.(gpuSolver); ok {
+		c.frame.Steps = c.added // the surfacer recomputes the kernels of a GPU solver's buffers when this changes
+	}
+	if c.off.rend.WantsEllipsoids() {
+		if p, err = c.surf.once(p, &c.frame, &c.off.bufs, c.sc); err != nil {
+			return err
+		}
+	}
+	if !slices.Equal(bodies, c.bodies) {
+		c.bodies = slices.Clone(bodies)
+		c.off.rend.SetBodies(bodies)
+	}
+	if c.single != "" {
+		img, err := c.off.render(c.sc, sceneCamera(c.sc), p)
+		if err != nil {
+			return err
+		}
+		return writePNG(c.single, img)
+	}
+	c.off.fb.Bind()
+	c.off.rend.Draw(render.Viewport{W: c.off.fb.W, H: c.off.fb.H}, c.cam.Camera(float32(c.off.fb.W)/float32(c.off.fb.H)), p)
+	if c.rb.Full() {
+		if err := c.drain(true); err != nil {
+			return err
+		}
+	}
+	if _, err := c.rb.Start(c.off.fb.ID(), c.off.fb.W, c.off.fb.H, 1); err != nil {
+		return err
+	}
+	return c.drain(false)
+}
+
+// drain writes the finished pictures (with wait, at least the oldest).
+func (c *clip) drain(wait bool) error {
+	for c.rb.Pending() > 0 {
+		_, ok, err := c.rb.Next(c.img, wait)
+		if err != nil || !ok {
+			return err
+		}
+		if err := c.vw.WriteFrame(c.img); err != nil {
+			return err
+		}
+		wait = false
+	}
+	return nil
+}
+
+// finish writes what is in flight and closes the output.
+func (c *clip) finish() error {
+	if c.rb != nil {
+		for c.rb.Pending() > 0 {
+			if err := c.drain(true); err != nil {
+				c.vw.Close()
+				return err
+			}
+		}
+	}
+	if c.vw != nil {
+		return c.vw.Close()
+	}
+	return nil
+}
+
+// path is what the clip wrote to.
+func (c *clip) path() string {
+	if c.single != "" {
+		return c.single
+	}
+	return c.vw.Path()
+}
+
+// frames is how many pictures went to the output.
+func (c *clip) frames() int {
+	if c.single != "" {
+		return 1
+	}
+	return c.vw.Frames()
+}
+
+func (c *clip) Close() {
+	if c.vw != nil {
+		c.vw.Close()
+	}
+	c.rb.Delete()
+	c.surf.Delete()
+	c.off.Delete()
+}
+
+// Record simulates o.Frames frames without a visible window and writes each as a frame of o.Out: an MP4 (H.264,
+// through ffmpeg; PNG frames with a note when ffmpeg is missing), a GIF, or PNG frames. Progress and the time
+// left go to stderr; any failure is an error (and a non-zero exit), with what was written so far kept.
+func Record(o RecordOptions) error {
+	modes := Modes()
+	if o.Frames <= 0 {
+		return usagef("--frames %d: must be at least 1", o.Frames)
+	}
+	if o.Out == "" {
+		return usagef("--out: name the clip, e.g. --out splash.mp4 (or .gif, or .png for frames)")
+	}
+	q, err := clipCheck(o.Out, &o.Width, &o.Height, o.Quality)
+	if err != nil {
+		return err
+	}
+	st, err := prepare(modes, &o.Options)
+	if err != nil {
+		return err
+	}
+	g := glInfo{cap: o.GLCap}
+	if g.ctx, g.err = openHidden(o.Width, o.Height, o.GLCap); g.err != nil {
+		return fmt.Errorf("record needs OpenGL to render: %w", g.err)
+	}
+	defer g.ctx.Close()
+	stderr := o.stderr()
+	ss, err := openSession(modes, st, g, stderr)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+	c, err := newClip(st, g, o.Out, o.Width, o.Height, q, o.Frames)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	defer c.Close()
+	if c.note != "" {
+		fmt.Fprintln(stderr, "slosh: "+c.note)
+	}
+	bodies := bodyShapes(st.sc)
+	start := time.Now()
+	var steps []sim.Stats
+	for f := 1; f <= o.Frames; f++ {
+		if steps, err = ss.frame(steps[:0]); err != nil {
+			c.finish()
+			return fmt.Errorf("frame %d: %w (%d frames are in %s)", f, err, c.frames(), c.path())
+		}
+		if err := c.add(ss, bodies); err != nil {
+			c.finish()
+			return fmt.Errorf("record: frame %d: %w (%d frames are in %s)", f, err, c.frames(), c.path())
+		}
+		fmt.Fprintf(stderr, "\r%s", progressLine("recorded", f, o.Frames, time.Since(start)))
+	}
+	fmt.Fprintln(stderr)
+	if err := c.finish(); err != nil {
+		return fmt.Errorf("record: %w (%d frames are in %s)", err, c.frames(), c.path())
+	}
+	if err := c.off.rend.Err(); err != nil {
+		fmt.Fprintf(stderr, "slosh: note: the clip leaves out what the renderer cannot draw: %v\n", err)
+	}
+	fmt.Fprintf(orStdout(o.Stdout), "wrote %d frames (%d×%d, %g fps) to %s\n", c.frames(), o.Width, o.Height, 1/FrameDt, c.path())
+	return nil
+}
+
+// progressLine is a terminal progress bar: what, done of total, and the time left.
+func progressLine(what string, done, total int, elapsed time.Duration) string {
+	const width = 30
+	n := width * done / max(total, 1)
+	return fmt.Sprintf("slosh: [%s%s] %s %d/%d frames, %s left   ", strings.Repeat("#", n), strings.Repeat(".", width-n),
+		what, done, total, eta(elapsed, done, total))
+}

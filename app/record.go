@@ -1,0 +1,286 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/internal/video"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Recording formats, as the values of capture.format.
+var captureFormats = []string{"mp4", "gif", "png"}
+
+// Recording qualities, as the values of capture.quality, best first.
+var captureQualities = []string{"high", "medium", "low"}
+
+// captureConfig holds the settings of screenshots and recordings, shown in the panel as the set capture.*.
+type captureConfig struct {
+	Format      int32
+	FPS         int32   // frames per second of a recording; 0: the simulation's (1/FrameDt)
+	Scale       float32 // recording size over the window's framebuffer size
+	Quality     int32
+	Panel       bool // recordings include the panel
+	Transparent bool // screenshots have a transparent background
+}
+
+func defaultCaptureConfig() captureConfig { return captureConfig{Scale: 1, Quality: 1} }
+
+func (c *captureConfig) register(s *param.Set) {
+	s.Choice(&c.Format, param.Spec{Name: "capture.format", Label: "Record as", Group: "Capture", Items: captureFormats,
+		Desc: "What F9 records: an MP4 video (H.264, needs ffmpeg; without it, PNG frames), a GIF for short clips, or numbered PNG frames"})
+	s.Int(&c.FPS, param.Spec{Name: "capture.fps", Label: "Frames per second", Group: "Capture", Unit: "1/s", Min: 0, Max: 120,
+		Desc: "Frame rate of recordings, in simulated time, so a clip plays in real time however fast the window ran; 0 records every simulated frame (60 per simulated second)"})
+	s.Float(&c.Scale, param.Spec{Name: "capture.scale", Label: "Resolution scale", Group: "Capture", Min: 0.1, Max: 1,
+		Desc: "Recording size as a fraction of the window's (rounded down to even numbers of pixels)"})
+	s.Choice(&c.Quality, param.Spec{Name: "capture.quality", Label: "Quality", Group: "Capture", Items: captureQualities,
+		Desc: "MP4: H.264 constant quality 18, 23 or 28; GIF: dithering for high and medium"})
+	s.Bool(&c.Panel, param.Spec{Name: "capture.panel", Label: "Record the panel", Group: "Capture",
+		Desc: "Recordings include the panel; off records the 3D view alone (the recording indicator is never recorded)"})
+	s.Bool(&c.Transparent, param.Spec{Name: "capture.transparent", Label: "Transparent screenshots", Group: "Capture",
+		Desc: "Screenshots (F12) have a transparent background: alpha comes from the fluid and the objects alone"})
+}
+
+func (c *captureConfig) fps() float64 {
+	if c.FPS <= 0 {
+		return 1 / FrameDt
+	}
+	return float64(c.FPS)
+}
+
+// evenSize is w×h scaled, rounded down to even numbers of at least 2 (what H.264 in yuv420p needs).
+func evenSize(w, h int, scale float64) (int, int) {
+	even := func(n int) int { return max(2, int(float64(n)*scale)&^1) }
+	return even(w), even(h)
+}
+
+// readbackDepth is how many frames can be in flight between the GPU and the encoder's queue.
+const readbackDepth = 3
+
+// encodeQueue is how many read-back frames may wait for the encoder before the window waits for it.
+const encodeQueue = 6
+
+// recorder records the window while F9 is on: each display frame that shows a newer simulated time is copied
+// into a ring of pixel buffers (glh.Readback) without waiting for the GPU, picked up a frame or two later, and
+// handed to an encoder goroutine that writes the video. Video frame k shows the simulation at time t0 + k/fps:
+// a window that shows fewer frames than the video needs repeats the frame it showed, so the clip plays in real
+// simulated time; a paused simulation records nothing. Everything but the encoder goroutine belongs to the GL
+// thread.
+type recorder struct {
+	path     string // the file or, for PNG frames, the first file
+	fallback string // a note when the recording is not what was asked for (PNG frames without ffmpeg)
+	fps      float64
+	rb       *glh.Readback
+	started  time.Time
+
+	haveT   bool
+	t0      float64 // simulated time of video frame 0
+	lastT   float64
+	emitted int // video frames handed to the readback
+
+	jobs chan recJob
+	free chan *image.RGBA
+	done chan struct{} // closed when the encoder has closed the file
+
+	mu      sync.Mutex
+	err     error // the encoder's first error
+	written int   // frames the encoder wrote
+}
+
+// recJob is a picture to write repeat times.
+type recJob struct {
+	img    *image.RGBA
+	repeat int
+}
+
+// startRecording opens the output for pictures of the framebuffer's size w×h scaled by the configuration, in the
+// captures folder named after sc. An .mp4 without ffmpeg records PNG frames instead and says so.
+func startRecording(dir string, sc *scene.Scene, cfg captureConfig, fw, fh int, now time.Time) (*recorder, error) {
+	if dir == "" {
+		dir = CaptureDir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("recording not started: cannot make the folder %s: %v (set another folder with --captures)", dir, err)
+	}
+	w, h := evenSize(fw, fh, float64(cfg.Scale))
+	format := captureFormats[min(max(int(cfg.Format), 0), len(captureFormats)-1)]
+	path := captureName(dir, sc, "."+format, now)
+	opts := video.Options{Width: w, Height: h, FPS: cfg.fps(), Quality: video.Quality(cfg.Quality)}
+	vw, note, err := createVideo(path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("recording not started: %w", err)
+	}
+	rb, err := glh.NewReadback(w, h, readbackDepth)
+	if err != nil {
+		vw.Close()
+		return nil, fmt.Errorf("recording not started: %w", err)
+	}
+	r := &recorder{path: vw.Path(), fallback: note, fps: cfg.fps(), rb: rb, started: now,
+		jobs: make(chan recJob, encodeQueue), free: make(chan *image.RGBA, encodeQueue+1), done: make(chan struct{})}
+	for i := 0; i < encodeQueue+1; i++ {
+		r.free <- image.NewRGBA(image.Rect(0, 0, w, h))
+	}
+	go r.encode(vw)
+	return r, nil
+}
+
+// createVideo opens path for writing, or, when it is an .mp4 and ffmpeg is missing, a PNG sequence beside it with a
+// note saying how to make the video later.
+func createVideo(path string, opts video.Options) (video.Writer, string, error) {
+	vw, err := video.Create(path, opts)
+	if err == nil || !errors.Is(err, video.ErrNoFFmpeg) {
+		return vw, "", err
+	}
+	pngPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".png"
+	pw, perr := video.Create(pngPath, opts)
+	if perr != nil {
+		return nil, "", fmt.Errorf("%v; PNG frames instead: %w", err, perr)
+	}
+	pattern := pw.Path()
+	if seq, ok := pw.(*video.PNGSequence); ok {
+		pattern = seq.Pattern()
+	}
+	return pw, fmt.Sprintf("ffmpeg not found, so this records PNG frames (install ffmpeg for MP4); to make the video: %s",
+		video.FallbackHint(pattern, opts.FPS, path)), nil
+}
+
+// encode writes the jobs until the queue closes, then closes the file. After an error it only recycles pictures.
+func (r *recorder) encode(vw video.Writer) {
+	defer close(r.done)
+	for job := range r.jobs {
+		for k := 0; k < job.repeat && r.failed() == nil; k++ {
+			if err := vw.WriteFrame(job.img); err != nil {
+				r.fail(err)
+			} else {
+				r.mu.Lock()
+				r.written++
+				r.mu.Unlock()
+			}
+		}
+		r.free <- job.img
+	}
+	if err := vw.Close(); err != nil && !errors.Is(err, video.ErrNoFrames) {
+		r.fail(err)
+	}
+}
+
+func (r *recorder) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+}
+
+// failed is the encoder's first error.
+func (r *recorder) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// frames is how many frames the encoder wrote.
+func (r *recorder) frames() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.written
+}
+
+// due is how many video frames the picture of simulated time t stands for: the frames whose times t0 + k/fps have
+// been reached since the last. A time that goes back (a reset) continues the clip from its current length.
+func (r *recorder) due(t float64) int {
+	if !r.haveT || t < r.lastT {
+		r.haveT = true
+		r.t0 = t - float64(r.emitted)/r.fps
+		r.lastT = t
+		return 1
+	}
+	r.lastT = t
+	n := int(math.Floor((t-r.t0)*r.fps+1e-6)) + 1
+	return max(n-r.emitted, 0)
+}
+
+// capture copies the bound framebuffer (the window's, fw×fh) when the frame shows a simulated time the video has
+// not reached, t. It waits for the GPU only when every buffer of the ring is still in flight.
+func (r *recorder) capture(fw, fh int, t float64) error {
+	n := r.due(t)
+	if n == 0 {
+		return nil
+	}
+	if fw-r.rb.W <= 1 && fh-r.rb.H <= 1 {
+		fw, fh = r.rb.W, r.rb.H // an odd size at full scale: crop the odd pixel rather than resample the picture
+	}
+	if r.rb.Full() {
+		if err := r.collect(true); err != nil {
+			return err
+		}
+	}
+	if _, err := r.rb.Start(0, fw, fh, n); err != nil {
+		return err
+	}
+	r.emitted += n
+	return nil
+}
+
+// collect hands the finished copies to the encoder (with wait, the oldest one even if unfinished). It waits for
+// a free picture when the encoder is behind by encodeQueue frames.
+func (r *recorder) collect(wait bool) error {
+	for r.rb.Pending() > 0 {
+		img := <-r.free
+		n, ok, err := r.rb.Next(img, wait)
+		if err != nil || !ok {
+			r.free <- img
+			return err
+		}
+		r.jobs <- recJob{img: img, repeat: n}
+		wait = false
+	}
+	return nil
+}
+
+// elapsed is the length of the clip so far, for the indicator.
+func (r *recorder) elapsed() string {
+	s := float64(r.emitted) / r.fps
+	return fmt.Sprintf("REC %d:%04.1f", int(s)/60, math.Mod(s, 60))
+}
+
+// stop hands over what is in flight and closes the queue; done closes when the file is finished.
+func (r *recorder) stop() error {
+	var err error
+	for r.rb.Pending() > 0 && err == nil {
+		err = r.collect(true)
+	}
+	r.rb.Delete()
+	close(r.jobs)
+	return err
+}
+
+// summary says what was written, once done is closed.
+func (r *recorder) summary() (string, bool) {
+	n := r.frames()
+	secs := float64(n) / r.fps
+	if err := r.failed(); err != nil {
+		kept := "nothing was written"
+		if n > 0 {
+			kept = fmt.Sprintf("the %d frames (%.1f s) before it are in %s", n, secs, r.path)
+		}
+		return fmt.Sprintf("recording stopped: %v; %s", err, kept), true
+	}
+	if n == 0 {
+		return "nothing recorded: the simulation did not advance while recording (it records simulated time; run it with space)", false
+	}
+	msg := fmt.Sprintf("recorded %d frames (%.1f s at %g fps) to %s", n, secs, r.fps, r.path)
+	if r.fallback != "" {
+		msg += "; " + r.fallback
+	}
+	return msg, false
+}

@@ -1,0 +1,177 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/slosh/slosh/internal/video"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/replay"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// ReplayOptions configure `slosh replay`.
+type ReplayOptions struct {
+	File          string   // the replay file the window saved
+	Record        string   // clip.mp4, clip.gif or clip.png to render every frame into; "" renders nothing
+	Width, Height int      // picture size; 0 is 1280×720
+	Quality       string   // high, medium or low
+	Sets          []string // render.* and surface.* assignments (the simulation's parameters are the file's)
+	Save          string   // save file for the final state; "" saves none
+	GLCap         string
+	Stdout        io.Writer
+	Stderr        io.Writer
+}
+
+// Replay re-runs a sitting from its replay file: the same mode, scene and parameters, and every tool action and
+// parameter change before the step it came before, so the simulation is the sitting's, bit for bit on the same
+// device. With Record it renders every frame into a clip, at any size; with Save it saves the final state.
+func Replay(o ReplayOptions) error {
+	modes := Modes()
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if o.File == "" {
+		return usagef("name the replay file: slosh replay FILE")
+	}
+	f, err := replay.Read(o.File)
+	if err != nil {
+		return err
+	}
+	m, err := lookupMode(modes, f.Mode)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.File, err)
+	}
+	sc, err := f.OpenScene()
+	if err != nil {
+		return err
+	}
+	st := &setup{sc: sc, mode: m}
+	for _, a := range o.Sets {
+		name, _, _ := strings.Cut(a, "=")
+		switch prefixOf(strings.TrimSpace(name)) {
+		case renderPrefix:
+			st.renderSets = append(st.renderSets, a)
+		case surfacePrefix:
+			st.surfaceSets = append(st.surfaceSets, a)
+		default:
+			return usagef("--set %s: a replay runs with the parameters it recorded; only render.* and surface.* can be set", a)
+		}
+	}
+	var vq video.Quality
+	if o.Record != "" {
+		if vq, err = clipCheck(o.Record, &o.Width, &o.Height, o.Quality); err != nil {
+			return err
+		}
+	}
+	g := glInfo{cap: o.GLCap}
+	if o.Record != "" || m.Compute {
+		w, h := 64, 64
+		if o.Record != "" {
+			w, h = o.Width, o.Height
+		}
+		if g.ctx, g.err = openHidden(w, h, o.GLCap); g.err != nil && o.Record != "" {
+			return fmt.Errorf("--record needs OpenGL to render: %w", g.err)
+		}
+		if g.ctx != nil {
+			defer g.ctx.Close()
+		}
+	}
+	s, run, note, err := openSolver(modes, m, g)
+	if err != nil {
+		return err
+	}
+	ss := &session{st: st, solver: s, mode: run, gl: g}
+	defer ss.Close()
+	if run.Name != m.Name {
+		return fmt.Errorf("%s was recorded in mode %s, which cannot run here (%s): only %s reproduces it", o.File, m.Name, note, m.Name)
+	}
+
+	var c *clip
+	if o.Record != "" {
+		frames := (f.Steps + substeps(s.Params()) - 1) / max(substeps(s.Params()), 1)
+		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, max(frames, 2)); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		defer c.Close()
+		if c.note != "" {
+			fmt.Fprintln(stderr, "slosh: "+c.note)
+		}
+	}
+
+	bodies := newBodyTrack(sc, f)
+	start := time.Now()
+	err = replay.Run(s, f, substeps, func(frame int) error {
+		steps := s.Stats().Steps
+		fmt.Fprintf(stderr, "\r%s", progressLine("replayed", steps, f.Steps, time.Since(start)))
+		if c == nil {
+			return nil
+		}
+		return c.add(ss, bodies.at(steps))
+	})
+	fmt.Fprintln(stderr)
+	if c != nil {
+		if ferr := c.finish(); err == nil && ferr != nil {
+			err = fmt.Errorf("replay: %w", ferr)
+		}
+	}
+	if err != nil {
+		if c != nil {
+			return fmt.Errorf("%w (%d frames are in %s)", err, c.frames(), c.path())
+		}
+		return err
+	}
+	var fr sim.Frame
+	s.Frame(&fr)
+	stdout := orStdout(o.Stdout)
+	fmt.Fprintf(stdout, "replayed %s: %d steps, %d actions, %d particles at t=%.3fs\n", o.File, f.Steps, len(f.Actions), fr.N, fr.Time)
+	if c != nil {
+		fmt.Fprintf(stdout, "wrote %d frames (%d×%d) to %s\n", c.frames(), o.Width, o.Height, c.path())
+	}
+	if o.Save != "" {
+		path, err := withExt(o.Save, ".slosh")
+		if err != nil {
+			return err
+		}
+		msg, err := saveStateFile(path, run.Name, s, liveScene(sc, bodies.list))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "slosh: "+msg)
+	}
+	return nil
+}
+
+// bodyTrack follows the rigid bodies through a replay's drops and removals, for drawing them.
+type bodyTrack struct {
+	list    []scene.Body
+	actions []replay.Action
+	next    int
+}
+
+func newBodyTrack(sc *scene.Scene, f *replay.File) *bodyTrack {
+	return &bodyTrack{list: slices.Clone(sc.Bodies), actions: f.Actions}
+}
+
+// at returns the shapes of the bodies after every action before step steps has been applied.
+func (b *bodyTrack) at(steps int) []scene.Shape {
+	for ; b.next < len(b.actions) && b.actions[b.next].Step < steps; b.next++ {
+		switch a := &b.actions[b.next]; a.Op {
+		case replay.OpAddBody:
+			b.list = append(b.list, *a.Body)
+		case replay.OpRemoveBody:
+			if a.Index >= 0 && a.Index < len(b.list) {
+				b.list = slices.Delete(b.list, a.Index, a.Index+1)
+			}
+		}
+	}
+	out := make([]scene.Shape, len(b.list))
+	for i := range b.list {
+		out[i] = b.list[i].Shape
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package app
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/sim/replay"
+	"github.com/slosh/slosh/ui"
+)
+
+// sitting works the tools in the window — a drop, a drain held for a moment, the paddle dragged through the water,
+// a parameter changed in the panel, the drop undone — then pauses and saves the replay and the state at the same
+// step. It returns the two files.
+func sitting(t *testing.T, v *viewer, dir string) (replayPath, statePath string) {
+	t.Helper()
+	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 6 })
+	press(v, glfw.Key3)
+	x, y := screenOf(v, mgl32.Vec3{0.5, 0.35, 0.4})
+	click(v, x, y, 0, 0)
+	frames(t, v, "the drop", func() bool { return len(v.drv.PickFrame().Bodies) == 1 })
+	settle(v, 60*time.Millisecond)
+	press(v, glfw.Key5)
+	x, y = screenOf(v, mgl32.Vec3{0.3, 0.08, 0.4})
+	click(v, x, y, 0, 80*time.Millisecond)
+	x, y = screenOf(v, mgl32.Vec3{0.2, 0.1, 0.3})
+	x2, y2 := screenOf(v, mgl32.Vec3{0.6, 0.1, 0.3})
+	click(v, x, y, glfw.ModControl, 60*time.Millisecond, x2, y2)
+	if err := v.drv.Params().SetString("pbf.vorticity", "0.2"); err != nil {
+		t.Fatal(err)
+	}
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ParamsChanged: true})
+	settle(v, 60*time.Millisecond)
+	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl) // undo the drain
+	settle(v, 60*time.Millisecond)
+
+	v.drv.SetPaused(true)
+	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
+	replayPath, statePath = filepath.Join(dir, "sitting"+ReplayExt), filepath.Join(dir, "sitting.slosh")
+	v.saveReplay(replayPath)
+	v.saveState(statePath)
+	frames(t, v, "the files", func() bool {
+		_, e1 := os.Stat(replayPath)
+		_, e2 := os.Stat(statePath)
+		return e1 == nil && e2 == nil
+	})
+	if v.status.isErr {
+		t.Fatalf("status %q", v.status.msg)
+	}
+	f, err := replay.Read(replayPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[replay.Op]int{}
+	for _, a := range f.Actions {
+		ops[a.Op]++
+	}
+	for _, op := range []replay.Op{replay.OpAddBody, replay.OpDrain, replay.OpAddFluid, replay.OpSetTools, replay.OpParams} {
+		if ops[op] == 0 {
+			t.Fatalf("the replay has no %s action: %v", op, ops)
+		}
+	}
+	return replayPath, statePath
+}
+
+// sameState requires two saved states to be identical, bit for bit.
+func sameState(t *testing.T, a, b string) {
+	t.Helper()
+	x, y := stateOf(t, a), stateOf(t, b)
+	if x.N() != y.N() || x.Steps != y.Steps || x.Time != y.Time || len(x.Bodies) != len(y.Bodies) {
+		t.Fatalf("%s: %d particles, %d bodies at step %d; %s: %d particles, %d bodies at step %d",
+			a, x.N(), len(x.Bodies), x.Steps, b, y.N(), len(y.Bodies), y.Steps)
+	}
+	for i := range x.Pos {
+		if x.Pos[i] != y.Pos[i] || x.Vel[i] != y.Vel[i] || x.ID[i] != y.ID[i] {
+			t.Fatalf("particle %d differs: %v %v vs %v %v", i, x.Pos[i], x.Vel[i], y.Pos[i], y.Vel[i])
+		}
+	}
+	var bx, by bytes.Buffer
+	x.Encode(&bx)
+	y.Encode(&by)
+	if !bytes.Equal(bx.Bytes(), by.Bytes()) {
+		t.Fatal("the states differ (bodies or emitters)")
+	}
+}
+
+// A sitting on the CPU mode, replayed headless, ends in the same state bit for bit; replaying it into a clip
+// renders every frame.
+func TestReplayReproducesSittingCPU(t *testing.T) {
+	v := openViewer(t, gltest.Acquire(t), Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=particles"}})
+	dir := t.TempDir()
+	rp, sp := sitting(t, v, dir)
+	out := filepath.Join(dir, "replayed.slosh")
+	var stdout bytes.Buffer
+	if err := Replay(ReplayOptions{File: rp, Save: out, Stdout: &stdout, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	sameState(t, sp, out)
+
+	// into a clip at another size: a frame per simulated frame
+	clipPath := filepath.Join(dir, "replay.mp4")
+	if err := Replay(ReplayOptions{File: rp, Record: clipPath, Width: 192, Height: 108, Sets: []string{"render.mode=particles"}, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := replay.Read(rp)
+	sub, err := strconv.Atoi(string(f.Params["pbf.substeps"]))
+	if err != nil || sub < 1 {
+		t.Fatalf("pbf.substeps %s", f.Params["pbf.substeps"])
+	}
+	want := (f.Steps + sub - 1) / sub
+	if p := ffprobe(t, clipPath); p.Codec != "h264" || p.W != 192 || p.H != 108 || p.Frames != want {
+		t.Errorf("the replay's clip: %+v, want 192×108 with %d frames", p, want)
+	}
+
+	// a replay that is edited (an action dropped) no longer reproduces the sitting
+	f.Actions = f.Actions[1:]
+	edited := filepath.Join(dir, "edited"+ReplayExt)
+	if err := replay.Write(edited, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replay(ReplayOptions{File: edited, Save: filepath.Join(dir, "edited.slosh"), Stdout: io.Discard, Stderr: io.Discard}); err == nil {
+		a, b := stateOf(t, sp), stateOf(t, filepath.Join(dir, "edited.slosh"))
+		same := a.N() == b.N()
+		for i := 0; same && i < a.N(); i++ {
+			same = a.Pos[i] == b.Pos[i]
+		}
+		if same {
+			t.Error("the replay without its first action reproduced the sitting too")
+		}
+	}
+
+	// a state loaded in the window cannot be replayed until the next reset
+	v.loadStateFile(sp)
+	v.saveReplay(filepath.Join(dir, "after-load"+ReplayExt))
+	frames(t, v, "the refusal", func() bool { return v.status.isErr })
+	if !strings.Contains(v.status.msg, "saved state was loaded") {
+		t.Errorf("saving a replay after a load: status %q", v.status.msg)
+	}
+}
+
+// The same on the GPU mode: the headless replay on the same device ends in the window's state bit for bit.
+func TestReplayReproducesSittingGPU(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	gltest.RequireCompute(t, ctx)
+	v := openViewer(t, ctx, Options{Scene: "dambreak", Mode: "pbf", Particles: 1500, Sets: []string{"render.mode=particles"}})
+	if v.drv.Mode().Name != "pbf" {
+		t.Fatalf("mode %s (status %q)", v.drv.Mode().Name, v.status.msg)
+	}
+	dir := t.TempDir()
+	rp, sp := sitting(t, v, dir)
+	out := filepath.Join(dir, "replayed.slosh")
+	if err := Replay(ReplayOptions{File: rp, Save: out, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	ctx.Window.MakeContextCurrent() // the replay's hidden window had the context
+	sameState(t, sp, out)
+}
