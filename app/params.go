@@ -85,12 +85,7 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		if !ok {
 			return nil, usagef("--set %q: want name=value, e.g. --set pbf.iterations=6", a)
 		}
-		switch prefixOf(strings.TrimSpace(name)) {
-		case renderPrefix:
-			st.renderSets = append(st.renderSets, a)
-		case surfacePrefix:
-			st.surfaceSets = append(st.surfaceSets, a)
-		default:
+		if !st.addViewSet(name, a) {
 			st.solverSets = append(st.solverSets, a)
 		}
 	}
@@ -108,6 +103,19 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// addViewSet keeps a --set of parameter name for the renderer or the surface, and says whether it was one.
+func (st *setup) addViewSet(name, assignment string) bool {
+	switch prefixOf(strings.TrimSpace(name)) {
+	case renderPrefix:
+		st.renderSets = append(st.renderSets, assignment)
+	case surfacePrefix:
+		st.surfaceSets = append(st.surfaceSets, assignment)
+	default:
+		return false
+	}
+	return true
 }
 
 // configure applies the scene's overrides for the solver's parameters (or a save file's parameters), then the

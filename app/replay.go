@@ -53,12 +53,7 @@ func Replay(o ReplayOptions) error {
 	st := &setup{sc: sc, mode: m}
 	for _, a := range o.Sets {
 		name, _, _ := strings.Cut(a, "=")
-		switch prefixOf(strings.TrimSpace(name)) {
-		case renderPrefix:
-			st.renderSets = append(st.renderSets, a)
-		case surfacePrefix:
-			st.surfaceSets = append(st.surfaceSets, a)
-		default:
+		if !st.addViewSet(name, a) {
 			return usagef("--set %s: a replay runs with the parameters it recorded; only render.* and surface.* can be set", a)
 		}
 	}

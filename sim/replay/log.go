@@ -47,7 +47,7 @@ func (l *Log) Start(mode string, sc *scene.Scene, params *param.Set, frameDt flo
 	if sc == nil || params == nil {
 		return errors.New("replay: Start needs a scene and the solver's parameters")
 	}
-	data, err := portable(sc).Marshal()
+	data, err := sc.Portable().Marshal()
 	if err != nil {
 		return fmt.Errorf("replay: the scene: %w", err)
 	}

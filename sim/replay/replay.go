@@ -57,8 +57,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -491,38 +489,4 @@ func checkValues(field string, values map[string]json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// portable returns sc, or a copy of it whose mesh paths no longer depend on where its file was: a mesh named
-// relative to the scene file becomes an absolute path, since the scene is read back relative to the replay file.
-// Shipped meshes keep their names.
-func portable(sc *scene.Scene) *scene.Scene {
-	if sc.Source == "" || strings.HasPrefix(sc.Source, "builtin:") {
-		return sc // made in code, or shipped: its meshes are shipped ones or absolute paths
-	}
-	dir := filepath.Dir(sc.Source)
-	c := sc.Clone()
-	fix := func(sh *scene.Shape) {
-		if sh.Kind != scene.ShapeMesh || sh.Mesh == "" || filepath.IsAbs(filepath.FromSlash(sh.Mesh)) {
-			return
-		}
-		abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(sh.Mesh)))
-		if err != nil {
-			return
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-			return // a shipped mesh, by name
-		}
-		sh.Mesh = filepath.ToSlash(abs)
-	}
-	for i := range c.Fluid {
-		fix(&c.Fluid[i].Shape)
-	}
-	for i := range c.Obstacles {
-		fix(&c.Obstacles[i].Shape)
-	}
-	for i := range c.Bodies {
-		fix(&c.Bodies[i].Shape)
-	}
-	return c
 }

@@ -20,9 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/slosh/slosh/sim"
@@ -182,42 +179,8 @@ type header struct {
 // marshalScene writes a scene as the JSON object the header embeds. Mesh paths relative to the scene file become
 // absolute, since the scene is read back relative to the save file; shipped meshes keep their names.
 func marshalScene(sc *scene.Scene) ([]byte, error) {
-	sc = portable(sc)
+	sc = sc.Portable()
 	return json.Marshal(sc)
-}
-
-// portable returns sc, or a copy of it whose mesh paths no longer depend on where its file was.
-func portable(sc *scene.Scene) *scene.Scene {
-	if sc.Source == "" || strings.HasPrefix(sc.Source, "builtin:") {
-		return sc // made in code, or shipped: its meshes are shipped ones or absolute paths
-	}
-	dir := filepath.Dir(sc.Source) // also right for "SAVE:scene", a scene read from a save file
-	c := sc.Clone()
-	fix := func(sh *scene.Shape) {
-		if sh.Kind != scene.ShapeMesh || sh.Mesh == "" || filepath.IsAbs(filepath.FromSlash(sh.Mesh)) {
-			return
-		}
-		abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(sh.Mesh)))
-		if err != nil || !isFile(abs) {
-			return // a shipped mesh, by name
-		}
-		sh.Mesh = filepath.ToSlash(abs)
-	}
-	for i := range c.Fluid {
-		fix(&c.Fluid[i].Shape)
-	}
-	for i := range c.Obstacles {
-		fix(&c.Obstacles[i].Shape)
-	}
-	for i := range c.Bodies {
-		fix(&c.Bodies[i].Shape)
-	}
-	return c
-}
-
-func isFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // size writes a byte count for messages.

@@ -321,3 +321,38 @@ func describe(tree any) string {
 	}
 	return fmt.Sprintf("%T", tree)
 }
+
+// Portable returns s, or a copy of it whose mesh paths no longer depend on where its file was: a mesh named
+// relative to the scene file becomes an absolute path, so the scene can be written into another file (a save
+// file, a replay) and read back from there. Shipped meshes keep their names; scenes made in code or shipped are
+// returned as they are.
+func (s *Scene) Portable() *Scene {
+	if s.Source == "" || strings.HasPrefix(s.Source, "builtin:") {
+		return s
+	}
+	dir := filepath.Dir(s.Source) // also right for "SAVE:scene", a scene read from a save file
+	c := s.Clone()
+	fix := func(sh *Shape) {
+		if sh.Kind != ShapeMesh || sh.Mesh == "" || filepath.IsAbs(filepath.FromSlash(sh.Mesh)) {
+			return
+		}
+		abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(sh.Mesh)))
+		if err != nil {
+			return
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return // a shipped mesh, by name
+		}
+		sh.Mesh = filepath.ToSlash(abs)
+	}
+	for i := range c.Fluid {
+		fix(&c.Fluid[i].Shape)
+	}
+	for i := range c.Obstacles {
+		fix(&c.Obstacles[i].Shape)
+	}
+	for i := range c.Bodies {
+		fix(&c.Bodies[i].Shape)
+	}
+	return c
+}
