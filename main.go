@@ -316,7 +316,8 @@ func commandUsage(w io.Writer, c command, fs *flag.FlagSet, cmds []command) {
 	fmt.Fprintf(w, "\nExamples:\n%s\n", c.examples)
 	if c.name == "" {
 		fmt.Fprintln(w, "\nIn the window: left-drag orbits, right- or middle-drag (or shift + left-drag) pans, the wheel zooms;")
-		fmt.Fprintln(w, "space pauses and runs, . steps one frame, r resets, f frames the scene, h hides the panel, Esc quits.")
+		fmt.Fprintln(w, "space pauses and runs, . steps one frame, r resets, f frames the scene, h hides the panel, Esc quits;")
+		fmt.Fprintln(w, "F12 saves a screenshot, F9 starts and stops a recording (into --captures).")
 		fmt.Fprintln(w, "\nOther commands:")
 		for _, o := range cmds[1:] {
 			fmt.Fprintf(w, "  slosh %s\n", o.synopsis)
