@@ -254,9 +254,6 @@ func TestFFmpegArgs(t *testing.T) {
 }
 
 func TestFallbackHintTurnsThePNGsIntoTheMP4(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the hint is quoted for cmd there; this test runs it with sh")
-	}
 	requireTool(t, "ffmpeg")
 	dir := filepath.Join(t.TempDir(), "my captures")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -279,6 +276,9 @@ func TestFallbackHintTurnsThePNGsIntoTheMP4(t *testing.T) {
 	t.Log(hint)
 	var stderr bytes.Buffer
 	cmd := exec.Command("sh", "-c", hint+" -loglevel error")
+	if runtime.GOOS == "windows" { // the hint is quoted for cmd there
+		cmd = exec.Command("cmd", "/C", hint+" -loglevel error")
+	}
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("running the hint %s: %v %s", hint, err, stderr.String())

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/slosh/slosh/internal/testdir"
 )
 
 func TestFormatOf(t *testing.T) {
@@ -91,15 +93,7 @@ func TestCreateChecksTheFolder(t *testing.T) {
 func TestCreateRefusesAReadOnlyFolder(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	o := Options{Width: 16, Height: 16, FPS: 30}
-	ro := filepath.Join(t.TempDir(), "read-only")
-	if err := os.Mkdir(ro, 0o555); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chmod(ro, 0o755)
-	if f, err := os.Create(filepath.Join(ro, "probe")); err == nil {
-		f.Close()
-		t.Skip("this user can write into a read-only folder (root): the read-only case cannot be tested here")
-	}
+	ro := testdir.Unwritable(t)
 	for _, ext := range []string{".mp4", ".gif", ".png"} {
 		path := filepath.Join(ro, "a"+ext)
 		w, err := Create(path, o)
