@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slosh/slosh/internal/jsonmsg"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -94,7 +95,7 @@ func parse(data []byte, path string) (*File, error) {
 		if errors.As(err, &te) {
 			return nil, bad("not a slosh replay: a replay is a JSON object, this is a JSON %s", te.Value)
 		}
-		return nil, bad("%s", jsonError(data, err))
+		return nil, bad("%s", jsonmsg.Explain(data, err, "empty: a replay is a JSON object"))
 	}
 	// the format and version first, so that a newer file says so rather than failing on a field it added
 	var format string
@@ -115,7 +116,7 @@ func parse(data []byte, path string) (*File, error) {
 		return nil, bad("version: unknown version %d", version)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, bad("%s: unexpected data after the replay object", position(data, dec.InputOffset()))
+		return nil, bad("%s: unexpected data after the replay object", jsonmsg.Position(data, dec.InputOffset()))
 	}
 	keys := make([]string, 0, len(top))
 	for k := range top {
@@ -160,9 +161,9 @@ func parse(data []byte, path string) (*File, error) {
 		if err := json.Unmarshal(raw, d.dst); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field == "" {
-				return nil, bad("%s: want %s, got %s", d.name, jsonType(te.Type), short(raw))
+				return nil, bad("%s: want %s, got %s", d.name, jsonmsg.Type(te.Type), short(raw))
 			}
-			return nil, bad("%s: %s", d.name, jsonError(raw, err))
+			return nil, bad("%s: %s", d.name, jsonmsg.Explain(raw, err, "empty: a replay is a JSON object"))
 		}
 	}
 	compactValues(f.Params)
@@ -203,7 +204,7 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 	d.UseNumber()
 	var tree any
 	if err := d.Decode(&tree); err != nil {
-		return fmt.Errorf("%s: %s", path, jsonError(raw, err))
+		return fmt.Errorf("%s: %s", path, jsonmsg.Explain(raw, err, "empty: a replay is a JSON object"))
 	}
 	if err := checkJSON(tree, reflect.TypeOf(actionJSON{}), path); err != nil {
 		return err
@@ -215,7 +216,7 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 	}
 	var j actionJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
-		return fmt.Errorf("%s: %s", path, jsonError(raw, err)) // checkJSON lets nothing through that fails here
+		return fmt.Errorf("%s: %s", path, jsonmsg.Explain(raw, err, "empty: a replay is a JSON object")) // checkJSON lets nothing through that fails here
 	}
 	compactValues(j.Params)
 	*a = Action{Step: j.Step, Op: Op(j.Op), Params: j.Params}
@@ -228,7 +229,7 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 	if j.Body != nil {
 		a.Body = &scene.Body{}
 		if err := json.Unmarshal(j.Body, a.Body); err != nil {
-			return fmt.Errorf("%s.body: %s", path, jsonError(j.Body, err))
+			return fmt.Errorf("%s.body: %s", path, jsonmsg.Explain(j.Body, err, "empty: a replay is a JSON object"))
 		}
 	}
 	if j.Index != nil {
@@ -314,7 +315,7 @@ func checkJSON(tree any, t reflect.Type, path string) error {
 	case reflect.Struct:
 		obj, ok := tree.(map[string]any)
 		if !ok {
-			return errAt(path, "want an object, got %s", describe(tree))
+			return errAt(path, "want an object, got %s", jsonmsg.Describe(tree))
 		}
 		fields := typeFields(t)
 		byName := map[string]typeField{}
@@ -331,21 +332,21 @@ func checkJSON(tree any, t reflect.Type, path string) error {
 		for _, k := range keys {
 			f, ok := byName[k]
 			if !ok {
-				return errAt(join(path, k), "unknown field; known fields here are %s", strings.Join(names, ", "))
+				return errAt(jsonmsg.Join(path, k), "unknown field; known fields here are %s", strings.Join(names, ", "))
 			}
-			if err := checkJSON(obj[k], f.typ, join(path, k)); err != nil {
+			if err := checkJSON(obj[k], f.typ, jsonmsg.Join(path, k)); err != nil {
 				return err
 			}
 		}
 		for _, f := range fields {
 			if _, ok := obj[f.name]; !ok && !f.optional {
-				return errAt(join(path, f.name), "missing")
+				return errAt(jsonmsg.Join(path, f.name), "missing")
 			}
 		}
 	case reflect.Slice:
 		arr, ok := tree.([]any)
 		if !ok {
-			return errAt(path, "want an array, got %s", describe(tree))
+			return errAt(path, "want an array, got %s", jsonmsg.Describe(tree))
 		}
 		for i, e := range arr {
 			if err := checkJSON(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -355,7 +356,7 @@ func checkJSON(tree any, t reflect.Type, path string) error {
 	case reflect.Array:
 		arr, ok := tree.([]any)
 		if !ok || len(arr) != t.Len() {
-			return errAt(path, "want an array of %d numbers, got %s", t.Len(), describe(tree))
+			return errAt(path, "want an array of %d numbers, got %s", t.Len(), jsonmsg.Describe(tree))
 		}
 		for i, e := range arr {
 			if err := checkJSON(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -365,17 +366,17 @@ func checkJSON(tree any, t reflect.Type, path string) error {
 	case reflect.Map:
 		obj, ok := tree.(map[string]any)
 		if !ok {
-			return errAt(path, "want an object, got %s", describe(tree))
+			return errAt(path, "want an object, got %s", jsonmsg.Describe(tree))
 		}
 		for k, e := range obj {
-			if err := checkJSON(e, t.Elem(), join(path, k)); err != nil {
+			if err := checkJSON(e, t.Elem(), jsonmsg.Join(path, k)); err != nil {
 				return err
 			}
 		}
 	case reflect.Float32, reflect.Float64:
 		n, ok := tree.(json.Number)
 		if !ok {
-			return errAt(path, "want a number, got %s", describe(tree))
+			return errAt(path, "want a number, got %s", jsonmsg.Describe(tree))
 		}
 		if _, err := strconv.ParseFloat(n.String(), t.Bits()); err != nil {
 			return errAt(path, "%s is out of range for a float%d (a replay holds finite numbers)", n, t.Bits())
@@ -383,18 +384,18 @@ func checkJSON(tree any, t reflect.Type, path string) error {
 	case reflect.Int:
 		n, ok := tree.(json.Number)
 		if !ok {
-			return errAt(path, "want a whole number, got %s", describe(tree))
+			return errAt(path, "want a whole number, got %s", jsonmsg.Describe(tree))
 		}
 		if _, err := strconv.ParseInt(n.String(), 10, 0); err != nil {
 			return errAt(path, "want a whole number, got %s", n)
 		}
 	case reflect.String:
 		if _, ok := tree.(string); !ok {
-			return errAt(path, "want a string, got %s", describe(tree))
+			return errAt(path, "want a string, got %s", jsonmsg.Describe(tree))
 		}
 	case reflect.Bool:
 		if _, ok := tree.(bool); !ok {
-			return errAt(path, "want true or false, got %s", describe(tree))
+			return errAt(path, "want true or false, got %s", jsonmsg.Describe(tree))
 		}
 	default:
 		return errAt(path, "cannot read a %s", t)
@@ -437,81 +438,10 @@ func errAt(path, format string, args ...any) error {
 	return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 }
 
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
-}
-
-// describe names a decoded JSON value for messages.
-func describe(tree any) string {
-	switch x := tree.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return fmt.Sprintf("an array of %d", len(x))
-	case string:
-		return strconv.Quote(x)
-	case json.Number:
-		return x.String()
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	return fmt.Sprintf("%T", tree)
-}
-
-// jsonError rewrites encoding/json's errors with the field or the line they concern.
-func jsonError(data []byte, err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Sprintf("%s: invalid JSON: %v", position(data, se.Offset), se)
-	case errors.As(err, &te):
-		if te.Field == "" {
-			return fmt.Sprintf("want %s, got a JSON %s (%s)", jsonType(te.Type), te.Value, position(data, te.Offset))
-		}
-		return fmt.Sprintf("%s: want %s, got a JSON %s (%s)", te.Field, jsonType(te.Type), te.Value, position(data, te.Offset))
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return "unexpected end of the file: it is truncated"
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
 // short is a JSON value for messages, cut after 40 bytes.
 func short(raw json.RawMessage) string {
 	if len(raw) > 40 {
 		return string(raw[:37]) + "..."
 	}
 	return string(raw)
-}
-
-// jsonType says what JSON a Go type wants.
-func jsonType(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Int:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return t.String()
-}
-
-// position is a byte offset as a line and column.
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
-	return fmt.Sprintf("line %d, column %d", line, col)
 }

@@ -11,8 +11,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"strings"
 
+	"github.com/slosh/slosh/internal/jsonmsg"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -129,7 +129,7 @@ func decodeHeader(path string, data []byte) (*File, error) {
 		Software *string `json:"software"`
 	}
 	if err := json.Unmarshal(data, &id); err != nil {
-		return nil, bad("%s", jsonError(data, err))
+		return nil, bad("%s", jsonmsg.Explain(data, err, "empty: the header is a JSON object"))
 	}
 	switch {
 	case id.Software == nil || *id.Software != Software:
@@ -150,7 +150,7 @@ func decodeHeader(path string, data []byte) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
-		return nil, bad("%s", jsonError(data, err))
+		return nil, bad("%s", jsonmsg.Explain(data, err, "empty: the header is a JSON object"))
 	}
 	if dec.More() {
 		return nil, bad("unexpected data after the header object")
@@ -182,31 +182,4 @@ func decodeHeader(path string, data []byte) (*File, error) {
 		Saved:     h.Saved,
 		Path:      path,
 	}, nil
-}
-
-// jsonError rewrites encoding/json's errors with the field or the line they concern.
-func jsonError(data []byte, err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Sprintf("%s: invalid JSON: %v", position(data, se.Offset), se)
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "the header"
-		}
-		return fmt.Sprintf("%s: want %s, got a JSON %s (%s)", field, te.Type, te.Value, position(data, te.Offset))
-	case errors.Is(err, io.EOF):
-		return "empty: the header is a JSON object"
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-// position is a byte offset as a line and column.
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
-	return fmt.Sprintf("line %d, column %d", line, col)
 }

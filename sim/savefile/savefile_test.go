@@ -361,7 +361,7 @@ func TestLoadErrors(t *testing.T) {
 		}, []string{`software "splash"`}},
 		{"badfield.slosh", func(p string) {
 			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["steps"] = "many" })}, entry{StateEntry, st})
-		}, []string{"slosh.json", "steps", "want int", "string"}},
+		}, []string{"slosh.json", "steps", "want a whole number", "string"}},
 		{"unknown.slosh", func(p string) {
 			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["stpes"] = 3 })}, entry{StateEntry, st})
 		}, []string{"slosh.json", `unknown field "stpes"`}},

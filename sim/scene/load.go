@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/slosh/slosh/assets"
+	"github.com/slosh/slosh/internal/jsonmsg"
 )
 
 // Parse decodes and validates a scene. source names it in errors (a path, or "builtin:NAME").
@@ -24,10 +24,10 @@ func Parse(data []byte, source string) (*Scene, error) {
 	dec.UseNumber()
 	var tree any
 	if err := dec.Decode(&tree); err != nil {
-		return nil, fmt.Errorf("%s: %s", source, syntaxMessage(data, err))
+		return nil, fmt.Errorf("%s: %s", source, jsonmsg.Explain(data, err, "empty file: a scene is a JSON object"))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%s: %s: unexpected data after the scene object", source, position(data, dec.InputOffset()))
+		return nil, fmt.Errorf("%s: %s: unexpected data after the scene object", source, jsonmsg.Position(data, dec.InputOffset()))
 	}
 	sc := &Scene{}
 	if err := decode(tree, reflect.ValueOf(sc).Elem(), ""); err != nil {
@@ -114,36 +114,6 @@ func (s *Scene) Clone() *Scene {
 	return &c
 }
 
-func syntaxMessage(data []byte, err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Sprintf("%s: invalid JSON: %v", position(data, se.Offset), se)
-	case errors.As(err, &te):
-		return fmt.Sprintf("%s: invalid JSON: %v", position(data, te.Offset), te)
-	case errors.Is(err, io.EOF):
-		return "empty file: a scene is a JSON object"
-	}
-	return "invalid JSON: " + err.Error()
-}
-
-func position(data []byte, off int64) string {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
 // pathErr is a decoding or validation error at a field path like "fluid[1].size".
 type pathErr struct {
 	path string
@@ -159,13 +129,6 @@ func (e *pathErr) Error() string {
 
 func errAt(path, format string, args ...any) error {
 	return &pathErr{path: path, msg: fmt.Sprintf(format, args...)}
-}
-
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
 }
 
 var rawType = reflect.TypeOf(json.RawMessage(nil))
@@ -194,7 +157,7 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.Struct:
 		obj, ok := tree.(map[string]any)
 		if !ok {
-			return errAt(path, "want an object, got %s", describe(tree))
+			return errAt(path, "want an object, got %s", jsonmsg.Describe(tree))
 		}
 		fields := map[string]reflect.Value{}
 		var names []string
@@ -207,9 +170,9 @@ func decode(tree any, v reflect.Value, path string) error {
 		for _, k := range keys {
 			f, ok := fields[k]
 			if !ok {
-				return errAt(join(path, k), "unknown field; known fields here are %s", strings.Join(names, ", "))
+				return errAt(jsonmsg.Join(path, k), "unknown field; known fields here are %s", strings.Join(names, ", "))
 			}
-			if err := decode(obj[k], f, join(path, k)); err != nil {
+			if err := decode(obj[k], f, jsonmsg.Join(path, k)); err != nil {
 				return err
 			}
 		}
@@ -217,7 +180,7 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.Slice:
 		arr, ok := tree.([]any)
 		if !ok {
-			return errAt(path, "want an array, got %s", describe(tree))
+			return errAt(path, "want an array, got %s", jsonmsg.Describe(tree))
 		}
 		s := reflect.MakeSlice(v.Type(), len(arr), len(arr))
 		for i, e := range arr {
@@ -231,9 +194,9 @@ func decode(tree any, v reflect.Value, path string) error {
 		arr, ok := tree.([]any)
 		if !ok || len(arr) != v.Len() {
 			if _, num := tree.(json.Number); num && strings.HasSuffix(path, ".size") {
-				return errAt(path, "want an array of %d numbers (a box's full extents), got %s; a mesh's size is its extent", v.Len(), describe(tree))
+				return errAt(path, "want an array of %d numbers (a box's full extents), got %s; a mesh's size is its extent", v.Len(), jsonmsg.Describe(tree))
 			}
-			return errAt(path, "want an array of %d numbers, got %s", v.Len(), describe(tree))
+			return errAt(path, "want an array of %d numbers, got %s", v.Len(), jsonmsg.Describe(tree))
 		}
 		for i, e := range arr {
 			if err := decode(e, v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -244,12 +207,12 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.Map:
 		obj, ok := tree.(map[string]any)
 		if !ok {
-			return errAt(path, "want an object, got %s", describe(tree))
+			return errAt(path, "want an object, got %s", jsonmsg.Describe(tree))
 		}
 		m := reflect.MakeMapWithSize(v.Type(), len(obj))
 		for k, e := range obj {
 			ev := reflect.New(v.Type().Elem()).Elem()
-			if err := decode(e, ev, join(path, k)); err != nil {
+			if err := decode(e, ev, jsonmsg.Join(path, k)); err != nil {
 				return err
 			}
 			m.SetMapIndex(reflect.ValueOf(k), ev)
@@ -259,7 +222,7 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.Float64:
 		n, ok := tree.(json.Number)
 		if !ok {
-			return errAt(path, "want a number, got %s", describe(tree))
+			return errAt(path, "want a number, got %s", jsonmsg.Describe(tree))
 		}
 		f, err := n.Float64()
 		if err != nil || math.IsInf(f, 0) {
@@ -270,7 +233,7 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.Int:
 		n, ok := tree.(json.Number)
 		if !ok {
-			return errAt(path, "want a whole number, got %s", describe(tree))
+			return errAt(path, "want a whole number, got %s", jsonmsg.Describe(tree))
 		}
 		i, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil {
@@ -281,14 +244,14 @@ func decode(tree any, v reflect.Value, path string) error {
 	case reflect.String:
 		s, ok := tree.(string)
 		if !ok {
-			return errAt(path, "want a string, got %s", describe(tree))
+			return errAt(path, "want a string, got %s", jsonmsg.Describe(tree))
 		}
 		v.SetString(s)
 		return nil
 	case reflect.Bool:
 		b, ok := tree.(bool)
 		if !ok {
-			return errAt(path, "want true or false, got %s", describe(tree))
+			return errAt(path, "want true or false, got %s", jsonmsg.Describe(tree))
 		}
 		v.SetBool(b)
 		return nil
@@ -302,24 +265,6 @@ func collectFields(v reflect.Value, out map[string]reflect.Value, names *[]strin
 		out[f.name] = f.value
 		*names = append(*names, f.name)
 	}
-}
-
-func describe(tree any) string {
-	switch x := tree.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return fmt.Sprintf("an array of %d", len(x))
-	case string:
-		return strconv.Quote(x)
-	case json.Number:
-		return x.String()
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	return fmt.Sprintf("%T", tree)
 }
 
 // Portable returns s, or a copy of it whose mesh paths no longer depend on where its file was: a mesh named

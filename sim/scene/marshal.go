@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
 )
 
 // Marshal writes the scene as a scene file that Parse reads back to an equal scene: one top-level field a line,
@@ -135,7 +137,7 @@ func encode(b *bytes.Buffer, v reflect.Value, path string) error {
 			}
 			writeString(b, f.name)
 			b.WriteString(": ")
-			if err := encode(b, f.value, join(path, f.name)); err != nil {
+			if err := encode(b, f.value, jsonmsg.Join(path, f.name)); err != nil {
 				return err
 			}
 		}
@@ -164,7 +166,7 @@ func encode(b *bytes.Buffer, v reflect.Value, path string) error {
 			}
 			writeString(b, k)
 			b.WriteString(": ")
-			if err := encode(b, v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), join(path, k)); err != nil {
+			if err := encode(b, v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key())), jsonmsg.Join(path, k)); err != nil {
 				return err
 			}
 		}
