@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,10 +179,16 @@ func sceneFromState(live *scene.Scene, f *sim.Frame, params *param.Set, mode str
 // resting on the floor or against a wall reaches it to within half a particle spacing, and a scene's bodies must
 // lie inside the domain. Opened again, it settles back into place.
 func fitInside(sh scene.Shape, dom scene.Box) scene.Shape {
+	const margin = 1e-9 // m: re-posing the shape rounds its bounds, which must end inside, not on the wall
 	b := sh.Bounds()
 	var d scene.Vec3
 	for k := 0; k < 3; k++ {
-		d[k] = math.Max(0, dom.Min[k]-b.Min[k]) - math.Max(0, b.Max[k]-dom.Max[k])
+		if lo := dom.Min[k] - b.Min[k]; lo > 0 {
+			d[k] += lo + margin
+		}
+		if hi := b.Max[k] - dom.Max[k]; hi > 0 {
+			d[k] -= hi + margin
+		}
 	}
 	if d == (scene.Vec3{}) {
 		return sh

@@ -2,12 +2,14 @@ package app
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // writeScene writes a small scene file with the given "params" object and returns its path.
@@ -154,5 +156,29 @@ func TestCarryKeepsSharedValues(t *testing.T) {
 	carry(b, snap)
 	if got := value(t, b, "pbf.iterations"); got != "9" {
 		t.Errorf("pbf.iterations = %s after a mode switch, want 9", got)
+	}
+}
+
+// fitInside moves bodies that stick out of the domain (by up to a particle's half spacing, resting on the floor)
+// back in so that the saved scene validates, for every tilt of a cylinder and a box.
+func TestFitInsideLeavesBodiesInside(t *testing.T) {
+	dom := scene.Box{Min: scene.Vec3{0, 0, 0}, Max: scene.Vec3{1.2, 0.8, 0.8}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		sh := scene.Shape{Kind: scene.ShapeCylinder, Radius: 0.05, Height: 0.12}
+		if i%2 == 1 {
+			sh = scene.Shape{Kind: scene.ShapeBox, Size: scene.Vec3{0.1, 0.07, 0.13}}
+		}
+		sh.Rotation = scene.Vec3{rng.Float64() * 360, rng.Float64() * 360, rng.Float64() * 360}
+		sh.Center = scene.Vec3{0.02 + rng.Float64()*1.16, 0.03, 0.02 + rng.Float64()*0.76}
+		b := sh.Bounds() // push it through the floor or a wall by up to 3 mm
+		sh.Center[1] -= b.Min[1] + rng.Float64()*0.003
+		fitted := fitInside(sh, dom)
+		got := fitted.Bounds()
+		for k := 0; k < 3; k++ {
+			if got.Min[k] < dom.Min[k] || got.Max[k] > dom.Max[k] {
+				t.Fatalf("%v fitted to bounds %v–%v, outside the domain", sh, got.Min, got.Max)
+			}
+		}
 	}
 }
