@@ -118,11 +118,8 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 		return err
 	}
 	c.added++
-	if _, ok := ss.solver.(gpuSolver); ok {
-		c.frame.Steps = c.added // the surfacer recomputes the kernels of a GPU solver's buffers when this changes
-	}
 	if c.off.rend.WantsEllipsoids() {
-		if p, err = c.surf.once(p, &c.frame, &c.off.bufs, c.sc); err != nil {
+		if p, err = c.surf.once(p, &c.frame, uint64(c.added), &c.off.bufs, c.sc); err != nil {
 			return err
 		}
 	}
@@ -131,7 +128,7 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 		c.off.rend.SetBodies(bodies)
 	}
 	if c.single != "" {
-		img, err := c.off.render(c.sc, sceneCamera(c.sc), p)
+		img, err := c.off.render(c.sc, c.cam, p)
 		if err != nil {
 			return err
 		}

@@ -167,10 +167,8 @@ type liveExport struct {
 	free chan *sim.Frame
 	done chan struct{}
 
-	once    sync.Once
-	mu      sync.Mutex
-	err     error
-	written int
+	once  sync.Once
+	tally // frames written, and the first error
 }
 
 // exportQueue is how many frames may wait for the disk.
@@ -215,39 +213,13 @@ func (e *liveExport) write(cw *cacheWriter) {
 	defer close(e.done)
 	for f := range e.jobs {
 		if e.failed() == nil {
-			if err := cw.write(f); err != nil {
-				e.fail(err)
-			} else {
-				e.mu.Lock()
-				e.written++
-				e.mu.Unlock()
-			}
+			e.wrote(cw.write(f))
 		}
 		e.free <- f
 	}
 	if err := cw.finish(); err != nil {
 		e.fail(err)
 	}
-}
-
-func (e *liveExport) fail(err error) {
-	e.mu.Lock()
-	if e.err == nil {
-		e.err = err
-	}
-	e.mu.Unlock()
-}
-
-func (e *liveExport) failed() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.err
-}
-
-func (e *liveExport) frames() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.written
 }
 
 // stop closes the queue once the driver no longer calls sink; done closes when the sidecar is written. Safe to call

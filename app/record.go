@@ -80,7 +80,6 @@ type recorder struct {
 	fallback string // a note when the recording is not what was asked for (PNG frames without ffmpeg)
 	fps      float64
 	rb       *glh.Readback
-	started  time.Time
 
 	haveT   bool
 	t0      float64 // simulated time of video frame 0
@@ -91,9 +90,7 @@ type recorder struct {
 	free chan *image.RGBA
 	done chan struct{} // closed when the encoder has closed the file
 
-	mu      sync.Mutex
-	err     error // the encoder's first error
-	written int   // frames the encoder wrote
+	tally // what the encoder wrote, and its first error
 }
 
 // recJob is a picture to write repeat times.
@@ -124,7 +121,7 @@ func startRecording(dir string, sc *scene.Scene, cfg captureConfig, fw, fh int, 
 		vw.Close()
 		return nil, fmt.Errorf("recording not started: %w", err)
 	}
-	r := &recorder{path: vw.Path(), fallback: note, fps: cfg.fps(), rb: rb, started: now,
+	r := &recorder{path: vw.Path(), fallback: note, fps: cfg.fps(), rb: rb,
 		jobs: make(chan recJob, encodeQueue), free: make(chan *image.RGBA, encodeQueue+1), done: make(chan struct{})}
 	for i := 0; i < encodeQueue+1; i++ {
 		r.free <- image.NewRGBA(image.Rect(0, 0, w, h))
@@ -158,41 +155,13 @@ func (r *recorder) encode(vw video.Writer) {
 	defer close(r.done)
 	for job := range r.jobs {
 		for k := 0; k < job.repeat && r.failed() == nil; k++ {
-			if err := vw.WriteFrame(job.img); err != nil {
-				r.fail(err)
-			} else {
-				r.mu.Lock()
-				r.written++
-				r.mu.Unlock()
-			}
+			r.wrote(vw.WriteFrame(job.img))
 		}
 		r.free <- job.img
 	}
 	if err := vw.Close(); err != nil && !errors.Is(err, video.ErrNoFrames) {
 		r.fail(err)
 	}
-}
-
-func (r *recorder) fail(err error) {
-	r.mu.Lock()
-	if r.err == nil {
-		r.err = err
-	}
-	r.mu.Unlock()
-}
-
-// failed is the encoder's first error.
-func (r *recorder) failed() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
-// frames is how many frames the encoder wrote.
-func (r *recorder) frames() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.written
 }
 
 // due is how many video frames the picture of simulated time t stands for: the frames whose times t0 + k/fps have
@@ -283,4 +252,43 @@ func (r *recorder) summary() (string, bool) {
 		msg += "; " + r.fallback
 	}
 	return msg, false
+}
+
+// tally is what a writer goroutine has written and its first error, read by the GL thread.
+type tally struct {
+	mu  sync.Mutex
+	n   int
+	err error
+}
+
+// wrote counts one item written, or keeps err when it is the first.
+func (t *tally) wrote(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err == nil {
+		t.n++
+	} else if t.err == nil {
+		t.err = err
+	}
+}
+
+// fail keeps err when it is the first error.
+func (t *tally) fail(err error) {
+	if err != nil {
+		t.wrote(err)
+	}
+}
+
+// failed is the first error.
+func (t *tally) failed() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// frames is how many items were written.
+func (t *tally) frames() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -33,7 +34,7 @@ func Replay(o ReplayOptions) error {
 	modes := Modes()
 	stderr := o.Stderr
 	if stderr == nil {
-		stderr = io.Discard
+		stderr = os.Stderr
 	}
 	if o.File == "" {
 		return usagef("name the replay file: slosh replay FILE")
@@ -88,8 +89,13 @@ func Replay(o ReplayOptions) error {
 
 	var c *clip
 	if o.Record != "" {
-		frames := (f.Steps + substeps(s.Params()) - 1) / max(substeps(s.Params()), 1)
-		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, max(frames, 2)); err != nil {
+		set := m.Params() // the replay's parameters at its start, for the frame count
+		if err := f.ApplyParams(set); err != nil {
+			return err
+		}
+		n := substeps(set)
+		frames := (f.Steps + n - 1) / n // unless the substeps change on the way
+		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, frames); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
 		defer c.Close()

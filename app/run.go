@@ -193,7 +193,7 @@ func Run(o RunOptions) error {
 		return err
 	}
 	if off.rend.WantsEllipsoids() {
-		if p, err = surf.once(p, &frame, &off.bufs, st.sc); err != nil {
+		if p, err = surf.once(p, &frame, 0, &off.bufs, st.sc); err != nil {
 			return err
 		}
 	}

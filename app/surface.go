@@ -118,13 +118,14 @@ func (s *surfacer) onGPU(p render.Particles, src any, version uint64, lo, hi [3]
 	return p, nil
 }
 
-// once gives a single picture its kernels: on the GPU when it can, else from the frame's positions on the CPU
-// (uploaded into bufs). frame holds the particles p was uploaded from; it is unused for a GPU solver's own buffers
-// when compute shaders are there.
-func (s *surfacer) once(p render.Particles, frame *sim.Frame, bufs *render.FrameBuffers, sc *scene.Scene) (render.Particles, error) {
+// once gives a picture outside the window (a screenshot, a clip's frame) its kernels: on the GPU when it can, else
+// from the frame's positions on the CPU (uploaded into bufs). frame holds the particles p was uploaded from; it is
+// unused for a GPU solver's own buffers when compute shaders are there. version numbers the pictures of one
+// sequence: the GPU kernels are computed again when it changes.
+func (s *surfacer) once(p render.Particles, frame *sim.Frame, version uint64, bufs *render.FrameBuffers, sc *scene.Scene) (render.Particles, error) {
 	lo, hi := domainOf(sc)
 	if s.gpu != nil {
-		return s.onGPU(p, frame, uint64(frame.Steps), lo, hi)
+		return s.onGPU(p, s, version, lo, hi)
 	}
 	if frame.N == 0 {
 		return p, nil
