@@ -125,14 +125,22 @@ func TestRunCPUModeNeedsNoDisplay(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("%d stats lines, want 3:\n%s", len(lines), r.stdout)
 	}
-	for i, l := range lines {
-		f := strings.Fields(l)
-		if len(f) != 9 || f[0] != fmt.Sprint(i+1) || f[3] != "36000" {
-			t.Errorf("stats line %d: %q; want 9 columns: frame %d ... 36000 particles", i+1, l, i+1)
+	var header []string // the columns: frame, time, substeps, step time, particles, speed, then PBF's figures
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "# frame") {
+			header = strings.Fields(strings.TrimPrefix(l, "#"))
 		}
 	}
-	if !strings.Contains(r.stdout, "frame") || !strings.Contains(r.stdout, "rho_err_mean_%") {
-		t.Errorf("no column header:\n%s", r.stdout)
+	want := []string{"frame", "time_s", "substeps", "step_ms", "particles", "max_speed_m/s", "density_error_mean_%",
+		"density_error_max_%", "neighbours_mean", "neighbours_max"}
+	if fmt.Sprint(header) != fmt.Sprint(want) {
+		t.Errorf("column header %q, want %q:\n%s", header, want, r.stdout)
+	}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != len(want) || f[0] != fmt.Sprint(i+1) || f[4] != "36000" || f[2] != "4" {
+			t.Errorf("stats line %d: %q; want %d columns: frame %d, 4 substeps, 36000 particles", i+1, l, len(want), i+1)
+		}
 	}
 }
 
@@ -174,7 +182,7 @@ func TestInvalidSet(t *testing.T) {
 	r.expect(t, 2, "name=value")
 	// the window checks --set before it looks for a display
 	r = runSlosh(t, noDisplay(), "--scene", "pool", "--set", "pbf.substeps=0")
-	r.expect(t, 2, "pbf.substeps", "[1, 64]")
+	r.expect(t, 2, "pbf.substeps", "[1, 256]")
 	// a typo gets a suggestion
 	r = runSlosh(t, noDisplay(), "run", "--mode", "pbf-cpu", "--scene", "pool", "--frames", "1", "--set", "pbf.iteratons=3")
 	r.expect(t, 2, "did you mean pbf.iterations")
@@ -274,7 +282,8 @@ func TestBenchWritesJSON(t *testing.T) {
 		Mode       string
 		Scene      string
 		Particles  int
-		Substeps   int
+		Substeps   float64 `json:"substeps_per_frame"`
+		TimeStep   string  `json:"time_step"`
 		Iterations int
 		Frames     int
 		Steps      int
@@ -294,8 +303,8 @@ func TestBenchWritesJSON(t *testing.T) {
 	}
 	def := pbf.DefaultConfig()
 	if got.Mode != "pbf-cpu" || got.Scene != "builtin:dambreak" || got.Particles < 1400 || got.Particles > 1600 ||
-		got.Substeps != int(def.Substeps) || got.Iterations != int(def.Iterations) || got.Frames != 3 ||
-		got.Steps != 3*int(def.Substeps) || len(got.Passes) < 5 ||
+		got.Substeps < float64(def.Step.Min) || got.Substeps != float64(got.Steps)/3 || !strings.HasPrefix(got.TimeStep, "CFL ") ||
+		got.Iterations != int(def.Iterations) || got.Frames != 3 || len(got.Passes) < 5 ||
 		!(got.ParticleSteps > 0) || got.Machine.GOMAXPROCS < 1 || got.GoVersion == "" || got.Timestamp == "" {
 		t.Errorf("bench JSON:\n%s", data)
 	}

@@ -22,7 +22,8 @@ type BenchResult struct {
 	Fallback      string      `json:"fallback,omitempty"` // why the requested mode did not run
 	Scene         string      `json:"scene"`
 	Particles     int         `json:"particles"`
-	Substeps      int         `json:"substeps"`
+	TimeStep      string      `json:"time_step"`          // how the substeps were chosen: "CFL 1.5, 4–32 substeps"
+	Substeps      float64     `json:"substeps_per_frame"` // measured steps over measured frames
 	Iterations    int         `json:"iterations"`
 	WarmupFrames  int         `json:"warmup_frames"`
 	Frames        int         `json:"frames"`
@@ -174,7 +175,8 @@ func Bench(o BenchOptions) error {
 		Fallback:      ss.note,
 		Scene:         st.sc.Source,
 		Particles:     ss.solver.Stats().Particles,
-		Substeps:      substeps(set),
+		TimeStep:      timeStepping(set),
+		Substeps:      math.Round(100*float64(nsteps)/float64(max(1, o.Frames))) / 100,
 		Iterations:    intParam(set, "iterations", 0),
 		WarmupFrames:  o.Warmup,
 		Frames:        o.Frames,
@@ -216,8 +218,8 @@ func Bench(o BenchOptions) error {
 }
 
 func printBench(w io.Writer, r *BenchResult) {
-	fmt.Fprintf(w, "slosh bench: mode %s, scene %s, %d particles, %d substeps, %d iterations\n",
-		r.Mode, r.Scene, r.Particles, r.Substeps, r.Iterations)
+	fmt.Fprintf(w, "slosh bench: mode %s, scene %s, %d particles, %s (%.2f a frame), %d iterations\n",
+		r.Mode, r.Scene, r.Particles, r.TimeStep, r.Substeps, r.Iterations)
 	fmt.Fprintf(w, "%d frames (%d steps) measured after %d warm-up frames; %s\n", r.Frames, r.Steps, r.WarmupFrames, machineLine(r.Machine))
 	fmt.Fprintf(w, "  %-16s %10s %7s\n", "pass", "mean ms", "share")
 	for _, p := range r.Passes {

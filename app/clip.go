@@ -74,7 +74,7 @@ type clip struct {
 }
 
 // newClip makes the offscreen target and the output for w×h pictures of st's scene, configured with st's render and
-// surface options. frames is how many will be written: one frame to a .png is that file.
+// surface options. frames is how many will be written, 0 when not known: one frame to a .png is that file.
 func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames int) (*clip, error) {
 	c := &clip{sc: st.sc}
 	var err error

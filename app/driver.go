@@ -195,6 +195,7 @@ func (d *cpuDriver) Close() {
 
 // gpuDriver steps a GPU solver on the GL thread: one simulated frame per display frame when running, from an
 // accumulator of wall time capped at maxBacklog frames, so a slow GPU slows the simulation instead of spiralling.
+// The solver's BeginFrame chooses the frame's substeps.
 type gpuDriver struct {
 	mode    Mode
 	s       gpuSolver
@@ -277,7 +278,7 @@ func (d *gpuDriver) Update(wallDt float64) {
 	}
 	d.stepReq = false
 	d.version++
-	n := substeps(d.s.Params())
+	n := max(1, d.s.BeginFrame(FrameDt))
 	for k := 0; k < n; k++ {
 		if err := d.s.Step(FrameDt / float64(n)); err != nil {
 			d.paused = true

@@ -98,7 +98,7 @@ func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cach
 	return &cacheWriter{dir: dir, scene: sc.Name, car: export.Sidecar{
 		Software: "slosh", Version: softwareVersion(), Mode: mode, Scene: sc.Source,
 		SceneJSON: json.RawMessage(sceneJSON), Params: params.Preset(mode).Params,
-		FrameDt: FrameDt, StepsPerFrame: substeps(params),
+		FrameDt: FrameDt, TimeStep: timeStepping(params),
 	}}, nil
 }
 
@@ -115,6 +115,7 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 	c.car.Files = append(c.car.Files, filepath.Base(path))
 	c.car.Columns = export.Names(cols)
 	c.car.Frames = n
+	c.car.Steps = append(c.car.Steps, f.Steps)
 	return nil
 }
 

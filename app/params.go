@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
@@ -74,7 +75,7 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 
 	check := m.Params()
 	if o.Particles > 0 {
-		p, ok := paramNamed(check, "particles")
+		p, ok := sim.ParamNamed(check, "particles")
 		if !ok {
 			return nil, usagef("--particles: mode %s has no particle-count parameter", m.Name)
 		}
@@ -235,28 +236,13 @@ func prefixOf(name string) string {
 	return p
 }
 
-// paramNamed finds the parameter whose last dotted part is last ("substeps" finds pbf.substeps).
-func paramNamed(set *param.Set, last string) (*param.Param, bool) {
-	for _, p := range set.All() {
-		if p.Name == last || strings.HasSuffix(p.Name, "."+last) {
-			return p, true
-		}
-	}
-	return nil, false
-}
-
 // intParam reads an integer parameter by last name, or def when the set has none.
 func intParam(set *param.Set, last string, def int) int {
-	if p, ok := paramNamed(set, last); ok && (p.Kind == param.Int) {
+	if p, ok := sim.ParamNamed(set, last); ok && (p.Kind == param.Int) {
 		return int(p.Get().F)
 	}
 	return def
 }
 
-// substeps is the number of solver steps per 1/60 s frame: the solver's *.substeps parameter, or 1.
-func substeps(set *param.Set) int {
-	return max(1, intParam(set, "substeps", 1))
-}
-
 // FrameDt is the simulated time of one frame, seconds.
-const FrameDt = 1.0 / 60
+const FrameDt = sim.FrameDt

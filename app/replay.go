@@ -89,13 +89,9 @@ func Replay(o ReplayOptions) error {
 
 	var c *clip
 	if o.Record != "" {
-		set := m.Params() // the replay's parameters at its start, for the frame count
-		if err := f.ApplyParams(set); err != nil {
-			return err
-		}
-		n := substeps(set)
-		frames := (f.Steps + n - 1) / n // unless the substeps change on the way
-		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, frames); err != nil {
+		// how many frames the replay has is known only when played (the solver picks each frame's substeps), so a
+		// .png output is always a numbered sequence
+		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, 0); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
 		defer c.Close()
@@ -106,7 +102,7 @@ func Replay(o ReplayOptions) error {
 
 	bodies := newBodyTrack(sc, f)
 	start := time.Now()
-	err = replay.Run(s, f, substeps, func(frame int) error {
+	err = replay.Run(s, f, func(frame int) error {
 		steps := s.Stats().Steps
 		fmt.Fprintf(stderr, "\r%s", progressLine("replayed", steps, f.Steps, time.Since(start)))
 		if c == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
 )
 
 // session is a solver built for a setup: the mode that runs (after any fallback), configured and reset. It is
@@ -72,7 +73,7 @@ func (s *session) Close() {
 
 // frame advances one simulated frame and returns the stats of its steps appended to buf.
 func (s *session) frame(buf []sim.Stats) ([]sim.Stats, error) {
-	n := substeps(s.solver.Params())
+	n := max(1, s.solver.BeginFrame(FrameDt))
 	dt := FrameDt / float64(n)
 	for k := 0; k < n; k++ {
 		if err := s.solver.Step(dt); err != nil {
@@ -161,16 +162,16 @@ func Run(o RunOptions) error {
 	}
 	defer ss.Close()
 
-	fmt.Fprintf(stdout, "# slosh run: mode %s, scene %s, %d particles, %d substeps, %d frames\n",
-		ss.mode.Name, st.sc.Source, ss.solver.Stats().Particles, substeps(ss.solver.Params()), o.Frames)
-	fmt.Fprintln(stdout, statsHeader)
+	fmt.Fprintf(stdout, "# slosh run: mode %s, scene %s, %d particles, %s, %d frames\n",
+		ss.mode.Name, st.sc.Source, ss.solver.Stats().Particles, timeStepping(ss.solver.Params()), o.Frames)
 	var steps []sim.Stats
+	var table statsTable
 	for f := 1; f <= o.Frames; f++ {
 		steps, err = ss.frame(steps[:0])
 		if err != nil {
 			return fmt.Errorf("frame %d: %w", f, err)
 		}
-		fmt.Fprintln(stdout, statsLine(f, steps))
+		fmt.Fprint(stdout, table.line(f, steps))
 	}
 	if o.Save != "" {
 		path, err := withExt(o.Save, ".slosh")
@@ -219,21 +220,58 @@ func glName(g glInfo) string {
 	return g.ctx.String()
 }
 
-// statsHeader names the columns of statsLine.
-const statsHeader = "# frame   time_s  step_ms  particles  rho_err_mean_%  rho_err_max_%  max_speed_m/s  neighbours_mean  neighbours_max"
+// statsTable writes one line of statistics per frame under a header naming the columns: the counts and times every
+// mode has, then the mode's own figures, named after the first frame's.
+type statsTable struct {
+	figures []string // the figures' columns, "name_unit"
+	names   []string // the figures' names
+}
 
-// statsLine is one frame's statistics: the last step's state, with the step time averaged over the frame's steps.
-func statsLine(frame int, steps []sim.Stats) string {
+// line is one frame's statistics — the last step's state, with the step time averaged over the frame's steps —
+// after the header when it is the first.
+func (t *statsTable) line(frame int, steps []sim.Stats) string {
 	if len(steps) == 0 {
-		return fmt.Sprintf("%7d  (no steps)", frame)
+		return fmt.Sprintf("%7d  (no steps)\n", frame)
 	}
 	last := steps[len(steps)-1]
+	var b strings.Builder
+	if t.names == nil {
+		t.names = []string{}
+		b.WriteString("# frame   time_s  substeps  step_ms  particles  max_speed_m/s")
+		for _, f := range last.Figures {
+			col := strings.ReplaceAll(f.Name, " ", "_")
+			if f.Unit != "" {
+				col += "_" + f.Unit
+			}
+			t.names, t.figures = append(t.names, f.Name), append(t.figures, col)
+			fmt.Fprintf(&b, "  %s", col)
+		}
+		b.WriteString("\n")
+	}
 	ms := 0.0
 	for _, s := range steps {
 		ms += s.StepMs
 	}
 	ms /= float64(len(steps))
-	return fmt.Sprintf("%7d  %7.4f  %7.2f  %9d  %14.3f  %13.3f  %13.3f  %15.1f  %14d",
-		frame, last.Time, ms, last.Particles, 100*last.DensityErrMean, 100*last.DensityErrMax, last.MaxSpeed,
-		last.NeighborsMean, last.NeighborsMax)
+	fmt.Fprintf(&b, "%7d  %7.4f  %8d  %7.2f  %9d  %13.3f", frame, last.Time, len(steps), ms, last.Particles, last.MaxSpeed)
+	for k, name := range t.names {
+		f, _ := last.Figure(name) // a figure missing in this step (a count shown only when non-zero) is 0
+		fmt.Fprintf(&b, "  %*.4g", len(t.figures[k]), f.Value)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// timeStepping describes how a mode's parameters choose its substeps: "CFL 1.5, 4–32 substeps".
+func timeStepping(set *param.Set) string {
+	cfl, ok1 := sim.ParamNamed(set, "cfl")
+	lo, ok2 := sim.ParamNamed(set, "substeps")
+	hi, ok3 := sim.ParamNamed(set, "substeps_max")
+	if !ok1 || !ok2 || !ok3 {
+		return "substeps chosen by the solver"
+	}
+	if lo.Get().F >= hi.Get().F {
+		return fmt.Sprintf("%s substeps", lo)
+	}
+	return fmt.Sprintf("CFL %s, %s–%s substeps", cfl, lo, hi)
 }

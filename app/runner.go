@@ -102,8 +102,8 @@ type surfaceJob struct {
 	lo, hi [3]float32 // the scene's domain
 }
 
-// Runner steps a CPU solver on its own goroutine. After each simulated frame (substeps steps of
-// 1/(60·substeps) s) it publishes the solver's Frame and Stats through a triple buffer, so the GL thread draws the
+// Runner steps a CPU solver on its own goroutine. After each simulated frame (the substeps the solver's BeginFrame
+// chose, each 1/(60·substeps) s) it publishes the solver's Frame and Stats through a triple buffer, so the GL thread draws the
 // newest frame without waiting and a slow solver never freezes the window.
 //
 // Every change to the solver — parameters, reset, pause, single step — is a command the runner executes on its
@@ -386,7 +386,7 @@ func (r *Runner) runCommands() {
 // simulateFrame advances one frame and publishes it. A step error pauses the runner; the solver has restored a
 // good state (or kept its last), which is published so the view shows it.
 func (r *Runner) simulateFrame() {
-	n := substeps(r.solver.Params())
+	n := max(1, r.solver.BeginFrame(FrameDt))
 	dt := FrameDt / float64(n)
 	box := r.xch.Back()
 	box.Steps = box.Steps[:0]

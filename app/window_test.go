@@ -101,13 +101,13 @@ func TestViewer(t *testing.T) {
 	if s := v.drv.Stats().Steps; s != steps {
 		t.Fatalf("paused, yet the steps went from %d to %d", steps, s)
 	}
-	// . steps one frame (the default substeps) and stays paused
-	sub := int(pbf.DefaultConfig().Substeps)
+	// . steps one frame (the substeps the solver chose) and stays paused
 	press(v, glfw.KeyPeriod)
-	frames(t, v, "a single step", func() bool { return v.drv.Stats().Steps == steps+sub })
+	frames(t, v, "a single step", func() bool { return v.drv.Stats().Steps > steps })
 	settle(v, 100*time.Millisecond)
-	if s := v.drv.Stats().Steps; s != steps+sub || !v.drv.Paused() {
-		t.Fatalf("after one single step: %d steps (from %d), paused %v", s, steps, v.drv.Paused())
+	sub := v.drv.Stats().Substeps
+	if s := v.drv.Stats().Steps; s != steps+sub || sub < int(pbf.DefaultConfig().Step.Min) || !v.drv.Paused() {
+		t.Fatalf("after one single step: %d steps (from %d, a frame of %d), paused %v", s, steps, sub, v.drv.Paused())
 	}
 	// r resets
 	press(v, glfw.KeyR)

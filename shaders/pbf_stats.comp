@@ -18,9 +18,19 @@ void main() {
 	StatsRecord r = emptyRecord();
 	if (i < P.n) {
 		vec3 x = pos[i].xyz, v = vel[i].xyz;
+		vec3 g = P.gravity.xyz;
+		float gn = length(g);
+		vec3 up = gn > 0.0 ? -g / gn : vec3(0.0);
 		if (!finite(x) || !finite(v)) {
 			r.bad = 1u;
-		} else if (P.numBodies == 0u || body[i] < 0) {
+			r.maxV2All = HUGE;
+		} else {
+			r.maxV2All = dot(v, v);
+			float z = dot(x, up);
+			r.upLo = z;
+			r.upHi = z;
+		}
+		if (r.bad == 0u && (P.numBodies == 0u || body[i] < 0)) {
 			float e = rho[i] - 1.0;
 			if (e > 0.0) {
 				r.sumErr = e;

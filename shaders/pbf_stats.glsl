@@ -9,10 +9,15 @@ struct StatsRecord {
 	uint clipped;  // neighbour lists cut short this step
 	uint badTotal; // non-finite values seen by any pass since the counters were last cleared
 	uint step;
-	uint pad0, pad1, pad2;
+	// what the next frames' substeps are planned from (gpu/pbf frame.go), over every particle, fluid or body:
+	float maxV2All; // max |v|², a huge value for a non-finite velocity
+	float upLo;     // min and max of the positions along −gravity
+	float upHi;
 };
 
-StatsRecord emptyRecord() { return StatsRecord(0.0, 0.0, 0.0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
+const float HUGE = 3.0e38;
+
+StatsRecord emptyRecord() { return StatsRecord(0.0, 0.0, 0.0, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, HUGE, -HUGE); }
 
 StatsRecord combine(StatsRecord a, StatsRecord b) {
 	a.sumErr += b.sumErr;
@@ -21,6 +26,9 @@ StatsRecord combine(StatsRecord a, StatsRecord b) {
 	a.bad += b.bad;
 	a.sumN += b.sumN;
 	a.maxN = max(a.maxN, b.maxN);
+	a.maxV2All = max(a.maxV2All, b.maxV2All);
+	a.upLo = min(a.upLo, b.upLo);
+	a.upHi = max(a.upHi, b.upHi);
 	return a;
 }
 

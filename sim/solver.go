@@ -19,6 +19,11 @@ type Solver interface {
 	Params() *param.Set
 	// Reset builds state from a scene, or says clearly what it cannot do.
 	Reset(sc *scene.Scene) error
+	// BeginFrame is called once at the start of every display frame of frameDt seconds and returns how many
+	// steps of frameDt/n the frame takes: time stepping belongs to the solver, which picks n from a CFL condition
+	// on its fastest particle or cell. n must be a function of the simulation's state (and of the frames before
+	// it since the reset) alone, never of timing, so that replays and loaded states step as the original did.
+	BeginFrame(frameDt float64) (n int)
 	// Step advances by dt seconds (one sub-step). It returns an error instead of producing non-finite state.
 	Step(dt float64) error
 	// Frame copies out what a renderer or exporter needs.
@@ -84,17 +89,13 @@ type Stats struct {
 	StepMs float64
 	Passes []Pass
 
-	NeighborsMean float64
-	NeighborsMax  int
-	// NeighborsClipped counts particles whose neighbour list was cut at the per-particle capacity.
-	NeighborsClipped int
-
-	// Density error is the compression ρ/ρ0 − 1 where positive, measured after the last solver iteration:
-	// the mean over all particles and the maximum.
-	DensityErrMean float64
-	DensityErrMax  float64
-
+	// Substeps is how many steps the frame this step belongs to takes (BeginFrame's choice).
+	Substeps int
+	// MaxSpeed is the fastest particle's speed after the step, m/s.
 	MaxSpeed float64
+	// Figures are the mode's own numbers about the step: residuals, iterations, density errors, neighbour
+	// counts. The panel lists them and plots those marked Plot; `slosh run` and `slosh bench` print them.
+	Figures []Figure
 
 	// Notice is something the step wants the user to know that is not an error: "the particle budget is
 	// reached". Empty on most steps.
@@ -106,13 +107,20 @@ type Stats struct {
 type NonFiniteError struct {
 	Mode     string
 	Step     int     // the step that failed
-	Count    int     // particles with non-finite state
+	Count    int     // particles (or cells) with non-finite state
 	Restored float64 // simulated time of the state that was restored
+	// Advice is the mode's own word on what to change ("raise pbf.iterations or lower pbf.vorticity"); empty
+	// gives a generic hint.
+	Advice string
 }
 
 func (e *NonFiniteError) Error() string {
-	return fmt.Sprintf("%s: step %d produced non-finite state in %d particles; restored the state at t=%.3fs "+
-		"(lower the time step, gravity or vorticity, or raise the solver iterations)", e.Mode, e.Step, e.Count, e.Restored)
+	advice := e.Advice
+	if advice == "" {
+		advice = "lower the CFL number or the forces, or raise the substeps"
+	}
+	return fmt.Sprintf("%s: step %d produced non-finite state in %d particles; restored the state at t=%.3fs (%s)",
+		e.Mode, e.Step, e.Count, e.Restored, advice)
 }
 
 // Timer accumulates wall-clock time per named stage; solvers on the CPU use it to fill Stats.Passes.

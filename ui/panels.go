@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/inkyblackness/imgui-go/v4"
@@ -52,21 +53,24 @@ type Actions struct {
 	Record, Export, SaveReplay bool
 }
 
-// HistoryLen is how many steps the density-error plot keeps.
+// HistoryLen is how many steps the plot keeps.
 const HistoryLen = 600
 
-// Sample is one recorded step: simulated time and the density error (ρ/ρ0 − 1, a fraction) mean and max.
+// Sample is one recorded step: simulated time and the values of the figures the mode asks to plot
+// (sim.Figure.Plot), in the order the step reported them.
 type Sample struct {
-	Time, Mean, Max float64
+	Time   float64
+	Values []float64
 }
 
 // Panels draws the simulation, parameter and statistics windows. It keeps the density-error history for the
 // plot and the in-progress edits of parameters that take effect on reset.
 type Panels struct {
 	ring      []Sample
-	meanPct   []float32 // ring, in percent, for imgui's plot
-	maxPct    []float32
-	start, n  int // oldest sample and count
+	plotNames []string    // the plotted figures' names; a step plotting others starts a new history
+	plotUnit  string      // their unit
+	series    [][]float32 // per plotted figure, a ring of its values for imgui's plot
+	start, n  int         // oldest sample and count
 	lastSteps int
 
 	// pending holds the value of an OnReset parameter while its widget is being dragged or typed into; it is
@@ -75,7 +79,8 @@ type Panels struct {
 	groups   map[*param.Set]*groupCache
 	paramErr string // the last rejected edit, shown under the status line until an edit succeeds
 
-	drawnParams int // parameter widgets drawn by the last Draw (tests)
+	drawnParams  int // parameter widgets drawn by the last Draw (tests)
+	drawnFigures int // figures listed by the last Draw (tests)
 }
 
 type groupCache struct {
@@ -87,17 +92,31 @@ type groupCache struct {
 func NewPanels() *Panels {
 	return &Panels{
 		ring:    make([]Sample, HistoryLen),
-		meanPct: make([]float32, HistoryLen),
-		maxPct:  make([]float32, HistoryLen),
 		pending: map[*param.Param]param.Value{},
 		groups:  map[*param.Set]*groupCache{},
 	}
 }
 
 // Record adds the stats of one simulation step to the plot history, keeping the newest HistoryLen samples. A step
-// count or time that goes backwards means the scene was reset, and starts a new history; the same step twice is
-// recorded once.
+// count or time that goes backwards means the scene was reset, and starts a new history, as does a step that plots
+// other figures (another mode); the same step twice is recorded once.
 func (p *Panels) Record(s sim.Stats) {
+	var names []string
+	unit := ""
+	for _, f := range s.Figures {
+		if f.Plot {
+			names = append(names, f.Name)
+			unit = f.Unit
+		}
+	}
+	if !slices.Equal(names, p.plotNames) {
+		p.ClearHistory()
+		p.plotNames, p.plotUnit = names, unit
+		p.series = make([][]float32, len(names))
+		for k := range p.series {
+			p.series[k] = make([]float32, HistoryLen)
+		}
+	}
 	if p.n > 0 {
 		last := p.ring[(p.start+p.n-1)%len(p.ring)]
 		if s.Time < last.Time || s.Steps < p.lastSteps {
@@ -112,9 +131,14 @@ func (p *Panels) Record(s sim.Stats) {
 	} else {
 		p.n++
 	}
-	p.ring[i] = Sample{Time: s.Time, Mean: s.DensityErrMean, Max: s.DensityErrMax}
-	p.meanPct[i] = float32(100 * s.DensityErrMean)
-	p.maxPct[i] = float32(100 * s.DensityErrMax)
+	values := p.ring[i].Values[:0]
+	for _, f := range s.Figures {
+		if f.Plot {
+			p.series[len(values)][i] = float32(f.Value)
+			values = append(values, f.Value)
+		}
+	}
+	p.ring[i] = Sample{Time: s.Time, Values: values}
 	p.lastSteps = s.Steps
 }
 
@@ -125,7 +149,8 @@ func (p *Panels) ClearHistory() { p.start, p.n, p.lastSteps = 0, 0, 0 }
 func (p *Panels) History() []Sample {
 	out := make([]Sample, p.n)
 	for k := range out {
-		out[k] = p.ring[(p.start+k)%len(p.ring)]
+		r := p.ring[(p.start+k)%len(p.ring)]
+		out[k] = Sample{Time: r.Time, Values: slices.Clone(r.Values)}
 	}
 	return out
 }
@@ -456,18 +481,21 @@ func (p *Panels) statsWindow(m *Model, em float32, display imgui.Vec2) {
 		p.passTable("draw passes", m.RenderPasses, draw, em)
 	}
 
-	imgui.Text(fmt.Sprintf("Neighbours mean %.1f  max %d", s.NeighborsMean, s.NeighborsMax))
-	if s.NeighborsClipped > 0 {
-		imgui.SameLine()
-		textColored(colorError, fmt.Sprintf("clipped %d", s.NeighborsClipped))
-		if imgui.IsItemHovered() {
-			imgui.SetTooltip("particles whose neighbour list was cut at its capacity")
+	if s.Substeps > 0 {
+		imgui.Text(fmt.Sprintf("Substeps   %d a frame (Δt %.3g ms)", s.Substeps, 1000*sim.FrameDt/float64(s.Substeps)))
+	}
+	imgui.Text(fmt.Sprintf("Max speed  %.2f m/s", s.MaxSpeed))
+	for _, f := range s.Figures {
+		line := fmt.Sprintf("%s  %s", f.Name, sim.FormatValue(f.Value, f.Unit))
+		if f.Warn {
+			textColored(colorError, line)
+		} else {
+			imgui.Text(line)
 		}
 	}
-	imgui.Text(fmt.Sprintf("Density error mean %.2f%%  max %.2f%%", 100*s.DensityErrMean, 100*s.DensityErrMax))
-	imgui.Text(fmt.Sprintf("Max speed  %.2f m/s", s.MaxSpeed))
+	p.drawnFigures = len(s.Figures)
 	imgui.Separator()
-	p.densityPlot(em)
+	p.figurePlot(em)
 }
 
 // passTable lists stages with their milliseconds and a bar for their share of total (or of their sum, when
@@ -505,17 +533,21 @@ func (p *Panels) passTable(id string, passes []sim.Pass, total float64, em float
 	imgui.EndTable()
 }
 
-// densityPlot draws the mean and the max density error over the recorded steps on a shared scale, the way the
-// PBF paper's Figure 4 plots density over a simulation.
-func (p *Panels) densityPlot(em float32) {
+// figurePlot draws the plotted figures over the recorded steps on a shared scale (PBF's density error mean and
+// max, the way the PBF paper's Figure 4 plots density over a simulation): the first in the plot colour, the
+// others in the warning colour.
+func (p *Panels) figurePlot(em float32) {
+	if len(p.plotNames) == 0 {
+		return
+	}
 	if p.n == 0 {
-		textDisabled("density error: no steps recorded yet")
+		textDisabled(p.plotNames[0] + ": no steps recorded yet")
 		return
 	}
 	top := float32(0)
-	for _, v := range p.maxPct[:p.n] {
-		if v > top {
-			top = v
+	for _, ser := range p.series {
+		for k := 0; k < p.n; k++ {
+			top = max(top, ser[(p.start+k)%len(ser)])
 		}
 	}
 	if !(top > 0) {
@@ -524,13 +556,22 @@ func (p *Panels) densityPlot(em float32) {
 	top *= 1.1
 	first := p.ring[p.start]
 	last := p.ring[(p.start+p.n-1)%len(p.ring)]
-	imgui.Text(fmt.Sprintf("Density error, last %.2f s", last.Time-first.Time))
+	imgui.Text(fmt.Sprintf("Last %.2f s", last.Time-first.Time))
 	size := imgui.Vec2{X: imgui.ContentRegionAvail().X, Y: 4.5 * em} // PlotLines takes no negative widths
-	imgui.PlotLinesV("##mean", p.meanPct[:p.n], p.start, fmt.Sprintf("mean %.2f%%", 100*last.Mean), 0, top, size)
-	imgui.PushStyleColor(imgui.StyleColorPlotLines, colorWarning)
-	imgui.PlotLinesV("##max", p.maxPct[:p.n], p.start, fmt.Sprintf("max %.2f%%", 100*last.Max), 0, top, size)
-	imgui.PopStyleColor()
-	textDisabled(fmt.Sprintf("both 0 to %.2f%%, t = %.2f to %.2f s", top, first.Time, last.Time))
+	for k, name := range p.plotNames {
+		if k > 0 {
+			imgui.PushStyleColor(imgui.StyleColorPlotLines, colorWarning)
+		}
+		label := name
+		if k < len(last.Values) {
+			label = fmt.Sprintf("%s %s", name, sim.FormatValue(last.Values[k], p.plotUnit))
+		}
+		imgui.PlotLinesV("##"+name, p.series[k][:p.n], p.start, label, 0, top, size)
+		if k > 0 {
+			imgui.PopStyleColor()
+		}
+	}
+	textDisabled(fmt.Sprintf("all 0 to %s, t = %.2f to %.2f s", sim.FormatValue(float64(top), p.plotUnit), first.Time, last.Time))
 }
 
 // groupDigits writes 1234567 as "1 234 567".

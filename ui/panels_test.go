@@ -48,14 +48,15 @@ func TestParameterPanelDrawsEveryKind(t *testing.T) {
 	tp := newTestParams()
 	p := NewPanels()
 	for i := 0; i < 50; i++ {
-		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, DensityErrMean: 0.001 * float64(i%7), DensityErrMax: 0.01})
+		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, Figures: errFigures(0.1*float64(i%7), 1)})
 	}
 	m := &Model{
 		Title: "slosh", Modes: []string{"pbf", "flip"}, Mode: 1, Scenes: []string{"dambreak", "pool"},
 		Sets: []*param.Set{tp.set}, FPS: 60, SimRate: 24,
 		Stats: sim.Stats{Particles: 12345, Steps: 50, Time: 0.8, StepMs: 3,
-			Passes:        []sim.Pass{{Name: "predict", Ms: 0.5}, {Name: "lambda", Ms: 2}},
-			NeighborsMean: 30, NeighborsMax: 64, NeighborsClipped: 3, DensityErrMean: 0.004, DensityErrMax: 0.02},
+			Passes:   []sim.Pass{{Name: "predict", Ms: 0.5}, {Name: "lambda", Ms: 2}},
+			Substeps: 4, MaxSpeed: 1.5,
+			Figures: append(errFigures(0.4, 2), sim.Figure{Name: "neighbours mean", Value: 30}, sim.Figure{Name: "lists cut", Value: 3, Warn: true})},
 		Status: "step 50 produced NaN", StatusIsError: true,
 	}
 	before := tp.set.Snapshot()
@@ -65,6 +66,9 @@ func TestParameterPanelDrawsEveryKind(t *testing.T) {
 		u.Render()
 		if want := (Actions{Mode: 1, Scene: 0}); act != want {
 			t.Errorf("frame %d: untouched panel returned %+v, want %+v", frame, act, want)
+		}
+		if p.drawnFigures != 5 {
+			t.Errorf("frame %d: listed %d figures, want 5", frame, p.drawnFigures)
 		}
 		if p.drawnParams != len(tp.set.All()) {
 			t.Errorf("frame %d: drew %d parameter widgets, want %d", frame, p.drawnParams, len(tp.set.All()))
@@ -161,18 +165,24 @@ func TestApplyClampsToHardBoundsAndNotifies(t *testing.T) {
 	}
 }
 
+// errFigures are figures as PBF reports them: two plotted percentages and a count that is not plotted.
+func errFigures(mean, max float64) []sim.Figure {
+	return []sim.Figure{{Name: "error mean", Value: mean, Unit: "%", Plot: true}, {Name: "count", Value: 7},
+		{Name: "error max", Value: max, Unit: "%", Plot: true}}
+}
+
 func TestRecordKeepsNewestSamplesInOrder(t *testing.T) {
 	p := NewPanels()
 	for i := 0; i < 3; i++ {
-		p.Record(sim.Stats{Steps: i + 1, Time: float64(i), DensityErrMean: float64(i)})
+		p.Record(sim.Stats{Steps: i + 1, Time: float64(i), Figures: errFigures(float64(i), 0)})
 	}
-	if h := p.History(); len(h) != 3 || h[0].Mean != 0 || h[2].Mean != 2 {
+	if h := p.History(); len(h) != 3 || h[0].Values[0] != 0 || h[2].Values[0] != 2 || len(h[2].Values) != 2 {
 		t.Fatalf("history of 3 steps: %+v", h)
 	}
 
 	const total = HistoryLen + 50
 	for i := 3; i < total; i++ {
-		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 100, DensityErrMean: float64(i) / 1000, DensityErrMax: float64(i) / 500})
+		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 100, Figures: errFigures(float64(i)/1000, float64(i)/500)})
 	}
 	h := p.History()
 	if len(h) != HistoryLen {
@@ -180,13 +190,21 @@ func TestRecordKeepsNewestSamplesInOrder(t *testing.T) {
 	}
 	for k, s := range h {
 		i := total - HistoryLen + k
-		if s.Time != float64(i)/100 || s.Mean != float64(i)/1000 || s.Max != float64(i)/500 {
+		if s.Time != float64(i)/100 || s.Values[0] != float64(i)/1000 || s.Values[1] != float64(i)/500 {
 			t.Fatalf("sample %d = %+v, want step %d", k, s, i)
 		}
-		// The plot reads the ring from p.start, in percent.
-		if got := p.meanPct[(p.start+k)%HistoryLen]; math.Abs(float64(got)-100*s.Mean) > 1e-4 {
-			t.Fatalf("plot value %d = %g, want %g", k, got, 100*s.Mean)
+		// The plot reads the rings from p.start, one per plotted figure.
+		for f, want := range s.Values {
+			if got := p.series[f][(p.start+k)%HistoryLen]; math.Abs(float64(got)-want) > 1e-6 {
+				t.Fatalf("plot value %d of figure %d = %g, want %g", k, f, got, want)
+			}
 		}
+	}
+
+	// Another mode plotting other figures begins a new history.
+	p.Record(sim.Stats{Steps: total + 1, Time: 100, Figures: []sim.Figure{{Name: "residual", Value: 1e-3, Plot: true}}})
+	if h := p.History(); len(h) != 1 || len(h[0].Values) != 1 || p.plotNames[0] != "residual" {
+		t.Errorf("after a step plotting other figures the history is %+v (%v)", h, p.plotNames)
 	}
 
 	// A reset (time and step count start over) begins a new history.
@@ -240,7 +258,7 @@ func TestPanelsLeaveTheMiddleFree(t *testing.T) {
 	tp := newTestParams()
 	p := NewPanels()
 	for i := 0; i < 200; i++ {
-		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, DensityErrMean: 0.004, DensityErrMax: 0.01 + 0.01*float64(i%20)/20})
+		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, Figures: errFigures(0.4, 1+float64(i%20)/20)})
 	}
 	m := &Model{Modes: []string{"pbf"}, Scenes: []string{"pool"}, Sets: []*param.Set{tp.set}, FPS: 60, SimRate: 60,
 		Stats: sim.Stats{Particles: 1000, Steps: 200, Passes: []sim.Pass{{Name: "solve", Ms: 1}}, StepMs: 1}}

@@ -51,6 +51,7 @@ func (s *Solver) SaveState(dst *cpbf.State) error {
 		}
 	}
 	dst.Emitted = append(dst.Emitted[:0], s.emitAcc...)
+	dst.Reach = s.plan.pending()
 	return glh.CheckError("gpu pbf: reading the state back")
 }
 

@@ -93,7 +93,7 @@ type statsRecord struct {
 	Bad, SumN, MaxN       uint32
 	Clipped, BadTotal     uint32
 	Step                  uint32
-	_                     [3]uint32
+	MaxV2All, UpLo, UpHi  float32 // what frames are planned from (frame.go)
 }
 
 const statsRing = 16
@@ -147,6 +147,8 @@ type Solver struct {
 	steps  int
 	stats  sim.Stats
 	timers glh.Timers
+
+	plan frameReach // the measurements frames are planned from (frame.go)
 }
 
 type snapshot struct {
@@ -339,6 +341,8 @@ func (s *Solver) load(st *cpbf.State, capacity int) error {
 	}
 	s.snapshot(0)
 	s.snapNext = 1
+	s.plan.load(st.Reach, reachOf(st, s.Cfg.Gravity))
+	s.measure()
 	return glh.CheckError("gpu pbf load")
 }
 
@@ -639,15 +643,14 @@ func (s *Solver) take(r statsRecord, t float64) error {
 			s.dropFence(k)
 		}
 		s.restore()
-		return &sim.NonFiniteError{Mode: Name, Step: failed, Count: int(max(r.Bad, 1)), Restored: s.time}
+		return cpbf.NonFinite(Name, failed, int(max(r.Bad, 1)), s.time)
 	}
 	s.lastFinite = max(s.lastFinite, int(r.Step))
 	st := &s.stats
 	st.Particles, st.Steps, st.Time = s.n, int(r.Step), t // the numbers describe that step, not the newest
 	n := float64(max(1, s.fluidCount()))                  // the means are over the fluid
-	st.DensityErrMean, st.DensityErrMax = float64(r.SumErr)/n, float64(r.MaxErr)
 	st.MaxSpeed = math.Sqrt(float64(r.MaxV2))
-	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(r.SumN)/n, int(r.MaxN), int(r.Clipped)
+	st.Figures = cpbf.Figures(float64(r.SumErr)/n, float64(r.MaxErr), float64(r.SumN)/n, int(r.MaxN), int(r.Clipped))
 	if passes, total, ok := s.timers.Poll(); ok {
 		st.Passes, st.StepMs = passes, total
 	}
@@ -687,6 +690,9 @@ func (s *Solver) restore() {
 	glh.Upload(s.rho, 0, ones)
 	compute.ClearUint(s.counters, 0)
 	s.steps, s.time = sn.step, sn.time
+	// plan the next frames for the worst until measurements of the restored state come in
+	s.plan.load(nil, [2]float32{math.MaxFloat32, 0})
+	s.measure()
 	for k := range s.snaps { // snapshots newer than the restored one hold states that no longer happened
 		if s.snaps[k].step > sn.step {
 			s.snaps[k].valid = false
@@ -725,7 +731,9 @@ func (s *Solver) Stats() sim.Stats {
 	// the measurements describe the newest step whose record has come back; the counts are the newest step's
 	st.Particles, st.Steps, st.Time = s.n, s.steps, s.time
 	st.Passes = append([]sim.Pass(nil), st.Passes...)
+	st.Figures = append([]sim.Figure(nil), st.Figures...)
 	st.Notice, s.notice = s.notice, ""
+	st.Substeps = s.plan.substeps
 	return st
 }
 
@@ -778,6 +786,7 @@ func (s *Solver) Delete() {
 	for _, b := range []*glh.Buffer{s.obstacles, s.ubo} {
 		b.Delete()
 	}
+	s.plan.delete()
 	s.grid.Delete()
 	s.timers.Delete()
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // SidecarFormat is the version of the sidecar layout this package writes.
-const SidecarFormat = 1
+const SidecarFormat = 2 // 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition)
 
 // Sidecar describes an export: what made the frames and what they hold. WriteSidecar writes it as indented JSON
 // with the keys in the struct tags.
@@ -24,9 +24,12 @@ type Sidecar struct {
 	// Params are the mode's parameters, name → JSON value, as in a param.Preset.
 	Params map[string]json.RawMessage `json:"params"`
 
-	Frames        int     `json:"frames"`          // frame files written
-	FrameDt       float64 `json:"frame_dt"`        // simulated time between frames, s
-	StepsPerFrame int     `json:"steps_per_frame"` // solver steps per frame
+	Frames  int     `json:"frames"`   // frame files written
+	FrameDt float64 `json:"frame_dt"` // simulated time between frames, s
+	// TimeStep says how the solver chose its substeps ("CFL 1.5, 4–32 substeps"); Steps is the solver's step
+	// count at each frame, in frame order, so the substeps of frame k are Steps[k] − Steps[k−1].
+	TimeStep string `json:"time_step"`
+	Steps    []int  `json:"steps"`
 
 	Files   []string `json:"files"`   // frame file names relative to the sidecar's folder, in frame order
 	Columns []string `json:"columns"` // the PLY vertex properties of every frame, in order (Names)

@@ -17,17 +17,17 @@ func TestWriteSidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Sidecar{
-		Software:      "slosh",
-		Version:       "v0.3.0",
-		Mode:          "pbf",
-		Scene:         "dam-break",
-		SceneJSON:     json.RawMessage(`{"name":"dam-break"}`),
-		Params:        map[string]json.RawMessage{"iterations": json.RawMessage(`4`)},
-		Frames:        2,
-		FrameDt:       1.0 / 30,
-		StepsPerFrame: 4,
-		Files:         []string{"frame_000001.ply", "frame_000002.ply"},
-		Columns:       []string{"x", "y", "z"},
+		Software:  "slosh",
+		Version:   "v0.3.0",
+		Mode:      "pbf",
+		Scene:     "dam-break",
+		SceneJSON: json.RawMessage(`{"name":"dam-break"}`),
+		Params:    map[string]json.RawMessage{"iterations": json.RawMessage(`4`)},
+		Frames:    2,
+		FrameDt:   1.0 / 30,
+		TimeStep:  "CFL 1.5, 4–32 substeps", Steps: []int{4, 9},
+		Files:   []string{"frame_000001.ply", "frame_000002.ply"},
+		Columns: []string{"x", "y", "z"},
 	}
 	if err := WriteSidecar(path, s); err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestWriteSidecar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "{\n  \"format\": 1,") {
+	if !strings.HasPrefix(string(b), "{\n  \"format\": 2,") {
 		t.Errorf("not indented JSON starting with the format:\n%s", b)
 	}
 	var got Sidecar
@@ -47,7 +47,7 @@ func TestWriteSidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Format != SidecarFormat || got.Mode != "pbf" || got.Version != "v0.3.0" || got.Frames != 2 ||
-		got.FrameDt != 1.0/30 || got.StepsPerFrame != 4 || len(got.Files) != 2 || string(got.Params["iterations"]) != "4" ||
+		got.FrameDt != 1.0/30 || got.TimeStep != "CFL 1.5, 4–32 substeps" || len(got.Steps) != 2 || got.Steps[1] != 9 || len(got.Files) != 2 || string(got.Params["iterations"]) != "4" ||
 		compact(t, got.SceneJSON) != `{"name":"dam-break"}` {
 		t.Errorf("read back %+v", got)
 	}

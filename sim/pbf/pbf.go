@@ -64,11 +64,12 @@ type Solver struct {
 	paddled bool    // the obstacles include the paddle
 	notice  string  // for the step's Stats
 
-	time  float64
-	steps int
-	timer sim.Timer
-	stats sim.Stats
-	clip  int
+	time          float64
+	steps         int
+	frameSubsteps int // BeginFrame's choice for the current frame, for Stats
+	timer         sim.Timer
+	stats         sim.Stats
+	clip          int
 
 	good State // last finite state, for recovery
 }
@@ -583,13 +584,13 @@ func (s *Solver) finish() error {
 		nmax = max(nmax, c)
 	}
 	n := max(1, FluidCount(len(s.x), s.bodies))
-	st.DensityErrMean, st.DensityErrMax = errSum/float64(n), errMax
 	st.MaxSpeed = math.Sqrt(vmax2)
-	st.NeighborsMean, st.NeighborsMax, st.NeighborsClipped = float64(nsum)/float64(n), nmax, s.clip
+	st.Substeps = s.frameSubsteps
+	st.Figures = Figures(errSum/float64(n), errMax, float64(nsum)/float64(n), nmax, s.clip)
 	if bad > 0 {
 		failed := s.steps
 		s.restore()
-		return &sim.NonFiniteError{Mode: Name, Step: failed, Count: bad, Restored: s.time}
+		return NonFinite(Name, failed, bad, s.time)
 	}
 	if s.steps%30 == 0 {
 		s.save()
@@ -623,5 +624,6 @@ func (s *Solver) Frame(dst *sim.Frame) {
 func (s *Solver) Stats() sim.Stats {
 	st := s.stats
 	st.Passes = append([]sim.Pass(nil), st.Passes...)
+	st.Figures = append([]sim.Figure(nil), st.Figures...)
 	return st
 }

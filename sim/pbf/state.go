@@ -29,6 +29,11 @@ type State struct {
 	Bodies []Body
 	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m.
 	Emitted []float32
+	// Reach is what the GPU solver measured at the start of the frames whose substeps it has not chosen yet,
+	// oldest first: (largest squared speed, height along gravity). The GPU plans each frame from a measurement a
+	// few frames old, so as not to wait for the GPU; a state carries the pending ones so that a loaded run picks
+	// the substeps the saved one would have. The CPU solver measures the present and writes none.
+	Reach [][2]float32
 }
 
 // N is the particle count.
@@ -54,6 +59,11 @@ func (st *State) Validate() error {
 	}
 	if math.IsNaN(st.Time) || math.IsInf(st.Time, 0) || st.Steps < 0 {
 		return fmt.Errorf("time %g / steps %d are not a valid simulation time", st.Time, st.Steps)
+	}
+	for k, r := range st.Reach {
+		if !(r[0] >= 0) || !(r[1] >= 0) || math.IsInf(float64(r[1]), 0) { // an infinite speed stands for NaN seen
+			return fmt.Errorf("frame measurement %d (%g, %g) must be non-negative with a finite height", k, r[0], r[1])
+		}
 	}
 	if len(st.Vel) != n || len(st.ID) != n {
 		return fmt.Errorf("%d positions but %d velocities and %d ids", n, len(st.Vel), len(st.ID))
@@ -132,7 +142,9 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 // The binary form: a magic line, a version, the scalars, then each array as a little-endian count and values.
 const (
 	stateMagic   = "slosh pbf state\n"
-	stateVersion = 1
+	stateVersion = 2 // 2 added Reach; version 1 states read with none
+	// maxReach bounds the frames of Reach a state may hold.
+	maxReach = 64
 	// maxStateParticles bounds what a state file may claim before anything is allocated.
 	maxStateParticles = 1 << 28
 )
@@ -167,7 +179,7 @@ func (st *State) Encode(w io.Writer) error {
 				Origin: b.Origin, Rot: b.Rot, Density: b.Density, Drive: b.Drive})
 		}
 	}
-	head = append(head, st.Emitted)
+	head = append(head, st.Emitted, int64(len(st.Reach)), st.Reach)
 	for _, v := range head {
 		if err := binary.Write(bw, le, v); err != nil {
 			return fmt.Errorf("writing the pbf state: %w", err)
@@ -195,8 +207,8 @@ func DecodeState(r io.Reader) (*State, error) {
 			return nil, fmt.Errorf("pbf state: truncated header: %w", err)
 		}
 	}
-	if version != stateVersion {
-		return nil, fmt.Errorf("pbf state version %d; this slosh reads version %d", version, stateVersion)
+	if version < 1 || version > stateVersion {
+		return nil, fmt.Errorf("pbf state version %d; this slosh reads versions 1 to %d", version, stateVersion)
 	}
 	if n < 0 || n > maxStateParticles || nb < 0 || nb > n || ne < 0 || ne > 1<<16 || hasBodies != 0 && hasBodies != 1 {
 		return nil, fmt.Errorf("pbf state: implausible counts (%d particles, %d bodies, %d emitters)", n, nb, ne)
@@ -231,6 +243,19 @@ func DecodeState(r io.Reader) (*State, error) {
 	st.Emitted = make([]float32, ne)
 	if err := binary.Read(br, le, st.Emitted); err != nil {
 		return nil, fmt.Errorf("pbf state: truncated emitters: %w", err)
+	}
+	if version >= 2 {
+		var nr int64
+		if err := binary.Read(br, le, &nr); err != nil {
+			return nil, fmt.Errorf("pbf state: truncated frame measurements: %w", err)
+		}
+		if nr < 0 || nr > maxReach {
+			return nil, fmt.Errorf("pbf state: %d frame measurements; at most %d", nr, maxReach)
+		}
+		st.Reach = make([][2]float32, nr)
+		if err := binary.Read(br, le, st.Reach); err != nil {
+			return nil, fmt.Errorf("pbf state: truncated frame measurements: %w", err)
+		}
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, errors.New("pbf state: unexpected data after the end")

@@ -45,6 +45,9 @@ func (f *fakeSolver) Reset(*scene.Scene) error { f.steps, f.calls = 0, nil; retu
 func (f *fakeSolver) Frame(*sim.Frame)         {}
 func (f *fakeSolver) Stats() sim.Stats         { return sim.Stats{Steps: f.steps} }
 
+// BeginFrame steps frames of fake.substeps steps, as a solver whose CFL rule gives that many.
+func (f *fakeSolver) BeginFrame(float64) int { return int(f.v.substeps) }
+
 func (f *fakeSolver) Step(dt float64) error {
 	f.note("step dt=%v eps=%v", dt, f.v.eps)
 	f.steps++
@@ -112,6 +115,7 @@ type bareSolver struct{ f *fakeSolver }
 func (b bareSolver) Name() string                { return b.f.Name() }
 func (b bareSolver) Params() *param.Set          { return b.f.Params() }
 func (b bareSolver) Reset(sc *scene.Scene) error { return b.f.Reset(sc) }
+func (b bareSolver) BeginFrame(dt float64) int   { return b.f.BeginFrame(dt) }
 func (b bareSolver) Step(dt float64) error       { return b.f.Step(dt) }
 func (b bareSolver) Frame(fr *sim.Frame)         { b.f.Frame(fr) }
 func (b bareSolver) Stats() sim.Stats            { return b.f.Stats() }
@@ -131,5 +135,3 @@ func (f *fakeSolver) stepN(n int) {
 		_ = f.Step(frameDt)
 	}
 }
-
-func newEmptySet() *param.Set { return param.NewSet() }

@@ -2,10 +2,8 @@ package replay
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/slosh/slosh/sim"
-	"github.com/slosh/slosh/sim/param"
 )
 
 // Player applies a file's actions to a solver as it steps: the app resets the solver with File.Reset, then before
@@ -90,29 +88,15 @@ func apply(s sim.Solver, a *Action) error {
 	return nil
 }
 
-// Substeps is the number of solver steps in a display frame, as the app steps them: the solver's integer
-// parameter named "substeps" or "<mode>.substeps", at least 1; 1 when it has none.
-func Substeps(set *param.Set) int {
-	for _, p := range set.All() {
-		if (p.Name == "substeps" || strings.HasSuffix(p.Name, ".substeps")) && p.Kind == param.Int {
-			return max(1, int(p.Get().F))
-		}
-	}
-	return 1
-}
-
 // Run plays f on s headless: it resets s from the file (File.Reset) and steps it frame by frame as the sitting
-// was stepped — each frame n = substeps(s.Params()) steps of f.FrameDt/n seconds, n read after the actions due at
-// the frame's start are applied — applying the due actions before every step, until s has taken f.Steps steps.
-// substeps nil is Substeps. each, when not nil, is called after every frame with the frame's number from 1 (the
+// was stepped — each frame n = s.BeginFrame(f.FrameDt) steps of f.FrameDt/n seconds, BeginFrame called after the
+// actions due at the frame's start are applied — applying the due actions before every step, until s has taken
+// f.Steps steps. each, when not nil, is called after every frame with the frame's number from 1 (the
 // last one may be cut short at f.Steps); an error from it stops the replay. s must be a solver of f.Mode: another
 // mode plays the inputs but does not reproduce the sitting, and is refused.
-func Run(s sim.Solver, f *File, substeps func(*param.Set) int, each func(frame int) error) error {
+func Run(s sim.Solver, f *File, each func(frame int) error) error {
 	if s.Name() != f.Mode {
 		return fmt.Errorf("%s was recorded in mode %s; mode %s cannot reproduce it", f.name(), f.Mode, s.Name())
-	}
-	if substeps == nil {
-		substeps = Substeps
 	}
 	if _, err := f.Reset(s); err != nil {
 		return err
@@ -122,7 +106,7 @@ func Run(s sim.Solver, f *File, substeps func(*param.Set) int, each func(frame i
 		if _, err := p.ApplyDue(s); err != nil {
 			return err
 		}
-		n := max(1, substeps(s.Params()))
+		n := max(1, s.BeginFrame(f.FrameDt))
 		dt := f.FrameDt / float64(n)
 		for k := 0; k < n && !p.Done(s); k++ {
 			if k > 0 {

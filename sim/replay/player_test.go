@@ -21,7 +21,7 @@ func TestRunStepsFramesAsTheAppDoes(t *testing.T) {
 	s := newFake()
 	s.v.eps = 99 // the file's values replace it
 	var frames []int
-	if err := Run(s, f, nil, func(frame int) error { frames = append(frames, s.steps); return nil }); err != nil {
+	if err := Run(s, f, func(frame int) error { frames = append(frames, s.steps); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -41,7 +41,7 @@ func TestRunStepsFramesAsTheAppDoes(t *testing.T) {
 func TestRunRefusesAnotherMode(t *testing.T) {
 	f := sample(t)
 	f.Mode = "pbf"
-	if err := Run(newFake(), f, nil, nil); err == nil || !strings.Contains(err.Error(), "recorded in mode pbf; mode fake cannot reproduce it") {
+	if err := Run(newFake(), f, nil); err == nil || !strings.Contains(err.Error(), "recorded in mode pbf; mode fake cannot reproduce it") {
 		t.Fatalf("%v", err)
 	}
 }
@@ -101,18 +101,5 @@ func TestApplyParamsIsAllOrNothing(t *testing.T) {
 	f.Params["other.eps"] = json.RawMessage("1")
 	if err := f.ApplyParams(s.Params()); err == nil || !strings.Contains(err.Error(), `unknown parameter "other.eps"`) {
 		t.Fatalf("%v", err)
-	}
-}
-
-func TestSubsteps(t *testing.T) {
-	s := newFake()
-	if n := Substeps(s.Params()); n != 2 {
-		t.Fatalf("%d", n)
-	}
-	if n := Substeps(bareSolver{newFake()}.Params()); n != 2 {
-		t.Fatalf("%d", n)
-	}
-	if n := Substeps(newEmptySet()); n != 1 {
-		t.Fatalf("a set without substeps: %d", n)
 	}
 }

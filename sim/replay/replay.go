@@ -44,8 +44,8 @@
 // nothing is rounded on the way through a file.
 //
 // Log records a sitting; Player applies a file's actions to a solver as it steps, and Run plays a whole file
-// headless. Stepping must be the sitting's: each display frame is n = substeps steps of FrameDt/n seconds, n read
-// at the start of the frame after the frame's actions are applied (Substeps is the app's rule).
+// headless. Stepping must be the sitting's: each display frame is n steps of FrameDt/n seconds, n from the solver's
+// BeginFrame at the start of the frame after the frame's actions are applied.
 //
 // What a replay cannot hold: a loaded saved state, or a step that failed and restored an earlier state (both put
 // the solver in a state no input reproduces). The app calls Log.Break for them; the recording resumes at the next
@@ -111,7 +111,8 @@ type File struct {
 	Scene json.RawMessage
 	// Params holds every parameter's value at the reset, by full name, as param.Set.Preset writes them.
 	Params map[string]json.RawMessage
-	// FrameDt is the simulated time of one display frame, s (1/60): each frame is n = substeps steps of FrameDt/n.
+	// FrameDt is the simulated time of one display frame, s (1/60): each frame is n steps of FrameDt/n, n the
+	// solver's BeginFrame.
 	FrameDt float64
 	// Steps is how many solver steps the sitting took after the reset; a replay stops there.
 	Steps int

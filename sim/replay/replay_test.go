@@ -22,8 +22,9 @@ const frameDt = 1.0 / 60
 type sitting struct {
 	solver  *pbf.Solver
 	file    *File
-	drained int // particles the drain removed
-	poured  int // particles the tool's emitter added
+	drained int   // particles the drain removed
+	poured  int   // particles the tool's emitter added
+	ends    []int // the step count at the end of each frame
 }
 
 // runSitting plays a scripted session of 40 display frames: a drain and its undo, a dropped sphere thrown and
@@ -108,12 +109,13 @@ func runSitting(t *testing.T) *sitting {
 			h.SetTools(sim.Tools{})
 		}
 		log.Params(s)
-		n := Substeps(s.Params())
+		n := s.BeginFrame(frameDt)
 		for k := 0; k < n; k++ {
 			if err := s.Step(frameDt / float64(n)); err != nil {
 				t.Fatalf("frame %d: %v", frame, err)
 			}
 		}
+		out.ends = append(out.ends, s.Stats().Steps)
 	}
 	// a last action after the last step, as when the tools are put away before saving
 	h.DriveBody(0, [3]float32{}, false)
@@ -176,8 +178,8 @@ func TestReplayReproducesSittingBitForBit(t *testing.T) {
 		t.Fatalf("want 3 params actions (vorticity; iterations and substeps; xsph), got %d", ops[OpParams])
 	}
 	want := frameOf(live.solver)
-	if want.Steps != live.file.Steps || want.Steps != 26*4+14*3 {
-		t.Fatalf("the sitting took %d steps, the file says %d; want %d", want.Steps, live.file.Steps, 26*4+14*3)
+	if want.Steps != live.file.Steps || want.Steps < 26*4+14*3 {
+		t.Fatalf("the sitting took %d steps, the file says %d; want at least %d", want.Steps, live.file.Steps, 26*4+14*3)
 	}
 
 	path := filepath.Join(t.TempDir(), "sitting.replay.json")
@@ -188,13 +190,13 @@ func TestReplayReproducesSittingBitForBit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames := 0
+	var ends []int
 	s := pbf.New()
-	if err := Run(s, f, nil, func(int) error { frames++; return nil }); err != nil {
+	if err := Run(s, f, func(int) error { ends = append(ends, s.Stats().Steps); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if frames != 40 {
-		t.Errorf("the replay played %d frames, want 40", frames)
+	if fmt.Sprint(ends) != fmt.Sprint(live.ends) {
+		t.Errorf("the replay's frames ended at steps %v, the sitting's at %v", ends, live.ends)
 	}
 	if d := frameDiff(want, frameOf(s)); d != "" {
 		t.Fatalf("the replay differs from the sitting: %s", d)
@@ -233,7 +235,7 @@ func TestReplayReproducesSittingBitForBit(t *testing.T) {
 			g := *f
 			g.Actions = append(append([]Action(nil), f.Actions[:c.index]...), f.Actions[c.index+1:]...)
 			s := pbf.New()
-			if err := Run(s, &g, nil, nil); err != nil {
+			if err := Run(s, &g, nil); err != nil {
 				t.Fatal(err)
 			}
 			if frameDiff(want, frameOf(s)) == "" {

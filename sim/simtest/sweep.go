@@ -122,16 +122,15 @@ func sweepOne(newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOp
 		}
 		return strings.Join(append(notes, "Reset refused the setting: "+err.Error()), "; "), nil
 	}
-	substeps := 1
-	for _, q := range set.All() {
-		if strings.HasSuffix(q.Name, ".substeps") {
-			substeps = int(q.Get().F)
-		}
-	}
-	dt := 1.0 / 60 / float64(substeps)
 	failures := 0
 	var f sim.Frame
+	k, n, dt := 0, 0, 0.0 // step k of a frame of n
 	for step := 0; step < opt.Steps; step++ {
+		if k == n { // a frame's start: the solver picks its substeps
+			k, n = 0, max(1, s.BeginFrame(sim.FrameDt))
+			dt = sim.FrameDt / float64(n)
+		}
+		k++
 		if err := s.Step(dt); err != nil {
 			var nf *sim.NonFiniteError
 			if !errors.As(err, &nf) && strings.TrimSpace(err.Error()) == "" {

@@ -1,0 +1,74 @@
+package pbf
+
+import (
+	"math"
+	"testing"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/simtest"
+)
+
+// column is the collapse of issue 10: a square column of water 0.146 m wide and 0.292 m high against the left
+// wall of a tank 0.8 × 0.4 × 0.06 m, at 0.005 m spacing (about 20k particles).
+const column = `{
+  "name": "column", "domain": {"min": [0, 0, 0], "max": [0.8, 0.4, 0.06]},
+  "particles": {"spacing": 0.005},
+  "fluid": [{"shape": "box", "center": [0.073, 0.146, 0.03], "size": [0.146, 0.292, 0.06]}]
+}`
+
+// collapse runs the column for whole frames until t ≥ until and returns the front (the largest x of any
+// particle), the fastest speed seen at the end of any frame and the substeps each frame took.
+func collapse(t *testing.T, until float64, sets ...string) (front, fastest float64, substeps []int, s *Solver) {
+	t.Helper()
+	s = New()
+	for _, a := range sets {
+		if err := s.Params().Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Reset(simtest.Parse(t, column)); err != nil {
+		t.Fatal(err)
+	}
+	for frames := 0; s.time < until-1e-9; frames++ {
+		n := s.BeginFrame(sim.FrameDt)
+		substeps = append(substeps, n)
+		for k := 0; k < n; k++ {
+			if err := s.Step(sim.FrameDt / float64(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := s.time, float64(frames+1)*sim.FrameDt; math.Abs(got-want) > 1e-12 {
+			t.Fatalf("frame %d of %d steps ends at t=%.15f, want %.15f", frames, n, got, want)
+		}
+		fastest = math.Max(fastest, s.Stats().MaxSpeed)
+	}
+	for _, x := range s.x {
+		front = math.Max(front, float64(x[0]))
+	}
+	return front, fastest, substeps, s
+}
+
+// At the default settings the time step follows the resolution: the column collapses with no particle faster than
+// 1.5 × the dam-break front speed 2√(gH), and its front at t = 0.25 s is within one spacing of a run at a fixed 8
+// substeps (where the fixed 4 substeps of before shot particles along the floor at 20–28 m/s).
+func TestColumnCollapseFollowsTheCFLCondition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20k particles for 0.25 s")
+	}
+	const until, spacing = 0.25, 0.005
+	front, fastest, substeps, s := collapse(t, until)
+	limit := 1.5 * 2 * math.Sqrt(9.81*0.292)
+	front8, fastest8, _, _ := collapse(t, until, "pbf.substeps=8", "pbf.substeps_max=8")
+	t.Logf("%d particles; default: substeps %v, front %.4f m, fastest %.2f m/s; fixed 8: front %.4f m, fastest %.2f m/s",
+		len(s.x), substeps, front, fastest, front8, fastest8)
+	if fastest > limit {
+		t.Errorf("the fastest particle reached %.2f m/s, more than 1.5 × 2√(gH) = %.2f m/s", fastest, limit)
+	}
+	if math.Abs(front-front8) > spacing {
+		t.Errorf("the front at t=%.2f s is at %.4f m, %.4f m from the fixed-8-substep run's %.4f m (more than a spacing)",
+			until, front, math.Abs(front-front8), front8)
+	}
+	if st := s.Stats(); st.Substeps != substeps[len(substeps)-1] {
+		t.Errorf("Stats say %d substeps, the frame took %d", st.Substeps, substeps[len(substeps)-1])
+	}
+}

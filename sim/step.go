@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/slosh/slosh/sim/param"
+)
+
+// FrameDt is the simulated time of one display frame, s: the window, the headless commands and replays all advance
+// the simulation in frames of this length, and a solver splits each into the substeps BeginFrame chose.
+const FrameDt = 1.0 / 60
+
+// CFL chooses a frame's substeps from the Courant–Friedrichs–Lewy condition: the fastest particle (or cell
+// velocity) moves at most Number particle spacings in one step, with at least Min and at most Max steps a frame.
+// Every mode registers one under its own prefix, so the rule and its parameters read the same in every mode.
+type CFL struct {
+	Number float32 // C: spacings the fastest particle may cross in one step
+	Min    int32   // fewest steps a frame
+	Max    int32   // most steps a frame; the time step does not shrink below FrameDt/Max
+}
+
+// MaxSubsteps bounds CFL.Max: a frame of more steps than this is a parameter typo, not a simulation.
+const MaxSubsteps = 256
+
+// Register adds the CFL parameters to a set under prefix ("pbf" gives pbf.cfl, pbf.substeps, pbf.substeps_max)
+// in the panel group group.
+func (c *CFL) Register(s *param.Set, prefix, group string) {
+	s.Float(&c.Number, param.Spec{Name: prefix + ".cfl", Label: "CFL number", Group: group, Unit: "spacings", Min: 0.05, Max: 10, SoftMin: 0.2, SoftMax: 4,
+		Desc: "Time step: the fastest particle crosses at most this many particle spacings per step; each frame takes as many steps as that needs, between the two substep counts (Stats show how many)"})
+	s.Int(&c.Min, param.Spec{Name: prefix + ".substeps", Label: "Substeps (fewest)", Group: group, Min: 1, Max: MaxSubsteps, SoftMin: 1, SoftMax: 16,
+		Desc: "Fewest steps per 1/60 s frame, however slow the fluid; set this and the most to the same value for a fixed Δt = 1/(60·substeps)"})
+	s.Int(&c.Max, param.Spec{Name: prefix + ".substeps_max", Label: "Substeps (most)", Group: group, Min: 1, Max: MaxSubsteps, SoftMin: 1, SoftMax: 64,
+		Desc: "Most steps per 1/60 s frame: past this the time step stops shrinking with speed (and the CFL number is exceeded)"})
+}
+
+// Substeps is the number of steps for a frame of frameDt seconds when the fastest particle moves at speed (m/s)
+// and particles are spacing apart (m): the fewest that keep speed·Δt ≤ Number·spacing, within [Min, Max]
+// (Min wins over Max when they cross). A non-finite speed asks for Max.
+func (c CFL) Substeps(speed, spacing, frameDt float64) int {
+	lo := max(1, int(c.Min))
+	hi := max(lo, int(c.Max))
+	if math.IsNaN(speed) || math.IsInf(speed, 0) {
+		return hi
+	}
+	reach := float64(c.Number) * spacing // how far one step may carry the fastest particle
+	if !(reach > 0) || !(frameDt > 0) {
+		return hi
+	}
+	n := math.Ceil(speed * frameDt / reach * (1 - 1e-9)) // a speed exactly on a step boundary needs no extra step
+	if !(n < float64(hi)) {
+		return hi
+	}
+	return max(lo, int(n))
+}
+
+// Figure is one number a mode reports about its last step, for the panel, `slosh run` and `slosh bench`:
+// PBF's density error, a FLIP solve's iterations and residual. The contract names no method's quantities; a mode
+// reports what describes it.
+type Figure struct {
+	Name  string  // "density error max"
+	Value float64 // in Unit
+	Unit  string  // "%", "m/s", "" for counts
+	// Plot asks the panel to plot the figure's history; figures plotted share one chart and scale, so a mode
+	// plots figures of one unit.
+	Plot bool
+	// Warn marks a value the user should look at (neighbour lists cut short): the panel shows it in the warning
+	// colour. A figure that is a warning only when non-zero is left out when it is zero.
+	Warn bool
+}
+
+// Figure returns the figure named name and whether there is one.
+func (s *Stats) Figure(name string) (Figure, bool) {
+	for _, f := range s.Figures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Figure{}, false
+}
+
+// FormatFigures writes the figures on one line, "density error max 1.20%  neighbours mean 31.4".
+func FormatFigures(figs []Figure) string {
+	var b strings.Builder
+	for i, f := range figs {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		fmt.Fprintf(&b, "%s %s", f.Name, FormatValue(f.Value, f.Unit))
+	}
+	return b.String()
+}
+
+// FormatValue writes a figure's value with its unit in a few significant digits.
+func FormatValue(v float64, unit string) string {
+	var s string
+	switch {
+	case v == math.Trunc(v) && math.Abs(v) < 1e9:
+		s = fmt.Sprintf("%d", int64(v))
+	case math.Abs(v) >= 100:
+		s = fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 1:
+		s = fmt.Sprintf("%.2f", v)
+	default:
+		s = fmt.Sprintf("%.3g", v)
+	}
+	switch unit {
+	case "":
+		return s
+	case "%":
+		return s + "%"
+	}
+	return s + " " + unit
+}
+
+// ParamNamed finds a mode's parameter by the last part of its name: every mode names its particle count
+// "<mode>.particles", so ParamNamed(set, "particles") finds it in any mode's set. It is the one place that
+// convention is decoded.
+func ParamNamed(set *param.Set, last string) (*param.Param, bool) {
+	for _, p := range set.All() {
+		if p.Name == last || strings.HasSuffix(p.Name, "."+last) {
+			return p, true
+		}
+	}
+	return nil, false
+}
