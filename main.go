@@ -59,7 +59,7 @@ func commands(stdout, stderr io.Writer) []command {
 	return []command{
 		{
 			name:     "",
-			synopsis: "[--scene S] [--mode M] [--set name=value ...] [--particles N]",
+			synopsis: "[--scene S | --load F] [--mode M] [--set name=value ...] [--particles N] [--captures DIR]",
 			summary:  "Open the sandbox window.",
 			examples: `  slosh
   slosh --scene obstacles
@@ -133,10 +133,11 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "replay",
-			synopsis: "replay FILE [--record clip.mp4|clip.gif|clip.png --width W --height H] [--save F] [--set render.name=value ...]",
+			synopsis: "replay FILE [--record clip.mp4|clip.gif|clip.png [--width W --height H] [--quality Q]] [--save F] [--set name=value ...]",
 			summary: "Re-run a sitting saved with the panel's Save replay (its scene, parameters and every tool action with\n" +
 				"the step it came before): the same simulation, bit for bit on the same device. --record renders every\n" +
-				"frame into a clip at any size, so a sitting played at 30 fps can be rendered at full resolution offline.",
+				"frame into a clip at any size, so a sitting played at 30 fps can be rendered at full resolution offline.\n" +
+				"The simulation runs with the parameters it recorded: --set takes only render.* and surface.* parameters.",
 			examples: `  slosh replay captures/pool.replay.json
   slosh replay captures/pool.replay.json --record pool.mp4 --width 1920 --height 1080
   slosh replay pool.replay.json --record pool.gif --width 480 --height 270 --set render.mode=particles`,
@@ -191,12 +192,12 @@ func commands(stdout, stderr io.Writer) []command {
 			name:     "params",
 			synopsis: "params [--mode M]",
 			summary: "List every parameter of a mode: group, unit, default, hard range and description.\n" +
-				"The renderer's render.* parameters follow (listing them needs an OpenGL context).",
+				"The surface reconstruction's surface.* and the renderer's render.* parameters follow: every mode has them,\n" +
+				"and they are set the same way. Needs no OpenGL and no display.",
 			examples: "  slosh params\n  slosh params --mode pbf-cpu | grep iterations",
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.Options
 				fs.StringVar(&o.Mode, "mode", "", "`mode`: "+strings.Join(app.ModeNames(app.Modes()), ", ")+" (default "+app.DefaultMode+")")
-				fs.StringVar(&o.GLCap, "gl", "", "development: `4.1` caps the OpenGL context at 4.1")
 				o.Stderr = stderr
 				return func() error { return app.ListParams(stdout, o) }
 			},
