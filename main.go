@@ -164,17 +164,24 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "bench",
-			synopsis: "bench --scene S [--particles N] [--mode M] [--frames F] [--warmup W] [--set name=value ...] [--json FILE]",
+			synopsis: "bench --scene S [--particles N] [--mode M] [--frames F] [--warmup W] [--set name=value ...] [--json FILE] [--render [--width W --height H]]",
 			summary: "Time a mode on a scene: mean milliseconds per pass and per step, particle-steps per second.\n" +
-				"It warms up, then measures F frames; --json writes the results with the machine's description.",
+				"It warms up, then measures F frames; --json writes the results with the machine's description.\n" +
+				"--render also draws every frame offscreen after its steps, as the window draws it (render.mode, the\n" +
+				"surface kernels, each render pass), finishing each before the next: GPU milliseconds per pass, and the\n" +
+				"wall time of the steps, the rendering and the whole frame, with frames per second.",
 			examples: `  slosh bench --scene dambreak --mode pbf-cpu --particles 32000
-  slosh bench --scene dambreak --mode pbf --particles 250000 --frames 120 --json bench-pbf.json`,
+  slosh bench --scene dambreak --mode pbf --particles 250000 --frames 120 --json bench-pbf.json
+  slosh bench --scene dambreak --mode pbf --particles 1000000 --render --width 1920 --height 1080`,
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.BenchOptions
 				common(fs, &o.Options)
 				fs.IntVar(&o.Frames, "frames", 60, "frames to measure")
 				fs.IntVar(&o.Warmup, "warmup", 10, "frames to run before measuring")
 				fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `file`")
+				fs.BoolVar(&o.Render, "render", false, "also draw every frame offscreen as the window does, and time each pass (needs OpenGL)")
+				fs.IntVar(&o.Width, "width", 0, "--render's picture width, pixels (0: 1280)")
+				fs.IntVar(&o.Height, "height", 0, "--render's picture height, pixels (0: 720)")
 				o.Stdout = stdout
 				return func() error { return app.Bench(o) }
 			},

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,6 +224,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--scene", "pool", "--frames", "0"},
 		{"run", "--scene", "pool", "--gl", "3.3", "--mode", "pbf-cpu"},
 		{"params", "--mode", "warp"},
+		{"bench", "--width", "640", "--height", "360"}, // a picture size without --render
 		{"help", "frobnicate"},
 	} {
 		r := runSlosh(t, noDisplay(), args...)
@@ -351,6 +353,123 @@ func TestBenchWritesJSON(t *testing.T) {
 		if !(p.MeanMs >= 0) || p.Name == "" {
 			t.Errorf("pass %+v", p)
 		}
+	}
+}
+
+// TestBenchRender runs `slosh bench --render` on a tiny scene in each way a frame can be drawn — a GPU solver's own
+// buffers with kernels from gpu/surface, a CPU solver's uploaded frame, and the kernels on the CPU without compute
+// shaders — and checks that the JSON and the table hold each pass of the renderer, by its name, with a time. It
+// needs a display (make test provides Xvfb).
+func TestBenchRender(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		if glh.RequireGL() {
+			t.Fatal("GL tests are required here (SLOSH_REQUIRE_GL=1 or CI) but there is no display")
+		}
+		t.Skip("no display")
+	}
+	tiny := writeFile(t, "tiny.json", sceneWith("")) // 500 particles
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		kernels string // where the anisotropic kernels are computed
+		upload  bool   // whether the frame is uploaded (a CPU solver)
+	}{
+		{"gpu solver", []string{"--mode", "pbf"}, "gpu", false},
+		{"cpu solver", []string{"--mode", "pbf-cpu"}, "gpu", true},
+		{"no compute shaders", []string{"--mode", "pbf-cpu", "--gl", "4.1"}, "cpu", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bench.json")
+			args := append([]string{"bench", "--scene", tiny, "--frames", "2", "--warmup", "1", "--render",
+				"--width", "160", "--height", "90", "--json", path}, tc.args...)
+			r := runSlosh(t, nil, args...)
+			r.expect(t, 0)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type pass struct {
+				Name   string
+				MeanMs *float64 `json:"mean_ms"`
+			}
+			var got struct {
+				Steps  int
+				Render *struct {
+					Width, Height int
+					RenderMode    string `json:"render_mode"`
+					Frames        int
+					UploadMs      float64 `json:"upload_ms"`
+					Kernels       string
+					Surface       []pass
+					Passes        []pass
+					PassSamples   int     `json:"pass_samples"`
+					GPUMs         float64 `json:"gpu_ms"`
+					StepsMs       float64 `json:"steps_ms"`
+					RenderMs      float64 `json:"render_ms"`
+					FrameMs       float64 `json:"frame_ms"`
+					FPS           float64
+				}
+			}
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("bench JSON: %v\n%s", err, data)
+			}
+			rr := got.Render
+			if rr == nil {
+				t.Fatalf("the bench JSON has no render results:\n%s", data)
+			}
+			if rr.Width != 160 || rr.Height != 90 || rr.RenderMode != "surface" || rr.Frames != 2 || rr.PassSamples != 2 ||
+				rr.Kernels != tc.kernels || (rr.UploadMs > 0) != tc.upload || rr.UploadMs < 0 {
+				t.Errorf("render results:\n%s", data)
+			}
+			checkTime := func(what string, p pass) float64 {
+				if p.Name == "" || p.MeanMs == nil || !(*p.MeanMs >= 0) || math.IsInf(*p.MeanMs, 0) {
+					t.Errorf("%s pass %q has no time: %v", what, p.Name, p.MeanMs)
+					return 0
+				}
+				return *p.MeanMs
+			}
+			sum := 0.0
+			for _, p := range rr.Surface {
+				if ms := checkTime("surface", p); tc.kernels == "gpu" {
+					sum += ms
+				}
+			}
+			if len(rr.Surface) == 0 || tc.kernels == "cpu" && (len(rr.Surface) != 1 || rr.Surface[0].Name != "anisotropy (cpu)") {
+				t.Errorf("surface kernels' passes: %+v", rr.Surface)
+			}
+			// the renderer's passes, by the renderer's names, in its order, each once
+			names := render.PassNames()
+			last := -1
+			seen := map[string]bool{}
+			for _, p := range rr.Passes {
+				sum += checkTime("render", p)
+				i := slices.Index(names, p.Name)
+				if i < 0 {
+					t.Errorf("render pass %q is none of the renderer's %v", p.Name, names)
+				} else if i <= last {
+					t.Errorf("render pass %q out of the renderer's order %v", p.Name, names)
+				}
+				last = max(last, i)
+				seen[p.Name] = true
+			}
+			for _, want := range []string{"sky", "splat", "thickness", "smooth", "composite"} {
+				if !seen[want] {
+					t.Errorf("the surface pipeline's pass %q is missing: %+v", want, rr.Passes)
+				}
+			}
+			if math.Abs(rr.GPUMs-sum) > 1e-3 {
+				t.Errorf("gpu_ms %g is not the passes' sum %g", rr.GPUMs, sum)
+			}
+			if !(rr.StepsMs > 0) || !(rr.RenderMs > 0) || math.Abs(rr.FrameMs-rr.StepsMs-rr.RenderMs) > 1e-3 ||
+				math.Abs(rr.FPS*rr.FrameMs-1000) > 0.1 {
+				t.Errorf("wall times: steps %g, render %g, frame %g ms, %g fps", rr.StepsMs, rr.RenderMs, rr.FrameMs, rr.FPS)
+			}
+			for _, want := range []string{"render: 160×90", "frames/s", "anisotropy", "splat", "composite"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("the bench table lacks %q:\n%s", want, r.stdout)
+				}
+			}
+		})
 	}
 }
 
