@@ -238,17 +238,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("slosh "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	exec := cmd.flags(fs)
-	fs.Usage = func() { commandUsage(stderr, cmd, fs, cmds) }
+	fs.Usage = func() {} // flag calls it for -h too: the help is printed below, to stdout for -h, else to stderr
 	// flags may come before and after a command's arguments (slosh replay FILE --record clip.mp4)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stdout)
 				commandUsage(stdout, cmd, fs, cmds)
 				return exitOK
 			}
-			return exitUsage // flag has printed the error and the usage
+			commandUsage(stderr, cmd, fs, cmds) // after flag's line saying what was wrong
+			return exitUsage
 		}
 		if cmd.args == nil || fs.NArg() == 0 {
 			break
@@ -342,7 +342,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			head += " " + arg
 		}
 		def := ""
-		if f.DefValue != "" && f.DefValue != "0" {
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
 			def = " (default " + f.DefValue + ")"
 		}
 		fmt.Fprintf(w, "%s\n      %s%s\n", head, text, def)

@@ -237,8 +237,8 @@ func TestUsageErrors(t *testing.T) {
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"run", "-h"}, {"bench", "--help"}, {"scenes", "-h"}, {"params", "-h"}, {"help", "run"}} {
 		r := runSlosh(t, noDisplay(), args...)
-		if r.code != 0 || !strings.Contains(r.stdout, "Usage: slosh") || !strings.Contains(r.stdout, "Examples:") {
-			t.Errorf("slosh %s: exit %d; stdout:\n%s", strings.Join(args, " "), r.code, r.stdout)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage: slosh") || !strings.Contains(r.stdout, "Examples:") || r.stderr != "" {
+			t.Errorf("slosh %s: exit %d; stdout:\n%s\nstderr (want none):\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
 	r := runSlosh(t, noDisplay(), "help")
