@@ -59,7 +59,7 @@ func commands(stdout, stderr io.Writer) []command {
 	return []command{
 		{
 			name:     "",
-			synopsis: "[--scene S] [--mode M] [--set name=value ...] [--particles N]",
+			synopsis: "[--scene S | --load F] [--mode M] [--set name=value ...] [--particles N] [--captures DIR]",
 			summary:  "Open the sandbox window.",
 			examples: `  slosh
   slosh --scene obstacles
@@ -133,10 +133,11 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "replay",
-			synopsis: "replay FILE [--record clip.mp4|clip.gif|clip.png --width W --height H] [--save F] [--set render.name=value ...]",
+			synopsis: "replay FILE [--record clip.mp4|clip.gif|clip.png [--width W --height H] [--quality Q]] [--save F] [--set name=value ...]",
 			summary: "Re-run a sitting saved with the panel's Save replay (its scene, parameters and every tool action with\n" +
 				"the step it came before): the same simulation, bit for bit on the same device. --record renders every\n" +
-				"frame into a clip at any size, so a sitting played at 30 fps can be rendered at full resolution offline.",
+				"frame into a clip at any size, so a sitting played at 30 fps can be rendered at full resolution offline.\n" +
+				"The simulation runs with the parameters it recorded: --set takes only render.* and surface.* parameters.",
 			examples: `  slosh replay captures/pool.replay.json
   slosh replay captures/pool.replay.json --record pool.mp4 --width 1920 --height 1080
   slosh replay pool.replay.json --record pool.gif --width 480 --height 270 --set render.mode=particles`,
@@ -163,17 +164,24 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "bench",
-			synopsis: "bench --scene S [--particles N] [--mode M] [--frames F] [--warmup W] [--set name=value ...] [--json FILE]",
+			synopsis: "bench --scene S [--particles N] [--mode M] [--frames F] [--warmup W] [--set name=value ...] [--json FILE] [--render [--width W --height H]]",
 			summary: "Time a mode on a scene: mean milliseconds per pass and per step, particle-steps per second.\n" +
-				"It warms up, then measures F frames; --json writes the results with the machine's description.",
+				"It warms up, then measures F frames; --json writes the results with the machine's description.\n" +
+				"--render also draws every frame offscreen after its steps, as the window draws it (render.mode, the\n" +
+				"surface kernels, each render pass), finishing each before the next: GPU milliseconds per pass, and the\n" +
+				"wall time of the steps, the rendering and the whole frame, with frames per second.",
 			examples: `  slosh bench --scene dambreak --mode pbf-cpu --particles 32000
-  slosh bench --scene dambreak --mode pbf --particles 250000 --frames 120 --json bench-pbf.json`,
+  slosh bench --scene dambreak --mode pbf --particles 250000 --frames 120 --json bench-pbf.json
+  slosh bench --scene dambreak --mode pbf --particles 1000000 --render --width 1920 --height 1080`,
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.BenchOptions
 				common(fs, &o.Options)
 				fs.IntVar(&o.Frames, "frames", 60, "frames to measure")
 				fs.IntVar(&o.Warmup, "warmup", 10, "frames to run before measuring")
 				fs.StringVar(&o.JSON, "json", "", "write the results as JSON to `file`")
+				fs.BoolVar(&o.Render, "render", false, "also draw every frame offscreen as the window does, and time each pass (needs OpenGL)")
+				fs.IntVar(&o.Width, "width", 0, "--render's picture width, pixels (0: 1280)")
+				fs.IntVar(&o.Height, "height", 0, "--render's picture height, pixels (0: 720)")
 				o.Stdout = stdout
 				return func() error { return app.Bench(o) }
 			},
@@ -191,12 +199,12 @@ func commands(stdout, stderr io.Writer) []command {
 			name:     "params",
 			synopsis: "params [--mode M]",
 			summary: "List every parameter of a mode: group, unit, default, hard range and description.\n" +
-				"The renderer's render.* parameters follow (listing them needs an OpenGL context).",
+				"The surface reconstruction's surface.* and the renderer's render.* parameters follow: every mode has them,\n" +
+				"and they are set the same way. Needs no OpenGL and no display.",
 			examples: "  slosh params\n  slosh params --mode pbf-cpu | grep iterations",
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.Options
 				fs.StringVar(&o.Mode, "mode", "", "`mode`: "+strings.Join(app.ModeNames(app.Modes()), ", ")+" (default "+app.DefaultMode+")")
-				fs.StringVar(&o.GLCap, "gl", "", "development: `4.1` caps the OpenGL context at 4.1")
 				o.Stderr = stderr
 				return func() error { return app.ListParams(stdout, o) }
 			},
@@ -230,17 +238,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("slosh "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	exec := cmd.flags(fs)
-	fs.Usage = func() { commandUsage(stderr, cmd, fs, cmds) }
+	fs.Usage = func() {} // flag calls it for -h too: the help is printed below, to stdout for -h, else to stderr
 	// flags may come before and after a command's arguments (slosh replay FILE --record clip.mp4)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stdout)
 				commandUsage(stdout, cmd, fs, cmds)
 				return exitOK
 			}
-			return exitUsage // flag has printed the error and the usage
+			commandUsage(stderr, cmd, fs, cmds) // after flag's line saying what was wrong
+			return exitUsage
 		}
 		if cmd.args == nil || fs.NArg() == 0 {
 			break
@@ -334,7 +342,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			head += " " + arg
 		}
 		def := ""
-		if f.DefValue != "" && f.DefValue != "0" {
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
 			def = " (default " + f.DefValue + ")"
 		}
 		fmt.Fprintf(w, "%s\n      %s%s\n", head, text, def)

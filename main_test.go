@@ -4,16 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"image/png"
+	"io"
+	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/slosh/slosh/app"
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
+	csurface "github.com/slosh/slosh/sim/surface"
 )
 
 // slosh is the binary built once by TestMain; the tests run it as a user would.
@@ -222,6 +232,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--scene", "pool", "--frames", "0"},
 		{"run", "--scene", "pool", "--gl", "3.3", "--mode", "pbf-cpu"},
 		{"params", "--mode", "warp"},
+		{"bench", "--width", "640", "--height", "360"}, // a picture size without --render
 		{"help", "frobnicate"},
 	} {
 		r := runSlosh(t, noDisplay(), args...)
@@ -234,8 +245,8 @@ func TestUsageErrors(t *testing.T) {
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"run", "-h"}, {"bench", "--help"}, {"scenes", "-h"}, {"params", "-h"}, {"help", "run"}} {
 		r := runSlosh(t, noDisplay(), args...)
-		if r.code != 0 || !strings.Contains(r.stdout, "Usage: slosh") || !strings.Contains(r.stdout, "Examples:") {
-			t.Errorf("slosh %s: exit %d; stdout:\n%s", strings.Join(args, " "), r.code, r.stdout)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage: slosh") || !strings.Contains(r.stdout, "Examples:") || r.stderr != "" {
+			t.Errorf("slosh %s: exit %d; stdout:\n%s\nstderr (want none):\n%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
 	r := runSlosh(t, noDisplay(), "help")
@@ -256,6 +267,45 @@ func TestScenesAndParams(t *testing.T) {
 		"default 0,-9.81,0", "render.color", "water|speed|density", "render.speed_max"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("slosh params does not list %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestParamsListsWhatSetTakes checks that `slosh params --mode M` lists exactly the parameters --set accepts with
+// that mode: the mode's own, the surface reconstruction's surface.* and the renderer's render.*.
+func TestParamsListsWhatSetTakes(t *testing.T) {
+	row := regexp.MustCompile(`^  ([a-z][a-z0-9_]*\.[a-z0-9_.]+)\s`)
+	for _, m := range app.Modes() {
+		r := runSlosh(t, noDisplay(), "params", "--mode", m.Name)
+		r.expect(t, 0)
+		listed := map[string]bool{}
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if mm := row.FindStringSubmatch(l); mm != nil {
+				if listed[mm[1]] {
+					t.Errorf("slosh params --mode %s lists %s twice", m.Name, mm[1])
+				}
+				listed[mm[1]] = true
+			}
+		}
+		surf := param.NewSet()
+		c := csurface.DefaultConfig()
+		c.Register(surf)
+		takes := map[string]bool{}
+		for _, set := range []*param.Set{m.Params(), surf, render.NewParams()} {
+			for _, name := range set.Names() {
+				takes[name] = true
+				if !listed[name] {
+					t.Errorf("slosh params --mode %s does not list %s, which --set takes", m.Name, name)
+				}
+			}
+		}
+		for name := range listed {
+			if !takes[name] {
+				t.Errorf("slosh params --mode %s lists %s, which --set does not take", m.Name, name)
+			}
+		}
+		if len(listed) < 30 {
+			t.Errorf("slosh params --mode %s: only %d parameters read from\n%s", m.Name, len(listed), r.stdout)
 		}
 	}
 }
@@ -315,6 +365,123 @@ func TestBenchWritesJSON(t *testing.T) {
 	}
 }
 
+// TestBenchRender runs `slosh bench --render` on a tiny scene in each way a frame can be drawn — a GPU solver's own
+// buffers with kernels from gpu/surface, a CPU solver's uploaded frame, and the kernels on the CPU without compute
+// shaders — and checks that the JSON and the table hold each pass of the renderer, by its name, with a time. It
+// needs a display (make test provides Xvfb).
+func TestBenchRender(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		if glh.RequireGL() {
+			t.Fatal("GL tests are required here (SLOSH_REQUIRE_GL=1 or CI) but there is no display")
+		}
+		t.Skip("no display")
+	}
+	tiny := writeFile(t, "tiny.json", sceneWith("")) // 500 particles
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		kernels string // where the anisotropic kernels are computed
+		upload  bool   // whether the frame is uploaded (a CPU solver)
+	}{
+		{"gpu solver", []string{"--mode", "pbf"}, "gpu", false},
+		{"cpu solver", []string{"--mode", "pbf-cpu"}, "gpu", true},
+		{"no compute shaders", []string{"--mode", "pbf-cpu", "--gl", "4.1"}, "cpu", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bench.json")
+			args := append([]string{"bench", "--scene", tiny, "--frames", "2", "--warmup", "1", "--render",
+				"--width", "160", "--height", "90", "--json", path}, tc.args...)
+			r := runSlosh(t, nil, args...)
+			r.expect(t, 0)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type pass struct {
+				Name   string
+				MeanMs *float64 `json:"mean_ms"`
+			}
+			var got struct {
+				Steps  int
+				Render *struct {
+					Width, Height int
+					RenderMode    string `json:"render_mode"`
+					Frames        int
+					UploadMs      float64 `json:"upload_ms"`
+					Kernels       string
+					Surface       []pass
+					Passes        []pass
+					PassSamples   int     `json:"pass_samples"`
+					GPUMs         float64 `json:"gpu_ms"`
+					StepsMs       float64 `json:"steps_ms"`
+					RenderMs      float64 `json:"render_ms"`
+					FrameMs       float64 `json:"frame_ms"`
+					FPS           float64
+				}
+			}
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("bench JSON: %v\n%s", err, data)
+			}
+			rr := got.Render
+			if rr == nil {
+				t.Fatalf("the bench JSON has no render results:\n%s", data)
+			}
+			if rr.Width != 160 || rr.Height != 90 || rr.RenderMode != "surface" || rr.Frames != 2 || rr.PassSamples != 2 ||
+				rr.Kernels != tc.kernels || (rr.UploadMs > 0) != tc.upload || rr.UploadMs < 0 {
+				t.Errorf("render results:\n%s", data)
+			}
+			checkTime := func(what string, p pass) float64 {
+				if p.Name == "" || p.MeanMs == nil || !(*p.MeanMs >= 0) || math.IsInf(*p.MeanMs, 0) {
+					t.Errorf("%s pass %q has no time: %v", what, p.Name, p.MeanMs)
+					return 0
+				}
+				return *p.MeanMs
+			}
+			sum := 0.0
+			for _, p := range rr.Surface {
+				if ms := checkTime("surface", p); tc.kernels == "gpu" {
+					sum += ms
+				}
+			}
+			if len(rr.Surface) == 0 || tc.kernels == "cpu" && (len(rr.Surface) != 1 || rr.Surface[0].Name != "anisotropy (cpu)") {
+				t.Errorf("surface kernels' passes: %+v", rr.Surface)
+			}
+			// the renderer's passes, by the renderer's names, in its order, each once
+			names := render.PassNames()
+			last := -1
+			seen := map[string]bool{}
+			for _, p := range rr.Passes {
+				sum += checkTime("render", p)
+				i := slices.Index(names, p.Name)
+				if i < 0 {
+					t.Errorf("render pass %q is none of the renderer's %v", p.Name, names)
+				} else if i <= last {
+					t.Errorf("render pass %q out of the renderer's order %v", p.Name, names)
+				}
+				last = max(last, i)
+				seen[p.Name] = true
+			}
+			for _, want := range []string{"sky", "splat", "thickness", "smooth", "composite"} {
+				if !seen[want] {
+					t.Errorf("the surface pipeline's pass %q is missing: %+v", want, rr.Passes)
+				}
+			}
+			if math.Abs(rr.GPUMs-sum) > 1e-3 {
+				t.Errorf("gpu_ms %g is not the passes' sum %g", rr.GPUMs, sum)
+			}
+			if !(rr.StepsMs > 0) || !(rr.RenderMs > 0) || math.Abs(rr.FrameMs-rr.StepsMs-rr.RenderMs) > 1e-3 ||
+				math.Abs(rr.FPS*rr.FrameMs-1000) > 0.1 {
+				t.Errorf("wall times: steps %g, render %g, frame %g ms, %g fps", rr.StepsMs, rr.RenderMs, rr.FrameMs, rr.FPS)
+			}
+			for _, want := range []string{"render: 160×90", "frames/s", "anisotropy", "splat", "composite"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("the bench table lacks %q:\n%s", want, r.stdout)
+				}
+			}
+		})
+	}
+}
+
 // TestGL41FallsBackToCPU caps the context at OpenGL 4.1 and asks for the GPU mode: slosh must say once why it
 // runs pbf-cpu instead, and still render the screenshot. It needs a display (make test provides Xvfb).
 func TestGL41FallsBackToCPU(t *testing.T) {
@@ -345,5 +512,298 @@ func TestGL41FallsBackToCPU(t *testing.T) {
 	}
 	if b := img.Bounds(); b.Dx() != 160 || b.Dy() != 120 {
 		t.Errorf("screenshot is %v, want 160×120", b)
+	}
+}
+
+// commandFlags is each command's flags as its FlagSet registers them, by command name ("" is the window).
+func commandFlags() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, c := range commands(io.Discard, io.Discard) {
+		fs := flag.NewFlagSet("slosh "+c.name, flag.ContinueOnError)
+		c.flags(fs)
+		set := map[string]bool{}
+		fs.VisitAll(func(f *flag.Flag) { set[f.Name] = true })
+		out[c.name] = set
+	}
+	return out
+}
+
+// anyCommand is a mention's command when the text names none: the flag must exist in some command.
+const anyCommand = "*"
+
+// A flagMention is a flag named in documentation, with the command it is given to.
+type flagMention struct {
+	cmd, flag string
+	at        string // where, for messages
+}
+
+// docScanner collects the commands and flags that texts name.
+type docScanner struct {
+	commands map[string]map[string]bool // commandFlags
+	mentions []flagMention
+	invoked  map[string]bool // commands shown being run ("slosh run ...", "slosh" alone for the window)
+	errs     []string        // "slosh WORD" where WORD is no command
+}
+
+func newDocScanner() *docScanner {
+	return &docScanner{commands: commandFlags(), invoked: map[string]bool{}}
+}
+
+var (
+	flagWord = regexp.MustCompile(`(?:^|[^\w-])--([a-z][a-z0-9-]*)`)
+	lowWord  = regexp.MustCompile(`^[a-z][a-z0-9-]*`)
+)
+
+// scan reads one unit of text: a line, or a Markdown code span. "slosh" runs a command where it begins the unit, a
+// code span or a shell command (after &&, ;, |, $ or "Usage:"); elsewhere it is a word ("every file slosh
+// writes"). After "slosh CMD" the flags belong to CMD, after a bare "slosh" to the window, up to a shell separator
+// (&&, ;, |, #); flags before any, or after a separator, belong to def. With cmds false only flags are read (prose).
+func (d *docScanner) scan(text, def, at string, cmds bool) {
+	cur := def
+	toks := strings.Fields(text)
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
+		if tok == "&&" || tok == ";" || tok == "|" || strings.HasPrefix(tok, "#") {
+			cur = def
+			continue
+		}
+		runs := i == 0 || strings.HasPrefix(tok, "`") || slices.Contains([]string{"&&", ";", "|", "$", "Usage:"}, toks[i-1])
+		if left := strings.TrimLeft(tok, "`[(\"'"); cmds && runs && strings.TrimRight(left, "`])\"'") == "slosh" {
+			switch next := ""; {
+			case left != "slosh": // "`slosh`": the program's name alone
+				cur = ""
+				d.invoked[""] = true
+			case i+1 < len(toks) && func() bool { next = lowWord.FindString(toks[i+1]); return next != "" }():
+				i++
+				switch _, ok := d.commands[next]; {
+				case ok:
+					cur = next
+					d.invoked[next] = true
+				case next == "help":
+					cur = anyCommand
+				default:
+					d.errs = append(d.errs, fmt.Sprintf("%s: %q names no command", at, "slosh "+next))
+					cur = anyCommand
+				}
+			case i+1 < len(toks) && strings.ToUpper(toks[i+1]) == toks[i+1] && lowWord.MatchString(strings.ToLower(toks[i+1])):
+				cur = anyCommand // a placeholder: slosh COMMAND
+			default:
+				cur = ""
+				d.invoked[""] = true
+			}
+			continue
+		}
+		for _, m := range flagWord.FindAllStringSubmatch(tok, -1) {
+			d.mentions = append(d.mentions, flagMention{cmd: cur, flag: m[1], at: at})
+		}
+	}
+}
+
+// markdown reads a Markdown file: each line of a fenced block and each inline code span is a unit that may run
+// slosh; the prose between is read for flags only.
+func (d *docScanner) markdown(name, text string) {
+	lines := strings.Split(text, "\n")
+	fenced := false
+	var para []string
+	paraStart := 0
+	flush := func() {
+		p := strings.Join(para, "\n")
+		at := fmt.Sprintf("%s:%d", name, paraStart+1)
+		rest := p
+		for {
+			i := strings.Index(rest, "`")
+			if i < 0 {
+				break
+			}
+			j := strings.Index(rest[i+1:], "`")
+			if j < 0 {
+				break
+			}
+			d.scan(rest[:i], anyCommand, at, false)
+			d.scan(rest[i+1:i+1+j], anyCommand, at, true)
+			rest = rest[i+1+j+1:]
+		}
+		d.scan(rest, anyCommand, at, false)
+		para = para[:0]
+	}
+	for n, line := range lines {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			flush()
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			d.scan(line, anyCommand, fmt.Sprintf("%s:%d", name, n+1), true)
+			continue
+		}
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "|") {
+			flush() // a table row is a paragraph of its own
+		}
+		if len(para) == 0 {
+			paraStart = n
+		}
+		para = append(para, line)
+	}
+	flush()
+}
+
+// check reports every mention of a flag its command does not take, and every "slosh WORD" that is no command.
+func (d *docScanner) check(t *testing.T) {
+	t.Helper()
+	for _, e := range d.errs {
+		t.Error(e)
+	}
+	for _, m := range d.mentions {
+		if m.flag == "help" {
+			continue // every command takes -h and --help
+		}
+		if m.cmd == anyCommand {
+			found := false
+			for _, set := range d.commands {
+				found = found || set[m.flag]
+			}
+			if !found {
+				t.Errorf("%s: --%s is no command's flag", m.at, m.flag)
+			}
+			continue
+		}
+		if !d.commands[m.cmd][m.flag] {
+			t.Errorf("%s: --%s is given to %s, which has no such flag (it has %s)", m.at, m.flag, commandName(m.cmd),
+				strings.Join(slices.Sorted(maps.Keys(d.commands[m.cmd])), ", "))
+		}
+	}
+}
+
+func commandName(c string) string {
+	if c == "" {
+		return "the window (slosh)"
+	}
+	return "slosh " + c
+}
+
+// TestHelpNamesOnlyRealFlags reads every command's help as a user sees it: each flag its synopsis, summary,
+// examples and flag list name must be one the command takes, and each flag it takes must be listed.
+func TestHelpNamesOnlyRealFlags(t *testing.T) {
+	cmds := commands(io.Discard, io.Discard)
+	d := newDocScanner()
+	for _, c := range cmds {
+		fs := flag.NewFlagSet("slosh "+c.name, flag.ContinueOnError)
+		c.flags(fs)
+		var help bytes.Buffer
+		commandUsage(&help, c, fs, cmds)
+		before := len(d.mentions)
+		for n, line := range strings.Split(help.String(), "\n") {
+			d.scan(line, c.name, fmt.Sprintf("help of %s, line %d", commandName(c.name), n+1), true)
+		}
+		listed := map[string]bool{}
+		for _, m := range d.mentions[before:] {
+			if m.cmd == c.name {
+				listed[m.flag] = true
+			}
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			if !listed[f.Name] {
+				t.Errorf("the help of %s does not list --%s", commandName(c.name), f.Name)
+			}
+		})
+	}
+	var overview bytes.Buffer
+	usage(&overview, cmds)
+	d.invoked = map[string]bool{}
+	for n, line := range strings.Split(overview.String(), "\n") {
+		d.scan(line, anyCommand, fmt.Sprintf("slosh help, line %d", n+1), true)
+	}
+	for _, c := range cmds {
+		if !d.invoked[c.name] {
+			t.Errorf("slosh help does not show %s", commandName(c.name))
+		}
+	}
+	d.check(t)
+	if len(d.mentions) < 50 {
+		t.Errorf("only %d flags found in the help texts: the scanner reads nothing", len(d.mentions))
+	}
+}
+
+// TestDocsNameOnlyRealFlags reads README.md and docs/*.md: every "slosh CMD --flag" must be a flag CMD takes,
+// every bare --flag one that some command takes, every command must be shown, and README's table of flags must
+// list exactly the flags each command takes.
+func TestDocsNameOnlyRealFlags(t *testing.T) {
+	d := newDocScanner()
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.markdown("README.md", string(readme))
+	for c := range d.commands {
+		if !d.invoked[c] {
+			t.Errorf("README.md never shows %s", commandName(c))
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.markdown(f, string(data))
+	}
+	d.check(t)
+
+	// the table: | `--flag X`, `--other Y` | cmd, cmd, ... | what it does |
+	type pair struct{ cmd, flag string }
+	table := map[pair]bool{}
+	rows := 0
+	in := false
+	for n, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "| Flag | Commands |") {
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		rows++
+		flags := flagWord.FindAllStringSubmatch(cells[1], -1)
+		if len(flags) == 0 {
+			t.Errorf("README.md:%d: the table's row names no flag: %s", n+1, line)
+		}
+		for _, name := range strings.Split(cells[2], ",") {
+			c := strings.TrimSpace(name)
+			if c == "window" {
+				c = ""
+			}
+			if _, ok := d.commands[c]; !ok {
+				t.Errorf("README.md:%d: the table names %q, which is no command", n+1, strings.TrimSpace(name))
+				continue
+			}
+			for _, f := range flags {
+				table[pair{c, f[1]}] = true
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatal("README.md has no table of flags (a header row starting | Flag | Commands |)")
+	}
+	for c, set := range d.commands {
+		for f := range set {
+			if !table[pair{c, f}] {
+				t.Errorf("README.md's table of flags does not say that %s takes --%s", commandName(c), f)
+			}
+		}
+	}
+	for p := range table {
+		if !d.commands[p.cmd][p.flag] {
+			t.Errorf("README.md's table of flags says that %s takes --%s; it does not", commandName(p.cmd), p.flag)
+		}
 	}
 }

@@ -42,6 +42,10 @@ type BenchResult struct {
 	Machine       Machine `json:"machine"`
 	GoVersion     string  `json:"go_version"`
 	Timestamp     string  `json:"timestamp"`
+
+	// Render is what --render measured: each frame drawn offscreen after its steps; nil without --render. With it,
+	// WallMsPerStep and ParticleSteps count the steps' wall time only.
+	Render *BenchRender `json:"render,omitempty"`
 }
 
 // BenchPass is the mean time of one stage per step.
@@ -121,19 +125,33 @@ func Bench(o BenchOptions) error {
 	if o.Warmup < 0 {
 		o.Warmup = 0
 	}
+	if err := benchRenderCheck(&o); err != nil {
+		return err
+	}
 	stdout, stderr := orStdout(o.Stdout), o.stderr()
 	st, err := prepare(modes, &o.Options)
 	if err != nil {
 		return err
 	}
-	if view := slices.Concat(st.renderSets, st.surfaceSets); len(view) > 0 {
-		fmt.Fprintf(stderr, "slosh: note: bench renders nothing; ignoring %s\n", strings.Join(view, " "))
+	if view := slices.Concat(st.renderSets, st.surfaceSets); len(view) > 0 && !o.Render {
+		fmt.Fprintf(stderr, "slosh: note: bench renders nothing without --render; ignoring %s\n", strings.Join(view, " "))
 	}
-	ss, g, err := openHeadless(modes, st, o.GLCap, stderr)
+	open := openHeadless
+	if o.Render {
+		open = openRendering
+	}
+	ss, g, err := open(modes, st, o.GLCap, stderr)
 	if err != nil {
 		return err
 	}
 	defer ss.CloseAll()
+	var br *benchRender // --render: each frame drawn after its steps
+	if o.Render {
+		if br, err = newBenchRender(st, g, o.Width, o.Height); err != nil {
+			return fmt.Errorf("bench --render: %w", err)
+		}
+		defer br.Delete()
+	}
 	// GPU solvers queue work: wait for it before and after the measured frames.
 	sync := func() error { return nil }
 	if sy, ok := ss.solver.(interface{ Sync() error }); ok {
@@ -144,6 +162,11 @@ func Bench(o BenchOptions) error {
 	for f := 0; f < o.Warmup; f++ {
 		if steps, err = ss.frame(steps[:0]); err != nil {
 			return fmt.Errorf("warm-up frame %d: %w", f+1, err)
+		}
+		if br != nil {
+			if err := br.draw(ss, sync, false); err != nil {
+				return fmt.Errorf("warm-up frame %d: %w", f+1, err)
+			}
 		}
 	}
 	if err := sync(); err != nil {
@@ -162,11 +185,16 @@ func Bench(o BenchOptions) error {
 			stepMs += s.StepMs
 			nsteps++
 		}
+		if br != nil {
+			if err := br.draw(ss, sync, true); err != nil {
+				return fmt.Errorf("measured frame %d: %w", f+1, err)
+			}
+		}
 	}
 	if err := sync(); err != nil {
 		return fmt.Errorf("after the measured frames: %w", err)
 	}
-	wall := time.Since(start)
+	wall := time.Since(start) - br.renderWall()
 
 	set := ss.solver.Params()
 	r := BenchResult{
@@ -204,6 +232,12 @@ func Bench(o BenchOptions) error {
 		r.WallMsPerStep = round(float64(wall.Nanoseconds()) / 1e6 / float64(nsteps))
 		r.ParticleSteps = math.Round(float64(r.Particles) * float64(nsteps) / wall.Seconds())
 	}
+	if br != nil {
+		r.Render = br.result(wall)
+		if r.Render.Note != "" {
+			fmt.Fprintln(stderr, "slosh: note: "+r.Render.Note)
+		}
+	}
 	printBench(stdout, &r)
 	if o.JSON != "" {
 		data, err := json.MarshalIndent(&r, "", "  ")
@@ -238,6 +272,9 @@ func printBench(w io.Writer, r *BenchResult) {
 		fmt.Fprintf(w, "%d rigid bodies: their passes take %.3f ms per step, %.1f%% on top of the fluid's\n", r.Bodies, r.RigidMs, 100*r.RigidShare)
 	}
 	fmt.Fprintf(w, "%d steps, %d particles, %.4g particle-steps/s\n", r.Steps, r.Particles, r.ParticleSteps)
+	if r.Render != nil {
+		printBenchRender(w, r.Render)
+	}
 }
 
 func machineLine(m Machine) string {

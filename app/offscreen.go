@@ -75,6 +75,20 @@ func (o *offscreen) render(sc *scene.Scene, cam *render.OrbitCamera, p render.Pa
 	return img, nil
 }
 
+// draw renders p from cam into the framebuffer without reading it back, and binds the default framebuffer again.
+func (o *offscreen) draw(cam *render.OrbitCamera, p render.Particles) {
+	o.fb.Bind()
+	o.rend.Draw(render.Viewport{W: o.fb.W, H: o.fb.H}, cam.Camera(float32(o.fb.W)/float32(o.fb.H)), p)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+}
+
+// finishGL waits until the GPU has run every command given so far (glFinish): timer queries issued before have
+// their results then.
+func finishGL(what string) error {
+	gl.Finish()
+	return glh.CheckError(what)
+}
+
 func (o *offscreen) Delete() {
 	if o == nil {
 		return

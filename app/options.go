@@ -77,6 +77,10 @@ type BenchOptions struct {
 	Warmup int    // frames run before measuring; negative is 0
 	JSON   string // file to write the results to as JSON; "" writes none
 	Stdout io.Writer
+	// Render also draws every frame offscreen as the window does, Width×Height pixels (0×0 is 1280×720), and
+	// times the upload, the surface kernels and each of the renderer's passes.
+	Render        bool
+	Width, Height int
 }
 
 func orStdout(w io.Writer) io.Writer {

@@ -110,6 +110,17 @@ func (r *Renderer) framePasses() []pass {
 	}
 }
 
+// PassNames lists every pass a frame can run, in the order it runs them: the names Timings reports.
+func PassNames() []string {
+	var r Renderer // the passes' functions are only listed, never called
+	passes := r.framePasses()
+	names := make([]string, len(passes))
+	for i, p := range passes {
+		names[i] = p.name
+	}
+	return names
+}
+
 // passState is the fixed-function state a pass draws with; each pass sets all of it.
 type passState struct {
 	depthTest, depthWrite, blend bool
