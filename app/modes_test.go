@@ -2,11 +2,14 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
 )
 
@@ -27,12 +30,10 @@ func TestModeTable(t *testing.T) {
 				t.Errorf("mode %s needs compute shaders but its fallback %q is not a CPU mode", m.Name, m.Fallback)
 				continue
 			}
-			// the fallback runs "with the same parameters": every name of the GPU mode exists there
-			fs := fb.Params()
-			for _, p := range m.Params().All() {
-				if q, ok := fs.Lookup(p.Name); !ok || q.Min != p.Min || q.Max != p.Max || q.Kind != p.Kind {
-					t.Errorf("parameter %s of %s has no twin with the same bounds in %s", p.Name, m.Name, fb.Name)
-				}
+			// the mode's GL-free mirror names the fallback's parameters alike; that the GPU solver's own set does too
+			// is TestGPUModeParamsTwinTheCPUMode
+			if a, b := describeParams(m.Params()), describeParams(fb.Params()); a != b {
+				t.Errorf("mode %s's Params() differs from its fallback %s's:\n%s", m.Name, fb.Name, lineDiff(a, b))
 			}
 		}
 	}
@@ -113,4 +114,81 @@ func TestOpenSolverFallsBackWhenTheGPUSolverFails(t *testing.T) {
 	if _, _, _, err := openSolver([]Mode{failing}, failing, glInfo{}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("a failing CPU mode: err = %v", err)
 	}
+}
+
+// A compute mode's fallback runs "with the same parameters", and the mode's GL-free Params() mirrors the solver: the
+// GPU solver's own set (built on a real context) and the fallback CPU mode's describe every parameter alike — the
+// same names in the same order, kinds, hard and soft bounds, choices, defaults and whether a reset applies them.
+func TestGPUModeParamsTwinTheCPUMode(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	gltest.RequireCompute(t, ctx)
+	modes := Modes()
+	compute := 0
+	for _, m := range modes {
+		if !m.Compute {
+			continue
+		}
+		compute++
+		fb, ok := findMode(modes, m.Fallback)
+		if !ok {
+			t.Errorf("mode %s: no fallback %q", m.Name, m.Fallback)
+			continue
+		}
+		s, err := m.New(ctx)
+		if err != nil {
+			t.Fatalf("mode %s: %v", m.Name, err)
+		}
+		own := describeParams(s.Params())
+		if d, ok := s.(interface{ Delete() }); ok {
+			d.Delete()
+		}
+		for _, other := range []struct{ what, desc string }{
+			{fmt.Sprintf("the fallback %s's Params()", fb.Name), describeParams(fb.Params())},
+			{fmt.Sprintf("the mode %s's Params()", m.Name), describeParams(m.Params())},
+		} {
+			if other.desc != own {
+				t.Errorf("mode %s: its solver's parameters differ from %s:\n%s", m.Name, other.what, lineDiff(own, other.desc))
+			}
+		}
+	}
+	if compute == 0 {
+		t.Error("no compute mode in the table")
+	}
+}
+
+// describeParams writes one line per parameter with everything a twin must share.
+func describeParams(set *param.Set) string {
+	var b strings.Builder
+	for _, p := range set.All() {
+		fmt.Fprintf(&b, "%s %s [%g, %g] soft [%g, %g] log %v items %q default %s reset %v\n",
+			p.Name, p.Kind, p.Min, p.Max, p.SoftMin, p.SoftMax, p.Log, p.Items, p.Format(p.Default()), p.OnReset)
+	}
+	return b.String()
+}
+
+// lineDiff lists the lines of a that b lacks (−) and of b that a lacks (+).
+func lineDiff(a, b string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	ia, ib := in(a), in(b)
+	var out []string
+	for _, l := range strings.Split(a, "\n") {
+		if !ib[l] {
+			out = append(out, "− "+l)
+		}
+	}
+	for _, l := range strings.Split(b, "\n") {
+		if !ia[l] {
+			out = append(out, "+ "+l)
+		}
+	}
+	if len(out) == 0 {
+		return "(the same lines in another order)"
+	}
+	return strings.Join(out, "\n")
 }

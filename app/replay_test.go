@@ -120,20 +120,36 @@ func TestReplayReproducesSittingCPU(t *testing.T) {
 		t.Errorf("the replay's clip: %+v, want 192×108 with %d frames", p, want)
 	}
 
-	// a replay that is edited (an action dropped) no longer reproduces the sitting
-	f.Actions = f.Actions[1:]
-	edited := filepath.Join(dir, "edited"+ReplayExt)
-	if err := replay.Write(edited, f); err != nil {
-		t.Fatal(err)
-	}
-	if err := Replay(ReplayOptions{File: edited, Save: filepath.Join(dir, "edited.slosh"), Stdout: io.Discard, Stderr: io.Discard}); err == nil {
-		a, b := stateOf(t, sp), stateOf(t, filepath.Join(dir, "edited.slosh"))
-		same := a.N() == b.N()
-		for i := 0; same && i < a.N(); i++ {
-			same = a.Pos[i] == b.Pos[i]
+	// a replay that is edited runs and no longer reproduces the sitting: without its parameter change, or without
+	// the drop (nothing later refers to the body)
+	for _, edit := range []struct {
+		name string
+		drop func(a replay.Action) bool
+	}{
+		{"without the parameter change", func(a replay.Action) bool { return a.Op == replay.OpParams }},
+		{"without the drop", func(a replay.Action) bool { return a.Op == replay.OpAddBody }},
+	} {
+		g := *f
+		g.Actions = nil
+		for _, a := range f.Actions {
+			if !edit.drop(a) {
+				g.Actions = append(g.Actions, a)
+			}
 		}
-		if same {
-			t.Error("the replay without its first action reproduced the sitting too")
+		if len(g.Actions) == len(f.Actions) {
+			t.Fatalf("the replay %s: nothing to drop from %d actions", edit.name, len(f.Actions))
+		}
+		edited, saved := filepath.Join(dir, "edited"+ReplayExt), filepath.Join(dir, "edited.slosh")
+		os.Remove(saved)
+		if err := replay.Write(edited, &g); err != nil {
+			t.Fatal(err)
+		}
+		if err := Replay(ReplayOptions{File: edited, Save: saved, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+			t.Errorf("the replay %s: %v", edit.name, err)
+			continue
+		}
+		if a, b := stateOf(t, sp), stateOf(t, saved); sameParticles(a, b) {
+			t.Errorf("the replay %s reproduced the sitting too (%d particles at step %d)", edit.name, b.N(), b.Steps)
 		}
 	}
 
@@ -162,4 +178,17 @@ func TestReplayReproducesSittingGPU(t *testing.T) {
 	}
 	ctx.Window.MakeContextCurrent() // the replay's hidden window had the context
 	sameState(t, sp, out)
+}
+
+// sameParticles reports whether two states hold the same particles at the same positions and velocities.
+func sameParticles(a, b *pbf.State) bool {
+	if a.N() != b.N() {
+		return false
+	}
+	for i := range a.Pos {
+		if a.Pos[i] != b.Pos[i] || a.Vel[i] != b.Vel[i] || a.ID[i] != b.ID[i] {
+			return false
+		}
+	}
+	return true
 }

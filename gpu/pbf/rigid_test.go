@@ -228,7 +228,8 @@ func TestGPUBodyRunsAreBitIdentical(t *testing.T) {
 }
 
 // waterLevel is the mean height of the highest fluid particles in columns of a spacing away from a point, plus a
-// particle radius (as sim/pbf's TestBuoyancy measures it).
+// particle radius: about a third of a spacing below the level the fluid's volume gives (the free surface is
+// ragged), close enough to tell floating from sinking. sim/pbf's TestBuoyancy takes the level from the volume.
 func waterLevel(f *sim.Frame, spacing float32, away [3]float32, keep float32) float64 {
 	tops := map[[2]int]float32{}
 	for i := 0; i < f.N; i++ {

@@ -369,21 +369,46 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// A step that produces NaN reports it and restores the last finite state.
+// A step that produces NaN reports it and restores the last finite state: the one the solver was in after its
+// last snapshot (every 30 steps), recorded here from Frame before the bad step, bit for bit; and the run goes on
+// from there exactly as it went the first time.
 func TestNonFiniteStateIsReportedAndRestored(t *testing.T) {
+	const snapEvery = 30 // the solver snapshots its state after every 30th step
 	s := newSolver(t, "pool", "pbf.spacing=0.05")
-	run(t, s, 31) // a snapshot is taken every 30 steps
+	dt := frameDt / 4
+	var snap, next sim.Frame // the state at the last snapshot, and one step later
+	for s.steps < snapEvery+5 {
+		if err := s.Step(dt); err != nil {
+			t.Fatalf("step %d: %v", s.steps+1, err)
+		}
+		switch s.steps {
+		case snapEvery:
+			s.Frame(&snap)
+		case snapEvery + 1:
+			s.Frame(&next)
+		}
+	}
+	if snap.Steps != snapEvery || next.Steps != snapEvery+1 {
+		t.Fatalf("recorded steps %d and %d, want %d and %d", snap.Steps, next.Steps, snapEvery, snapEvery+1)
+	}
+	var before sim.Frame
+	s.Frame(&before)
+
 	s.v[7][1] = float32(math.NaN())
-	err := s.Step(frameDt)
+	err := s.Step(dt)
 	var nf *sim.NonFiniteError
 	if !errors.As(err, &nf) {
 		t.Fatalf("Step after injecting NaN returned %v, want a NonFiniteError", err)
 	}
-	if nf.Count == 0 || nf.Mode != Name {
-		t.Errorf("error %+v", nf)
+	if nf.Mode != Name || nf.Count < 1 || nf.Step != before.Steps+1 {
+		t.Errorf("error %+v, want mode %s, a count of at least 1, step %d", nf, Name, before.Steps+1)
+	}
+	if nf.Restored != snap.Time || nf.Restored >= before.Time {
+		t.Errorf("reports the state at t=%v as restored, want the snapshot's t=%v (the bad step began at t=%v)", nf.Restored, snap.Time, before.Time)
 	}
 	var f sim.Frame
 	s.Frame(&f)
+	sameFrame(t, "after the restore", &f, &snap)
 	for i := 0; i < f.N; i++ {
 		for c := 0; c < 3; c++ {
 			if !finite(f.Pos[i][c]) || !finite(f.Vel[i][c]) {
@@ -391,11 +416,28 @@ func TestNonFiniteStateIsReportedAndRestored(t *testing.T) {
 			}
 		}
 	}
-	if s.Stats().Time > nf.Restored+1e-9 && s.time != nf.Restored {
-		t.Errorf("time %g after restoring the state at %g", s.time, nf.Restored)
+
+	// the next step is the step after the snapshot again
+	if err := s.Step(dt); err != nil {
+		t.Fatalf("the step after recovery failed: %v", err)
 	}
-	if err := s.Step(frameDt); err != nil {
-		t.Errorf("the step after recovery failed: %v", err)
+	s.Frame(&f)
+	sameFrame(t, "one step after the restore", &f, &next)
+}
+
+// sameFrame fails unless got and want hold the same time, step count and particles, bit for bit.
+func sameFrame(t *testing.T, what string, got, want *sim.Frame) {
+	t.Helper()
+	if got.Time != want.Time || got.Steps != want.Steps || got.N != want.N {
+		t.Fatalf("%s: t=%v, %d steps, %d particles; want t=%v, %d steps, %d particles", what, got.Time, got.Steps, got.N, want.Time, want.Steps, want.N)
+	}
+	bits := func(v [4]float32) [3]uint32 {
+		return [3]uint32{math.Float32bits(v[0]), math.Float32bits(v[1]), math.Float32bits(v[2])}
+	}
+	for i := 0; i < got.N; i++ {
+		if bits(got.Pos[i]) != bits(want.Pos[i]) || bits(got.Vel[i]) != bits(want.Vel[i]) || got.ID[i] != want.ID[i] {
+			t.Fatalf("%s: particle %d is %v %v id %d, want %v %v id %d", what, i, got.Pos[i], got.Vel[i], got.ID[i], want.Pos[i], want.Vel[i], want.ID[i])
+		}
 	}
 }
 

@@ -35,7 +35,9 @@ type Limit struct {
 // Sweep runs the solver with each registered parameter at its hard minimum and maximum (both values of a bool,
 // every choice of a choice, every component of a vector at once) on a scene. Each run must either step with
 // finite state inside the domain every time, or fail with an error — from Reset (a clear message about the
-// setting) or from Step, after which the solver must still hand out finite state. A panic fails the test.
+// setting) or from Step, after which the solver must still hand out finite state and the run must get past the
+// failure: a run that keeps failing (every step a NonFiniteError, or the same blow-up after each restore) fails
+// the sweep. A panic fails the test.
 //
 // The cases run one after another on the calling goroutine (not as subtests), so a GPU solver keeps the GL
 // context that is current on the test's thread.
@@ -124,6 +126,12 @@ func sweepOne(newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOp
 	}
 	failures := 0
 	var f sim.Frame
+	s.Frame(&f)
+	// A failed step restores an earlier state, so a run that fails the same way again and again never gets
+	// past its first failure: stuckUntil is the latest time a failed step was heading for, and the run must end
+	// beyond it. (A deterministic solver that blows up once at a setting blows up there every time.)
+	var lastErr error
+	lastStep, stuckUntil := 0, math.Inf(-1)
 	k, n, dt := 0, 0, 0.0 // step k of a frame of n
 	for step := 0; step < opt.Steps; step++ {
 		if k == n { // a frame's start: the solver picks its substeps
@@ -131,17 +139,25 @@ func sweepOne(newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOp
 			dt = sim.FrameDt / float64(n)
 		}
 		k++
+		from := f.Time
 		if err := s.Step(dt); err != nil {
 			var nf *sim.NonFiniteError
 			if !errors.As(err, &nf) && strings.TrimSpace(err.Error()) == "" {
 				return "", fmt.Errorf("step %d failed with an empty message", step)
 			}
 			failures++
+			lastErr, lastStep, stuckUntil = err, step, math.Max(stuckUntil, from+dt)
 		}
 		s.Frame(&f)
 		if msg := checkFrame(&f, sc); msg != "" {
 			return "", fmt.Errorf("step %d: %s", step, msg)
 		}
+	}
+	if failures > 0 && f.Time < stuckUntil-dt/2 {
+		return "", fmt.Errorf("%d of %d steps failed and the run never got past the step from t=%.4gs (it ended at t=%.4gs); the last "+
+			"failure, at step %d: %w. A setting inside the hard bounds must run: make the solver stable there, "+
+			"narrow the bound, or have Reset refuse the setting with a clear message", failures, opt.Steps,
+			stuckUntil-dt, f.Time, lastStep, lastErr)
 	}
 	if failures > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d steps reported an error and recovered", failures, opt.Steps))
