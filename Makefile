@@ -71,7 +71,7 @@ test: deps
 
 # bench runs the solvers' Go benchmarks and whole-scene `slosh bench` runs at Table 1's setting (2 substeps,
 # 3 iterations); JSON results go to $(BENCH_OUT). docs/BENCHMARKS.md lists the same commands.
-TABLE1 := --set pbf.substeps=2 --set pbf.iterations=3
+TABLE1 := --set pbf.substeps=2 --set pbf.substeps_max=2 --set pbf.iterations=3
 bench: build
 	@mkdir -p $(BENCH_OUT)
 	$(GO) test -bench 'Step' -benchtime 10x -run XXX ./sim/...
