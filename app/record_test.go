@@ -237,8 +237,8 @@ func TestViewerRecording(t *testing.T) {
 		t.Fatalf("the interrupted recording: %d frames (%v)", kept, err)
 	}
 	if !v.status.isErr || !strings.Contains(v.status.msg, "recording stopped") || !strings.Contains(v.status.msg, killed) ||
-		!strings.Contains(v.status.msg, fmt.Sprintf("keeps its first %d frames", kept)) {
-		t.Errorf("after ffmpeg died: status %q, want it to say that %s keeps %d frames", v.status.msg, killed, kept)
+		!strings.Contains(v.status.msg, fmt.Sprintf("keeps its first %d frames", kept)) || strings.Count(v.status.msg, " frames") != 1 {
+		t.Errorf("after ffmpeg died: status %q, want it to say that %s keeps %d frames, and no other count", v.status.msg, killed, kept)
 	}
 	t.Logf("ffmpeg killed: %s", v.status.msg)
 	if p := ffprobe(t, killed); p.Frames < kept {
