@@ -90,7 +90,11 @@ type recorder struct {
 	free chan *image.RGBA
 	done chan struct{} // closed when the encoder has closed the file
 
-	tally // what the encoder wrote, and its first error
+	tally // what the encoder wrote, and the first error (the encoder's, or why the GL thread stopped it)
+
+	// set by the encoder before done is closed
+	closeErr error // the writer's Close error, which says what the file keeps; nil for no frames at all
+	saved    int   // frames the file holds, as the writer found them on disk
 }
 
 // recJob is a picture to write repeat times.
@@ -160,8 +164,10 @@ func (r *recorder) encode(vw video.Writer) {
 		r.free <- job.img
 	}
 	if err := vw.Close(); err != nil && !errors.Is(err, video.ErrNoFrames) {
+		r.closeErr = err
 		r.fail(err)
 	}
+	r.saved = vw.Saved()
 }
 
 // due is how many video frames the picture of simulated time t stands for: the frames whose times t0 + k/fps have
@@ -233,12 +239,20 @@ func (r *recorder) stop() error {
 	return err
 }
 
-// summary says what was written, once done is closed.
+// summary says what was written, once done is closed: what the writer found in the file, never what the
+// recorder handed it.
 func (r *recorder) summary() (string, bool) {
-	n := r.frames()
+	n := r.saved
 	secs := float64(n) / r.fps
-	if err := r.failed(); err != nil {
-		kept := "nothing was written"
+	err := r.failed()
+	switch {
+	case r.closeErr != nil && errors.Is(r.closeErr, err):
+		// the writer failed, and its error says what the file keeps
+		return "recording stopped: " + r.closeErr.Error(), true
+	case r.closeErr != nil:
+		return fmt.Sprintf("recording stopped: %v; then %v", err, r.closeErr), true
+	case err != nil: // stopped from outside the writer, which then finished the file
+		kept := "nothing was saved"
 		if n > 0 {
 			kept = fmt.Sprintf("the %d frames (%.1f s) before it are in %s", n, secs, r.path)
 		}

@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/internal/testdir"
+	"github.com/slosh/slosh/internal/video"
 	"github.com/slosh/slosh/sim/export"
 )
 
@@ -178,8 +181,9 @@ func ffmpegChildren(t *testing.T) []int {
 }
 
 // F9 records the window into an MP4 whose length follows the simulated time at capture.fps (not the display's
-// rate), with the indicator on while it records; ffmpeg dying mid-recording stops it with an error and keeps the
-// frames so far; without ffmpeg it records PNG frames; an unwritable folder is an error; the simulation runs on.
+// rate), with the indicator on while it records; ffmpeg dying mid-recording stops it with an error that says what
+// the file keeps (or that nothing was saved, when it died before writing); without ffmpeg it records PNG frames;
+// an unwritable folder is an error; the simulation runs on.
 func TestViewerRecording(t *testing.T) {
 	v := openViewer(t, gltest.Acquire(t), Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=particles"}})
 	v.captures = t.TempDir()
@@ -215,24 +219,55 @@ func TestViewerRecording(t *testing.T) {
 			first, t0, t1, emitted, p, fw&^1, fh&^1, want)
 	}
 
-	// ffmpeg dies: the recording stops with an error, the frames so far stay, the simulation goes on
+	// ffmpeg dies once it has written a fragment: the recording stops with an error saying how many frames the
+	// file keeps, which a decoder finds there, and the simulation goes on. The kill waits on the file itself, not
+	// on a clock: ffmpeg writes a fragment once it has the next keyframe's frame and its lookahead, however
+	// long that takes on this machine.
 	press(v, glfw.KeyF9)
 	killed := v.rec.path
-	frames(t, v, "a few recorded frames", func() bool { return v.rec.emitted > 8 })
+	frames(t, v, "a complete fragment in the recording", func() bool { n, _ := video.PlayableFrames(killed); return n > 0 })
 	pids := ffmpegChildren(t)
 	if len(pids) != 1 {
 		t.Fatalf("ffmpeg processes %v", pids)
 	}
 	syscall.Kill(pids[0], syscall.SIGKILL)
 	frames(t, v, "the recording to stop", func() bool { return v.rec == nil && len(v.finishing) == 0 })
-	if !v.status.isErr || !strings.Contains(v.status.msg, "recording stopped") {
-		t.Errorf("after ffmpeg died: status %q", v.status.msg)
+	kept, err := video.PlayableFrames(killed)
+	if err != nil || kept == 0 {
+		t.Fatalf("the interrupted recording: %d frames (%v)", kept, err)
 	}
-	if fi, err := os.Stat(killed); err != nil || fi.Size() == 0 {
-		t.Errorf("the interrupted recording: %v", err)
+	if !v.status.isErr || !strings.Contains(v.status.msg, "recording stopped") || !strings.Contains(v.status.msg, killed) ||
+		!strings.Contains(v.status.msg, fmt.Sprintf("keeps its first %d frames", kept)) || strings.Count(v.status.msg, " frames") != 1 {
+		t.Errorf("after ffmpeg died: status %q, want it to say that %s keeps %d frames, and no other count", v.status.msg, killed, kept)
+	}
+	t.Logf("ffmpeg killed: %s", v.status.msg)
+	if p := ffprobe(t, killed); p.Frames < kept {
+		t.Errorf("the interrupted recording: ffprobe decodes %d frames, the status line promised %d", p.Frames, kept)
 	}
 	steps := v.drv.Stats().Steps
 	frames(t, v, "running after ffmpeg died", func() bool { return v.drv.Stats().Steps > steps })
+
+	// ffmpeg dies before it has written anything (a stand-in that kills itself at once): the status line says
+	// that nothing was saved and names no file, and there is none
+	fake := t.TempDir()
+	script := "#!/bin/sh\ncase \"$*\" in *-encoders*) echo ' V....D libx264   libx264 H.264'; exit 0;; esac\nkill -9 $$\n"
+	if err := os.WriteFile(filepath.Join(fake, "ffmpeg"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	press(v, glfw.KeyF9)
+	if v.rec == nil {
+		t.Fatalf("F9 with the stand-in ffmpeg did not start a recording: %q", v.status.msg)
+	}
+	dead := v.rec.path
+	frames(t, v, "the recording with the dying ffmpeg to stop", func() bool { return v.rec == nil && len(v.finishing) == 0 })
+	if !v.status.isErr || !strings.Contains(v.status.msg, "nothing was saved") || strings.Contains(v.status.msg, ".mp4") {
+		t.Errorf("ffmpeg dead before writing: status %q, want it to say that nothing was saved, naming no file", v.status.msg)
+	}
+	t.Logf("ffmpeg dead before writing: %s", v.status.msg)
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ffmpeg dead before writing: %s: %v, want no file", dead, err)
+	}
 
 	// an unwritable folder
 	blocker := filepath.Join(t.TempDir(), "file")
@@ -257,6 +292,85 @@ func TestViewerRecording(t *testing.T) {
 	frames(t, v, "the frames", func() bool { return len(v.finishing) == 0 })
 	if n := len(pngFiles(t, v.captures)); n < 5 || !strings.Contains(v.status.msg, "ffmpeg -framerate") {
 		t.Errorf("%d PNG frames; status %q", n, v.status.msg)
+	}
+}
+
+// stubWriter is a video.Writer whose WriteFrame fails with writeErr from frame failAt on (when it is set), whose
+// Close fails with closeErr, or ErrNoFrames for no frames, and whose file holds saved frames.
+type stubWriter struct {
+	n, saved, failAt   int
+	writeErr, closeErr error
+}
+
+func (w *stubWriter) WriteFrame(*image.RGBA) error {
+	if w.writeErr != nil && w.n+1 >= w.failAt {
+		return w.writeErr
+	}
+	w.n++
+	return nil
+}
+func (w *stubWriter) Frames() int  { return w.n }
+func (w *stubWriter) Saved() int   { return w.saved }
+func (w *stubWriter) Path() string { return "/captures/clip.mp4" }
+func (w *stubWriter) Close() error {
+	if w.closeErr == nil && w.n == 0 {
+		return fmt.Errorf("recording %s: %w", w.Path(), video.ErrNoFrames)
+	}
+	return w.closeErr
+}
+
+// The status line after a recording says what the writer found in the file, never what the recorder handed it:
+// a failing writer's own error (which says what the file keeps), or, when the recording was stopped from outside,
+// the frames saved and the file only when there are some. No wall clock and no GL: the encoder runs on a stub.
+func TestRecorderSummarySaysWhatTheFileHolds(t *testing.T) {
+	died := errors.New("recording the MP4: ffmpeg stopped at frame 4 (signal: killed); nothing was saved (ffmpeg had written no complete fragment)")
+	gl := errors.New("reading the picture back: GL error")
+	disk := errors.New("recording /captures/clip_000004.png: no space left on device")
+	for _, c := range []struct {
+		name        string
+		w           *stubWriter
+		cause       error // stops the recording from outside the writer, before it gets the frames
+		isErr       bool
+		want, avoid []string
+	}{
+		{"recorded", &stubWriter{saved: 9}, nil, false, []string{"recorded 9 frames (0.3 s at 30 fps) to /captures/clip.mp4"}, nil},
+		{"ffmpeg died before writing", &stubWriter{saved: 0, failAt: 4, writeErr: died, closeErr: died}, nil, true,
+			[]string{"recording stopped: " + died.Error()}, []string{"/captures", "frames ("}},
+		{"ffmpeg died after a fragment", &stubWriter{saved: 30, closeErr: errors.New("recording /captures/clip.mp4: ffmpeg stopped at frame 40 (signal: killed); the file keeps its first 30 frames (1.0 s)")},
+			nil, true, []string{"keeps its first 30 frames"}, []string{"9 frames", "before it are in"}},
+		{"a PNG frame failed", &stubWriter{saved: 3, failAt: 4, writeErr: disk, closeErr: fmt.Errorf("%w; the 3 frames before it are in /captures/clip_000001.png to clip_000003.png", disk)},
+			nil, true, []string{"recording stopped: " + disk.Error() + "; the 3 frames before it are in /captures/clip_000001.png to"},
+			[]string{"; then", "9 frames"}},
+		{"stopped from outside, frames saved", &stubWriter{saved: 6}, gl, true,
+			[]string{"recording stopped: " + gl.Error() + "; the 6 frames (0.2 s) before it are in /captures/clip.mp4"}, nil},
+		{"stopped from outside, nothing saved", &stubWriter{saved: 0}, gl, true,
+			[]string{"recording stopped: " + gl.Error() + "; nothing was saved"}, []string{"/captures"}},
+		{"stopped from outside, then the file failed", &stubWriter{closeErr: died}, gl, true,
+			[]string{gl.Error() + "; then " + died.Error()}, []string{"/captures"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &recorder{path: c.w.Path(), fps: 30, jobs: make(chan recJob, 9), free: make(chan *image.RGBA, 9), done: make(chan struct{})}
+			r.fail(c.cause)
+			for range 3 {
+				r.jobs <- recJob{img: image.NewRGBA(image.Rect(0, 0, 2, 2)), repeat: 3} // 9 frames handed over
+			}
+			close(r.jobs)
+			r.encode(c.w)
+			msg, isErr := r.summary()
+			if isErr != c.isErr {
+				t.Errorf("%q: isErr %v", msg, isErr)
+			}
+			for _, s := range c.want {
+				if !strings.Contains(msg, s) {
+					t.Errorf("%q lacks %q", msg, s)
+				}
+			}
+			for _, s := range c.avoid {
+				if strings.Contains(msg, s) {
+					t.Errorf("%q says %q", msg, s)
+				}
+			}
+		})
 	}
 }
 

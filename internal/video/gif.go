@@ -58,6 +58,9 @@ type gifWriter struct {
 	pal     []rgb
 	rnd     rng
 
+	upto  int // the encoding goroutine's: frames taken up to the last one it quantised
+	saved int // frames the written GIF shows
+
 	closed   bool
 	closeErr error
 }
@@ -97,6 +100,7 @@ func (g *gifWriter) WriteFrame(img *image.RGBA) error {
 // encode quantises the i-th kept frame.
 func (g *gifWriter) encode(i int, pix []byte) error {
 	start := i * g.step
+	g.upto = start + g.step
 	r, count := changed(pix, g.prev, g.w, g.h)
 	if count == 0 {
 		last := g.starts[len(g.starts)-1]
@@ -166,7 +170,7 @@ func (g *gifWriter) Close() error {
 	if len(g.frames) == 0 {
 		g.closeErr = fmt.Errorf("recording %s: %w; nothing was written", g.path, ErrNoFrames)
 		if encErr != nil {
-			g.closeErr = encErr
+			g.closeErr = fmt.Errorf("%w; nothing was saved", encErr)
 		}
 		return g.closeErr
 	}
@@ -179,13 +183,20 @@ func (g *gifWriter) Close() error {
 	err := atomicfile.Write(g.path, func(w io.Writer) error { return gif.EncodeAll(w, anim) })
 	g.frames, g.prev = nil, nil
 	switch {
-	case encErr != nil:
-		g.closeErr = encErr
 	case err != nil:
-		g.closeErr = err
+		g.closeErr = fmt.Errorf("%w; nothing was saved", err)
+		if encErr != nil {
+			g.closeErr = fmt.Errorf("%w, and then %w", encErr, g.closeErr)
+		}
+	case encErr != nil:
+		g.saved = min(g.upto, g.n)
+		g.closeErr = fmt.Errorf("%w; %s shows the first %d frames", encErr, g.path, g.saved)
+	default:
+		g.saved = g.n
 	}
 	return g.closeErr
 }
 
+func (g *gifWriter) Saved() int   { return g.saved }
 func (g *gifWriter) Frames() int  { return g.n }
 func (g *gifWriter) Path() string { return g.path }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -236,5 +237,35 @@ func BenchmarkGIFWrite640x360(b *testing.B) {
 				b.ReportMetric(float64(fi.Size())/float64(b.N), "B/frame")
 			}
 		})
+	}
+}
+
+// A GIF that cannot be written at Close (a folder took its name) says that nothing was saved, and Saved is 0;
+// one that was written saves every frame.
+func TestGIFSavedSaysWhatWasWritten(t *testing.T) {
+	dir := t.TempDir()
+	for _, blocked := range []bool{false, true} {
+		path := filepath.Join(dir, fmt.Sprintf("blocked-%v.gif", blocked))
+		w, err := Create(path, Options{Width: 16, Height: 16, FPS: 25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range 5 {
+			if err := w.WriteFrame(pattern(16, 16, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if blocked {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err = w.Close()
+		switch {
+		case !blocked && (err != nil || w.Saved() != 5):
+			t.Errorf("a written GIF: Close %v, Saved %d, want 5", err, w.Saved())
+		case blocked && (err == nil || !strings.Contains(err.Error(), "nothing was saved") || w.Saved() != 0):
+			t.Errorf("a GIF that could not be written: Close %v, Saved %d; want an error saying nothing was saved, 0", err, w.Saved())
+		}
 	}
 }

@@ -36,16 +36,24 @@ const (
 // mp4Writer pipes raw frames into an ffmpeg process that encodes them with libx264 into a fragmented MP4.
 type mp4Writer struct {
 	path    string
-	existed bool // a file was at path before the recording
+	before  os.FileInfo // the file that was at path before the recording, or nil
 	cmd     *exec.Cmd
 	stdin   *os.File    // the frames go here
 	stderr  *tailBuffer // ffmpeg's messages, the last few KB
 	exited  chan struct{}
 	exitErr error // cmd.Wait's result, set before exited is closed
 	pipe    *pipeline
+	fps     float64
+
+	// how long to wait for ffmpeg: finishTimeout and exitTimeout, fields so that a test can make them long enough
+	// to show that a dead ffmpeg is noticed by its exit, not by a timer
+	finishWait, exitWait time.Duration
+
+	stopErr error // stopped's error, set on the pipeline's goroutine
 
 	closed   bool
 	closeErr error
+	saved    int // frames in the finished file, read back from it by Close
 }
 
 // createMP4 starts ffmpeg, writing straight to path: a recording cut short by a crash or a full disk keeps every
@@ -54,7 +62,10 @@ func createMP4(path string, o Options) (*mp4Writer, error) {
 	if err := checkTarget(path); err != nil {
 		return nil, err
 	}
-	_, statErr := os.Stat(path)
+	before, statErr := os.Stat(path)
+	if statErr != nil {
+		before = nil
+	}
 	prog, err := findFFmpeg(o.FFmpeg)
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
@@ -63,7 +74,8 @@ func createMP4(path string, o Options) (*mp4Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: a pipe to ffmpeg: %w", path, err)
 	}
-	m := &mp4Writer{path: path, existed: statErr == nil, stdin: w, stderr: newTailBuffer(4096), exited: make(chan struct{})}
+	m := &mp4Writer{path: path, before: before, stdin: w, stderr: newTailBuffer(4096), exited: make(chan struct{}),
+		fps: o.FPS, finishWait: finishTimeout, exitWait: exitTimeout}
 	m.cmd = exec.Command(prog, ffmpegArgs(path, o)...)
 	m.cmd.Stdin = r
 	m.cmd.Stderr = m.stderr
@@ -164,17 +176,50 @@ func (m *mp4Writer) send(i int, pix []byte) error {
 }
 
 // stopped explains why ffmpeg did not take frame i: it waits a little for the process to exit, so that the exit
-// status and ffmpeg's last messages go into the error.
+// status and ffmpeg's last messages go into the error, and then says what the file it left holds.
 func (m *mp4Writer) stopped(i int, err error) error {
-	if !m.waitExit(exitTimeout) {
+	if !m.waitExit(m.exitWait) {
 		m.cmd.Process.Kill() // it closed its input but goes on: stop it, the file keeps what it has
 		<-m.exited
 	}
 	if m.exitErr != nil {
 		err = m.exitErr
 	}
-	return fmt.Errorf("recording %s: ffmpeg stopped at frame %d (%v)%s; the file plays up to its last complete fragment (at most a second before)",
-		m.path, i+1, err, m.stderr.said())
+	m.stopErr = m.cut(fmt.Sprintf("ffmpeg stopped at frame %d (%v)%s", i+1, err, m.stderr.said()))
+	return m.stopErr
+}
+
+// cut is the error of a recording that ended early because of what: it reads the file ffmpeg left (ffmpeg has
+// exited) and says how many frames it keeps, or that nothing was saved. A file this recording made that holds no
+// complete fragment is removed, and then the error names no file.
+func (m *mp4Writer) cut(what string) error {
+	n, err := m.readBack()
+	switch {
+	case n > 0 && err != nil:
+		return fmt.Errorf("recording %s: %s; the file keeps its first %d frames (%.1f s), and after them it is damaged (%v)",
+			m.path, what, n, float64(n)/m.fps, err)
+	case n > 0:
+		return fmt.Errorf("recording %s: %s; the file keeps its first %d frames (%.1f s), those of its complete fragments",
+			m.path, what, n, float64(n)/m.fps)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("recording %s: %s; no frame of it could be read back (%v)", m.path, what, err)
+	}
+	if m.before == nil {
+		os.Remove(m.path) // empty, or a header with no frame: no use to anyone
+	}
+	return fmt.Errorf("recording the MP4: %s; nothing was saved (ffmpeg had written no complete fragment)", what)
+}
+
+// readBack is the number of frames in the complete fragments of the file ffmpeg left, which has exited. A file
+// that was at the path before the recording and that ffmpeg never opened holds none of this recording's.
+func (m *mp4Writer) readBack() (int, error) {
+	if m.before != nil {
+		if now, err := os.Stat(m.path); err == nil && os.SameFile(now, m.before) && now.Size() == m.before.Size() &&
+			now.ModTime().Equal(m.before.ModTime()) {
+			return 0, nil // opening it for writing would have emptied it, and changed its time
+		}
+	}
+	return PlayableFrames(m.path)
 }
 
 // waitExit waits at most d for ffmpeg to exit and says whether it did.
@@ -190,12 +235,22 @@ func (m *mp4Writer) waitExit(d time.Duration) bool {
 }
 
 // Close sends ffmpeg the end of the frames and waits for it to finish the file; ffmpeg is killed if it does not
-// within finishTimeout, and then the file keeps its complete fragments.
+// within finishTimeout, and then the file keeps its complete fragments. Then it reads the file back: an error
+// says how many frames it keeps, or that nothing was saved, and Saved is that count.
 func (m *mp4Writer) Close() error {
 	if m.closed {
 		return m.closeErr
 	}
 	m.closed = true
+	m.closeErr = m.finish()
+	if n, err := m.readBack(); err == nil {
+		m.saved = n
+	}
+	return m.closeErr
+}
+
+// finish is Close's work but reading the file back.
+func (m *mp4Writer) finish() error {
 	m.pipe.close()
 	if m.pipe.n == 0 {
 		// ffmpeg opens the output once it has the first frame: stop it before, so that no empty file is left
@@ -204,35 +259,43 @@ func (m *mp4Writer) Close() error {
 		m.stdin.Close()
 		<-m.exited
 		m.pipe.wait(0)
-		if !m.existed {
+		if m.before == nil {
 			os.Remove(m.path)
 		}
-		m.closeErr = fmt.Errorf("recording %s: %w; nothing was written", m.path, ErrNoFrames)
-		return m.closeErr
+		return fmt.Errorf("recording %s: %w; nothing was written", m.path, ErrNoFrames)
 	}
-	if !m.pipe.wait(finishTimeout) {
+	if !m.pipe.wait(m.finishWait) {
 		m.cmd.Process.Kill() // a write blocked on a stuck ffmpeg fails once it is gone
 		m.pipe.wait(0)
 	}
 	m.stdin.Close() // the end of the input: ffmpeg encodes what it holds and ends the file
-	if !m.waitExit(finishTimeout) {
+	if !m.waitExit(m.finishWait) {
 		m.cmd.Process.Kill()
 		<-m.exited
-		m.closeErr = fmt.Errorf("recording %s: ffmpeg did not finish the file within %v and was stopped%s; the file plays up to its last complete fragment",
-			m.path, finishTimeout, m.stderr.said())
-		return m.closeErr
+		return m.cut(fmt.Sprintf("ffmpeg did not finish the file within %v and was stopped%s", m.finishWait, m.stderr.said()))
 	}
 	if err := m.pipe.failed(); err != nil {
-		m.closeErr = err
-		return err
+		if err == m.stopErr {
+			return err // it says what the file keeps
+		}
+		return m.cut(err.Error()) // the pipeline's own: it waited too long for ffmpeg to take a frame
 	}
 	if m.exitErr != nil {
-		m.closeErr = fmt.Errorf("recording %s: ffmpeg failed finishing the file (%v)%s", m.path, m.exitErr, m.stderr.said())
+		return m.cut(fmt.Sprintf("ffmpeg failed finishing the file (%v)%s", m.exitErr, m.stderr.said()))
 	}
-	return m.closeErr
+	// ffmpeg says it wrote every frame: check that the file holds them
+	n, err := m.readBack()
+	if err != nil {
+		return m.cut(fmt.Sprintf("ffmpeg ended without an error, yet the file cannot be read back (%v)", err))
+	}
+	if n != m.pipe.n {
+		return m.cut(fmt.Sprintf("ffmpeg ended without an error, yet the file holds %d of the %d frames", n, m.pipe.n))
+	}
+	return nil
 }
 
 func (m *mp4Writer) Frames() int  { return m.pipe.n }
+func (m *mp4Writer) Saved() int   { return m.saved }
 func (m *mp4Writer) Path() string { return m.path }
 
 // FallbackHint is the command line that turns the PNG sequence pattern (as PNGSequence.Pattern gives it) into an

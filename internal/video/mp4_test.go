@@ -2,6 +2,7 @@ package video
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,8 +122,8 @@ func TestMP4EncodesH264ThatDecodesBackToTheFrames(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Errorf("a second Close: %v", err)
 			}
-			if w.Frames() != 30 || w.Path() != path {
-				t.Errorf("Frames %d, Path %s; want 30, %s", w.Frames(), w.Path(), path)
+			if w.Frames() != 30 || w.Saved() != 30 || w.Path() != path {
+				t.Errorf("Frames %d, Saved %d, Path %s; want 30, 30, %s", w.Frames(), w.Saved(), w.Path(), path)
 			}
 			if err := w.WriteFrame(sent[0]); err == nil {
 				t.Error("WriteFrame after Close took the frame")
@@ -143,6 +144,30 @@ func TestMP4EncodesH264ThatDecodesBackToTheFrames(t *testing.T) {
 	}
 }
 
+// hangGuard bounds the waits on ffmpeg in these tests. It only turns a hang into a failure: nothing here depends
+// on how fast ffmpeg is, and a test that reaches it has failed whatever the machine.
+const hangGuard = 5 * time.Minute
+
+// waitFor polls ok until it holds, failing the test if it has not after hangGuard.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(hangGuard); !ok(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %v", what, hangGuard)
+		}
+	}
+}
+
+// playable is how many frames PlayableFrames finds at path, failing the test on an error.
+func playable(t *testing.T, path string) int {
+	t.Helper()
+	n, err := PlayableFrames(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestMP4KeepsWhatWasWrittenWhenFFmpegDies(t *testing.T) {
 	requireTool(t, "ffmpeg")
 	path := filepath.Join(t.TempDir(), "cut.mp4")
@@ -152,22 +177,20 @@ func TestMP4KeepsWhatWasWrittenWhenFFmpegDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := wr.(*mp4Writer)
+	// a dead ffmpeg must be noticed by its exit, never by waiting out a timer: with these, a writer that waited
+	// for one would hang the test until go test's own timeout fails it
+	m.exitWait, m.finishWait = time.Hour, time.Hour
 	for f := range 90 {
 		if err := m.WriteFrame(pattern(wd, ht, f)); err != nil {
 			t.Fatalf("frame %d: %v", f, err)
 		}
 	}
-	// let ffmpeg write its first fragments (a keyframe every 30 frames), then kill it
-	for deadline := time.Now().Add(10 * time.Second); countFrames(path) < 30; {
-		if time.Now().After(deadline) {
-			t.Fatal("ffmpeg wrote no complete fragment in 10 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// ffmpeg holds 90 frames, a keyframe every 30: it writes the first fragments without more input; wait for
+	// them on the file itself, however long ffmpeg takes, then kill it
+	waitFor(t, "a complete fragment in the file", func() bool { n, _ := PlayableFrames(path); return n >= 30 })
 	if err := m.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	var werr error
 	for f := 90; f < 400 && werr == nil; f++ {
 		werr = m.WriteFrame(pattern(wd, ht, f))
@@ -180,13 +203,179 @@ func TestMP4KeepsWhatWasWrittenWhenFFmpegDies(t *testing.T) {
 	if cerr == nil {
 		t.Error("Close after ffmpeg died returned no error")
 	}
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("noticing the dead ffmpeg and closing took %v", d)
+	// the error's count is the file's: what PlayableFrames reads, and frames a decoder gets back
+	n := playable(t, path)
+	if n < 30 || m.Saved() != n || !strings.Contains(cerr.Error(), fmt.Sprintf("keeps its first %d frames", n)) {
+		t.Errorf("the killed recording's file holds %d frames in complete fragments, Saved says %d, Close %v; want ≥ 30, all three alike",
+			n, m.Saved(), cerr)
 	}
-	if n := probe(t, path).frames(t); n < 30 {
-		t.Errorf("the file of a killed recording holds %d frames, want the complete fragments (≥ 30)", n)
+	if d := probe(t, path).frames(t); d < n {
+		t.Errorf("ffprobe decodes %d frames of the killed recording, the error promised %d", d, n)
 	} else {
-		t.Logf("the killed recording's file holds %d of the 90+ frames sent", n)
+		t.Logf("the killed recording's file holds %d of the 90+ frames sent (%d decodable)", n, d)
+	}
+}
+
+// fakeFFmpeg writes a shell script that answers `-encoders` as an ffmpeg with libx264 does and, asked to record,
+// runs body with $out set to the output file; it returns the script's path.
+func fakeFFmpeg(t *testing.T, body string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake ffmpeg is a POSIX shell script")
+	}
+	p := filepath.Join(t.TempDir(), "ffmpeg")
+	script := "#!/bin/sh\ncase \"$*\" in *-encoders*) echo ' V....D libx264              libx264 H.264'; exit 0;; esac\n" +
+		"for a; do out=$a; done\nout=${out#file:}\n" + body + "\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// An ffmpeg that dies before it has written a complete fragment — at once, after a header, before it opened a
+// file already at the path — leaves nothing of the recording: every error says that nothing was saved and names
+// no file, a file it began is removed, an earlier file it never opened stays as it was, and Saved is 0.
+func TestMP4FFmpegDiesBeforeWritingAnything(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	earlier := filepath.Join(t.TempDir(), "earlier.mp4")
+	w, err := Create(earlier, Options{Width: 64, Height: 48, FPS: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range 40 {
+		w.WriteFrame(pattern(64, 48, f))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(earlier)
+	if err != nil || playable(t, earlier) != 40 {
+		t.Fatalf("the earlier recording: %v, %d frames", err, playable(t, earlier))
+	}
+	header := `printf '\000\000\000\030ftypisom\000\000\002\000isomiso2\000\000\000\100moof' > "$out"`
+	for _, c := range []struct {
+		name, body string
+		there      bool // a file is at the path before
+	}{
+		{"killed at once", "kill -9 $$", false},
+		{"exits at once", "exit 1", false},
+		{"killed after a header and part of a fragment", header + "; kill -9 $$", false},
+		{"killed before opening a file already there", "kill -9 $$", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "clip.mp4")
+			if c.there {
+				if err := os.WriteFile(path, old, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := Create(path, Options{Width: 160, Height: 90, FPS: 30, FFmpeg: fakeFFmpeg(t, c.body)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := w.(*mp4Writer)
+			m.exitWait, m.finishWait = time.Hour, time.Hour
+			var werr error
+			for f := 0; f < 100 && werr == nil; f++ { // the pipe holds about one frame; its reader is gone
+				werr = w.WriteFrame(pattern(160, 90, f))
+			}
+			cerr := w.Close()
+			for _, err := range []error{werr, cerr} {
+				if err == nil || !strings.Contains(err.Error(), "nothing was saved") || strings.Contains(err.Error(), ".mp4") {
+					t.Errorf("%v: want an error saying that nothing was saved, naming no file", err)
+				}
+			}
+			t.Log(cerr)
+			if w.Saved() != 0 {
+				t.Errorf("Saved %d, want 0", w.Saved())
+			}
+			b, err := os.ReadFile(path)
+			switch {
+			case c.there && !bytes.Equal(b, old):
+				t.Errorf("the file already at the path changed (%v)", err)
+			case !c.there && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("the dead recording left a file of %d bytes (%v)", len(b), err)
+			}
+		})
+	}
+}
+
+// PlayableFrames counts the frames of the complete fragments of a file cut anywhere, as a killed ffmpeg or a
+// full disk leaves it: a fragment counts once its moof and its mdat are whole.
+func TestPlayableFramesOfACutFile(t *testing.T) {
+	requireTool(t, "ffmpeg")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "whole.mp4")
+	w, err := Create(path, Options{Width: 64, Height: 48, FPS: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range 75 { // fragments of 30, 30 and 15 frames
+		w.WriteFrame(pattern(64, 48, f))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := playable(t, path); n != 75 || w.Saved() != 75 || probe(t, path).frames(t) != 75 {
+		t.Fatalf("the whole file: %d playable frames, Saved %d, want 75 as ffprobe", n, w.Saved())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the top-level boxes, and the frames complete by the end of each
+	type top struct {
+		typ      string
+		end, got int
+	}
+	var tops []top
+	frames, pending := 0, 0
+	for off := 0; off < len(b); {
+		size, typ := int(binary.BigEndian.Uint32(b[off:])), string(b[off+4:off+8])
+		switch typ {
+		case "moof":
+			pending, err = moofSamples(b[off+8 : off+size])
+			if err != nil {
+				t.Fatal(err)
+			}
+		case "mdat":
+			frames += pending
+		}
+		off += size
+		tops = append(tops, top{typ, off, frames})
+	}
+	if tops[0].typ != "ftyp" || tops[1].typ != "moov" || frames != 75 {
+		t.Fatalf("boxes %v: not the fragmented layout", tops)
+	}
+	cut := filepath.Join(dir, "cut.mp4")
+	for k, bx := range tops {
+		for _, at := range []int{bx.end - 1, bx.end} {
+			want := bx.got // cut at its end: every fragment so far is whole
+			if at < bx.end && k > 0 {
+				want = tops[k-1].got // cut inside it
+			} else if at < bx.end {
+				want = 0
+			}
+			if err := os.WriteFile(cut, b[:at], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if n := playable(t, cut); n != want {
+				t.Errorf("cut at byte %d (in %s ending at %d): %d frames, want %d", at, bx.typ, bx.end, n, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		data []byte
+		want int
+		err  bool
+	}{{nil, 0, false}, {[]byte("ftyp"), 0, false}, {[]byte{0, 0, 0, 3, 'f', 't', 'y', 'p'}, 0, true}} {
+		os.WriteFile(cut, c.data, 0o644)
+		if n, err := PlayableFrames(cut); n != c.want || (err != nil) != c.err {
+			t.Errorf("%q: %d frames, error %v", c.data, n, err)
+		}
+	}
+	if _, err := PlayableFrames(filepath.Join(dir, "missing.mp4")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v, want ErrNotExist", err)
 	}
 }
 

@@ -24,6 +24,8 @@ type PNGSequence struct {
 	pipe        *pipeline
 	enc         png.Encoder
 
+	written int // files written, counted by the encoding goroutine
+
 	closed   bool
 	closeErr error
 }
@@ -78,10 +80,15 @@ func (s *PNGSequence) encode(i int, pix []byte) error {
 		pix[k] = 255 // a recording is opaque, whatever blending left in the alpha channel
 	}
 	img := &image.RGBA{Pix: pix, Stride: 4 * s.w, Rect: image.Rect(0, 0, s.w, s.h)}
-	return atomicfile.Write(s.File(i+1), func(w io.Writer) error { return s.enc.Encode(w, img) })
+	if err := atomicfile.Write(s.File(i+1), func(w io.Writer) error { return s.enc.Encode(w, img) }); err != nil {
+		return err
+	}
+	s.written++
+	return nil
 }
 
-// Close waits for the queued frames to be written. It is safe to call twice.
+// Close waits for the queued frames to be written. It is safe to call twice. After a frame failed, its error
+// says which files hold the frames before it.
 func (s *PNGSequence) Close() error {
 	if s.closed {
 		return s.closeErr
@@ -89,8 +96,12 @@ func (s *PNGSequence) Close() error {
 	s.closed = true
 	s.pipe.close()
 	s.pipe.wait(0)
-	s.closeErr = s.pipe.failed()
-	if s.closeErr == nil && s.pipe.n == 0 {
+	switch err := s.pipe.failed(); {
+	case err != nil && s.written > 0:
+		s.closeErr = fmt.Errorf("%w; the %d frames before it are in %s to %s", err, s.written, s.File(1), filepath.Base(s.File(s.written)))
+	case err != nil:
+		s.closeErr = fmt.Errorf("%w; no frame was saved", err)
+	case s.pipe.n == 0:
 		s.closeErr = fmt.Errorf("recording %s: %w; nothing was written", s.Path(), ErrNoFrames)
 	}
 	return s.closeErr
@@ -98,6 +109,9 @@ func (s *PNGSequence) Close() error {
 
 // Frames is the number of frames WriteFrame has taken.
 func (s *PNGSequence) Frames() int { return s.pipe.n }
+
+// Saved is the number of files written, once Close has returned.
+func (s *PNGSequence) Saved() int { return s.written }
 
 // Path is the sequence's first file.
 func (s *PNGSequence) Path() string { return s.File(1) }

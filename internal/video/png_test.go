@@ -106,4 +106,7 @@ func TestPNGSequenceKeepsTheFramesBeforeAFailure(t *testing.T) {
 	if _, err := os.Stat(s.File(5)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("frame 5, after the failure, was written")
 	}
+	if s.Saved() != 3 || !strings.HasSuffix(cerr.Error(), "the 3 frames before it are in "+s.File(1)+" to f000003.png") {
+		t.Errorf("Saved %d, Close %q; want 3, and the error naming the files kept", s.Saved(), cerr)
+	}
 }

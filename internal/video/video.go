@@ -122,10 +122,16 @@ type Writer interface {
 	// disk is full) the recording takes no more frames, but Close still finishes what was written.
 	WriteFrame(img *image.RGBA) error
 	// Close finishes the file: it waits for the encoder, writes the GIF, lets ffmpeg write the end of the MP4.
-	// It is safe to call twice; the second call returns what the first did.
+	// It is safe to call twice; the second call returns what the first did. An error of the encoder or of
+	// finishing says what the output keeps, or that nothing was saved (and then it names no file that is not
+	// there); a recording with no frames returns ErrNoFrames.
 	Close() error
 	// Frames is the number of frames WriteFrame has taken.
 	Frames() int
+	// Saved is the number of frames the output holds once Close has returned, as found on disk: all of them
+	// after a Close without error; after a failure, those written before it (an MP4's complete fragments,
+	// the PNG files written, the frames of a GIF that was written); 0 when nothing was saved.
+	Saved() int
 	// Path is the file being written; for a PNG sequence, its first file.
 	Path() string
 }
