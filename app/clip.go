@@ -194,6 +194,27 @@ func (c *clip) frames() int {
 	return c.vw.Frames()
 }
 
+// stopped finishes the clip after err stopped it and says what the output holds, as found on disk: the writer's
+// own account when finishing failed too, else how many frames are in which file, or that nothing was saved.
+// It never names a file that is not there.
+func (c *clip) stopped(err error) error {
+	if ferr := c.finish(); ferr != nil {
+		return fmt.Errorf("%w; %v", err, ferr)
+	}
+	n := 0
+	if c.single != "" {
+		if fi, serr := os.Stat(c.single); serr == nil && fi.Mode().IsRegular() {
+			n = 1
+		}
+	} else {
+		n = c.vw.Saved()
+	}
+	if n == 0 {
+		return fmt.Errorf("%w (nothing was saved)", err)
+	}
+	return fmt.Errorf("%w (%d frames are in %s)", err, n, c.path())
+}
+
 func (c *clip) Close() {
 	if c.vw != nil {
 		c.vw.Close()
@@ -246,18 +267,16 @@ func Record(o RecordOptions) error {
 	var steps []sim.Stats
 	for f := 1; f <= o.Frames; f++ {
 		if steps, err = ss.frame(steps[:0]); err != nil {
-			c.finish()
-			return fmt.Errorf("frame %d: %w (%d frames are in %s)", f, err, c.frames(), c.path())
+			return c.stopped(fmt.Errorf("frame %d: %w", f, err))
 		}
 		if err := c.add(ss, bodies); err != nil {
-			c.finish()
-			return fmt.Errorf("record: frame %d: %w (%d frames are in %s)", f, err, c.frames(), c.path())
+			return c.stopped(fmt.Errorf("record: frame %d: %w", f, err))
 		}
 		fmt.Fprintf(stderr, "\r%s", progressLine("recorded", f, o.Frames, time.Since(start)))
 	}
 	fmt.Fprintln(stderr)
 	if err := c.finish(); err != nil {
-		return fmt.Errorf("record: %w (%d frames are in %s)", err, c.frames(), c.path())
+		return fmt.Errorf("record: %w", err) // the writer's error says what the output holds
 	}
 	if err := c.off.rend.Err(); err != nil {
 		fmt.Fprintf(stderr, "slosh: note: the clip leaves out what the renderer cannot draw: %v\n", err)

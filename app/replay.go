@@ -111,15 +111,14 @@ func Replay(o ReplayOptions) error {
 		return c.add(ss, bodies.at(steps))
 	})
 	fmt.Fprintln(stderr)
-	if c != nil {
-		if ferr := c.finish(); err == nil && ferr != nil {
-			err = fmt.Errorf("replay: %w", ferr)
+	switch {
+	case c != nil && err != nil:
+		return c.stopped(err)
+	case c != nil:
+		if ferr := c.finish(); ferr != nil {
+			return fmt.Errorf("replay: %w", ferr) // the writer's error says what the output holds
 		}
-	}
-	if err != nil {
-		if c != nil {
-			return fmt.Errorf("%w (%d frames are in %s)", err, c.frames(), c.path())
-		}
+	case err != nil:
 		return err
 	}
 	var fr sim.Frame
