@@ -69,8 +69,8 @@ test: deps
 	echo "go test $(TESTFLAGS) ./..."
 	$(GO) test $(TESTFLAGS) ./...
 
-# bench runs the solvers' Go benchmarks and whole-scene `slosh bench` runs at Table 1's setting (2 substeps,
-# 3 iterations); JSON results go to $(BENCH_OUT). docs/BENCHMARKS.md lists the same commands.
+# bench runs the solvers' Go benchmarks, whole-scene `slosh bench` runs at Table 1's setting (2 substeps,
+# 3 iterations) and, with a display, whole frames with rendering (--render); JSON results go to $(BENCH_OUT). docs/BENCHMARKS.md lists the same commands.
 TABLE1 := --set pbf.substeps=2 --set pbf.substeps_max=2 --set pbf.iterations=3
 bench: build
 	@mkdir -p $(BENCH_OUT)
@@ -82,6 +82,10 @@ bench: build
 		$(GO) test -bench 'Step' -benchtime 5x -run XXX ./gpu/pbf/
 		for n in 8000 32000 128000; do
 			./$(BIN) bench --mode pbf --scene dambreak --particles $$n --frames 10 $(TABLE1) --json $(BENCH_OUT)/pbf-dambreak-$$n.json
+		done
+		# whole frames: the steps at the default time step plus the surface pipeline at 1280×720
+		for n in 32000 1000000; do
+			./$(BIN) bench --mode pbf --scene dambreak --particles $$n --frames 10 --warmup 3 --render --json $(BENCH_OUT)/pbf-dambreak-render-$$n.json
 		done
 	else
 		echo "make bench: no display, skipping the GPU benchmarks (they need an OpenGL 4.3 context)"
