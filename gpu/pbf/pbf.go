@@ -495,6 +495,7 @@ func (s *Solver) Step(dt float64) error {
 			return err
 		}
 	}
+	s.rigid.updateMasses(s.Cfg.RestDensity)
 	s.emit(dt)
 	s.moveObstacles(s.time + dt)
 	s.upload(float32(dt))

@@ -206,6 +206,73 @@ func TestGPUResetSamplesSceneBodies(t *testing.T) {
 	}
 }
 
+// A change of the rest density acts on the GPU as on the CPU: the bodies' inverse masses follow ρ0 from the next
+// step on (through the body table and the reorder pass), and the two solvers stay within rounding growth of each
+// other across the change — also across a restored snapshot taken before it, whose table holds the old masses.
+func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
+	const spacing, steps, change = 0.04, 12, 4
+	dt := frameDt / 2
+	c := cpbf.New()
+	g := newGPU(t)
+	g.rigid.sumInIDOrder = true
+	resetPoolWithSpheres(t, c, spacing, thrown...)
+	resetPoolWithSpheres(t, g, spacing, thrown...)
+	var fg, fc sim.Frame
+	for step := 1; step <= steps; step++ {
+		if step == change {
+			c.Cfg.RestDensity, g.Cfg.RestDensity = 700, 700
+		}
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		g.Frame(&fg)
+		c.Frame(&fc)
+		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
+		if bound := 2.4e-7 * math.Pow(2, float64(step-1)); diffs[len(diffs)-1] > bound || center > bound || rot > bound {
+			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
+				step, diffs[len(diffs)-1], center, rot, bound)
+		}
+	}
+	for i, b := range g.Bodies() {
+		if want := cpbf.BodyInvMass(700, thrown[i].density); b.InvMass != want || c.Bodies()[i].InvMass != want {
+			t.Errorf("body %d: inverse mass %g on the GPU, %g on the CPU; want ρ0/ρ_body = %g", i, b.InvMass, c.Bodies()[i].InvMass, want)
+		}
+	}
+	var st cpbf.State
+	if err := g.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range st.WInv {
+		if b := st.Body[k]; b >= 0 && w != cpbf.BodyInvMass(700, thrown[b].density) {
+			t.Fatalf("particle %d of body %d has inverse mass %g on the GPU after the change", k, b, w)
+		}
+	}
+	// The GPU's snapshot of the reset, restored (as after a non-finite step), holds the table of ρ0 = 1000; it
+	// continues with ρ0 = 700 as a CPU solver reset with 700 does.
+	g.restore()
+	c = cpbf.New()
+	c.Cfg.RestDensity = 700
+	resetPoolWithSpheres(t, c, spacing, thrown...)
+	for step := 1; step <= change; step++ {
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		g.Frame(&fg)
+		c.Frame(&fc)
+		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
+		if bound := 2.4e-7 * math.Pow(2, float64(step-1)); diffs[len(diffs)-1] > bound || center > bound || rot > bound {
+			t.Fatalf("after the restore, step %d: GPU and CPU differ by up to %.3g m, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
+				step, diffs[len(diffs)-1], center, rot, bound)
+		}
+	}
+}
+
 // Two GPU runs with rigid bodies are bit-identical: particles, their bodies, and the bodies' poses.
 func TestGPUBodyRunsAreBitIdentical(t *testing.T) {
 	run := func() (sim.Frame, []cpbf.Body) {

@@ -15,7 +15,7 @@ type Config struct {
 	Iterations int32 // density-constraint iterations per step (Algorithm 1, line 8)
 	Substeps   int32 // steps per 1/60 s frame
 
-	RestDensity  float32    // ρ0, kg/m³
+	RestDensity  float32    // ρ0, kg/m³: the fluid's density, against which bodies float or sink (see Register)
 	KernelRadius float32    // h in particle spacings
 	Gravity      [3]float32 // m/s²
 
@@ -64,7 +64,7 @@ func (c *Config) Register(s *param.Set) {
 	s.Bool(&c.Unilateral, param.Spec{Name: "pbf.unilateral", Label: "Push only (C ≥ 0)", Group: "PBF|Solver",
 		Desc: "Clamp the density constraint at zero, so particles only push apart: no cohesion at the free surface"})
 	s.Float(&c.RestDensity, param.Spec{Name: "pbf.rest_density", Label: "Rest density ρ0", Group: "PBF|Fluid", Unit: "kg/m³", Min: 1, Max: 1e5, SoftMin: 100, SoftMax: 3000,
-		Desc: "Rest density of the fluid (eq. 1); particle mass follows so a filled lattice is at rest"})
+		Desc: "The fluid's density: bodies (their densities in kg/m³ come from the scene) float when lighter and sink when heavier, and a change acts at once, so a floating duck rises or sinks; the fluid alone moves the same at any value (its particle mass follows ρ0)"})
 	s.Float(&c.KernelRadius, param.Spec{Name: "pbf.kernel_radius", Label: "Kernel radius h", Group: "PBF|Fluid", Unit: "× spacing", Min: 1.05, Max: 4, SoftMin: 1.5, SoftMax: 3,
 		Desc: "Smoothing radius h of the poly6 and spiky kernels, in particle spacings"})
 	s.Vec3(&c.Gravity, param.Spec{Name: "pbf.gravity", Label: "Gravity", Group: "PBF|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,

@@ -54,7 +54,6 @@ type Solver struct {
 	wInv   []float32    // inverse mass relative to a fluid particle's
 	slotOf []int32      // sorted slot of each particle id
 	tmpI   []int32
-	tmpF   []float32
 
 	// tools (hands.go)
 	budget  int       // most particles, fixed at reset
@@ -246,6 +245,7 @@ func (s *Solver) Step(dt float64) error {
 	}
 	h := float32(dt)
 	s.timer.Begin()
+	s.updateBodyMasses()
 	s.emit(dt)
 	s.moveObstacles(s.time + dt)
 	s.predict(h)
@@ -322,15 +322,17 @@ func (s *Solver) sortByCell() {
 	s.id, s.tmpID = s.tmpID, s.id
 	if s.hasBodies() {
 		s.tmpI = resize(s.tmpI, len(order))
-		s.tmpF = resize(s.tmpF, len(order))
 		permute(s.pool, s.body, s.tmpI, order)
 		s.body, s.tmpI = s.tmpI, s.body
-		permute(s.pool, s.wInv, s.tmpF, order)
-		s.wInv, s.tmpF = s.tmpF, s.wInv
 		permute(s.pool, s.rest, s.tmp, order)
 		s.rest, s.tmp = s.tmp, s.rest
 		for k, id := range s.id {
 			s.slotOf[id] = int32(k)
+			// the inverse mass follows the body's, which follows the rest density (updateBodyMasses)
+			s.wInv[k] = 1
+			if b := s.body[k]; b >= 0 {
+				s.wInv[k] = s.bodies[b].InvMass
+			}
 		}
 	}
 }

@@ -11,10 +11,12 @@ import (
 // lattice, so each one stands for the same volume as a fluid particle, with mass in proportion to the body's
 // density. Body particles take part in the fluid's density constraints as volume — a fluid particle's ρ_i counts
 // them — and are moved by those constraints like fluid particles, weighted by their inverse mass: the fluid's
-// pressure pushes a light body more than a heavy one, which is buoyancy by the density ratio with no tuning.
-// Between the density iterations a shape-matching constraint (Müller et al. 2005) puts each body's particles back
-// into its rest shape at the best-fitting rotation (found by Müller et al.'s 2016 iteration, extractRotation);
-// particles of different bodies keep two radii apart, and every particle collides with the domain and obstacles.
+// pressure pushes a light body more than a heavy one, which is buoyancy by the density ratio with no tuning. The
+// ratio is the rest density ρ0 over the body's density, set before every step, so changing ρ0 floats or sinks the
+// bodies at once. Between the density iterations a shape-matching constraint (Müller et al. 2005) puts each body's
+// particles back into its rest shape at the best-fitting rotation (found by Müller et al.'s 2016 iteration,
+// extractRotation); particles of different bodies keep two radii apart, and every particle collides with the
+// domain and obstacles.
 //
 // Particle ids: fluid particles are 0..F−1, then each body's particles are one contiguous range, so a body is
 // found through the id → sorted-slot map after every grid sort.
@@ -86,7 +88,7 @@ func LayoutBodies(rho0 float32, pos, vel [][4]float32, specs []BodySpec) (BodyPa
 		}
 		k := float32(len(spec.Particles))
 		c = [3]float32{c[0] / k, c[1] / k, c[2] / k}
-		bd := Body{First: len(out.Pos), Count: len(spec.Particles), InvMass: rho0 / spec.Density,
+		bd := Body{First: len(out.Pos), Count: len(spec.Particles), InvMass: BodyInvMass(rho0, spec.Density),
 			Center: c, Rot: IdentityQuat, Origin: c, Density: spec.Density}
 		out.Bodies = append(out.Bodies, bd)
 		for _, p := range spec.Particles {
@@ -119,6 +121,19 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 	}
 	s.save()
 	return nil
+}
+
+// BodyInvMass is the inverse mass of a body's particles relative to a fluid particle's: a body particle stands for
+// the same volume as a fluid particle, so the ratio is the fluid's rest density ρ0 over the body's density.
+func BodyInvMass(rho0, density float32) float32 { return rho0 / density }
+
+// updateBodyMasses sets each body's inverse mass from the current rest density, before every step: ρ0 is the
+// fluid's density against which the bodies' densities set buoyancy, so a change acts at once (the particles'
+// inverse masses follow in sortByCell).
+func (s *Solver) updateBodyMasses() {
+	for b := range s.bodies {
+		s.bodies[b].InvMass = BodyInvMass(s.Cfg.RestDensity, s.bodies[b].Density)
+	}
 }
 
 // hasBodies says whether the per-particle body arrays are in use.

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -254,4 +255,49 @@ func TestBodyStaysRigidWhileColliding(t *testing.T) {
 func dist(a, b [4]float32) float32 {
 	dx, dy, dz := a[0]-b[0], a[1]-b[1], a[2]-b[2]
 	return sqrt32(dx*dx + dy*dy + dz*dz)
+}
+
+// The rest density ρ0 is the fluid's density in kg/m³, against which the bodies' densities set buoyancy, and a
+// change acts at once: a ball of 800 kg/m³ floating in water sinks when ρ0 drops to 400 (it is now twice as dense as
+// the fluid) and rises when ρ0 goes to 4000 — from the next step on, each body's inverse mass is ρ0/ρ_body. The fluid
+// itself moves the same at any ρ0 (its particle mass follows ρ0), bit for bit.
+func TestRestDensitySetsBuoyancyAtOnce(t *testing.T) {
+	const spacing, radius = 0.05, 0.12
+	float, _ := sphereInPool(t, spacing, scene.Vec3{0.6, 0.3, 0.4}, radius, 800)
+	run(t, float, 30)
+	var settled State
+	float.SaveState(&settled)
+	heights := map[float32]float32{}
+	for _, rho0 := range []float32{1000, 400, 4000} {
+		s, _ := sphereInPool(t, spacing, scene.Vec3{0.6, 0.3, 0.4}, radius, 800)
+		if err := s.LoadState(&settled); err != nil {
+			t.Fatal(err)
+		}
+		s.Cfg.RestDensity = rho0
+		run(t, s, 1)
+		b := s.Bodies()[0]
+		if want := rho0 / 800; b.InvMass != want || s.wInv[s.slotOf[b.First]] != want {
+			t.Fatalf("ρ0 = %g: a step after the change the body's inverse mass is %g, its particles' %g; want ρ0/ρ_body = %g",
+				rho0, b.InvMass, s.wInv[s.slotOf[b.First]], want)
+		}
+		run(t, s, 40)
+		heights[rho0] = s.Bodies()[0].Center[1]
+	}
+	t.Logf("the ball's centre after 2/3 s: %.3f m at ρ0 = 1000, %.3f m at 400, %.3f m at 4000", heights[1000], heights[400], heights[4000])
+	if heights[400] > heights[1000]-2*spacing || heights[4000] < heights[1000]+spacing/2 {
+		t.Errorf("the ball's centre is at %.3f m with ρ0 = 1000; at 400 it is at %.3f m (want it to sink by two spacings or more), at 4000 at %.3f m (want it to rise by half a spacing or more)",
+			heights[1000], heights[400], heights[4000])
+	}
+
+	var frames [2]sim.Frame
+	for k, rho0 := range []string{"1000", "3000"} {
+		s := newSolver(t, "dambreak", "pbf.spacing=0.05", "pbf.rest_density="+rho0)
+		run(t, s, 10)
+		s.Frame(&frames[k])
+	}
+	for i := 0; i < frames[0].N; i++ {
+		if frames[0].Pos[i] != frames[1].Pos[i] || frames[0].Vel[i] != frames[1].Vel[i] {
+			t.Fatalf("a dam break differs with ρ0 = 1000 and 3000 kg/m³: particle %d at %v and %v", i, frames[0].Pos[i], frames[1].Pos[i])
+		}
+	}
 }
