@@ -114,14 +114,14 @@ func maxJumps(n int) int { return n / 1000 }
 //   - Shape matching summing each body's particles in id order on one invocation, as the Go code does: then the two
 //     differ only in float rounding (fused multiply-adds, sqrt, division, sin and cos on the GPU) and agree like the
 //     fluid-only TestGPUMatchesCPU — 1.2e-7 m after one step, growing under 2× a step but for a particle now and then
-//     (roundingJumps). Measured after 24 steps: 8.4e-4 m worst, 9.5e-5 m at the 99th percentile, centres within
-//     3.9e-6 m, rotations within 1.1e-5.
+//     (roundingJumps). Measured after 24 steps: 7.9e-5 m worst, 1.4e-5 m at the 99th percentile, centres within
+//     9.5e-7 m, rotations within 5.2e-6.
 //   - The solver's own parallel tree reduction: its centres of mass differ from the Go code's sequential float32
-//     sums by their rounding — for 113 particles at 0.5–0.8 m, partial sums reach 90 m, whose half ulp is 3.8e-6 m,
-//     so up to 2e-6 m on each of the 3 matches per step (measured 4.8e-7 m after one step) — and a rigid body
-//     carries such differences on in its velocity. The 99th percentile, the centres and the rotations stay within
-//     2e-6 m · 2^(step−1) (measured after 24 steps: 99th percentile 2.8e-4 m, worst 1.9e-3 m,
-//     centres 1.5e-5 m, rotations 2.1e-4); the worst particle jumps now and then, because a neighbour list built at a
+//     sums by their rounding — the sums are of offsets from the body's last centre, up to a few metres for 113
+//     particles of a 0.12 m ball, whose half ulp is 1.2e-7 m (sums of positions reached 90 m and 3.8e-6 m) — and a
+//     rigid body carries such differences on in its velocity. The 99th percentile, the centres and the rotations
+//     stay within 2e-6 m · 2^(step−1) (measured after 24 steps: 99th percentile 6e-5 m, worst 3.3e-4 m,
+//     centres 6.2e-6 m, rotations 5.5e-5); the worst particle jumps now and then, because a neighbour list built at a
 //     pair's exact kernel radius (the lattice's second neighbours at the default h = 2 spacings) keeps or drops the
 //     pair on an ulp — the CPU solver against itself with positions nudged by one ulp differs by 1e-4 m after one
 //     step for that reason.
