@@ -476,3 +476,74 @@ func TestWallsDoNotHoldParticles(t *testing.T) {
 		t.Errorf("a particle beside a wall in zero gravity moved towards it, from x=%.4f to %.4f", wall, s.x[0][0])
 	}
 }
+
+// XSPH viscosity (eq. 17, in Monaghan's form v_i += c Σ_j (m/ρ0) v_ij W_ij) on three particles, checked against the
+// equation written out by hand in float64: among fluid particles, and with one of them a body particle four times as
+// heavy, when particle i's share of each pair's exchange is 2 w_i/(w_i + w_j) and the momentum changes cancel.
+func TestXSPHByHand(t *testing.T) {
+	const d, c = 0.1, 0.3 // spacing (h = 0.2); a strong c, so a wrong weighting shows
+	pos := [][4]float32{{-0.06, 0, 0}, {0.05, 0.03, 0}, {0.01, -0.08, 0.04}}
+	vel := [][4]float32{{1, 0, 0}, {-0.5, 0.25, 0}, {0.2, -0.4, 0.8}}
+	for _, withBody := range []bool{false, true} {
+		s := New()
+		s.Cfg.XSPH = c
+		s.Cfg.Vorticity = 0
+		var err error
+		if withBody { // particle 2 is a body of one particle, density 4000: inverse mass ¼ of a fluid particle's
+			err = s.ResetWithBodies(openScene(), d, pos[:2], vel[:2], []BodySpec{{Particles: pos[2:], Density: 4000, Velocity: [3]float32{vel[2][0], vel[2][1], vel[2][2]}}})
+		} else {
+			err = s.ResetParticles(openScene(), d, pos, vel)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(s.p, s.x)
+		s.sortByCell()
+		s.findNeighbors()
+		s.computeVorticity()
+		s.confineAndSmooth(frameDt)
+
+		h := 2 * d
+		mr := float64(s.Derived().MOverR0)
+		poly6 := func(r2 float64) float64 { return 315 / (64 * math.Pi * math.Pow(h, 9)) * math.Pow(h*h-r2, 3) }
+		w := []float64{1, 1, 1} // inverse masses relative to a fluid particle's
+		if withBody {
+			w[2] = 0.25
+		}
+		var momentum [3]float64
+		for k := range s.id {
+			i := int(s.id[k])
+			var want [3]float64
+			for j := range pos {
+				if j == i {
+					continue
+				}
+				r2 := 0.0
+				for a := 0; a < 3; a++ {
+					r2 += math.Pow(float64(pos[i][a]-pos[j][a]), 2)
+				}
+				share := 2 * w[i] / (w[i] + w[j])
+				for a := 0; a < 3; a++ {
+					want[a] += c * mr * poly6(r2) * share * float64(vel[j][a]-vel[i][a])
+				}
+			}
+			for a := 0; a < 3; a++ {
+				got := float64(s.v[k][a] - vel[i][a])
+				if math.Abs(got-want[a]) > 1e-5*(1+math.Abs(want[a])) {
+					t.Errorf("body %v: particle %d: Δv = %v, by hand %v", withBody, i, s.v[k], want)
+					break
+				}
+				momentum[a] += got / w[i]
+			}
+			if want == [3]float64{} {
+				t.Fatalf("particle %d has no neighbours within h: the test checks nothing", i)
+			}
+		}
+		for a := 0; a < 3; a++ {
+			if math.Abs(momentum[a]) > 1e-5 {
+				t.Errorf("body %v: XSPH changed the momentum by %v", withBody, momentum)
+				break
+			}
+		}
+	}
+}

@@ -13,10 +13,11 @@ import (
 // them — and are moved by those constraints like fluid particles, weighted by their inverse mass: the fluid's
 // pressure pushes a light body more than a heavy one, which is buoyancy by the density ratio with no tuning. The
 // ratio is the rest density ρ0 over the body's density, set before every step, so changing ρ0 floats or sinks the
-// bodies at once. Between the density iterations a shape-matching constraint (Müller et al. 2005) puts each body's
-// particles back into its rest shape at the best-fitting rotation (found by Müller et al.'s 2016 iteration,
-// extractRotation); particles of different bodies keep two radii apart, and every particle collides with the
-// domain and obstacles.
+// bodies at once. XSPH viscosity exchanges momentum between body and fluid particles in equal and opposite amounts
+// (confineAndSmooth), so a body dragging fluid along is slowed by as much. Between the density iterations a
+// shape-matching constraint (Müller et al. 2005) puts each body's particles back into its rest shape at the
+// best-fitting rotation (found by Müller et al.'s 2016 iteration, extractRotation); particles of different bodies
+// keep two radii apart, and every particle collides with the domain and obstacles.
 //
 // Particle ids: fluid particles are 0..F−1, then each body's particles are one contiguous range, so a body is
 // found through the id → sorted-slot map after every grid sort.
