@@ -172,7 +172,7 @@ func Derive(c *Config, d float64) (Derived, error) {
 	dv.MOverR0 = float32(mr)
 	dv.Poly6 = kernel.NewPoly6(float32(h))
 	dv.Spiky = kernel.NewSpiky(float32(h))
-	dv.Wall = NewWallKernel(float32(h))
+	dv.Wall = NewWallKernel(h, d, mr)
 	dv.W0 = dv.Poly6.W(0)
 	dq := float64(c.ScorrDq) * h
 	dv.InvWDq = float32(1 / p6.W(dq*dq))
