@@ -24,10 +24,11 @@ layout(std140, binding = BIND_PARAMS) uniform Params {
 	vec4 gravity;
 	vec4 lo;         // domain shrunk by the radius; w = particle radius
 	vec4 hi;
-	float wallPhiCoef;
-	float wallGradCoef;
+	float wallInvStep; // the solids' density table (sim/pbf WallKernel): 1 / its step
+	int wallLast;      // its last entry in use
 	int scorrN;
 	int unilateral;
+	vec4 wall[WALL_TABLE]; // (Φ(d_k), A(d_k), Φ(d_k+1) − Φ(d_k), A(d_k+1) − A(d_k))
 } P;
 
 // Obstacles as sim/pbf.Obstacle packs them (std430, five vec4s).
@@ -151,24 +152,15 @@ vec3 collide(vec3 p) {
 	return min(max(p, P.lo.xyz), P.hi.xyz);
 }
 
-// Φ(d): the fraction of the poly6 kernel's mass beyond a plane at distance d (sim/pbf wallKernel.Phi).
-float wallPhi(float d) {
-	if (d >= P.h) return 0.0;
-	d = max(d, 0.0);
-	float h2 = P.h2;
-	float zh2 = P.h * P.h;
-	float ph = P.h * (h2 * h2 * h2 * h2 + zh2 * (-4.0 * h2 * h2 * h2 / 3.0 + zh2 * (6.0 * h2 * h2 / 5.0 + zh2 * (-4.0 * h2 / 7.0 + zh2 / 9.0))));
-	float z2 = d * d;
-	float pd = d * (h2 * h2 * h2 * h2 + z2 * (-4.0 * h2 * h2 * h2 / 3.0 + z2 * (6.0 * h2 * h2 / 5.0 + z2 * (-4.0 * h2 / 7.0 + z2 / 9.0))));
-	return P.wallPhiCoef * (ph - pd);
-}
-
-// A(d): the magnitude of the spiky gradient's integral beyond a plane at distance d (wallKernel.Grad).
-float wallGrad(float d) {
-	if (d >= P.h) return 0.0;
-	float u = P.h - max(d, 0.0);
-	float u4 = u * u * u * u;
-	return P.wallGradCoef * (P.h * u4 / 4.0 - u4 * u / 5.0);
+// (Φ(d), A(d)): the solids' density beyond a plane at distance d, as a fraction of ρ0 — the fluid's lattice
+// continued beyond it — and the magnitude of its gradient, interpolated in the table (sim/pbf WallKernel.At).
+vec2 wallTerm(float d) {
+	if (d >= P.h) return vec2(0.0);
+	float t = max(d, 0.0) * P.wallInvStep;
+	int k = min(int(t), P.wallLast - 1);
+	float f = t - float(k);
+	vec4 e = P.wall[k];
+	return vec2(e.x + f * e.z, e.y + f * e.w);
 }
 
 // The solids' density Φ (w) and its gradient (xyz) at p: the domain's six walls and the obstacles, combined as the
@@ -178,9 +170,9 @@ vec3 bSum;
 
 void addSolid(float d, vec3 n) {
 	if (d < P.h) {
-		float ph = wallPhi(d);
-		bInside *= 1.0 - ph;
-		float g = wallGrad(d) / (1.0 - ph);
+		vec2 w = wallTerm(d);
+		bInside *= 1.0 - w.x;
+		float g = w.y / (1.0 - w.x);
 		bSum = vec3(bSum.x - g * n.x, bSum.y - g * n.y, bSum.z - g * n.z);
 	}
 }

@@ -1,10 +1,11 @@
 #version 430 core
 // Shape matching (Müller et al. 2005, stiffness 1) of every rigid body after each Δp pass (sim/pbf matchShapes),
-// one workgroup per body: the centre of mass c of its particles (found through the id → slot map), A = Σ (x_i − c)
-// r_iᵀ against their rest offsets r_i, the rotation R of A warm-started from the body's last one, then every
-// x_i = c + R r_i. The sums run in a fixed order (each invocation's strided share, then a tree), so the result is
-// deterministic; it differs from the Go code's id-order sums by rounding only. With uInIDOrder (for tests) one
-// invocation sums every particle in id order, as the Go code does, and the two agree to a few ulps.
+// one workgroup per body: the centre of mass c of its particles (found through the id → slot map, summed as offsets
+// from the body's last centre), A = Σ (x_i − c) r_iᵀ against their rest offsets r_i, the rotation R of A
+// warm-started from the body's last one, then every x_i = c + R r_i. The sums run in a fixed order (each
+// invocation's strided share, then a tree), so the result is deterministic; it differs from the Go code's id-order
+// sums by rounding only. With uInIDOrder (for tests) one invocation sums every particle in id order, as the Go code
+// does, and the two agree to a few ulps.
 layout(local_size_x = BODY_GROUP) in;
 #include "pbf_common.glsl"
 #include "pbf_rigid.glsl"
@@ -30,19 +31,22 @@ void main() {
 		from = t == 0u ? first : end;
 		step = 1u;
 	}
+	// the centre as the last one plus the mean offset from it (sim/pbf matchShapes): sums of offsets round far less
+	// than sums of positions, so the tree's order and the Go code's id order agree closely
+	vec3 c0 = bodies[b].center.xyz;
 	float cx = 0.0, cy = 0.0, cz = 0.0;
 	for (uint id = from; id < end; id += step) {
 		vec3 p = pred[slotOf[id]].xyz;
-		cx += p.x;
-		cy += p.y;
-		cz += p.z;
+		cx += p.x - c0.x;
+		cy += p.y - c0.y;
+		cz += p.z - c0.z;
 	}
 	sRed[3u * t] = vec4(cx, cy, cz, 0.0);
 	sRed[3u * t + 1u] = vec4(0.0);
 	sRed[3u * t + 2u] = vec4(0.0);
 	reduceBody(t, REDUCE_SUM);
 	float k = 1.0 / float(count);
-	vec3 c = vec3(sRed[0].x * k, sRed[0].y * k, sRed[0].z * k);
+	vec3 c = vec3(c0.x + sRed[0].x * k, c0.y + sRed[0].y * k, c0.z + sRed[0].z * k);
 	barrier(); // every invocation has read the centre before the slots are reused
 
 	vec3 a0 = vec3(0.0), a1 = vec3(0.0), a2 = vec3(0.0); // the rows of Σ (x_i − c) r_iᵀ

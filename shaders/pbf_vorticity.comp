@@ -1,6 +1,7 @@
 #version 430 core
 // Eq. 15: vorticity ω_i = Σ_j (m/ρ0) ∇_i W_ij × v_ij, and the density at the final positions for the statistics
-// and the renderer. Body particles have neither (sim/pbf computeVorticity).
+// and the renderer. Body particles get their ω too, from every neighbour, so the fluid's η = ∇|ω| beside a body sees
+// the flow's rotation; their density stays 1 (sim/pbf computeVorticity).
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
@@ -14,11 +15,6 @@ layout(std430, binding = BIND_BODY) readonly buffer Body { int body[]; };
 void main() {
 	uint i = globalIndex();
 	if (i >= P.n) return;
-	if (P.numBodies > 0u && body[i] >= 0) {
-		rho[i] = 1.0;
-		omega[i] = vec4(0.0);
-		return;
-	}
 	vec3 pi = pred[i].xyz;
 	vec3 vi = vel[i].xyz;
 	float density = P.w0;
@@ -40,6 +36,10 @@ void main() {
 		wy += gz * ux - gx * uz;
 		wz += gx * uy - gy * ux;
 	}
-	rho[i] = density * P.mOverR0 + boundary(pi).w;
 	omega[i] = vec4(P.mOverR0 * wx, P.mOverR0 * wy, P.mOverR0 * wz, 0.0);
+	if (P.numBodies > 0u && body[i] >= 0) {
+		rho[i] = 1.0;
+		return;
+	}
+	rho[i] = density * P.mOverR0 + boundary(pi).w;
 }

@@ -83,8 +83,10 @@ type params struct {
 	Epsilon, Vorticity, XSPH, Dt float32
 	Gravity                      [4]float32
 	Lo, Hi                       [4]float32 // Lo.w = particle radius
-	WallPhiCoef, WallGradCoef    float32
+	WallInvStep                  float32
+	WallLast                     int32
 	ScorrN, Unilateral           int32
+	Wall                         [cpbf.WallTableSize][4]float32
 }
 
 // statsRecord mirrors StatsRecord of pbf_stats.glsl (std430).
@@ -187,7 +189,7 @@ func CompilePrograms(ctx *glh.Context) (*Programs, error) {
 	}
 	p := &Programs{byName: map[string]*glh.Program{}}
 	defs := append(nsearch.Defines(), shaders.Int("BIND_PARAMS", bindParams), shaders.Int("ROTATION_ITERS", cpbf.RotationIters),
-		shaders.Int("BODY_GROUP", bodyGroup))
+		shaders.Int("BODY_GROUP", bodyGroup), shaders.Int("WALL_TABLE", cpbf.WallTableSize))
 	for name, b := range map[string]int{
 		"BIND_POS": bindPos, "BIND_VEL": bindVel, "BIND_PRED": bindPred, "BIND_IDS": bindIDs,
 		"BIND_POS2": bindPos2, "BIND_VEL2": bindVel2, "BIND_PRED2": bindPred2, "BIND_IDS2": bindIDs2,
@@ -447,7 +449,7 @@ func (s *Solver) upload(dt float32) {
 		Gravity:     [4]float32{c.Gravity[0], c.Gravity[1], c.Gravity[2], 0},
 		Lo:          [4]float32{s.col.Lo[0], s.col.Lo[1], s.col.Lo[2], s.col.Radius},
 		Hi:          [4]float32{s.col.Hi[0], s.col.Hi[1], s.col.Hi[2], 0},
-		WallPhiCoef: dv.Wall.PhiCoef, WallGradCoef: dv.Wall.GradCoef,
+		WallInvStep: dv.Wall.InvStep, WallLast: dv.Wall.Last, Wall: dv.Wall.Table,
 		ScorrN: c.ScorrN, Unilateral: unilateral,
 	}
 	glh.Upload(s.ubo, 0, []params{s.block})
@@ -499,6 +501,7 @@ func (s *Solver) Step(dt float64) error {
 			return err
 		}
 	}
+	s.rigid.updateMasses(s.Cfg.RestDensity)
 	s.emit(dt)
 	s.moveObstacles(s.time + dt)
 	s.upload(float32(dt))

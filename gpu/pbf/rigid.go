@@ -18,11 +18,12 @@ import (
 // proportion to their inverse mass; shape matching after every Δp pass keeps each body rigid.
 //
 // On the GPU, three per-particle arrays (body, rest offset, inverse mass) travel with the particles through the
-// grid's reorder (pbf_rigid_reorder.comp, which also builds the id → slot map); the λ, Δp, vorticity, confinement
-// and statistics passes take their body branches only when the uniform body count is non-zero, so a fluid-only
-// step costs what it did. Two passes run one workgroup per body: shape matching (pbf_rigid_match.comp) after each
-// Δp pass, and the rigid collision (pbf_rigid_collide.comp) after the iterations. The body table (bodyRecord) holds
-// each body's particle range, inverse mass, centre and rotation on the GPU.
+// grid's reorder (pbf_rigid_reorder.comp, which also builds the id → slot map and takes the inverse masses from the
+// body table, so a change of the rest density reaches them through the table alone); the λ, Δp, vorticity,
+// confinement and statistics passes take their body branches only when the uniform body count is non-zero, so a
+// fluid-only step costs what it did. Two passes run one workgroup per body: shape matching (pbf_rigid_match.comp)
+// after each Δp pass, and the rigid collision (pbf_rigid_collide.comp) after the iterations. The body table
+// (bodyRecord) holds each body's particle range, inverse mass, centre and rotation on the GPU.
 
 // bodyGroup is the workgroup size of the per-body passes (BODY_GROUP in GLSL): a body's particles are shared out
 // among its invocations and reduced in a tree.
@@ -40,8 +41,11 @@ type bodyRecord struct {
 
 const bodyRecordSize = int(unsafe.Sizeof(bodyRecord{}))
 
-// driveOffset is where Drive sits in a bodyRecord, in bytes.
-const driveOffset = int(unsafe.Offsetof(bodyRecord{}.Drive))
+// driveOffset and invMassOffset are where Drive and InvMass sit in a bodyRecord, in bytes.
+const (
+	driveOffset   = int(unsafe.Offsetof(bodyRecord{}.Drive))
+	invMassOffset = int(unsafe.Offsetof(bodyRecord{}.InvMass))
+)
 
 // rigidState holds the rigid bodies' buffers. Without bodies each buffer is a small placeholder: the passes
 // declare the blocks, so something is bound, but they never read them.
@@ -60,6 +64,10 @@ type rigidState struct {
 	// sumInIDOrder makes shape matching sum each body's particles in id order on one invocation, as the Go code
 	// does, instead of in a parallel tree: slow for large bodies, but the CPU and GPU then agree to a few ulps (tests).
 	sumInIDOrder bool
+
+	// massRho0 is the rest density the table's inverse masses were last set for by updateMasses; 0 after the
+	// table was uploaded or restored from elsewhere.
+	massRho0 float32
 }
 
 // rigidSnapshot is the rigid part of a snapshot: the body arrays, in the snapshot's particle order, and the table.
@@ -104,6 +112,21 @@ func (s *Solver) fluidCount() int {
 	return cpbf.FluidCount(s.n, s.rigid.bodies)
 }
 
+// updateMasses sets each body's inverse mass from the rest density, in the Go copy and in the GPU's body table,
+// before every step (sim/pbf updateBodyMasses): ρ0 is the fluid's density against which the bodies float or sink,
+// and a change acts at once. The reorder pass gives each particle its body's.
+func (r *rigidState) updateMasses(rho0 float32) {
+	if rho0 == r.massRho0 {
+		return
+	}
+	for i := range r.bodies {
+		b := &r.bodies[i]
+		b.InvMass = cpbf.BodyInvMass(rho0, b.Density)
+		glh.Upload(r.table, i*bodyRecordSize+invMassOffset, []float32{b.InvMass})
+	}
+	r.massRho0 = rho0
+}
+
 // runBodies dispatches a per-body pass (one workgroup per body) and makes its writes visible to the next.
 func (s *Solver) runBodies(prog string) {
 	p := s.progs.byName[prog]
@@ -120,7 +143,7 @@ func (s *Solver) runBodies(prog string) {
 func (s *Solver) setBodies(st *cpbf.State) error {
 	r := &s.rigid
 	r.delete(&s.snaps)
-	r.bodies, r.poses = r.bodies[:0], r.poses[:0]
+	r.bodies, r.poses, r.massRho0 = r.bodies[:0], r.poses[:0], 0
 	n, nb := 0, 0 // sizes of the buffers: zero gives the placeholders
 	if len(st.Bodies) > 0 {
 		if len(st.Body) != s.n || len(st.Rest) != s.n || len(st.WInv) != s.n {
@@ -253,6 +276,7 @@ func (r *rigidState) restore(sn *rigidSnapshot, n int) {
 		glh.Copy(r.table, 0, sn.table, 0, nb*bodyRecordSize)
 		r.readTable(r.table, 0)
 		r.setPoses(r.rec)
+		r.massRho0 = 0 // the snapshot's inverse masses may be for another rest density
 	}
 }
 

@@ -91,19 +91,37 @@ func frameDiff(t *testing.T, g, c *sim.Frame, dt float64) (diffs []float64, cent
 	return diffs, center, rot
 }
 
+// roundingJumps counts the particles whose difference (diffs, sorted) exceeds bound. Solvers that differ only in
+// float rounding stay within the rounding-growth bound but for a particle now and then, whose difference jumps for
+// a step or two: a neighbour list built at a pair's exact kernel radius keeps or drops the pair on an ulp (see
+// TestGPUBodiesMatchCPU), and a particle squeezed between a body and the floor amplifies its difference more than
+// twice in a step (measured: one particle of 4798, at 1.7 times the bound). One in a thousand is tolerated
+// (maxJumps); a real difference in the arithmetic moves many particles.
+func roundingJumps(diffs []float64, bound float64) int {
+	n := 0
+	for k := len(diffs) - 1; k >= 0 && diffs[k] > bound; k-- {
+		n++
+	}
+	return n
+}
+
+// maxJumps is how many of n particles may jump beyond the rounding-growth bound (roundingJumps).
+func maxJumps(n int) int { return n / 1000 }
+
 // The GPU solver with rigid bodies agrees with the CPU solver per particle and on the bodies' poses over 24 steps
 // of the thrown spheres, in two ways:
 //
 //   - Shape matching summing each body's particles in id order on one invocation, as the Go code does: then the two
 //     differ only in float rounding (fused multiply-adds, sqrt, division, sin and cos on the GPU) and agree like the
-//     fluid-only TestGPUMatchesCPU — 1.2e-7 m after one step, growing under 2× a step (measured: 8.4e-4 m worst,
-//     9.5e-5 m at the 99th percentile after 24 steps; centres within 3.9e-6 m, rotations within 1.1e-5).
+//     fluid-only TestGPUMatchesCPU — 1.2e-7 m after one step, growing under 2× a step but for a particle now and then
+//     (roundingJumps). Measured after 24 steps: 7.9e-5 m worst, 1.4e-5 m at the 99th percentile, centres within
+//     9.5e-7 m, rotations within 5.2e-6.
 //   - The solver's own parallel tree reduction: its centres of mass differ from the Go code's sequential float32
-//     sums by their rounding — for 113 particles at 0.5–0.8 m, partial sums reach 90 m, whose half ulp is 3.8e-6 m,
-//     so up to 2e-6 m on each of the 3 matches per step (measured 4.8e-7 m after one step) — and a rigid body
-//     carries such differences on in its velocity. The 99th percentile, the centres and the rotations stay within
-//     2e-6 m · 2^(step−1) (measured after 24 steps: 99th percentile 2.8e-4 m, worst 1.9e-3 m,
-//     centres 1.5e-5 m, rotations 2.1e-4); the worst particle jumps now and then, because a neighbour list built at a
+//     sums by their rounding — the sums are of offsets from the body's last centre, up to a few metres for 113
+//     particles of a 0.12 m ball, whose half ulp is 1.2e-7 m (sums of positions reached 90 m and 3.8e-6 m) — and a
+//     rigid body carries such differences on in its velocity. The 99th percentile, the centres and the rotations
+//     stay within 2e-6 m · 2^(step−1) (measured after 24 steps: 99th percentile 6e-5 m, worst 3.3e-4 m,
+//     centres 6.2e-6 m, rotations 5.5e-5); the worst particle jumps now and then, because a neighbour list built at a
 //     pair's exact kernel radius (the lattice's second neighbours at the default h = 2 spacings) keeps or drops the
 //     pair on an ulp — the CPU solver against itself with positions nudged by one ulp differs by 1e-4 m after one
 //     step for that reason.
@@ -137,9 +155,10 @@ func TestGPUBodiesMatchCPU(t *testing.T) {
 			worst, p99 := diffs[len(diffs)-1], diffs[len(diffs)*99/100]
 			if inIDOrder {
 				// as TestGPUMatchesCPU: rounding grows at most 2× per step from a few ulps
-				if bound := 2.4e-7 * math.Pow(2, float64(step-1)); worst > bound || center > bound || rot > bound {
-					t.Fatalf("%s, step %d: GPU and CPU differ by up to %.3g m, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
-						mode, step, worst, center, rot, bound)
+				bound := 2.4e-7 * math.Pow(2, float64(step-1))
+				if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
+					t.Fatalf("%s, step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
+						mode, step, worst, jumps, center, rot, bound)
 				}
 			} else if bound := 2e-6 * math.Pow(2, float64(step-1)); p99 > bound || center > bound || rot > bound {
 				t.Fatalf("%s, step %d: GPU and CPU differ by %.3g m at the 99th percentile, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
@@ -196,14 +215,84 @@ func TestGPUResetSamplesSceneBodies(t *testing.T) {
 		g.Frame(&fg)
 		c.Frame(&fc)
 		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
-		if bound := 2.4e-7 * math.Pow(2, float64(step-1)); diffs[len(diffs)-1] > bound || center > bound || rot > bound {
-			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
-				step, diffs[len(diffs)-1], center, rot, bound)
+		bound := 2.4e-7 * math.Pow(2, float64(step-1))
+		if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
+			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
+				step, diffs[len(diffs)-1], jumps, center, rot, bound)
 		}
 	}
 	for b := range fg.Bodies {
 		if fg.Bodies[b].Origin != fc.Bodies[b].Origin {
 			t.Errorf("body %d: origin %v on the GPU, %v on the CPU", b, fg.Bodies[b].Origin, fc.Bodies[b].Origin)
+		}
+	}
+}
+
+// A change of the rest density acts on the GPU as on the CPU: the bodies' inverse masses follow ρ0 from the next
+// step on (through the body table and the reorder pass), and the two solvers stay within rounding growth of each
+// other across the change — also across a restored snapshot taken before it, whose table holds the old masses.
+func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
+	const spacing, steps, change = 0.04, 12, 4
+	dt := frameDt / 2
+	c := cpbf.New()
+	g := newGPU(t)
+	g.rigid.sumInIDOrder = true
+	resetPoolWithSpheres(t, c, spacing, thrown...)
+	resetPoolWithSpheres(t, g, spacing, thrown...)
+	var fg, fc sim.Frame
+	for step := 1; step <= steps; step++ {
+		if step == change {
+			c.Cfg.RestDensity, g.Cfg.RestDensity = 700, 700
+		}
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		g.Frame(&fg)
+		c.Frame(&fc)
+		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
+		bound := 2.4e-7 * math.Pow(2, float64(step-1))
+		if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
+			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
+				step, diffs[len(diffs)-1], jumps, center, rot, bound)
+		}
+	}
+	for i, b := range g.Bodies() {
+		if want := cpbf.BodyInvMass(700, thrown[i].density); b.InvMass != want || c.Bodies()[i].InvMass != want {
+			t.Errorf("body %d: inverse mass %g on the GPU, %g on the CPU; want ρ0/ρ_body = %g", i, b.InvMass, c.Bodies()[i].InvMass, want)
+		}
+	}
+	var st cpbf.State
+	if err := g.SaveState(&st); err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range st.WInv {
+		if b := st.Body[k]; b >= 0 && w != cpbf.BodyInvMass(700, thrown[b].density) {
+			t.Fatalf("particle %d of body %d has inverse mass %g on the GPU after the change", k, b, w)
+		}
+	}
+	// The GPU's snapshot of the reset, restored (as after a non-finite step), holds the table of ρ0 = 1000; it
+	// continues with ρ0 = 700 as a CPU solver reset with 700 does.
+	g.restore()
+	c = cpbf.New()
+	c.Cfg.RestDensity = 700
+	resetPoolWithSpheres(t, c, spacing, thrown...)
+	for step := 1; step <= change; step++ {
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		g.Frame(&fg)
+		c.Frame(&fc)
+		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
+		bound := 2.4e-7 * math.Pow(2, float64(step-1))
+		if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
+			t.Fatalf("after the restore, step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
+				step, diffs[len(diffs)-1], jumps, center, rot, bound)
 		}
 	}
 }

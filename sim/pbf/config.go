@@ -16,7 +16,7 @@ type Config struct {
 	Iterations int32   // density-constraint iterations per step (Algorithm 1, line 8)
 	Step       sim.CFL // steps per 1/60 s frame, from the fastest particle
 
-	RestDensity  float32    // ρ0, kg/m³
+	RestDensity  float32    // ρ0, kg/m³: the fluid's density, against which bodies float or sink (see Register)
 	KernelRadius float32    // h in particle spacings
 	Gravity      [3]float32 // m/s²
 
@@ -27,7 +27,7 @@ type Config struct {
 	ScorrDq    float32 // |Δq| as a fraction of h (eq. 13)
 
 	Vorticity float32 // vorticity confinement ε (eq. 16), m/s
-	XSPH      float32 // XSPH viscosity c (eq. 17)
+	XSPH      float32 // XSPH viscosity c (eq. 17) in Monaghan's form, c Σ_j (m/ρ0) v_ij W_ij: see DefaultConfig
 
 	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
 	Particles int32   // particle count on reset; 0 uses the spacing
@@ -43,6 +43,15 @@ const DefaultCFL = 1.5
 // constants. The sub-steps matter more than the iterations: at 2 sub-steps × 4 iterations the dam break's impact on
 // the far wall compresses edge particles by 60%, and the correction launches them along the tank's edges at up
 // to 16 m/s; at 4 × 3 the fastest particle is the 5 m/s front.
+//
+// XSPH: eq. 17 of the paper, v_i += c Σ_j v_ij W_ij, sums the raw kernel, whose values are 1/volume, so its c is a
+// volume, in units the paper does not give, and its effect grows with the cube of the resolution: in metres at the
+// shipped 0.018 m spacing, c = 0.01 would add 1700 times the neighbourhood's relative velocity per step, which
+// diverges (on a lattice at h = 2 spacings XSPH over-relaxes from 0.96 times and diverges from 1.9 times). The
+// solvers use Monaghan's form, v_i += c Σ_j (m/ρ0) v_ij W_ij: (m/ρ0) Σ_j W_ij is 1 in a filled neighbourhood at any
+// spacing, so c is the fraction of the neighbourhood's relative velocity taken per step, the same at every
+// resolution. The paper's c = 0.01 is this c with the particle volume m/ρ0 as the unit of volume (or lengths in
+// particle spacings: 1% apart at h = 2 spacings, where m/ρ0 = spacing³/1.0098): the gentle smoothing it describes.
 func DefaultConfig() Config {
 	return Config{
 		Iterations:   3,
@@ -69,7 +78,7 @@ func (c *Config) Register(s *param.Set) {
 	s.Bool(&c.Unilateral, param.Spec{Name: "pbf.unilateral", Label: "Push only (C ≥ 0)", Group: "PBF|Solver",
 		Desc: "Clamp the density constraint at zero, so particles only push apart: no cohesion at the free surface"})
 	s.Float(&c.RestDensity, param.Spec{Name: "pbf.rest_density", Label: "Rest density ρ0", Group: "PBF|Fluid", Unit: "kg/m³", Min: 1, Max: 1e5, SoftMin: 100, SoftMax: 3000,
-		Desc: "Rest density of the fluid (eq. 1); particle mass follows so a filled lattice is at rest"})
+		Desc: "The fluid's density: bodies (their densities in kg/m³ come from the scene) float when lighter and sink when heavier, and a change acts at once, so a floating duck rises or sinks; the fluid alone moves the same at any value (its particle mass follows ρ0)"})
 	s.Float(&c.KernelRadius, param.Spec{Name: "pbf.kernel_radius", Label: "Kernel radius h", Group: "PBF|Fluid", Unit: "× spacing", Min: 1.05, Max: 4, SoftMin: 1.5, SoftMax: 3,
 		Desc: "Smoothing radius h of the poly6 and spiky kernels, in particle spacings"})
 	s.Vec3(&c.Gravity, param.Spec{Name: "pbf.gravity", Label: "Gravity", Group: "PBF|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
@@ -83,7 +92,7 @@ func (c *Config) Register(s *param.Set) {
 	s.Float(&c.Vorticity, param.Spec{Name: "pbf.vorticity", Label: "Vorticity ε", Group: "PBF|Velocity", Unit: "m/s", Min: 0, Max: 10, SoftMin: 0, SoftMax: 0.5,
 		Desc: "Vorticity confinement strength ε of eq. 16: puts back rotation that damping removed"})
 	s.Float(&c.XSPH, param.Spec{Name: "pbf.xsph_c", Label: "XSPH viscosity c", Group: "PBF|Velocity", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.2,
-		Desc: "XSPH viscosity c of eq. 17 (the paper's 0.01): blends each velocity towards its neighbours'"})
+		Desc: "XSPH viscosity of eq. 17 in Monaghan's form, v_i += c Σ_j (m/ρ0) v_ij W_ij: the fraction of the neighbours' relative velocity each particle takes per step, at any spacing (the paper's raw-kernel c = 0.01 with the particle volume as unit); bodies take the reaction"})
 	s.Float(&c.Spacing, param.Spec{Name: "pbf.spacing", Label: "Particle spacing", Group: "PBF|Resolution", Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.1, OnReset: true,
 		Desc: "Lattice spacing of the fluid blocks on reset; 0 uses the scene's"})
 	s.Int(&c.Particles, param.Spec{Name: "pbf.particles", Label: "Particle count", Group: "PBF|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 20, OnReset: true,
@@ -168,7 +177,7 @@ func Derive(c *Config, d float64) (Derived, error) {
 	dv.MOverR0 = float32(mr)
 	dv.Poly6 = kernel.NewPoly6(float32(h))
 	dv.Spiky = kernel.NewSpiky(float32(h))
-	dv.Wall = NewWallKernel(float32(h))
+	dv.Wall = NewWallKernel(h, d, mr)
 	dv.W0 = dv.Poly6.W(0)
 	dq := float64(c.ScorrDq) * h
 	dv.InvWDq = float32(1 / p6.W(dq*dq))

@@ -54,7 +54,6 @@ type Solver struct {
 	wInv   []float32    // inverse mass relative to a fluid particle's
 	slotOf []int32      // sorted slot of each particle id
 	tmpI   []int32
-	tmpF   []float32
 
 	// tools (hands.go)
 	budget  int       // most particles, fixed at reset
@@ -247,6 +246,7 @@ func (s *Solver) Step(dt float64) error {
 	}
 	h := float32(dt)
 	s.timer.Begin()
+	s.updateBodyMasses()
 	s.emit(dt)
 	s.moveObstacles(s.time + dt)
 	s.predict(h)
@@ -323,15 +323,17 @@ func (s *Solver) sortByCell() {
 	s.id, s.tmpID = s.tmpID, s.id
 	if s.hasBodies() {
 		s.tmpI = resize(s.tmpI, len(order))
-		s.tmpF = resize(s.tmpF, len(order))
 		permute(s.pool, s.body, s.tmpI, order)
 		s.body, s.tmpI = s.tmpI, s.body
-		permute(s.pool, s.wInv, s.tmpF, order)
-		s.wInv, s.tmpF = s.tmpF, s.wInv
 		permute(s.pool, s.rest, s.tmp, order)
 		s.rest, s.tmp = s.tmp, s.rest
 		for k, id := range s.id {
 			s.slotOf[id] = int32(k)
+			// the inverse mass follows the body's, which follows the rest density (updateBodyMasses)
+			s.wInv[k] = 1
+			if b := s.body[k]; b >= 0 {
+				s.wInv[k] = s.bodies[b].InvMass
+			}
 		}
 	}
 }
@@ -474,17 +476,15 @@ func (s *Solver) updateVelocity(dt float32) {
 }
 
 // computeVorticity estimates ω_i = ∇×v (eq. 15) as Σ_j (m/ρ0) ∇_i W_ij × v_ij, with v_ij = v_j − v_i, and the
-// density ρ_i at the final positions for the statistics.
+// density ρ_i at the final positions for the statistics. Body particles get their ω too, from every neighbour —
+// 2Ω inside a body spinning at Ω — so the fluid's η = ∇|ω| beside a body sees the flow's rotation rather than a
+// false zero; their density stays 1 (the statistics describe the fluid).
 func (s *Solver) computeVorticity() {
 	dv := &s.dv
 	h2 := dv.H * dv.H
 	bodies := s.hasBodies()
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if bodies && s.body[i] >= 0 {
-				s.rho[i], s.omega[i] = 1, [4]float32{}
-				continue
-			}
 			pi, vi := s.p[i], s.v[i]
 			rho := dv.W0
 			var wx, wy, wz float32
@@ -502,16 +502,29 @@ func (s *Solver) computeVorticity() {
 				wy += gz*ux - gx*uz
 				wz += gx*uy - gy*ux
 			}
+			s.omega[i] = [4]float32{dv.MOverR0 * wx, dv.MOverR0 * wy, dv.MOverR0 * wz, 0}
+			if bodies && s.body[i] >= 0 {
+				s.rho[i] = 1
+				continue
+			}
 			phi, _, _, _ := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
 			s.rho[i] = rho*dv.MOverR0 + phi
-			s.omega[i] = [4]float32{dv.MOverR0 * wx, dv.MOverR0 * wy, dv.MOverR0 * wz, 0}
 		}
 	})
 }
 
 // confineAndSmooth adds the vorticity confinement force f = ε (N × ω) (eq. 16), with N = η/|η| and
-// η = ∇|ω| estimated as Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇_i W_ij, and XSPH viscosity
-// v_i ← v_i + c Σ_j (m/ρ0) v_ij W_ij (eq. 17); then x_i ← x*_i (Algorithm 1, lines 22–23).
+// η = ∇|ω| estimated as Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇_i W_ij, and XSPH viscosity (eq. 17) in Monaghan's form
+// v_i ← v_i + c Σ_j (m/ρ0) v_ij W_ij; then x_i ← x*_i (Algorithm 1, lines 22–23).
+//
+// XSPH is an exchange of momentum between pairs, and with rigid bodies it stays one: particle i's share of the
+// pair (i, j) is weighted by 2 w_i/(w_i + w_j) (w the inverse masses; 1 between two fluid particles), so m_i Δv_i
+// = −m_j Δv_j and a body moving through the fluid is slowed by exactly the momentum the fluid it drags gains. A body
+// particle's velocity change goes into its body's motion at the next step's shape matching, as the density
+// corrections do. Particles of bodies exchange nothing among themselves: a rigid body has no internal viscosity,
+// and contact between bodies is the Δp pass's. Confinement is not an exchange but a force that puts back rotation
+// the fluid's damping removed; it acts on fluid particles only (a body's rotation is kept exactly by shape
+// matching, and confining it would spin up a spinning body).
 func (s *Solver) confineAndSmooth(dt float32) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
@@ -519,10 +532,7 @@ func (s *Solver) confineAndSmooth(dt float32) {
 	bodies := s.hasBodies()
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if bodies && s.body[i] >= 0 { // a body's velocity is its rigid motion
-				s.tmp[i] = s.v[i]
-				continue
-			}
+			isBody := bodies && s.body[i] >= 0
 			pi, vi, wi := s.p[i], s.v[i], s.omega[i]
 			wiLen := sqrt32(wi[0]*wi[0] + wi[1]*wi[1] + wi[2]*wi[2])
 			var ex, ey, ez, sx, sy, sz float32
@@ -532,13 +542,21 @@ func (s *Solver) confineAndSmooth(dt float32) {
 				if r2 >= h2 {
 					continue
 				}
-				wj := s.omega[j]
-				dw := sqrt32(wj[0]*wj[0]+wj[1]*wj[1]+wj[2]*wj[2]) - wiLen
-				g := dw * dv.Spiky.GradScale(sqrt32(r2))
-				ex += g * rx
-				ey += g * ry
-				ez += g * rz
 				w := dv.Poly6.W(r2)
+				if bodies {
+					if isBody && s.body[j] >= 0 {
+						continue
+					}
+					w *= 2 * s.wInv[i] / (s.wInv[i] + s.wInv[j])
+				}
+				if !isBody {
+					wj := s.omega[j]
+					dw := sqrt32(wj[0]*wj[0]+wj[1]*wj[1]+wj[2]*wj[2]) - wiLen
+					g := dw * dv.Spiky.GradScale(sqrt32(r2))
+					ex += g * rx
+					ey += g * ry
+					ez += g * rz
+				}
 				sx += (s.v[j][0] - vi[0]) * w
 				sy += (s.v[j][1] - vi[1]) * w
 				sz += (s.v[j][2] - vi[2]) * w
