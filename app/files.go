@@ -11,7 +11,7 @@ import (
 	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
-	"github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -201,7 +201,7 @@ func vec64(v [3]float32) scene.Vec3 { return scene.Vec3{float64(v[0]), float64(v
 
 // quatMatrix is a body's rotation (sim/pbf's quaternion) as a scene matrix.
 func quatMatrix(q [4]float32) scene.Mat3 {
-	m := pbf.Quat(q).Matrix()
+	m := rigid.Quat(q).Matrix()
 	var out scene.Mat3
 	for r := range 3 {
 		for c := range 3 {

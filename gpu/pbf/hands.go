@@ -6,8 +6,11 @@ import (
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/emit"
 	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/solid"
 )
 
 // The sandbox's tools (sim.Hands) and save files (sim.Stateful) on the GPU, as sim/pbf has them. The buffers hold
@@ -167,7 +170,7 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	if s.sc == nil {
 		return 0, nil, fmt.Errorf("gpu pbf: no scene (reset first)")
 	}
-	spec, inside, err := cpbf.SampleBody(s.sc, b, float64(s.dv.Spacing))
+	spec, inside, err := rigid.SampleBody(s.sc, b, float64(s.dv.Spacing))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -209,7 +212,7 @@ func (s *Solver) SetTools(t sim.Tools) {
 
 // emit runs the scene's emitters and the tool's over a step of dt, as the CPU solver does.
 func (s *Solver) emit(dt float64) {
-	cpbf.RunEmitters(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
+	emit.Run(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
 }
 
 func (s *Solver) addEmitted(pos, vel [][4]float32) {
@@ -217,7 +220,7 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 		return
 	}
 	if s.n+len(pos) > s.cap {
-		s.notice = cpbf.BudgetNotice(s.cap)
+		s.notice = emit.BudgetNotice(s.cap, "pbf.budget")
 		return
 	}
 	s.appendFluid(pos, vel)
@@ -226,7 +229,7 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 // moveObstacles uploads the kinematic obstacles where they are at time t.
 func (s *Solver) moveObstacles(t float64) {
 	if s.sc.HasMotion() || s.tools.Paddle != nil || s.paddled {
-		s.col.Obstacles = cpbf.MovedObstacles(s.sc, t, s.tools.Paddle)
+		s.col.Obstacles = solid.Moved(s.sc, t, s.tools.Paddle)
 		glh.Upload(s.obstacles, 0, s.col.Obstacles)
 		s.paddled = s.tools.Paddle != nil
 	}

@@ -27,7 +27,9 @@ import (
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/param"
 	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/solid"
 )
 
 // Name is the mode name of the GPU solver.
@@ -86,7 +88,7 @@ type params struct {
 	WallInvStep                  float32
 	WallLast                     int32
 	ScorrN, Unilateral           int32
-	Wall                         [cpbf.WallTableSize][4]float32
+	Wall                         [solid.WallTableSize][4]float32
 }
 
 // statsRecord mirrors StatsRecord of pbf_stats.glsl (std430).
@@ -112,7 +114,7 @@ type Solver struct {
 	sc    *scene.Scene
 	dv    cpbf.Derived
 	dvCfg cpbf.Config
-	col   cpbf.Collider
+	col   solid.Collider
 	n     int // particles
 	cap   int // particles the buffers hold: the budget
 	block params
@@ -188,8 +190,8 @@ func CompilePrograms(ctx *glh.Context) (*Programs, error) {
 		return nil, fmt.Errorf("gpu pbf: needs %d shader-storage binding points, this GPU has %d", needBindings, have)
 	}
 	p := &Programs{byName: map[string]*glh.Program{}}
-	defs := append(nsearch.Defines(), shaders.Int("BIND_PARAMS", bindParams), shaders.Int("ROTATION_ITERS", cpbf.RotationIters),
-		shaders.Int("BODY_GROUP", bodyGroup), shaders.Int("WALL_TABLE", cpbf.WallTableSize))
+	defs := append(nsearch.Defines(), shaders.Int("BIND_PARAMS", bindParams), shaders.Int("ROTATION_ITERS", rigid.RotationIters),
+		shaders.Int("BODY_GROUP", bodyGroup), shaders.Int("WALL_TABLE", solid.WallTableSize))
 	for name, b := range map[string]int{
 		"BIND_POS": bindPos, "BIND_VEL": bindVel, "BIND_PRED": bindPred, "BIND_IDS": bindIDs,
 		"BIND_POS2": bindPos2, "BIND_VEL2": bindVel2, "BIND_PRED2": bindPred2, "BIND_IDS2": bindIDs2,
@@ -285,7 +287,7 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 }
 
 // reset sets up the particles (ids 0..n−1 in order) and, when lay is not nil, the rigid bodies they include.
-func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32, lay *cpbf.BodyParticles) error {
+func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32, lay *rigid.BodyParticles) error {
 	if len(pos) != len(vel) {
 		return fmt.Errorf("gpu pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
@@ -358,8 +360,8 @@ func (s *Solver) derive(spacing float64) error {
 		return fmt.Errorf("gpu pbf: %w", err)
 	}
 	s.dv, s.dvCfg = dv, s.Cfg
-	s.col = cpbf.NewCollider(s.sc, dv.Radius)
-	s.col.Obstacles = cpbf.MovedObstacles(s.sc, s.time, s.tools.Paddle)
+	s.col = solid.NewCollider(s.sc, dv.Radius)
+	s.col.Obstacles = solid.Moved(s.sc, s.time, s.tools.Paddle)
 	return nil
 }
 
@@ -426,7 +428,7 @@ func (s *Solver) allocate(n int) error {
 	s.obstacles.Delete()
 	var err error
 	// room for the scene's obstacles and the paddle
-	if s.obstacles, err = glh.NewBuffer((len(s.sc.Obstacles)+1)*int(unsafe.Sizeof(cpbf.Obstacle{})), gl.DYNAMIC_DRAW); err != nil {
+	if s.obstacles, err = glh.NewBuffer((len(s.sc.Obstacles)+1)*int(unsafe.Sizeof(solid.Obstacle{})), gl.DYNAMIC_DRAW); err != nil {
 		return fmt.Errorf("gpu pbf: %w", err)
 	}
 	glh.Upload(s.obstacles, 0, obs)

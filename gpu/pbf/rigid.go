@@ -10,6 +10,7 @@ import (
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
 	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -35,7 +36,7 @@ type bodyRecord struct {
 	InvMass      float32
 	_            float32
 	Center       [4]float32
-	Rot          cpbf.Quat
+	Rot          rigid.Quat
 	Drive        [4]float32
 }
 
@@ -50,7 +51,7 @@ const (
 // rigidState holds the rigid bodies' buffers. Without bodies each buffer is a small placeholder: the passes
 // declare the blocks, so something is bound, but they never read them.
 type rigidState struct {
-	bodies []cpbf.Body // as laid out at the reset: ids, inverse mass, density (the poses live on the GPU)
+	bodies []rigid.Body // as laid out at the reset: ids, inverse mass, density (the poses live on the GPU)
 
 	body, body2   *glh.Buffer // int per particle, sorted order: its body, −1 for fluid
 	rest, rest2   *glh.Buffer // vec4 per particle: offset from its body's centre, rest frame
@@ -77,8 +78,8 @@ type rigidSnapshot struct {
 
 // ResetWithBodies starts from given fluid particles (ids 0..F−1) and rigid bodies (ids after them, body by body),
 // laid out by sim/pbf.LayoutBodies exactly as the CPU solver lays them out.
-func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, specs []cpbf.BodySpec) error {
-	lay, err := cpbf.LayoutBodies(s.Cfg.RestDensity, pos, vel, specs)
+func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, specs []rigid.BodySpec) error {
+	lay, err := rigid.LayoutBodies(s.Cfg.RestDensity, pos, vel, specs)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 
 // Bodies returns the rigid bodies' states, read back from the GPU. Like Frame, it first waits for the statistics
 // of every step taken, so a non-finite state has been restored.
-func (s *Solver) Bodies() []cpbf.Body {
+func (s *Solver) Bodies() []rigid.Body {
 	if !s.hasBodies() {
 		return nil
 	}
@@ -96,7 +97,7 @@ func (s *Solver) Bodies() []cpbf.Body {
 	}
 	r := &s.rigid
 	r.readTable(r.table, 0)
-	out := append([]cpbf.Body(nil), r.bodies...) // ids, inverse mass, origin and density stay as laid out
+	out := append([]rigid.Body(nil), r.bodies...) // ids, inverse mass, origin and density stay as laid out
 	for i, rec := range r.rec {
 		out[i].Center = [3]float32{rec.Center[0], rec.Center[1], rec.Center[2]}
 		out[i].Rot = rec.Rot
@@ -121,7 +122,7 @@ func (r *rigidState) updateMasses(rho0 float32) {
 	}
 	for i := range r.bodies {
 		b := &r.bodies[i]
-		b.InvMass = cpbf.BodyInvMass(rho0, b.Density)
+		b.InvMass = rigid.BodyInvMass(rho0, b.Density)
 		glh.Upload(r.table, i*bodyRecordSize+invMassOffset, []float32{b.InvMass})
 	}
 	r.massRho0 = rho0

@@ -10,6 +10,7 @@ import (
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
 	cpbf "github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/simtest"
 )
@@ -17,7 +18,7 @@ import (
 // bodyResetter is either solver with rigid bodies.
 type bodyResetter interface {
 	sim.Solver
-	ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, specs []cpbf.BodySpec) error
+	ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4]float32, specs []rigid.BodySpec) error
 }
 
 // sphere is a sphere body to drop into the pool.
@@ -38,9 +39,9 @@ func resetPoolWithSpheres(t testing.TB, s bodyResetter, spacing float64, spheres
 		shapes[i] = scene.Shape{Kind: scene.ShapeSphere, Center: sp.center, Radius: sp.radius}
 	}
 	pos, vel, bodies := simtest.SpheresInFluid(t, sc, spacing, shapes)
-	specs := make([]cpbf.BodySpec, len(spheres))
+	specs := make([]rigid.BodySpec, len(spheres))
 	for i, sp := range spheres {
-		specs[i] = cpbf.BodySpec{Particles: bodies[i], Density: sp.density, Velocity: sp.vel, Spin: sp.spin}
+		specs[i] = rigid.BodySpec{Particles: bodies[i], Density: sp.density, Velocity: sp.vel, Spin: sp.spin}
 	}
 	if err := s.ResetWithBodies(sc, spacing, pos, vel, specs); err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 		}
 	}
 	for i, b := range g.Bodies() {
-		if want := cpbf.BodyInvMass(700, thrown[i].density); b.InvMass != want || c.Bodies()[i].InvMass != want {
+		if want := rigid.BodyInvMass(700, thrown[i].density); b.InvMass != want || c.Bodies()[i].InvMass != want {
 			t.Errorf("body %d: inverse mass %g on the GPU, %g on the CPU; want ρ0/ρ_body = %g", i, b.InvMass, c.Bodies()[i].InvMass, want)
 		}
 	}
@@ -269,7 +270,7 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, w := range st.WInv {
-		if b := st.Body[k]; b >= 0 && w != cpbf.BodyInvMass(700, thrown[b].density) {
+		if b := st.Body[k]; b >= 0 && w != rigid.BodyInvMass(700, thrown[b].density) {
 			t.Fatalf("particle %d of body %d has inverse mass %g on the GPU after the change", k, b, w)
 		}
 	}
@@ -299,7 +300,7 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 
 // Two GPU runs with rigid bodies are bit-identical: particles, their bodies, and the bodies' poses.
 func TestGPUBodyRunsAreBitIdentical(t *testing.T) {
-	run := func() (sim.Frame, []cpbf.Body) {
+	run := func() (sim.Frame, []rigid.Body) {
 		s := newGPU(t)
 		resetPoolWithSpheres(t, s, 0.04, thrown...)
 		return stepFrame(t, s, 30), s.Bodies()
@@ -499,8 +500,8 @@ func TestGPUFluidResetAfterBodies(t *testing.T) {
 	}
 	sc := builtin(t, "pool")
 	pos, vel, _ := simtest.SpheresInFluid(t, sc, 0.05, nil)
-	for _, spec := range []cpbf.BodySpec{{Density: 500}, {Particles: [][4]float32{{0.6, 0.5, 0.4}}, Density: 0}} {
-		if err := s.ResetWithBodies(sc, 0.05, pos, vel, []cpbf.BodySpec{spec}); err == nil {
+	for _, spec := range []rigid.BodySpec{{Density: 500}, {Particles: [][4]float32{{0.6, 0.5, 0.4}}, Density: 0}} {
+		if err := s.ResetWithBodies(sc, 0.05, pos, vel, []rigid.BodySpec{spec}); err == nil {
 			t.Errorf("a body %+v was accepted", spec)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/slosh/slosh/sim/kernel"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/solid"
 )
 
 // Config holds every tunable of Position Based Fluids. The CPU solver and the GPU solver (gpu/pbf) register the
@@ -125,7 +126,7 @@ type Derived struct {
 
 	Poly6  kernel.Poly6[float32]
 	Spiky  kernel.Spiky[float32]
-	Wall   WallKernel
+	Wall   solid.WallKernel
 	W0     float32 // poly6 at 0 (the self contribution)
 	InvWDq float32 // 1 / poly6(|Δq|)
 
@@ -177,7 +178,7 @@ func Derive(c *Config, d float64) (Derived, error) {
 	dv.MOverR0 = float32(mr)
 	dv.Poly6 = kernel.NewPoly6(float32(h))
 	dv.Spiky = kernel.NewSpiky(float32(h))
-	dv.Wall = NewWallKernel(h, d, mr)
+	dv.Wall = solid.NewWallKernel(h, d, mr)
 	dv.W0 = dv.Poly6.W(0)
 	dq := float64(c.ScorrDq) * h
 	dv.InvWDq = float32(1 / p6.W(dq*dq))

@@ -5,7 +5,10 @@ import (
 	"io"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/emit"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/solid"
 )
 
 // The sandbox's tools (sim.Hands) and save files (sim.Stateful) on the CPU solver. Adding fluid appends particles
@@ -188,7 +191,7 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	if s.sc == nil {
 		return 0, nil, fmt.Errorf("pbf: no scene (reset first)")
 	}
-	spec, inside, err := SampleBody(s.sc, b, float64(s.dv.Spacing))
+	spec, inside, err := rigid.SampleBody(s.sc, b, float64(s.dv.Spacing))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -199,25 +202,6 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 		return err
 	})
 	return len(s.bodies) - 1, displaced, err
-}
-
-// SampleBody samples a body on a scene's lattice at spacing d as LayoutBodies takes it, and says which fluid
-// particles it displaces: those within half a spacing of its surface or inside it.
-func SampleBody(sc *scene.Scene, b scene.Body, d float64) (BodySpec, func(p [4]float32) bool, error) {
-	one := *sc
-	one.Bodies = []scene.Body{b}
-	ps, err := one.SampleBodies(d)
-	if err != nil {
-		return BodySpec{}, nil, err
-	}
-	spec := BodySpec{Density: float32(b.Density), Velocity: f32(b.Velocity), Spin: f32(b.Spin)}
-	for _, p := range ps[0] {
-		spec.Particles = append(spec.Particles, [4]float32{float32(p[0]), float32(p[1]), float32(p[2]), 0})
-	}
-	inside := func(p [4]float32) bool {
-		return b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < 0.5*d
-	}
-	return spec, inside, nil
 }
 
 // RemoveBody implements sim.Hands.
@@ -249,19 +233,7 @@ func (s *Solver) SetTools(t sim.Tools) {
 // emit runs the scene's emitters and the tool's for a step from the current time to t + dt, adding particles up
 // to the budget.
 func (s *Solver) emit(dt float64) {
-	RunEmitters(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
-}
-
-// RunEmitters advances the scene's emitters (their travel in acc) and the tool's emitter, when there is one (its
-// travel in toolAcc), over a step from t to t + dt, handing each one's new particles to add: both PBF solvers run
-// their emitters through it, so they add the same particles in the same order.
-func RunEmitters(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, add func(pos, vel [][4]float32)) {
-	for k := range emitters {
-		add(EmitterStep(&emitters[k], spacing, &acc[k], t, dt))
-	}
-	if tool != nil {
-		add(EmitterStep(tool, spacing, toolAcc, t, dt))
-	}
+	emit.Run(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
 }
 
 func (s *Solver) addEmitted(pos, vel [][4]float32) {
@@ -269,64 +241,16 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 		return
 	}
 	if len(s.x)+len(pos) > s.budget {
-		s.notice = BudgetNotice(s.budget)
+		s.notice = emit.BudgetNotice(s.budget, "pbf.budget")
 		return
 	}
 	s.appendFluid(pos, vel)
 }
 
-// BudgetNotice is the message shown when an emitter stops at the particle budget.
-func BudgetNotice(budget int) string {
-	return fmt.Sprintf("particle budget of %d reached: emitters stop here (raise pbf.budget and reset, or drain some fluid)", budget)
-}
-
-// EmitterStep advances an emitter over a step from t to t + dt: acc, the distance its stream has moved since the
-// last layer, grows by speed·dt, and every whole spacing adds a layer — the emitter's disc moved along the
-// direction by how far that layer has already travelled — with the emitter's velocity.
-func EmitterStep(e *scene.Emitter, spacing float32, acc *float32, t, dt float64) (pos, vel [][4]float32) {
-	if !e.Active(t) {
-		return nil, nil
-	}
-	dir := f32(e.Direction)
-	speed := float32(e.Speed)
-	*acc += speed * float32(dt)
-	var disc []scene.Vec3
-	for *acc >= spacing {
-		*acc -= spacing
-		if disc == nil {
-			disc = e.Disc(float64(spacing))
-		}
-		off := *acc
-		for _, q := range disc {
-			pos = append(pos, [4]float32{float32(q[0]) + dir[0]*off, float32(q[1]) + dir[1]*off, float32(q[2]) + dir[2]*off, 0})
-			vel = append(vel, [4]float32{dir[0] * speed, dir[1] * speed, dir[2] * speed, 0})
-		}
-	}
-	return pos, vel
-}
-
-// MovedObstacles packs a scene's obstacles at time t — the moving ones displaced along their paths — and the
-// paddle, when there is one, as a sphere after them.
-func MovedObstacles(sc *scene.Scene, t float64, paddle *sim.Paddle) []Obstacle {
-	obs := sc.Obstacles
-	if sc.HasMotion() {
-		obs = make([]scene.Obstacle, len(sc.Obstacles))
-		for i := range sc.Obstacles {
-			obs[i] = scene.Obstacle{Shape: sc.Obstacles[i].ShapeAt(t)}
-		}
-	}
-	out := PackObstacles(obs)
-	if paddle != nil {
-		c := paddle.Center
-		out = append(out, Obstacle{A: [4]float32{c[0], c[1], c[2], KindSphere}, B: [4]float32{0, 0, 0, paddle.Radius}})
-	}
-	return out
-}
-
 // moveObstacles places the kinematic obstacles where they are at time t.
 func (s *Solver) moveObstacles(t float64) {
 	if s.sc.HasMotion() || s.tools.Paddle != nil || s.paddled {
-		s.col.Obstacles = MovedObstacles(s.sc, t, s.tools.Paddle)
+		s.col.Obstacles = solid.Moved(s.sc, t, s.tools.Paddle)
 		s.paddled = s.tools.Paddle != nil
 	}
 }

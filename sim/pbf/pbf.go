@@ -18,7 +18,9 @@ import (
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/solid"
 )
 
 // Name is the mode name of the CPU solver.
@@ -30,7 +32,7 @@ type Solver struct {
 	params *param.Set
 	dv     Derived
 	dvCfg  Config // the configuration dv was derived from
-	col    Collider
+	col    solid.Collider
 	grid   *grid.Grid
 	sc     *scene.Scene
 	pool   par.Pool
@@ -48,7 +50,7 @@ type Solver struct {
 	tmpID   []uint32
 
 	// rigid bodies (rigid.go); the per-particle arrays are empty without bodies
-	bodies []Body
+	bodies []rigid.Body
 	body   []int32      // −1 for fluid, else the particle's body
 	rest   [][4]float32 // a body particle's offset from its body's centre in the rest frame
 	wInv   []float32    // inverse mass relative to a fluid particle's
@@ -126,7 +128,7 @@ func Sample(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32,
 
 // SampleScene is Sample with the scene's rigid bodies: their particles on the same lattice, with their densities
 // and initial motions.
-func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, bodies []BodySpec, err error) {
+func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, bodies []rigid.BodySpec, err error) {
 	d, pos, vel, err := Sample(c, sc)
 	if err != nil {
 		return 0, nil, nil, nil, err
@@ -137,7 +139,7 @@ func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]flo
 	}
 	for i, ps := range samples {
 		b := &sc.Bodies[i]
-		spec := BodySpec{Density: float32(b.Density), Velocity: f32(b.Velocity), Spin: f32(b.Spin)}
+		spec := rigid.BodySpec{Density: float32(b.Density), Velocity: f32(b.Velocity), Spin: f32(b.Spin)}
 		for _, p := range ps {
 			spec.Particles = append(spec.Particles, [4]float32{float32(p[0]), float32(p[1]), float32(p[2]), 0})
 		}
@@ -224,8 +226,8 @@ func (s *Solver) derive(spacing float64) error {
 		return fmt.Errorf("pbf: %w", err)
 	}
 	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
-	s.col = NewCollider(s.sc, dv.Radius)
-	s.col.Obstacles = MovedObstacles(s.sc, s.time, s.tools.Paddle)
+	s.col = solid.NewCollider(s.sc, dv.Radius)
+	s.col.Obstacles = solid.Moved(s.sc, s.time, s.tools.Paddle)
 	return nil
 }
 
@@ -645,3 +647,5 @@ func (s *Solver) Stats() sim.Stats {
 	st.Figures = append([]sim.Figure(nil), st.Figures...)
 	return st
 }
+
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }

@@ -3,13 +3,14 @@ package pbf
 import (
 	"errors"
 	"math"
-	"math/rand"
 	"slices"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/simtest"
+	"github.com/slosh/slosh/sim/solid"
 )
 
 const frameDt = 1.0 / 60
@@ -203,7 +204,7 @@ func TestDambreakConservesAndContains(t *testing.T) {
 		}
 	}
 	// nobody is inside an obstacle (beyond float rounding of the projection)
-	col := NewCollider(sc, s.dv.Radius)
+	col := solid.NewCollider(sc, s.dv.Radius)
 	for i := 0; i < f.N; i++ {
 		for o := range col.Obstacles {
 			if d, _, _, _ := col.Obstacles[o].SDF(f.Pos[i][0], f.Pos[i][1], f.Pos[i][2]); d < 0 {
@@ -335,35 +336,10 @@ func TestWallKernelIsLatticeHalfSpace(t *testing.T) {
 		for k := 1; k <= 1000; k++ {
 			dist := float32(k) / 1000 * dv.H
 			phi, _ := dv.Wall.At(dist)
-			if phi > prev || phi < 0 || (dist >= dv.H-dv.Spacing/2+dv.Spacing/WallPerSpacing && phi != 0) {
+			if phi > prev || phi < 0 || (dist >= dv.H-dv.Spacing/2+dv.Spacing/solid.WallPerSpacing && phi != 0) {
 				t.Fatalf("h = %g spacings: Φ(%g) = %g after Φ = %g just before: not falling to 0 past h − d/2", kappa, dist, phi, prev)
 			}
 			prev = phi
-		}
-	}
-}
-
-// The float32 obstacle distances agree with the scene's float64 SDFs.
-func TestObstacleSDFMatchesScene(t *testing.T) {
-	shapes := []scene.Obstacle{
-		{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.1, 0.2, 0.3}, Radius: 0.25}},
-		{Shape: scene.Shape{Kind: scene.ShapeBox, Center: scene.Vec3{0, 0.1, 0}, Size: scene.Vec3{0.5, 0.3, 0.4}, Rotation: scene.Vec3{20, 35, -10}}},
-		{Shape: scene.Shape{Kind: scene.ShapeCapsule, A: scene.Vec3{-0.3, 0, 0}, B: scene.Vec3{0.2, 0.3, 0.1}, Radius: 0.1}},
-		{Shape: scene.Shape{Kind: scene.ShapeCylinder, Center: scene.Vec3{0, 0.1, 0}, Radius: 0.2, Height: 0.5, Rotation: scene.Vec3{30, 0, 10}}},
-	}
-	packed := PackObstacles(shapes)
-	rng := rand.New(rand.NewSource(9))
-	for i := range shapes {
-		for n := 0; n < 3000; n++ {
-			p := scene.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5}
-			want, wn := shapes[i].SDF(p)
-			got, nx, ny, nz := packed[i].SDF(float32(p[0]), float32(p[1]), float32(p[2]))
-			if math.Abs(float64(got)-want) > 1e-5 {
-				t.Fatalf("%s at %v: distance %g, scene says %g", shapes[i].String(), p, got, want)
-			}
-			if math.Abs(want) > 1e-3 && (math.Abs(float64(nx)-wn[0]) > 1e-3 || math.Abs(float64(ny)-wn[1]) > 1e-3 || math.Abs(float64(nz)-wn[2]) > 1e-3) {
-				t.Fatalf("%s at %v: normal (%g,%g,%g), scene says %v", shapes[i].String(), p, nx, ny, nz, wn)
-			}
 		}
 	}
 }
@@ -548,7 +524,7 @@ func TestXSPHByHand(t *testing.T) {
 		s.Cfg.Vorticity = 0
 		var err error
 		if withBody { // particle 2 is a body of one particle, density 4000: inverse mass ¼ of a fluid particle's
-			err = s.ResetWithBodies(openScene(), d, pos[:2], vel[:2], []BodySpec{{Particles: pos[2:], Density: 4000, Velocity: [3]float32{vel[2][0], vel[2][1], vel[2][2]}}})
+			err = s.ResetWithBodies(openScene(), d, pos[:2], vel[:2], []rigid.BodySpec{{Particles: pos[2:], Density: 4000, Velocity: [3]float32{vel[2][0], vel[2][1], vel[2][2]}}})
 		} else {
 			err = s.ResetParticles(openScene(), d, pos, vel)
 		}
@@ -688,3 +664,5 @@ func TestPoolDensityAtWallsMatchesBulk(t *testing.T) {
 		}
 	}
 }
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }

@@ -2,61 +2,13 @@ package pbf
 
 import (
 	"math"
-	"math/rand"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/simtest"
 )
-
-// extractRotation recovers R from A = R S for symmetric positive S, from any start, and stays well defined for a
-// flat A (a body that is a sheet).
-func TestExtractRotation(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	for n := 0; n < 200; n++ {
-		want := axisAngle(float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()))
-		r := want.Matrix()
-		// S = diag(s) in a random frame
-		f := axisAngle(float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())).Matrix()
-		sv := [3]float32{0.5 + rng.Float32(), 0.5 + rng.Float32(), 0.5 + rng.Float32()}
-		if n%10 == 0 {
-			sv[2] = 0 // flat
-		}
-		var sm, a Mat3
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				for k := 0; k < 3; k++ {
-					sm[i][j] += f[i][k] * sv[k] * f[j][k]
-				}
-			}
-		}
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				for k := 0; k < 3; k++ {
-					a[i][j] += r[i][k] * sm[k][j]
-				}
-			}
-		}
-		start := IdentityQuat
-		if n%2 == 1 {
-			start = want.mul(axisAngle(0.3, -0.2, 0.1)) // warm start near the answer, as the solver has
-		}
-		got := extractRotation(&a, start).Matrix()
-		iters := RotationIters
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				if d := abs32(got[i][j] - r[i][j]); d > 2e-3 {
-					// a cold start from far away may need more iterations than the solver's warm-started steps
-					got2 := extractRotation(&a, extractRotation(&a, extractRotation(&a, start))).Matrix()
-					if abs32(got2[i][j]-r[i][j]) > 2e-3 {
-						t.Fatalf("case %d: R[%d][%d] = %g, want %g (after %d×3 iterations)", n, i, j, got2[i][j], r[i][j], iters)
-					}
-				}
-			}
-		}
-	}
-}
 
 // sphereInPool returns the pool with a sphere body of the given density at centre c: the lattice points of the
 // scene's fluid lattice inside the sphere, and the fluid with the points the sphere covers removed.
@@ -106,7 +58,7 @@ func sphereIn(t *testing.T, sc *scene.Scene, spacing float64, c scene.Vec3, radi
 			}
 		}
 	}
-	if err := s.ResetWithBodies(sc, spacing, pos, vel, []BodySpec{{Particles: body, Density: density}}); err != nil {
+	if err := s.ResetWithBodies(sc, spacing, pos, vel, []rigid.BodySpec{{Particles: body, Density: density}}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -204,7 +156,7 @@ func TestBodyTransfersMomentumToWater(t *testing.T) {
 	s.Cfg.Gravity = [3]float32{}
 	water := latticeBall([3]float32{0, 0, 0}, 0.3, d)
 	body := latticeBall([3]float32{-0.45, 0.05, 0}, 0.1, d)
-	if err := s.ResetWithBodies(sc, d, water, make([][4]float32, len(water)), []BodySpec{{Particles: body, Density: 1500, Velocity: [3]float32{2, 0, 0}}}); err != nil {
+	if err := s.ResetWithBodies(sc, d, water, make([][4]float32, len(water)), []rigid.BodySpec{{Particles: body, Density: 1500, Velocity: [3]float32{2, 0, 0}}}); err != nil {
 		t.Fatal(err)
 	}
 	momentum := func() (fluid, solid [3]float64) {
@@ -290,7 +242,7 @@ func TestXSPHConservesMomentumWithBodies(t *testing.T) {
 		s.Cfg.XSPH = c
 		water := latticeBall([3]float32{0, 0, 0}, 0.3, d)
 		body := latticeBall([3]float32{-0.3, 0.05, 0}, 0.1, d) // starts inside the water
-		if err := s.ResetWithBodies(sc, d, water, make([][4]float32, len(water)), []BodySpec{{Particles: body, Density: 2500, Velocity: [3]float32{2, 0.5, 0}}}); err != nil {
+		if err := s.ResetWithBodies(sc, d, water, make([][4]float32, len(water)), []rigid.BodySpec{{Particles: body, Density: 2500, Velocity: [3]float32{2, 0.5, 0}}}); err != nil {
 			t.Fatal(err)
 		}
 		momentum := func() (fluid, solid [3]float64) {

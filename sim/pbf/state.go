@@ -9,12 +9,13 @@ import (
 	"math"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
 
 // State is the whole state of a PBF run, CPU or GPU: enough to continue it exactly. Arrays are per particle, in
 // any order (the next step sorts them by cell and id, so the order does not change the result). Ids are 0..N−1;
-// each body's particles hold the contiguous ids First..First+Count−1 of its Body.
+// each body's particles hold the contiguous ids First..First+Count−1 of its rigid.Body.
 type State struct {
 	Spacing float64 // particle spacing, m
 	Time    float64 // simulated time, s
@@ -26,7 +27,7 @@ type State struct {
 	Body   []int32
 	Rest   [][4]float32
 	WInv   []float32
-	Bodies []Body
+	Bodies []rigid.Body
 	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m.
 	Emitted []float32
 	// Reach is what the GPU solver measured at the start of the frames whose substeps it has not chosen yet,
@@ -43,7 +44,7 @@ func (st *State) N() int { return len(st.Pos) }
 func (st *State) FluidCount() int { return FluidCount(len(st.Pos), st.Bodies) }
 
 // FluidCount is how many of n particles are fluid when these are the bodies.
-func FluidCount(n int, bodies []Body) int {
+func FluidCount(n int, bodies []rigid.Body) int {
 	for _, b := range bodies {
 		n -= b.Count
 	}
@@ -149,12 +150,12 @@ const (
 	maxStateParticles = 1 << 28
 )
 
-// bodyWire is Body in fixed-size fields.
+// bodyWire is rigid.Body in fixed-size fields.
 type bodyWire struct {
 	First, Count   int64
 	InvMass        float32
 	Center, Origin [3]float32
-	Rot            Quat
+	Rot            rigid.Quat
 	Density        float32
 	Drive          [4]float32
 }
@@ -236,7 +237,7 @@ func DecodeState(r io.Reader) (*State, error) {
 			if w.First < 0 || w.First > n || w.Count < 0 || w.Count > n {
 				return nil, fmt.Errorf("pbf state: body ids %d+%d outside %d particles", w.First, w.Count, n)
 			}
-			st.Bodies = append(st.Bodies, Body{First: int(w.First), Count: int(w.Count), InvMass: w.InvMass, Center: w.Center,
+			st.Bodies = append(st.Bodies, rigid.Body{First: int(w.First), Count: int(w.Count), InvMass: w.InvMass, Center: w.Center,
 				Origin: w.Origin, Rot: w.Rot, Density: w.Density, Drive: w.Drive})
 		}
 	}
@@ -306,8 +307,8 @@ func particle(p, v [4]float32) sim.Particle {
 // AddBody appends a rigid body with the next ids, first removing the fluid particles for which inside is true
 // (where the body lands); it returns them. rho0 is the fluid's rest density; the result may hold at most budget
 // particles.
-func (st *State) AddBody(spec BodySpec, rho0 float32, inside func(p [4]float32) bool, budget int) ([]sim.Particle, error) {
-	lay, err := LayoutBodies(rho0, nil, nil, []BodySpec{spec})
+func (st *State) AddBody(spec rigid.BodySpec, rho0 float32, inside func(p [4]float32) bool, budget int) ([]sim.Particle, error) {
+	lay, err := rigid.LayoutBodies(rho0, nil, nil, []rigid.BodySpec{spec})
 	if err != nil {
 		return nil, err
 	}

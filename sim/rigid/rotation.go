@@ -1,4 +1,4 @@
-package pbf
+package rigid
 
 import "math"
 
@@ -23,8 +23,8 @@ func (q Quat) Matrix() Mat3 {
 	}
 }
 
-// mul is the product a·b (first b, then a).
-func (a Quat) mul(b Quat) Quat {
+// Mul is the product a·b (first b, then a).
+func (a Quat) Mul(b Quat) Quat {
 	return Quat{
 		a[3]*b[0] + a[0]*b[3] + a[1]*b[2] - a[2]*b[1],
 		a[3]*b[1] - a[0]*b[2] + a[1]*b[3] + a[2]*b[0],
@@ -33,7 +33,8 @@ func (a Quat) mul(b Quat) Quat {
 	}
 }
 
-func (q Quat) normalized() Quat {
+// Normalized is q scaled to unit length (no rotation for a zero quaternion).
+func (q Quat) Normalized() Quat {
 	l := sqrt32(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 	if !(l > 0) {
 		return IdentityQuat
@@ -41,8 +42,8 @@ func (q Quat) normalized() Quat {
 	return Quat{q[0] / l, q[1] / l, q[2] / l, q[3] / l}
 }
 
-// axisAngle is the rotation by |ω| radians about ω.
-func axisAngle(wx, wy, wz float32) Quat {
+// AxisAngle is the rotation by |ω| radians about ω.
+func AxisAngle(wx, wy, wz float32) Quat {
 	a := sqrt32(wx*wx + wy*wy + wz*wz)
 	if a < 1e-9 {
 		return IdentityQuat
@@ -56,15 +57,15 @@ func (m *Mat3) Apply(x, y, z float32) (float32, float32, float32) {
 	return m[0][0]*x + m[0][1]*y + m[0][2]*z, m[1][0]*x + m[1][1]*y + m[1][2]*z, m[2][0]*x + m[2][1]*y + m[2][2]*z
 }
 
-// RotationIters is how many iterations extractRotation takes; warm-started from the last step's rotation, a few
+// RotationIters is how many iterations ExtractRotation takes; warm-started from the last step's rotation, a few
 // are plenty (Müller et al. report convergence in one or two for small changes).
 const RotationIters = 8
 
-// extractRotation returns the rotation of the polar decomposition A = R S, found by Müller, Bender, Chentanez and
+// ExtractRotation returns the rotation of the polar decomposition A = R S, found by Müller, Bender, Chentanez and
 // Macklin's iteration ("A robust method to extract the rotational part of deformations", 2016), started from q:
 // each iteration rotates R towards A by ω = Σ_k r_k × a_k / (|Σ_k r_k · a_k| + ε), with r_k and a_k the columns of
 // R and A. Unlike an SVD it is well defined for flat or degenerate A (a body that is a sheet or a line).
-func extractRotation(a *Mat3, q Quat) Quat {
+func ExtractRotation(a *Mat3, q Quat) Quat {
 	for it := 0; it < RotationIters; it++ {
 		r := q.Matrix()
 		var wx, wy, wz, dot float32
@@ -81,10 +82,14 @@ func extractRotation(a *Mat3, q Quat) Quat {
 		if wx*wx+wy*wy+wz*wz < 1e-18 {
 			break
 		}
-		q = axisAngle(wx, wy, wz).mul(q).normalized()
+		q = AxisAngle(wx, wy, wz).Mul(q).Normalized()
 	}
 	return q
 }
 
 func sin32(x float32) float32 { return float32(math.Sin(float64(x))) }
 func cos32(x float32) float32 { return float32(math.Cos(float64(x))) }
+
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }

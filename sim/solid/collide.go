@@ -1,4 +1,8 @@
-package pbf
+// Package solid is what every particle mode's particles meet: the domain's walls and the scene's analytic
+// obstacles, packed as the GPU reads them, with signed distances, the collision projection (Collider), kinematic
+// obstacles and the paddle placed at a time (Moved), and the walls' density (WallKernel, Collider.Boundary): the
+// fluid's own lattice continued beyond each wall, so particles next to solids see full neighbourhoods.
+package solid
 
 import (
 	"math"

@@ -1,10 +1,10 @@
-package pbf
+package solid
 
 import "math"
 
 // Boundary density.
 //
-// The paper's §9 names its main limitation: particles next to solids have deficient neighbourhoods, so their
+// The PBF paper's §9 names its main limitation: particles next to solids have deficient neighbourhoods, so their
 // density is underestimated, they are pulled towards the walls and stack in corners and edges, where the
 // collision projection turns the density solver's large corrections into fast sliding along the walls.
 // Following Koschier & Bender (2017, "Density maps for improved SPH boundary handling"), each solid adds its own
@@ -16,7 +16,7 @@ import "math"
 // and gradients use spiky.
 //
 // Φ is what the fluid's own lattice would contribute beyond the wall, not the kernel's continuous integral: the
-// fluid's density is a sum over a lattice (Derive sets the mass so a filled one sits exactly at ρ0), and the
+// fluid's density is a sum over a lattice (a mode sets the mass so a filled one sits exactly at ρ0, as sim/pbf's Derive does), and the
 // integral differs from that sum next to a wall — by 2.6% of ρ0 in the first layer at h = 2 spacings, 5.8% at
 // 1.5 — so a resting pool was denser along its walls than in its bulk. Φ(d) is the kernel summed over a half-space
 // of lattice points (ghosts) whose first plane lies half a spacing beyond the wall, as the fluid's first layer

@@ -1,0 +1,52 @@
+// Package emit pours fluid into any particle mode: a scene's emitters and the pouring tool add layers of particles
+// on the mode's lattice as their streams move, the same particles in the same order on every solver that runs them.
+package emit
+
+import (
+	"fmt"
+
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Run advances the scene's emitters (their travel in acc) and the tool's emitter, when there is one (its
+// travel in toolAcc), over a step from t to t + dt, handing each one's new particles to add: every solver runs its
+// emitters through it, so they add the same particles in the same order.
+func Run(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, add func(pos, vel [][4]float32)) {
+	for k := range emitters {
+		add(Step(&emitters[k], spacing, &acc[k], t, dt))
+	}
+	if tool != nil {
+		add(Step(tool, spacing, toolAcc, t, dt))
+	}
+}
+
+// Step advances an emitter over a step from t to t + dt: acc, the distance its stream has moved since the
+// last layer, grows by speed·dt, and every whole spacing adds a layer — the emitter's disc moved along the
+// direction by how far that layer has already travelled — with the emitter's velocity.
+func Step(e *scene.Emitter, spacing float32, acc *float32, t, dt float64) (pos, vel [][4]float32) {
+	if !e.Active(t) {
+		return nil, nil
+	}
+	dir := [3]float32{float32(e.Direction[0]), float32(e.Direction[1]), float32(e.Direction[2])}
+	speed := float32(e.Speed)
+	*acc += speed * float32(dt)
+	var disc []scene.Vec3
+	for *acc >= spacing {
+		*acc -= spacing
+		if disc == nil {
+			disc = e.Disc(float64(spacing))
+		}
+		off := *acc
+		for _, q := range disc {
+			pos = append(pos, [4]float32{float32(q[0]) + dir[0]*off, float32(q[1]) + dir[1]*off, float32(q[2]) + dir[2]*off, 0})
+			vel = append(vel, [4]float32{dir[0] * speed, dir[1] * speed, dir[2] * speed, 0})
+		}
+	}
+	return pos, vel
+}
+
+// BudgetNotice is the message shown when an emitter stops at the particle budget, param naming the mode's budget
+// parameter.
+func BudgetNotice(budget int, param string) string {
+	return fmt.Sprintf("particle budget of %d reached: emitters stop here (raise %s and reset, or drain some fluid)", budget, param)
+}
