@@ -436,7 +436,7 @@ func (s *Solver) allocate(n int) error {
 }
 
 // upload fills the parameter block for a step of dt.
-func (s *Solver) upload(dt float32) {
+func (s *Solver) upload(dt float64) {
 	dv := &s.dv
 	c := &s.Cfg
 	unilateral := int32(0)
@@ -447,7 +447,7 @@ func (s *Solver) upload(dt float32) {
 		N: uint32(s.n), Stride: uint32(dv.Stride), NumObstacles: uint32(len(s.col.Obstacles)), NumBodies: uint32(len(s.rigid.bodies)),
 		H: dv.H, H2: dv.H * dv.H, W0: dv.W0, MOverR0: dv.MOverR0,
 		Poly6Coef: dv.Poly6.Coef(), SpikyGCoef: dv.Spiky.GradCoef(), InvWDq: dv.InvWDq, ScorrK: dv.ScorrKAbs,
-		Epsilon: dv.EpsilonAbs, Vorticity: c.Vorticity, XSPH: c.XSPH, Dt: dt,
+		Epsilon: dv.EpsilonAbs, Vorticity: c.Vorticity, XSPH: cpbf.XSPHPerStep(c.XSPH, dt), Dt: float32(dt),
 		Gravity:     [4]float32{c.Gravity[0], c.Gravity[1], c.Gravity[2], 0},
 		Lo:          [4]float32{s.col.Lo[0], s.col.Lo[1], s.col.Lo[2], s.col.Radius},
 		Hi:          [4]float32{s.col.Hi[0], s.col.Hi[1], s.col.Hi[2], 0},
@@ -506,7 +506,7 @@ func (s *Solver) Step(dt float64) error {
 	s.rigid.updateMasses(s.Cfg.RestDensity)
 	s.emit(dt)
 	s.moveObstacles(s.time + dt)
-	s.upload(float32(dt))
+	s.upload(dt)
 	s.bind()
 	t := &s.timers
 	t.Begin()

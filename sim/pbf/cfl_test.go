@@ -72,3 +72,19 @@ func TestColumnCollapseFollowsTheCFLCondition(t *testing.T) {
 		t.Errorf("Stats say %d substeps, the frame took %d", st.Substeps, substeps[len(substeps)-1])
 	}
 }
+
+// XSPH smooths as much per second at any time step: c at 1/240 s, and two steps of half that take as much of the
+// relative velocity as one whole (so a resolution that takes twice the substeps is not twice as viscous).
+func TestXSPHPerStepFollowsTheTimeStep(t *testing.T) {
+	for _, c := range []float32{0, 0.01, 0.1, 0.5, 1} {
+		if got := XSPHPerStep(c, XSPHRefDt); math.Abs(float64(got-c)) > 1e-7 {
+			t.Errorf("c=%g at the reference step: %g", c, got)
+		}
+		for _, dt := range []float64{XSPHRefDt / 3, XSPHRefDt / 2, 2 * XSPHRefDt} {
+			half, whole := float64(XSPHPerStep(c, dt/2)), float64(XSPHPerStep(c, dt))
+			if kept := (1 - half) * (1 - half); math.Abs(kept-(1-whole)) > 1e-6 {
+				t.Errorf("c=%g: two steps of %g s keep %g of the relative velocity, one of %g s keeps %g", c, dt/2, kept, dt, 1-whole)
+			}
+		}
+	}
+}

@@ -274,7 +274,7 @@ func (s *Solver) Step(dt float64) error {
 	s.updateVelocity(h)
 	s.computeVorticity()
 	s.timer.Mark("vorticity")
-	s.confineAndSmooth(h)
+	s.confineAndSmooth(h, XSPHPerStep(s.Cfg.XSPH, dt))
 	s.timer.Mark("velocity")
 	s.time += dt
 	s.steps++
@@ -517,7 +517,8 @@ func (s *Solver) computeVorticity() {
 
 // confineAndSmooth adds the vorticity confinement force f = ε (N × ω) (eq. 16), with N = η/|η| and
 // η = ∇|ω| estimated as Σ_j (m/ρ0)(|ω_j| − |ω_i|) ∇_i W_ij, and XSPH viscosity (eq. 17) in Monaghan's form
-// v_i ← v_i + c Σ_j (m/ρ0) v_ij W_ij; then x_i ← x*_i (Algorithm 1, lines 22–23).
+// v_i ← v_i + c Σ_j (m/ρ0) v_ij W_ij with c the step's share (XSPHPerStep); then x_i ← x*_i (Algorithm 1, lines
+// 22–23).
 //
 // XSPH is an exchange of momentum between pairs, and with rigid bodies it stays one: particle i's share of the
 // pair (i, j) is weighted by 2 w_i/(w_i + w_j) (w the inverse masses; 1 between two fluid particles), so m_i Δv_i
@@ -527,10 +528,10 @@ func (s *Solver) computeVorticity() {
 // and contact between bodies is the Δp pass's. Confinement is not an exchange but a force that puts back rotation
 // the fluid's damping removed; it acts on fluid particles only (a body's rotation is kept exactly by shape
 // matching, and confining it would spin up a spinning body).
-func (s *Solver) confineAndSmooth(dt float32) {
+func (s *Solver) confineAndSmooth(dt, c float32) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
-	eps, c := s.Cfg.Vorticity, s.Cfg.XSPH
+	eps := s.Cfg.Vorticity
 	bodies := s.hasBodies()
 	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -535,7 +535,7 @@ func TestXSPHByHand(t *testing.T) {
 		s.sortByCell()
 		s.findNeighbors()
 		s.computeVorticity()
-		s.confineAndSmooth(frameDt)
+		s.confineAndSmooth(frameDt, s.Cfg.XSPH)
 
 		h := 2 * d
 		mr := float64(s.Derived().MOverR0)
