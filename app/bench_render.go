@@ -97,22 +97,9 @@ type benchRender struct {
 func newBenchRender(st *setup, g glInfo, w, h int) (*benchRender, error) {
 	b := &benchRender{sc: st.sc}
 	var err error
-	if b.off, err = newOffscreen(w, h); err != nil {
+	if b.off, b.surf, err = newSceneView(st, g, w, h); err != nil {
 		return nil, err
 	}
-	if err := st.configureRender(b.off.rend.Params()); err != nil {
-		b.Delete()
-		return nil, err
-	}
-	if b.surf, err = newSurfacer(g.ctx); err != nil {
-		b.Delete()
-		return nil, err
-	}
-	if err := st.configureSurface(b.surf.Params()); err != nil {
-		b.Delete()
-		return nil, err
-	}
-	b.off.rend.SetScene(st.sc)
 	b.off.rend.SetBodies(bodyShapes(st.sc))
 	b.cam = sceneCamera(st.sc)
 	return b, nil

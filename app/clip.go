@@ -73,27 +73,39 @@ type clip struct {
 	bodies []scene.Shape // the bodies the renderer has
 }
 
+// newSceneView makes a w×h offscreen target whose renderer draws st's scene, and a surfacer for the particles'
+// kernels, both configured with st's render.* and surface.* assignments. It needs g's context current.
+func newSceneView(st *setup, g glInfo, w, h int) (*offscreen, *surfacer, error) {
+	off, err := newOffscreen(w, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := st.configureRender(off.rend.Params()); err != nil {
+		off.Delete()
+		return nil, nil, err
+	}
+	surf, err := newSurfacer(g.ctx)
+	if err != nil {
+		off.Delete()
+		return nil, nil, err
+	}
+	if err := st.configureSurface(surf.Params()); err != nil {
+		surf.Delete()
+		off.Delete()
+		return nil, nil, err
+	}
+	off.rend.SetScene(st.sc)
+	return off, surf, nil
+}
+
 // newClip makes the offscreen target and the output for w×h pictures of st's scene, configured with st's render and
 // surface options. frames is how many will be written, 0 when not known: one frame to a .png is that file.
 func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames int) (*clip, error) {
 	c := &clip{sc: st.sc}
 	var err error
-	if c.off, err = newOffscreen(w, h); err != nil {
+	if c.off, c.surf, err = newSceneView(st, g, w, h); err != nil {
 		return nil, err
 	}
-	if err := st.configureRender(c.off.rend.Params()); err != nil {
-		c.Close()
-		return nil, err
-	}
-	if c.surf, err = newSurfacer(g.ctx); err != nil {
-		c.Close()
-		return nil, err
-	}
-	if err := st.configureSurface(c.surf.Params()); err != nil {
-		c.Close()
-		return nil, err
-	}
-	c.off.rend.SetScene(st.sc)
 	c.cam = sceneCamera(st.sc)
 	c.img = image.NewRGBA(image.Rect(0, 0, w, h))
 	if f, _ := video.FormatOf(out); f == video.PNG && frames == 1 {

@@ -207,25 +207,32 @@ func TestGPUResetSamplesSceneBodies(t *testing.T) {
 	dt := frameDt / 2
 	var fg, fc sim.Frame
 	for step := 1; step <= 12; step++ {
-		if err := g.Step(dt); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Step(dt); err != nil {
-			t.Fatal(err)
-		}
-		g.Frame(&fg)
-		c.Frame(&fc)
-		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
-		bound := 2.4e-7 * math.Pow(2, float64(step-1))
-		if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
-			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
-				step, diffs[len(diffs)-1], jumps, center, rot, bound)
-		}
+		stepBoth(t, g, c, step, dt, &fg, &fc)
 	}
 	for b := range fg.Bodies {
 		if fg.Bodies[b].Origin != fc.Bodies[b].Origin {
 			t.Errorf("body %d: origin %v on the GPU, %v on the CPU", b, fg.Bodies[b].Origin, fc.Bodies[b].Origin)
 		}
+	}
+}
+
+// stepBoth takes step number step on both solvers and fails when their frames differ by more than the rounding
+// growth of that many steps: particles (but for the odd jump, maxJumps), body centres and rotations.
+func stepBoth(t *testing.T, g *Solver, c *cpbf.Solver, step int, dt float64, fg, fc *sim.Frame) {
+	t.Helper()
+	if err := g.Step(dt); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Step(dt); err != nil {
+		t.Fatal(err)
+	}
+	g.Frame(fg)
+	c.Frame(fc)
+	diffs, center, rot := frameDiff(t, fg, fc, dt)
+	bound := 2.4e-7 * math.Pow(2, float64(step-1))
+	if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
+		t.Fatalf("step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
+			step, diffs[len(diffs)-1], jumps, center, rot, bound)
 	}
 }
 
@@ -245,20 +252,7 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 		if step == change {
 			c.Cfg.RestDensity, g.Cfg.RestDensity = 700, 700
 		}
-		if err := c.Step(dt); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Step(dt); err != nil {
-			t.Fatal(err)
-		}
-		g.Frame(&fg)
-		c.Frame(&fc)
-		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
-		bound := 2.4e-7 * math.Pow(2, float64(step-1))
-		if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
-			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
-				step, diffs[len(diffs)-1], jumps, center, rot, bound)
-		}
+		stepBoth(t, g, c, step, dt, &fg, &fc)
 	}
 	for i, b := range g.Bodies() {
 		if want := rigid.BodyInvMass(700, thrown[i].density); b.InvMass != want || c.Bodies()[i].InvMass != want {
