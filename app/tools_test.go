@@ -59,6 +59,17 @@ func click(v *viewer, x, y float64, mods glfw.ModifierKey, hold time.Duration, m
 	v.MouseButton(glfw.MouseButtonLeft, glfw.Release, mods)
 }
 
+// holdUntil presses the left button at (x, y) and releases it once done holds, however many frames that takes:
+// for tools that act while the simulation runs (a pour adds nothing until the solver steps with the stream on,
+// which on a loaded machine may take longer than any fixed hold).
+func holdUntil(t *testing.T, v *viewer, x, y float64, what string, done func() bool) {
+	t.Helper()
+	v.CursorPos(x, y)
+	v.MouseButton(glfw.MouseButtonLeft, glfw.Press, 0)
+	frames(t, v, what, done)
+	v.MouseButton(glfw.MouseButtonLeft, glfw.Release, 0)
+}
+
 // quiesce waits until the CPU runner has carried out every command posted and the window shows a frame simulated
 // after them: the second frame after the one it showed then (the first may have been under way before them),
 // however long the frames take on this machine.
@@ -139,8 +150,7 @@ func TestViewerTools(t *testing.T) {
 	press(v, glfw.Key4)
 	before = count()
 	x, y = screenOf(v, mgl32.Vec3{0.3, 0.3, 0.4})
-	click(v, x, y, 0, 300*time.Millisecond)
-	frames(t, v, "the pour", func() bool { return count() > before })
+	holdUntil(t, v, x, y, "the pour", func() bool { return count() > before })
 	quiesce(t, v) // the stream put away, and the frames under way when the button came up shown
 	poured := count()
 	settle(v, 150*time.Millisecond)
