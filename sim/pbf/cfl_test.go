@@ -1,10 +1,14 @@
 package pbf
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -86,5 +90,46 @@ func TestXSPHPerStepFollowsTheTimeStep(t *testing.T) {
 				t.Errorf("c=%g: two steps of %g s keep %g of the relative velocity, one of %g s keeps %g", c, dt/2, kept, dt, 1-whole)
 			}
 		}
+	}
+}
+
+// A particle budget and kernel radius whose neighbour lists would not fit in memory are refused before anything is
+// allocated, with the numbers and what to lower; a live change of the kernel radius is checked the same way.
+func TestMemoryIsCheckedBeforeAllocating(t *testing.T) {
+	c := DefaultConfig()
+	c.KernelRadius = 4
+	dv, err := Derive(&c, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := int64(scene.MaxParticles) * BytesPerParticle(dv.Stride)
+	if err := CheckMemory(scene.MaxParticles, dv, need-1); err == nil || !strings.Contains(err.Error(), "pbf.kernel_radius") {
+		t.Errorf("16M particles at h = 4 spacings in %d bytes: %v", need-1, err)
+	}
+	if err := CheckMemory(scene.MaxParticles, dv, need); err != nil {
+		t.Errorf("exactly enough memory: %v", err)
+	}
+	if need <= machine.MemoryBudget(0) {
+		t.Logf("this machine would hold %s; the reset below is not refused here", machine.Bytes(need))
+		return
+	}
+	s := New()
+	for _, a := range []string{"pbf.kernel_radius=4", fmt.Sprintf("pbf.budget=%d", scene.MaxParticles)} {
+		if err := s.Params().Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Reset(simtest.Builtin(t, "pool")); err == nil || !strings.Contains(err.Error(), "memory") {
+		t.Fatalf("a reset needing %s: %v", machine.Bytes(need), err)
+	}
+	// the same budget at h = 2 spacings fits; raising the radius live is refused at the next step
+	s.Cfg.KernelRadius = 2
+	if err := s.Reset(simtest.Builtin(t, "pool")); err != nil {
+		t.Logf("this machine cannot hold the budget at h = 2 either: %v", err)
+		return
+	}
+	s.Cfg.KernelRadius = 4
+	if err := s.Step(1.0 / 240); err == nil || !strings.Contains(err.Error(), "memory") {
+		t.Fatalf("a step after raising the kernel radius: %v", err)
 	}
 }

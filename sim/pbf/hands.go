@@ -50,7 +50,7 @@ func (s *Solver) LoadState(st *State) error {
 		return fmt.Errorf("pbf: %w", err)
 	}
 	if float32(st.Spacing) != s.dv.Spacing {
-		if err := s.derive(st.Spacing); err != nil {
+		if err := s.derive(st.Spacing, s.budget); err != nil {
 			return err
 		}
 	}

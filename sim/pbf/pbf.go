@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/par"
@@ -178,10 +179,10 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	}
 	s.tools = sim.Tools{} // a reset puts the tools away, as on the GPU (a replay starts from a reset without them)
 	s.sc = sc
-	if err := s.derive(spacing); err != nil {
+	n := len(pos)
+	if err := s.derive(spacing, s.Cfg.ResolveBudget(n)); err != nil {
 		return err
 	}
-	n := len(pos)
 	s.x = append(s.x[:0], pos...)
 	s.v = append(s.v[:0], vel...)
 	s.sizeScratch(n)
@@ -201,6 +202,24 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	return nil
 }
 
+// BytesPerParticle is what the CPU solver holds per particle of its budget: positions, velocities, predictions and
+// scratch (4 × 16 bytes), vorticity and boundary gradients (2 × 16), ids, densities, λ, counts, grid order and the
+// bodies' arrays (about 64), and the neighbour list of stride entries (4 each).
+func BytesPerParticle(stride int) int64 { return 160 + 4*int64(stride) }
+
+// CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
+// before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
+// can ask for more memory than the machine has.
+func CheckMemory(budget int, dv Derived, limit int64) error {
+	need := int64(budget) * BytesPerParticle(dv.Stride)
+	if need > limit {
+		return fmt.Errorf("pbf: %d particles (the budget) with neighbour lists of %d at a kernel radius of %.3g spacings need about %s of memory; "+
+			"slosh lets a simulation take %s on this machine: lower pbf.particles, pbf.budget or pbf.kernel_radius",
+			budget, dv.Stride, float64(dv.H/dv.Spacing), machine.Bytes(need), machine.Bytes(limit))
+	}
+	return nil
+}
+
 // resize returns b with length n. A first allocation is exact; growing one (particles added while running: an
 // emitter adds a layer every few steps) leaves half as much room again, so the per-particle arrays are not
 // reallocated step after step.
@@ -215,10 +234,14 @@ func resize[T any](b []T, n int) []T {
 	return b[:n]
 }
 
-// derive recomputes constants, the collider and the grid for a spacing.
-func (s *Solver) derive(spacing float64) error {
+// derive recomputes constants, the collider and the grid for a spacing, after checking that budget particles fit in
+// memory at them; on error nothing changes.
+func (s *Solver) derive(spacing float64, budget int) error {
 	dv, err := Derive(&s.Cfg, spacing)
 	if err != nil {
+		return err
+	}
+	if err := CheckMemory(budget, dv, machine.MemoryBudget(8<<30)); err != nil {
 		return err
 	}
 	g, err := grid.New(f32(s.sc.Domain.Min), f32(s.sc.Domain.Max), dv.H)
@@ -242,8 +265,8 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("pbf: time step %g must be positive", dt)
 	}
 	if s.Cfg != s.dvCfg { // a parameter changed: kernel radius, density, s_corr, ε all feed the constants
-		if err := s.derive(float64(s.dv.Spacing)); err != nil {
-			return err
+		if err := s.derive(float64(s.dv.Spacing), s.budget); err != nil {
+			return err // a larger kernel radius may need longer neighbour lists than memory holds
 		}
 	}
 	h := float32(dt)

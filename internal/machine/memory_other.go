@@ -1,0 +1,5 @@
+//go:build !linux
+
+package machine
+
+func physicalMemory() int64 { return 0 }
