@@ -7,61 +7,70 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
 )
 
 // Hard limits, so that a stray scan or a typo cannot take all memory: larger meshes must be decimated first.
 const (
-	MaxFileBytes = 64 << 20  // an OBJ file's size
-	MaxTriangles = 2_000_000 // triangles after polygons are split into fans
+	MaxFileBytes    = 64 << 20  // an OBJ file's size
+	MaxTriangles    = 2_000_000 // triangles after polygons are split into fans
+	MaxVertices     = 2_000_000 // v lines
+	MaxFaceVertices = 1 << 16   // corners of one f line
+	// MaxCoordinate bounds a vertex coordinate (in the file's own units: a mesh is scaled when it is placed), so
+	// that areas and volumes computed from them stay far from overflow.
+	MaxCoordinate = 1e9
+	// MinRelativeSize bounds a mesh's size from below relative to its distance from the origin (and to 1):
+	// smaller meshes have areas too small for double precision to tell from zero.
+	MinRelativeSize = 1e-9
 )
 
-// maxTriangles is MaxTriangles; a variable so tests can reach the limit with a small file.
-var maxTriangles = MaxTriangles
+// maxTriangles and maxVertices are MaxTriangles and MaxVertices; variables so tests can reach the limits with a
+// small file.
+var (
+	maxTriangles = MaxTriangles
+	maxVertices  = MaxVertices
+)
 
 // Load reads an OBJ file from fsys, checks it (Validate) and turns an inside-out mesh (negative volume) right side
-// out. Errors name the file and, where one is to blame, the line.
+// out. Errors name the file and, where one is to blame, the line. Only a regular file of at most MaxFileBytes is
+// read (internal/safeio).
 func Load(fsys fs.FS, name string) (*Mesh, error) {
-	if fi, err := fs.Stat(fsys, name); err == nil && fi.Size() > MaxFileBytes {
-		return nil, tooBig(name, fi.Size())
-	}
-	f, err := fsys.Open(name)
+	data, err := safeio.ReadFS(fsys, name, MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such mesh file", name)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, readErr(name, err)
 	}
-	defer f.Close()
-	return read(f, name)
+	return load(data, name)
 }
 
-// LoadFile is Load for a path on the file system.
+// LoadFile is Load for a path on the file system. A pipe, device or folder is refused without blocking.
 func LoadFile(path string) (*Mesh, error) {
-	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxFileBytes {
-		return nil, tooBig(path, fi.Size())
-	}
-	f, err := os.Open(path)
+	data, err := safeio.ReadFile(path, MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such mesh file", path)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, readErr(path, err)
 	}
-	defer f.Close()
-	return read(f, path)
+	return load(data, path)
 }
 
-func read(r io.Reader, name string) (*Mesh, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+func readErr(name string, err error) error {
+	var big *safeio.TooLargeError
+	var odd *safeio.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such mesh file", name)
+	case errors.As(err, &big):
+		return tooBig(name, big.Size)
+	case errors.As(err, &odd):
+		return err // names the path and what to do
 	}
-	if len(data) > MaxFileBytes {
-		return nil, tooBig(name, int64(len(data)))
-	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+func load(data []byte, name string) (*Mesh, error) {
 	m, err := Parse(data, name)
 	if err != nil {
 		return nil, err
@@ -75,23 +84,35 @@ func read(r io.Reader, name string) (*Mesh, error) {
 	return m, nil
 }
 
+// tooBig is the message for a file over MaxFileBytes; size < 0 when only that is known.
 func tooBig(name string, size int64) error {
-	return fmt.Errorf("%s: the file is %.1f MiB, over the limit of %d MiB for meshes; decimate it (e.g. Blender's Decimate modifier) to at most %d triangles",
-		name, float64(size)/(1<<20), MaxFileBytes>>20, MaxTriangles)
+	what := "over"
+	if size >= 0 {
+		what = fmt.Sprintf("%.1f MiB, over", float64(size)/(1<<20))
+	}
+	return fmt.Errorf("%s: the file is %s the limit of %d MiB for meshes; decimate it (e.g. Blender's Decimate modifier) to at most %d triangles",
+		name, what, MaxFileBytes>>20, MaxTriangles)
 }
 
 // Parse reads Wavefront OBJ text: `v x y z` vertices (a w or a colour after them is ignored), `f` faces of three
 // or more vertices (split into fans), each vertex written `v`, `v/vt`, `v//vn` or `v/vt/vn` with 1-based or
 // negative (relative) indices. Comments (#) and empty lines are skipped; vt, vn, vp, o, g, s, l, p, usemtl and
-// mtllib lines are ignored. Anything else is an error naming the line. Parse does not check the mesh's topology:
-// call Validate (Load does both).
+// mtllib lines are ignored. Anything else is an error naming the line. Counts and coordinates are checked against
+// the limits above as they are read; text quoted from the file in errors is cut to a readable length; a UTF-8
+// byte-order mark is skipped and UTF-16 text refused. Parse does not check the mesh's topology: call Validate
+// (Load does both).
 func Parse(data []byte, name string) (*Mesh, error) {
 	if len(data) > MaxFileBytes {
 		return nil, tooBig(name, int64(len(data)))
 	}
+	data, err := jsonmsg.Text(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	m := &Mesh{Name: name}
 	text := string(data)
-	var idx []int64 // the current face's vertex indices, 0-based (checked at the end: forward references are allowed)
+	var idx []int64    // the current face's vertex indices, 0-based (checked at the end: forward references are allowed)
+	var sorted []int64 // scratch for repeated
 	var pending []pendingRef
 	for lineNo := 1; len(text) > 0; lineNo++ {
 		line := text
@@ -118,8 +139,12 @@ func Parse(data []byte, name string) (*Mesh, error) {
 			n := 0
 			for tok := f.next(); tok != ""; tok = f.next() {
 				x, err := strconv.ParseFloat(tok, 64)
-				if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-					return nil, bad("vertex coordinate %q is not a finite number", tok)
+				if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(x) {
+					return nil, bad("vertex coordinate %s is not a finite number", jsonmsg.Quote(tok))
+				}
+				if !(math.Abs(x) <= MaxCoordinate) {
+					return nil, bad("vertex coordinate %s is out of range: coordinates lie within ±%g (scale the model down in the modelling program; slosh scales it to the scene's extent)",
+						jsonmsg.Quote(tok), float64(MaxCoordinate))
 				}
 				if n < 3 {
 					v[n] = x
@@ -129,25 +154,27 @@ func Parse(data []byte, name string) (*Mesh, error) {
 			if n != 3 && n != 4 && n != 6 && n != 7 {
 				return nil, bad("a vertex needs x y z (optionally w, or r g b), got %d numbers", n)
 			}
+			if len(m.Vertices) >= maxVertices {
+				return nil, bad("the mesh has more than %d vertices, the limit; decimate it (e.g. Blender's Decimate modifier)", maxVertices)
+			}
 			m.Vertices = append(m.Vertices, v)
 		case "f":
 			idx = idx[:0]
 			for tok := f.next(); tok != ""; tok = f.next() {
+				if len(idx) == MaxFaceVertices {
+					return nil, bad("a face with more than %d vertices, the limit; split the polygon", MaxFaceVertices)
+				}
 				i, err := faceIndex(tok, len(m.Vertices))
 				if err != nil {
-					return nil, bad("face vertex %q: %v", tok, err)
+					return nil, bad("face vertex %s: %v", jsonmsg.Quote(tok), err)
 				}
 				idx = append(idx, i)
 			}
 			if len(idx) < 3 {
 				return nil, bad("a face needs at least 3 vertices, got %d", len(idx))
 			}
-			for a := range idx {
-				for b := a + 1; b < len(idx); b++ {
-					if idx[a] == idx[b] {
-						return nil, bad("degenerate face: it uses vertex %d twice; remove it or merge the polygon's repeated corners", idx[a]+1)
-					}
-				}
+			if i, ok := repeated(idx, &sorted); ok {
+				return nil, bad("degenerate face: it uses vertex %d twice; remove it or merge the polygon's repeated corners", i+1)
 			}
 			for k := 1; k+1 < len(idx); k++ {
 				if len(m.Triangles) >= maxTriangles {
@@ -171,7 +198,7 @@ func Parse(data []byte, name string) (*Mesh, error) {
 		case "vt", "vn", "vp", "o", "g", "s", "l", "p", "usemtl", "mtllib":
 			// texture coordinates, normals, groups, smoothing, lines, points and materials do not change the solid
 		default:
-			return nil, bad("unknown statement %q; slosh reads v and f (and ignores vt, vn, vp, o, g, s, l, p, usemtl, mtllib)", key)
+			return nil, bad("unknown statement %s; slosh reads v and f (and ignores vt, vn, vp, o, g, s, l, p, usemtl, mtllib)", jsonmsg.Quote(key))
 		}
 	}
 	for _, p := range pending {
@@ -187,13 +214,37 @@ type pendingRef struct {
 	index int64
 }
 
+// repeated finds a vertex a face uses twice: pairwise for small polygons, by sorting a copy (in *scratch) for
+// large ones, so that a face of many thousand corners costs no more than sorting them.
+func repeated(idx []int64, scratch *[]int64) (int64, bool) {
+	if len(idx) <= 16 {
+		for a := range idx {
+			for b := a + 1; b < len(idx); b++ {
+				if idx[a] == idx[b] {
+					return idx[a], true
+				}
+			}
+		}
+		return 0, false
+	}
+	s := append((*scratch)[:0], idx...)
+	*scratch = s
+	slices.Sort(s)
+	for k := 1; k < len(s); k++ {
+		if s[k] == s[k-1] {
+			return s[k], true
+		}
+	}
+	return 0, false
+}
+
 // faceIndex parses one face vertex (v, v/vt, v//vn, v/vt/vn) into a 0-based vertex index; n is the number of
 // vertices read so far (negative indices count back from it).
 func faceIndex(tok string, n int) (int64, error) {
-	parts := strings.Split(tok, "/")
-	if len(parts) > 3 {
+	if strings.Count(tok, "/") > 2 { // before Split: a token of a million slashes is not a million parts
 		return 0, errors.New("want v, v/vt, v//vn or v/vt/vn")
 	}
+	parts := strings.Split(tok, "/")
 	for k, p := range parts[1:] {
 		if p == "" {
 			if k == 0 && len(parts) == 2 {
@@ -202,13 +253,13 @@ func faceIndex(tok string, n int) (int64, error) {
 			continue
 		}
 		if _, err := strconv.ParseInt(p, 10, 64); err != nil {
-			return 0, fmt.Errorf("%q is not an index", p)
+			return 0, fmt.Errorf("%s is not an index", jsonmsg.Quote(p))
 		}
 	}
 	v, err := strconv.ParseInt(parts[0], 10, 64)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("%q is not a vertex index", parts[0])
+		return 0, fmt.Errorf("%s is not a vertex index", jsonmsg.Quote(parts[0]))
 	case v == 0:
 		return 0, errors.New("vertex indices start at 1 (or count back from -1)")
 	case v < 0:

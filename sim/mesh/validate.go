@@ -29,10 +29,16 @@ func (m *Mesh) Validate() error {
 			}
 		}
 	}
-	for _, v := range m.Vertices {
+	if len(m.Vertices) > maxVertices {
+		return fmt.Errorf("%s: %d vertices, over the limit of %d; decimate the mesh (e.g. Blender's Decimate modifier)", m.Name, len(m.Vertices), maxVertices)
+	}
+	for i, v := range m.Vertices {
 		for _, x := range v {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("%s: a vertex has a non-finite coordinate %v", m.Name, v)
+				return fmt.Errorf("%s: vertex %d has a non-finite coordinate %v", m.Name, i+1, v)
+			}
+			if !(math.Abs(x) <= MaxCoordinate) {
+				return fmt.Errorf("%s: vertex %d has the coordinate %g, out of range: coordinates lie within ±%g", m.Name, i+1, x, float64(MaxCoordinate))
 			}
 		}
 	}
@@ -40,6 +46,12 @@ func (m *Mesh) Validate() error {
 	size := hi.Sub(lo)
 	if !(size.MaxComp() > 0) {
 		return fmt.Errorf("%s: degenerate: all vertices are at one point", m.Name)
+	}
+	// below this size, areas (squares of coordinates' differences) underflow or drown in rounding: every
+	// triangle would look like it had zero area
+	if far := math.Max(1, math.Max(lo.Abs().MaxComp(), hi.Abs().MaxComp())); size.MaxComp() < MinRelativeSize*far {
+		return fmt.Errorf("%s: the mesh is %g units across, %g from the origin: too small to compute with (at least %g of its distance from the origin, and of 1); scale it up, and centre it, in the modelling program",
+			m.Name, size.MaxComp(), far, MinRelativeSize)
 	}
 	// zero-area triangles: repeated corners or three points on a line have no normal and no inside
 	zero, firstZero := 0, -1

@@ -39,13 +39,24 @@ func (e *Emitter) Basis() (u, v, d Vec3) {
 
 // Disc is one emission's particle positions: the points Center + spacing·(i·u + j·w) of a square lattice in the
 // plane perpendicular to Direction (u, w from Basis) that lie within Radius of Center; always at least Center
-// itself. The order is deterministic: i fastest, then j. spacing must be > 0.
+// itself. The order is deterministic: i fastest, then j.
+//
+// Disc is safe for any input: a disc never holds more than MaxDiscPoints points (a larger radius is cut to the
+// largest that fits; Validate and CheckSpacing refuse such emitters in scenes, this keeps a tool's emitter from
+// taking all memory), a radius that is not a positive number gives Center alone, and a spacing that is not a
+// positive finite number gives no points.
 func (e *Emitter) Disc(spacing float64) []Vec3 {
 	if !(spacing > 0) || math.IsInf(spacing, 0) {
-		panic("scene: Emitter.Disc: spacing must be a positive number")
+		return nil
 	}
 	u, w, _ := e.Basis()
 	r := e.Radius / spacing
+	if !(r > 0) {
+		r = 0
+	}
+	// every lattice point of the disc owns a unit square inside the disc of radius r + 1, so the disc holds at
+	// most π(r + 1)² points
+	r = math.Min(r, maxDiscRadius)
 	n := int(math.Floor(r + 1e-9))
 	r2 := r * r * (1 + 1e-9) // points on the rim count despite rounding
 	out := make([]Vec3, 0, int(math.Pi*(r+1)*(r+1)))
@@ -59,3 +70,6 @@ func (e *Emitter) Disc(spacing float64) []Vec3 {
 	}
 	return out
 }
+
+// maxDiscRadius is a disc radius in spacings whose bound π(r + 1)² is at most MaxDiscPoints: π·577² < 2²⁰.
+const maxDiscRadius = 576

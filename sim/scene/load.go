@@ -16,10 +16,19 @@ import (
 
 	"github.com/slosh/slosh/assets"
 	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
 )
 
-// Parse decodes and validates a scene. source names it in errors (a path, or "builtin:NAME").
+// Parse decodes and validates a scene. source names it in errors (a path, or "builtin:NAME"). data may start with
+// a UTF-8 byte-order mark; other encodings, and more than MaxFileBytes, are refused before decoding.
 func Parse(data []byte, source string) (*Scene, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: the scene is %s, over the limit of %s for scene files", source, safeio.Bytes(int64(len(data))), safeio.Bytes(MaxFileBytes))
+	}
+	data, err := jsonmsg.Text(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var tree any
@@ -40,12 +49,16 @@ func Parse(data []byte, source string) (*Scene, error) {
 	return sc, nil
 }
 
-// LoadFile reads and parses a scene file.
+// LoadFile reads and parses a scene file: a regular file (not a pipe, device or folder) of at most MaxFileBytes.
 func LoadFile(path string) (*Scene, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path, MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var big *safeio.TooLargeError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("scene file %s does not exist", path)
+		case errors.As(err, &big):
+			return nil, fmt.Errorf("%w: a scene file is JSON of at most %s; is %s a scene?", err, safeio.Bytes(MaxFileBytes), path)
 		}
 		return nil, fmt.Errorf("reading scene: %w", err)
 	}
@@ -69,7 +82,7 @@ func BuiltinNames() []string {
 func Builtin(name string) (*Scene, error) {
 	data, err := fs.ReadFile(assets.Scenes(), name+".json")
 	if err != nil {
-		return nil, fmt.Errorf("no scene named %q; the shipped scenes are %s (or give a path to a .json file)", name, strings.Join(BuiltinNames(), ", "))
+		return nil, fmt.Errorf("no scene named %s; the shipped scenes are %s (or give a path to a .json file)", jsonmsg.Quote(name), strings.Join(BuiltinNames(), ", "))
 	}
 	return Parse(data, "builtin:"+name)
 }
@@ -226,7 +239,7 @@ func decode(tree any, v reflect.Value, path string) error {
 		}
 		f, err := n.Float64()
 		if err != nil || math.IsInf(f, 0) {
-			return errAt(path, "number %s is out of range", n)
+			return errAt(path, "number %s is out of range", jsonmsg.Clip(n.String()))
 		}
 		v.SetFloat(f)
 		return nil
@@ -237,7 +250,7 @@ func decode(tree any, v reflect.Value, path string) error {
 		}
 		i, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil {
-			return errAt(path, "want a whole number, got %s", n)
+			return errAt(path, "want a whole number, got %s", jsonmsg.Clip(n.String()))
 		}
 		v.SetInt(i)
 		return nil

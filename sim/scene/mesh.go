@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/slosh/slosh/assets"
+	"github.com/slosh/slosh/internal/jsonmsg"
 	"github.com/slosh/slosh/sim/mesh"
 )
 
@@ -112,23 +113,35 @@ func (s *Shape) meshBounds() Box {
 }
 
 // meshLoader loads the meshes a scene names, each file once, relative to the scene file; a name that is not a
-// file there is looked up among the shipped meshes (assets/meshes), and shipped scenes only use those.
+// file there is looked up among the shipped meshes (assets/meshes), and shipped scenes only use those. A scene may
+// name at most MaxMeshFiles files, of at most mesh.MaxTriangles triangles together.
 type meshLoader struct {
-	source string
-	loaded map[string]*MeshData
+	source    string
+	loaded    map[string]*MeshData
+	triangles int
+	// maxFiles and maxTriangles are MaxMeshFiles and mesh.MaxTriangles (tests lower them)
+	maxFiles, maxTriangles int
 }
 
 func newMeshLoader(source string) *meshLoader {
-	return &meshLoader{source: source, loaded: map[string]*MeshData{}}
+	return &meshLoader{source: source, loaded: map[string]*MeshData{}, maxFiles: MaxMeshFiles, maxTriangles: mesh.MaxTriangles}
 }
 
 func (l *meshLoader) load(name string) (*MeshData, error) {
 	if md, ok := l.loaded[name]; ok {
 		return md, nil
 	}
+	if len(l.loaded) >= l.maxFiles {
+		return nil, fmt.Errorf("%s would be mesh file number %d, over the limit of %d a scene may name: each file gets its own distance grid, in memory and on the GPU; use fewer files (a file may be used by any number of shapes)",
+			jsonmsg.Quote(name), len(l.loaded)+1, l.maxFiles)
+	}
 	md, err := l.read(name)
 	if err != nil {
 		return nil, err
+	}
+	if l.triangles += len(md.Mesh.Triangles); l.triangles > l.maxTriangles {
+		return nil, fmt.Errorf("%s brings the scene's meshes to %d triangles, over the limit of %d for all its mesh files together; decimate them (e.g. Blender's Decimate modifier)",
+			jsonmsg.Quote(name), l.triangles, l.maxTriangles)
 	}
 	l.loaded[name] = md
 	return md, nil
@@ -138,7 +151,7 @@ func (l *meshLoader) read(name string) (*MeshData, error) {
 	shipped := fs.ValidPath(name) && fileExists(assets.Meshes(), name)
 	if strings.HasPrefix(l.source, "builtin:") {
 		if !shipped {
-			return nil, fmt.Errorf("%q is not a shipped mesh; the shipped meshes are %s", name, shippedMeshes())
+			return nil, fmt.Errorf("%s is not a shipped mesh; the shipped meshes are %s", jsonmsg.Quote(name), shippedMeshes())
 		}
 		return LoadMesh(assets.Meshes(), name)
 	}
@@ -150,7 +163,7 @@ func (l *meshLoader) read(name string) (*MeshData, error) {
 		if shipped {
 			return LoadMesh(assets.Meshes(), name)
 		}
-		return nil, fmt.Errorf("%s does not exist (mesh paths are relative to the scene file), and %q is not a shipped mesh (%s)", path, name, shippedMeshes())
+		return nil, fmt.Errorf("%s does not exist (mesh paths are relative to the scene file), and %s is not a shipped mesh (%s)", path, jsonmsg.Quote(name), shippedMeshes())
 	}
 	m, err := mesh.LoadFile(path)
 	if err != nil {

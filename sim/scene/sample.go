@@ -3,9 +3,12 @@ package scene
 import (
 	"fmt"
 	"math"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
 )
 
-// MaxParticles bounds what a scene may ask for, so a typo in a spacing cannot take all memory.
+// MaxParticles bounds what a scene may ask for, so a typo in a spacing cannot take all memory: the limit of
+// particles.count, of what sampling at any spacing may yield (fluid and bodies), and of the solvers' pbf.particles.
 const MaxParticles = 1 << 24
 
 // Particle is one sampled fluid particle.
@@ -16,55 +19,210 @@ type Particle struct {
 // Sample places fluid particles on a cubic lattice of the given spacing anchored half a spacing inside the domain's
 // minimum corner: every lattice point that lies in the domain, inside a fluid block, and at least half a spacing
 // outside every obstacle (a moving one where it is at time 0, Obstacle.ShapeAt(0)). A point inside several blocks belongs to the first (its velocity). The order is
-// deterministic: x fastest, then y, then z.
+// deterministic: x fastest, then y, then z. The spacing is checked first (CheckSpacing) and the particles counted
+// (Count) before anything is allocated.
 func (s *Scene) Sample(spacing float64) ([]Particle, error) {
-	if !(spacing > 0) || math.IsInf(spacing, 0) {
-		return nil, fmt.Errorf("particle spacing %g must be a positive number", spacing)
-	}
-	var out []Particle
-	err := s.lattice(spacing, func(p Vec3, v Vec3) bool {
-		if len(out) == MaxParticles {
-			return false
-		}
-		out = append(out, Particle{Pos: p, Vel: v})
-		return true
-	})
+	n, err := s.Count(spacing)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]Particle, 0, n)
+	if n == 0 {
+		return out, nil
+	}
+	s.lattice(spacing, func(p Vec3, v Vec3) bool {
+		out = append(out, Particle{Pos: p, Vel: v})
+		return len(out) < n
+	})
 	return out, nil
 }
 
-// Count is the number of particles Sample would return, without storing them.
-func (s *Scene) Count(spacing float64) (int, error) {
+// Count is the number of particles Sample would return, without storing them; more than MaxParticles is an
+// error, found without visiting more lattice points than needed to see it.
+func (s *Scene) Count(spacing float64) (int, error) { return s.count(spacing, MaxParticles) }
+
+// count is Count with the limit as a parameter, so tests can reach it with small scenes.
+func (s *Scene) count(spacing float64, limit int) (int, error) {
+	if err := s.CheckSpacing(spacing); err != nil {
+		return 0, err
+	}
 	n := 0
-	err := s.lattice(spacing, func(Vec3, Vec3) bool { n++; return n <= MaxParticles })
-	return n, err
+	s.lattice(spacing, func(Vec3, Vec3) bool { n++; return n <= limit })
+	if n > limit {
+		return 0, fmt.Errorf("scene %s asks for more than %d particles at spacing %g m; use a larger spacing (about %.3g m)",
+			jsonmsg.Quote(s.Name), limit, spacing, spacing*math.Cbrt(max(1.01, s.FluidVolume()/(spacing*spacing*spacing)/float64(limit))))
+	}
+	return n, nil
 }
 
-func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
-	lo, hi := s.Domain.Min, s.Domain.Max
-	var n [3]int
-	for c := 0; c < 3; c++ {
-		n[c] = int(math.Floor((hi[c]-lo[c])/d + 1e-9))
+// CheckSpacing checks, in closed form and before anything is sampled or allocated, that the scene can be sampled
+// at particle spacing d within the limits: d itself (at least MinSpacing, and coarse enough for 32-bit positions
+// in the domain), the lattice points sampling would visit, a lower bound on the particles the fluid blocks hold
+// (each block's lattice points less what obstacles and bodies could take away), and each emitter's disc. Errors
+// about the spacing as a whole carry no field path (Validate adds "particles.spacing"); an emitter's names its
+// radius.
+func (s *Scene) CheckSpacing(d float64) error {
+	if !(d >= MinSpacing) || d > MaxLength {
+		return errAt("", "particle spacing %g m is out of range: spacings lie within [%g, %g] m", d, MinSpacing, float64(MaxLength))
 	}
-	if float64(n[0])*float64(n[1])*float64(n[2]) > 64*MaxParticles {
-		return fmt.Errorf("particle spacing %g m is too fine for a %v m domain; use a spacing of at least %.3g m", d, s.Domain.Size(), minSpacing(s.Domain))
+	dom := s.Domain
+	far := math.Max(dom.Min.Abs().MaxComp(), dom.Max.Abs().MaxComp())
+	if f := float32(far); !(far <= MaxCoord) {
+		return errAt("domain", "%g m from the origin is out of range: positions lie within ±%g m", far, float64(MaxCoord))
+	} else if ulp := float64(math.Nextafter32(f, float32(math.Inf(1))) - f); d < 4*ulp {
+		return errAt("", "particle spacing %g m is too fine for a domain %g m from the origin: the solvers' 32-bit positions there are %g m apart; use a spacing of at least %g m, or move the domain closer to the origin",
+			d, far, ulp, 4*ulp)
 	}
-	// Visit only lattice points in the bounds of some fluid block.
-	fb := Box{Min: hi, Max: lo}
-	for _, f := range s.Fluid {
-		b := f.Bounds()
+	if v := s.visitRange(d).count(); v > maxVisited {
+		return errAt("", "particle spacing %g m is too fine: sampling would visit %.3g lattice points around the fluid blocks, over the limit of %d; use a spacing of at least %.3g m",
+			d, v, maxVisited, d*math.Cbrt(v/maxVisited))
+	}
+	if n := s.leastParticles(d); n > MaxParticles {
+		return errAt("", "at %g m the fluid blocks hold at least %.0f particles, over the limit of %d; use a spacing of at least %.3g m",
+			d, n, MaxParticles, d*math.Cbrt(n/MaxParticles))
+	}
+	for k := range s.Emitters {
+		e := &s.Emitters[k]
+		if n := math.Pi * (e.Radius / d) * (e.Radius / d); n > MaxDiscPoints {
+			return errAt(fmt.Sprintf("emitters[%d].radius", k), "%g m makes a disc of about %.3g particles at spacing %g m, over the limit of %d; at most %.3g m",
+				e.Radius, n, d, MaxDiscPoints, d*math.Sqrt(MaxDiscPoints/math.Pi))
+		}
+	}
+	return nil
+}
+
+// fluidBox is the box around the fluid blocks.
+func (s *Scene) fluidBox() Box {
+	fb := Box{Min: s.Domain.Max, Max: s.Domain.Min}
+	for i := range s.Fluid {
+		b := s.Fluid[i].Bounds()
 		fb.Min, fb.Max = fb.Min.Min(b.Min), fb.Max.Max(b.Max)
 	}
+	return fb
+}
+
+// latticeRange is a range of lattice indices [i0, i1) along each axis, in floats so that no count overflows.
+type latticeRange struct{ i0, i1 [3]float64 }
+
+// visitRange is the range of lattice points sampling visits: those around the box of the fluid blocks.
+func (s *Scene) visitRange(d float64) latticeRange {
+	lo, hi, fb := s.Domain.Min, s.Domain.Max, s.fluidBox()
+	var r latticeRange
+	for c := 0; c < 3; c++ {
+		n := math.Floor((hi[c]-lo[c])/d + 1e-9)
+		r.i0[c] = math.Max(0, math.Floor((fb.Min[c]-lo[c])/d-0.5))
+		r.i1[c] = math.Min(n, math.Ceil((fb.Max[c]-lo[c])/d+0.5))
+	}
+	return r
+}
+
+// lattice3 is the range of the domain's lattice points (spacing d) within box b, which is grown by slack·d on
+// every side (negative slack shrinks it): the points lo + (i + ½)d with i in [0, n) along each axis.
+func lattice3(b, domain Box, d, slack float64) latticeRange {
+	var r latticeRange
+	for c := 0; c < 3; c++ {
+		lo := domain.Min[c]
+		n := math.Floor((domain.Max[c]-lo)/d + 1e-9)
+		r.i0[c] = math.Max(0, math.Ceil((b.Min[c]-lo)/d-0.5-slack))
+		r.i1[c] = math.Min(n, math.Floor((b.Max[c]-lo)/d-0.5+slack)+1)
+	}
+	return r
+}
+
+// count is the number of lattice points in the range.
+func (r latticeRange) count() float64 {
+	n := 1.0
+	for c := 0; c < 3; c++ {
+		n *= math.Max(0, r.i1[c]-r.i0[c])
+	}
+	return n
+}
+
+// leastParticles is a lower bound on the particles Sample finds at spacing d, in closed form: the most lattice
+// points inside any one fluid block's inscribed axis-aligned box, less the points in the boxes around the
+// obstacles and bodies grown by half a spacing (where a point may be blocked).
+func (s *Scene) leastParticles(d float64) float64 {
+	best := 0.0
+	for i := range s.Fluid {
+		in, ok := s.Fluid[i].innerBox()
+		if !ok {
+			continue
+		}
+		r := lattice3(in, s.Domain, d, -1e-6)
+		n := r.count()
+		if n <= best {
+			continue
+		}
+		// a point within half a spacing of an obstacle or body is blocked; a mesh's distances come from a grid,
+		// a few of whose cells may reach past its vertices
+		grow := func(sh *Shape) Box {
+			g := d / 2
+			if sh.Kind == ShapeMesh {
+				g += 4 * sh.Extent / MeshSDFCells
+			}
+			b := sh.Bounds()
+			return Box{Min: b.Min.Sub(Vec3{g, g, g}), Max: b.Max.Add(Vec3{g, g, g})}
+		}
+		var blockers []Box
+		for o := range s.Obstacles {
+			sh := s.Obstacles[o].ShapeAt(0)
+			blockers = append(blockers, grow(&sh))
+		}
+		for b := range s.Bodies {
+			blockers = append(blockers, grow(&s.Bodies[b].Shape))
+		}
+		for _, b := range blockers {
+			br := lattice3(b, s.Domain, d, 1e-6)
+			for c := 0; c < 3; c++ {
+				br.i0[c], br.i1[c] = math.Max(br.i0[c], r.i0[c]), math.Min(br.i1[c], r.i1[c])
+			}
+			n -= br.count()
+		}
+		best = math.Max(best, n)
+	}
+	return best
+}
+
+// innerBox is an axis-aligned box inside the shape (not necessarily the largest), or false for a mesh.
+func (s *Shape) innerBox() (Box, bool) {
+	cube := func(c Vec3, r float64) (Box, bool) { // the cube inscribed in a ball
+		h := r / math.Sqrt(3)
+		return Box{Min: c.Sub(Vec3{h, h, h}), Max: c.Add(Vec3{h, h, h})}, true
+	}
+	switch s.Kind {
+	case ShapeBox:
+		if s.Rotation == (Vec3{}) {
+			h := s.Size.Scale(0.5)
+			return Box{Min: s.Center.Sub(h), Max: s.Center.Add(h)}, true
+		}
+		return cube(s.Center, math.Min(s.Size[0], math.Min(s.Size[1], s.Size[2]))/2)
+	case ShapeSphere:
+		return cube(s.Center, s.Radius)
+	case ShapeCapsule:
+		return cube(s.A.Add(s.B).Scale(0.5), s.Radius)
+	case ShapeCylinder:
+		if s.Rotation == (Vec3{}) {
+			h := Vec3{s.Radius / math.Sqrt2, s.Height / 2, s.Radius / math.Sqrt2}
+			return Box{Min: s.Center.Sub(h), Max: s.Center.Add(h)}, true
+		}
+		return cube(s.Center, math.Min(s.Radius, s.Height/2))
+	}
+	return Box{}, false
+}
+
+// lattice calls emit with each lattice point inside the fluid (see Sample) and its block's velocity, in order,
+// until emit returns false. The caller has checked the spacing (CheckSpacing).
+func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) {
+	lo := s.Domain.Min
+	// Visit only lattice points in the bounds of some fluid block.
+	r := s.visitRange(d)
 	obstacles := make([]Shape, len(s.Obstacles))
 	for oi := range s.Obstacles {
 		obstacles[oi] = s.Obstacles[oi].ShapeAt(0)
 	}
 	var i0, i1 [3]int
 	for c := 0; c < 3; c++ {
-		i0[c] = max(0, int(math.Floor((fb.Min[c]-lo[c])/d-0.5)))
-		i1[c] = min(n[c], int(math.Ceil((fb.Max[c]-lo[c])/d+0.5)))
+		i0[c], i1[c] = int(r.i0[c]), int(r.i1[c])
 	}
 	for k := i0[2]; k < i1[2]; k++ {
 		for j := i0[1]; j < i1[1]; j++ {
@@ -94,53 +252,69 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) error {
 					continue
 				}
 				if !emit(p, s.Fluid[owner].Velocity) {
-					return fmt.Errorf("scene %q asks for more than %d particles at spacing %g m; use a larger spacing", s.Name, MaxParticles, d)
+					return
 				}
 			}
 		}
 	}
-	return nil
 }
 
 // SampleBodies places each rigid body's particles on the same lattice as Sample's: the lattice points inside the
-// body. A body too small to hold a lattice point is an error naming it.
+// body. A body too small to hold a lattice point is an error naming it, and so are bodies that would hold more
+// than MaxParticles together (counted before they are stored).
 func (s *Scene) SampleBodies(spacing float64) ([][]Vec3, error) {
-	if !(spacing > 0) || math.IsInf(spacing, 0) {
-		return nil, fmt.Errorf("particle spacing %g must be a positive number", spacing)
+	if err := s.CheckSpacing(spacing); err != nil {
+		return nil, err
 	}
 	lo := s.Domain.Min
-	out := make([][]Vec3, len(s.Bodies))
+	ranges := make([][2][3]int, len(s.Bodies))
+	visits := 0.0
 	for bi := range s.Bodies {
-		b := &s.Bodies[bi]
-		bb := b.Bounds()
-		var i0, i1 [3]int
+		bb := s.Bodies[bi].Bounds()
+		var r latticeRange
 		for c := 0; c < 3; c++ {
-			i0[c] = int(math.Floor((bb.Min[c]-lo[c])/spacing - 0.5))
-			i1[c] = int(math.Ceil((bb.Max[c]-lo[c])/spacing + 0.5))
+			r.i0[c] = math.Floor((bb.Min[c]-lo[c])/spacing - 0.5)
+			r.i1[c] = math.Ceil((bb.Max[c]-lo[c])/spacing + 0.5)
 		}
-		if n := float64(i1[0]-i0[0]) * float64(i1[1]-i0[1]) * float64(i1[2]-i0[2]); n > 8*MaxParticles {
-			return nil, fmt.Errorf("bodies[%d]: %s is too large for spacing %g m", bi, b.String(), spacing)
+		if visits += r.count(); visits > maxVisited {
+			return nil, fmt.Errorf("bodies[%d]: the bodies are too large for spacing %g m: sampling them would visit more than %d lattice points; make them smaller or the spacing larger",
+				bi, spacing, maxVisited)
 		}
-		for k := i0[2]; k < i1[2]; k++ {
-			for j := i0[1]; j < i1[1]; j++ {
-				for i := i0[0]; i < i1[0]; i++ {
+		for c := 0; c < 3; c++ {
+			ranges[bi][0][c], ranges[bi][1][c] = int(r.i0[c]), int(r.i1[c])
+		}
+	}
+	each := func(bi int, f func(p Vec3) bool) bool {
+		b, r := &s.Bodies[bi], ranges[bi]
+		for k := r[0][2]; k < r[1][2]; k++ {
+			for j := r[0][1]; j < r[1][1]; j++ {
+				for i := r[0][0]; i < r[1][0]; i++ {
 					p := Vec3{lo[0] + (float64(i)+0.5)*spacing, lo[1] + (float64(j)+0.5)*spacing, lo[2] + (float64(k)+0.5)*spacing}
-					if b.Distance(p) < 0 {
-						out[bi] = append(out[bi], p)
+					if b.Distance(p) < 0 && !f(p) {
+						return false
 					}
 				}
 			}
 		}
+		return true
+	}
+	if visits > MaxParticles { // they might hold too many: count before storing
+		n := 0
+		for bi := range s.Bodies {
+			if !each(bi, func(Vec3) bool { n++; return n <= MaxParticles }) {
+				return nil, fmt.Errorf("bodies[%d]: the bodies hold more than %d particles at spacing %g m, the limit; make them smaller or the spacing larger", bi, MaxParticles, spacing)
+			}
+		}
+	}
+	out := make([][]Vec3, len(s.Bodies))
+	for bi := range s.Bodies {
+		each(bi, func(p Vec3) bool { out[bi] = append(out[bi], p); return true })
 		if len(out[bi]) == 0 {
+			b := &s.Bodies[bi]
 			return nil, fmt.Errorf("bodies[%d]: %s holds no particle at spacing %g m; make it larger or the spacing finer", bi, b.String(), spacing)
 		}
 	}
 	return out, nil
-}
-
-func minSpacing(b Box) float64 {
-	sz := b.Size()
-	return math.Cbrt(sz[0] * sz[1] * sz[2] / MaxParticles)
 }
 
 // FluidVolume is the summed volume of the fluid blocks (overlaps and obstacles not subtracted).
@@ -153,24 +327,33 @@ func (s *Scene) FluidVolume() float64 {
 }
 
 // SpacingFor finds the lattice spacing that fills the scene's fluid with about n particles (within a few per
-// cent: the lattice count is a step function of the spacing).
-func (s *Scene) SpacingFor(n int) (float64, error) {
+// cent: the lattice count is a step function of the spacing), and never more than MaxParticles, so that any count
+// up to the limit can be asked for.
+func (s *Scene) SpacingFor(n int) (float64, error) { return s.spacingFor(n, MaxParticles) }
+
+// spacingFor is SpacingFor with the limit as a parameter, so tests can reach it with small scenes.
+func (s *Scene) spacingFor(n, limit int) (float64, error) {
 	if n <= 0 {
 		return 0, fmt.Errorf("particle count %d must be positive", n)
 	}
-	if n > MaxParticles {
-		return 0, fmt.Errorf("particle count %d exceeds the limit of %d", n, MaxParticles)
+	if n > limit {
+		return 0, fmt.Errorf("particle count %d exceeds the limit of %d", n, limit)
 	}
 	vol := s.FluidVolume()
 	if !(vol > 0) {
-		return 0, fmt.Errorf("scene %q has no fluid volume to fill", s.Name)
+		return 0, fmt.Errorf("scene %s has no fluid volume to fill", jsonmsg.Quote(s.Name))
 	}
 	d := math.Cbrt(vol / float64(n))
-	best, bestErr := d, math.Inf(1)
-	for it := 0; it < 8; it++ {
-		c, err := s.Count(d)
+	best, bestErr := 0.0, math.Inf(1)
+	var lastErr error
+	for it := 0; it < 12; it++ {
+		d = math.Max(d, MinSpacing)
+		c, err := s.count(d, limit)
 		if err != nil {
-			return 0, err
+			// too many particles, or too fine a spacing for some other limit: try coarser
+			lastErr = err
+			d *= 1.02
+			continue
 		}
 		if c == 0 {
 			d *= 0.5
@@ -184,6 +367,12 @@ func (s *Scene) SpacingFor(n int) (float64, error) {
 		}
 		d *= math.Cbrt(float64(c) / float64(n))
 	}
+	if best == 0 {
+		if lastErr != nil {
+			return 0, fmt.Errorf("no spacing gives about %d particles: %w", n, lastErr)
+		}
+		return 0, fmt.Errorf("scene %s: no spacing gives about %d particles: the fluid blocks lie inside obstacles or outside the domain", jsonmsg.Quote(s.Name), n)
+	}
 	return best, nil
 }
 
@@ -193,7 +382,7 @@ func (s *Scene) Spacing(spacing float64, count int) (float64, error) {
 		return s.SpacingFor(count)
 	}
 	if !(spacing > 0) {
-		return 0, fmt.Errorf("scene %q: particles.spacing must be > 0 (or give particles.count)", s.Name)
+		return 0, fmt.Errorf("scene %s: particles.spacing must be > 0 (or give particles.count)", jsonmsg.Quote(s.Name))
 	}
 	return spacing, nil
 }

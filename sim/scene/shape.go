@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/slosh/slosh/internal/jsonmsg"
 	"github.com/slosh/slosh/sim/mesh"
 )
 
@@ -40,7 +41,12 @@ type Shape struct {
 type Mat3 = mesh.Mat3
 
 // RotationMatrix is the local-to-world rotation R = Rz·Ry·Rx of Rotation (degrees).
-func (s *Shape) RotationMatrix() Mat3 { return mesh.Rotation(s.Rotation) }
+func (s *Shape) RotationMatrix() Mat3 {
+	if s.Rotation == (Vec3{}) {
+		return Mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} // what mesh.Rotation gives, without six sines and cosines per point
+	}
+	return mesh.Rotation(s.Rotation)
+}
 
 // SDF returns the signed distance from p to the surface (negative inside) and the outward unit normal of the
 // nearest surface point.
@@ -207,7 +213,7 @@ func (s *Shape) String() string {
 	case ShapeCylinder:
 		return fmt.Sprintf("cylinder at %v r=%g h=%g", s.Center, s.Radius, s.Height)
 	case ShapeMesh:
-		return fmt.Sprintf("mesh %q at %v extent %g", s.Mesh, s.Center, s.Extent)
+		return fmt.Sprintf("mesh %s at %v extent %g", jsonmsg.Quote(s.Mesh), s.Center, s.Extent)
 	}
-	return s.Kind
+	return jsonmsg.Clip(s.Kind)
 }

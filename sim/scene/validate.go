@@ -1,18 +1,35 @@
 package scene
 
 import (
+	"errors"
 	"fmt"
 	"math"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
 )
 
-// Validate checks a decoded scene; errors name the offending field's path. It also loads the mesh files that mesh
-// shapes name (relative to Source, see Shape.validate) unless they already hold their geometry.
+// Validate checks a decoded scene; errors name the offending field's path. Every count, position, size and angle
+// is checked against the limits (limits.go) before any arithmetic or allocation depends on it. It also loads the
+// mesh files that mesh shapes name (relative to Source, see Shape.validate) unless they already hold their
+// geometry. A scene with a particle spacing is checked at that spacing too (CheckSpacing).
 func (s *Scene) Validate() error {
+	if err := s.checkCounts(); err != nil {
+		return err
+	}
 	meshes := newMeshLoader(s.Source)
 	d := s.Domain
+	if err := checkPoint("domain.min", d.Min); err != nil {
+		return err
+	}
+	if err := checkPoint("domain.max", d.Max); err != nil {
+		return err
+	}
 	for c := 0; c < 3; c++ {
 		if !(d.Max[c] > d.Min[c]) {
 			return errAt(fmt.Sprintf("domain.max[%d]", c), "must be greater than domain.min[%d] (%g)", c, d.Min[c])
+		}
+		if d.Max[c]-d.Min[c] < MinDomain {
+			return errAt(fmt.Sprintf("domain.max[%d]", c), "the domain is %g m along axis %d; at least %g m", d.Max[c]-d.Min[c], c, MinDomain)
 		}
 	}
 	if sz := d.Size(); sz.MaxComp() > 1000 {
@@ -20,7 +37,7 @@ func (s *Scene) Validate() error {
 	}
 	p := s.Particles
 	switch {
-	case p.Spacing < 0:
+	case !(p.Spacing >= 0):
 		return errAt("particles.spacing", "must be > 0")
 	case p.Count < 0:
 		return errAt("particles.count", "must be > 0")
@@ -37,6 +54,9 @@ func (s *Scene) Validate() error {
 	for i := range s.Fluid {
 		path := fmt.Sprintf("fluid[%d]", i)
 		if err := s.Fluid[i].validate(path, meshes); err != nil {
+			return err
+		}
+		if err := checkVector(path+".velocity", s.Fluid[i].Velocity, MaxVelocity, "m/s"); err != nil {
 			return err
 		}
 		b := s.Fluid[i].Bounds()
@@ -63,8 +83,14 @@ func (s *Scene) Validate() error {
 		if err := b.validate(path, meshes); err != nil {
 			return err
 		}
-		if !(b.Density > 0) || b.Density > MaxBodyDensity {
-			return errAt(path+".density", "%g kg/m³ is outside (0, %g]; water is 1000", b.Density, MaxBodyDensity)
+		if !(b.Density >= MinBodyDensity) || b.Density > MaxBodyDensity {
+			return errAt(path+".density", "%g kg/m³ is outside [%g, %g]; water is 1000, air 1.2", b.Density, float64(MinBodyDensity), MaxBodyDensity)
+		}
+		if err := checkVector(path+".velocity", b.Velocity, MaxVelocity, "m/s"); err != nil {
+			return err
+		}
+		if err := checkVector(path+".spin", b.Spin, MaxSpin, "rad/s"); err != nil {
+			return err
 		}
 		bb := b.Bounds()
 		for c := 0; c < 3; c++ {
@@ -79,11 +105,26 @@ func (s *Scene) Validate() error {
 		}
 	}
 	if c := s.Camera; c != nil {
+		if err := checkPoint("camera.eye", c.Eye); err != nil {
+			return err
+		}
+		if err := checkPoint("camera.target", c.Target); err != nil {
+			return err
+		}
 		if c.Eye == c.Target {
 			return errAt("camera.eye", "must differ from camera.target")
 		}
-		if c.FovY != 0 && (c.FovY < 5 || c.FovY > 150) {
+		if c.FovY != 0 && !(c.FovY >= 5 && c.FovY <= 150) {
 			return errAt("camera.fov", "%g degrees is outside [5, 150]", c.FovY)
+		}
+	}
+	if p.Spacing > 0 && p.Count == 0 {
+		if err := s.CheckSpacing(p.Spacing); err != nil {
+			var pe *pathErr
+			if errors.As(err, &pe) && pe.path == "" {
+				pe.path = "particles.spacing"
+			}
+			return err
 		}
 	}
 	return nil
@@ -99,18 +140,13 @@ func (s *Shape) validate(path string, meshes *meshLoader) error {
 		return nil
 	}
 	zero := Vec3{}
-	positive := func(field string, x float64) error {
-		if !(x > 0) {
-			return errAt(path+"."+field, "must be > 0")
-		}
-		return nil
-	}
+	positive := func(field string, x float64) error { return checkLength(path+"."+field, x) }
 	var errs []error
 	switch s.Kind {
 	case ShapeBox:
 		for c := 0; c < 3; c++ {
-			if !(s.Size[c] > 0) {
-				return errAt(fmt.Sprintf("%s.size[%d]", path, c), "must be > 0")
+			if err := checkLength(fmt.Sprintf("%s.size[%d]", path, c), s.Size[c]); err != nil {
+				return err
 			}
 		}
 		errs = append(errs, unused("radius", s.Radius != 0), unused("height", s.Height != 0),
@@ -138,16 +174,33 @@ func (s *Shape) validate(path string, meshes *meshLoader) error {
 	case "":
 		return errAt(path+".shape", "missing; one of box, sphere, capsule, cylinder, mesh")
 	default:
-		return errAt(path+".shape", "unknown shape %q; one of box, sphere, capsule, cylinder, mesh", s.Kind)
+		return errAt(path+".shape", "unknown shape %s; one of box, sphere, capsule, cylinder, mesh", jsonmsg.Quote(s.Kind))
 	}
 	for _, e := range errs {
 		if e != nil {
 			return e
 		}
 	}
+	// positions and angles are bounded before anything (bounds, volumes, the rotation matrix) is computed
+	if s.Kind == ShapeCapsule {
+		if err := checkPoint(path+".a", s.A); err != nil {
+			return err
+		}
+		if err := checkPoint(path+".b", s.B); err != nil {
+			return err
+		}
+	} else if err := checkPoint(path+".center", s.Center); err != nil {
+		return err
+	}
+	if err := checkAngles(path+".rotation", s.Rotation); err != nil {
+		return err
+	}
+	if s.Kind == ShapeMesh && len(s.Mesh) > maxMeshNameBytes {
+		return errAt(path+".mesh", "%s is longer than the %d bytes a file name may have", jsonmsg.Quote(s.Mesh), maxMeshNameBytes)
+	}
 	if s.Kind == ShapeMesh && s.MeshData() == nil {
 		if meshes == nil {
-			return errAt(path+".mesh", "%q is not loaded", s.Mesh)
+			return errAt(path+".mesh", "%s is not loaded", jsonmsg.Quote(s.Mesh))
 		}
 		md, err := meshes.load(s.Mesh)
 		if err != nil {
@@ -162,6 +215,12 @@ func (s *Shape) validate(path string, meshes *meshLoader) error {
 // and no time step would follow it.
 const MaxSpeed = 100
 
+// minPeriod and maxPhase bound a motion's period (s) and phase (radians), so its sine's argument stays finite.
+const (
+	minPeriod = 1e-3
+	maxPhase  = 1e4
+)
+
 // validate checks an obstacle's motion at path and normalises its axis. Only translation is described, so the
 // moving shape stays the valid shape it was placed as; amplitude is bounded by the domain's size and the peak
 // speed 2π·Amplitude/Period by MaxSpeed.
@@ -175,8 +234,12 @@ func (m *Motion) validate(path string, domain Box) error {
 		return errAt(path+".amplitude", "%g m is outside [0, %g] (the domain's size)", m.Amplitude, size)
 	case !(m.Period > 0) || math.IsInf(m.Period, 0):
 		return errAt(path+".period", "must be > 0 (seconds)")
+	case m.Period < minPeriod:
+		return errAt(path+".period", "%g s is out of range: at least %g s", m.Period, minPeriod)
 	case math.IsNaN(m.Phase) || math.IsInf(m.Phase, 0):
 		return errAt(path+".phase", "must be a finite number (radians)")
+	case math.Abs(m.Phase) > maxPhase:
+		return errAt(path+".phase", "%g is out of range: a phase is radians within ±%g", m.Phase, float64(maxPhase))
 	}
 	if v := 2 * math.Pi * m.Amplitude / m.Period; v > MaxSpeed {
 		return errAt(path+".period", "%g s moves the obstacle at up to %.3g m/s; at most %d m/s (make the period longer or the amplitude smaller)", m.Period, v, MaxSpeed)
@@ -184,8 +247,12 @@ func (m *Motion) validate(path string, domain Box) error {
 	return nil
 }
 
-// validate checks an emitter at path and normalises its direction.
+// validate checks an emitter at path and normalises its direction. Its disc may be no larger than the domain's
+// largest cross-section: a wider one pours particles the walls only pile up.
 func (e *Emitter) validate(path string, domain Box) error {
+	if err := checkPoint(path+".center", e.Center); err != nil {
+		return err
+	}
 	for c := 0; c < 3; c++ {
 		if !(e.Center[c] > domain.Min[c] && e.Center[c] < domain.Max[c]) {
 			return errAt(path+".center", "%v lies outside the domain %v–%v", e.Center, domain.Min, domain.Max)
@@ -198,6 +265,10 @@ func (e *Emitter) validate(path string, domain Box) error {
 	switch {
 	case !(e.Radius > 0) || e.Radius > size:
 		return errAt(path+".radius", "%g m is outside (0, %g] (the domain's size)", e.Radius, size)
+	case math.Pi*e.Radius*e.Radius > crossSection(domain):
+		a := crossSection(domain)
+		return errAt(path+".radius", "%g m makes a disc of %.3g m², larger than the domain's largest cross-section (%.3g m²); at most %.3g m",
+			e.Radius, math.Pi*e.Radius*e.Radius, a, math.Sqrt(a/math.Pi))
 	case !(e.Speed > 0) || e.Speed > MaxSpeed:
 		return errAt(path+".speed", "%g m/s is outside (0, %d]", e.Speed, MaxSpeed)
 	case !(e.Start >= 0) || math.IsInf(e.Start, 0):
@@ -225,4 +296,10 @@ func unitVector(v *Vec3, path string) error {
 		*v = u.Scale(1 / u.Len())
 	}
 	return nil
+}
+
+// crossSection is the area of the domain's largest face (m²).
+func crossSection(domain Box) float64 {
+	sz := domain.Size()
+	return max(sz[0]*sz[1], sz[1]*sz[2], sz[0]*sz[2])
 }
