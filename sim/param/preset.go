@@ -17,6 +17,10 @@ import (
 type Preset struct {
 	Mode   string                     `json:"mode,omitempty"`
 	Params map[string]json.RawMessage `json:"params"`
+
+	// Source says where the values came from for messages ("run.slosh: slosh.json: params"); "" is "preset".
+	// Not part of the file.
+	Source string `json:"-"`
 }
 
 // JSON returns the value as a JSON literal: a number, a boolean, a choice name or a three-number array.
@@ -133,7 +137,11 @@ func ParsePreset(data []byte) (Preset, error) {
 // refused (one without a mode, or an empty mode argument, skips that check); unknown names are refused with the
 // names they may be typos of.
 func (s *Set) ApplyPreset(pr Preset, mode string) error {
-	return s.applyPreset(pr, mode, "preset")
+	source := pr.Source
+	if source == "" {
+		source = "preset"
+	}
+	return s.applyPreset(pr, mode, source)
 }
 
 func (s *Set) applyPreset(pr Preset, mode, source string) error {
