@@ -194,7 +194,138 @@ func parse(data []byte, path string) (*File, error) {
 			}
 		}
 	}
+	if err := checkInScene(sc, f.Actions); err != nil {
+		return nil, bad("%v", err)
+	}
 	return f, nil
+}
+
+// checkInScene checks the actions against the scene the sitting started from, naming the field: the bodies they
+// drive and remove exist when they do (the scene's, and those dropped since, less those removed); fluid is added
+// inside the domain at speeds a solver can follow and not piled on itself; the paddle and the drain stay within
+// toolReach domain sizes of it (the window moves them with the cursor, which may leave the domain) and no larger
+// than the window's tools make them; a tool emitter passes the scene's own
+// checks for emitters (inside the domain, speed and radius within scene.MaxSpeed and the domain's size).
+func checkInScene(sc *scene.Scene, actions []Action) error {
+	const toolReach = 10
+	dom := sc.Domain
+	size := dom.Size().MaxComp()
+	near := func(field string, p [3]float32, margin float64) error {
+		for k := 0; k < 3; k++ {
+			if x := float64(p[k]); !(x >= dom.Min[k]-margin && x <= dom.Max[k]+margin) {
+				return fmt.Errorf("%s: (%g, %g, %g) lies more than %.3g m outside the scene's domain %v–%v", field, p[0], p[1], p[2], margin, dom.Min, dom.Max)
+			}
+		}
+		return nil
+	}
+	radius := func(field string, r float32) error {
+		if lim := max(size, MaxToolRadius); float64(r) > lim {
+			return fmt.Errorf("%s: %g m is over %g m (the tools' largest radius, or the domain's size)", field, r, lim)
+		}
+		return nil
+	}
+	bodies := len(sc.Bodies)
+	for i := range actions {
+		a := &actions[i]
+		var err error
+		switch a.Op {
+		case OpAddFluid:
+			err = checkFluid(sc, a.Fluid, near)
+		case OpDrain:
+			if err = near("drain.center", a.Drain.Center, toolReach*size); err == nil {
+				err = radius("drain.radius", a.Drain.Radius)
+			}
+		case OpAddBody:
+			bodies++
+		case OpRemoveBody:
+			if a.Index >= bodies {
+				err = fmt.Errorf("index: there is no body %d: %s", a.Index, bodyCount(bodies, len(sc.Bodies)))
+			}
+			bodies--
+		case OpDriveBody:
+			if d := a.Drive; d.Index >= bodies {
+				err = fmt.Errorf("drive.index: there is no body %d: %s", d.Index, bodyCount(bodies, len(sc.Bodies)))
+			} else if v := speed(d.Velocity); v > scene.MaxSpeed {
+				err = fmt.Errorf("drive.velocity: %.3g m/s is over %d m/s", v, scene.MaxSpeed)
+			}
+		case OpSetTools:
+			if p := a.Tools.Paddle; p != nil {
+				if err = near("tools.paddle.center", p.Center, toolReach*size); err == nil {
+					err = radius("tools.paddle.radius", p.Radius)
+				}
+			}
+			if e := a.Tools.Emitter; e != nil && err == nil {
+				err = checkEmitter(sc, *e)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("actions[%d] (%s): %w", i, a, err)
+		}
+	}
+	return nil
+}
+
+// bodyCount says how many bodies there are at an action.
+func bodyCount(n, fromScene int) string {
+	switch {
+	case n <= 0:
+		return "there are none then"
+	case n == 1:
+		return fmt.Sprintf("there is one then, body 0 (the scene has %d)", fromScene)
+	}
+	return fmt.Sprintf("there are %d then, 0..%d (the scene has %d)", n, n-1, fromScene)
+}
+
+// checkEmitter checks a tool's emitter as a scene's emitters are checked, on a copy of it (the action keeps its
+// values bit for bit).
+func checkEmitter(sc *scene.Scene, e scene.Emitter) error {
+	c := sc.Clone()
+	c.Bodies, c.Obstacles, c.Emitters, c.Camera = nil, nil, []scene.Emitter{e}, nil
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("%s", strings.Replace(err.Error(), "emitters[0]", "tools.emitter", 1))
+	}
+	return nil
+}
+
+// checkFluid checks added fluid: inside the domain (to a tenth of its size), at speeds below MaxFluidSpeed, and
+// no more than maxPacked particles in any cell of the finest lattice that twice scene.MaxParticles particles
+// (the largest budget) would fill the domain with. Fluid a sitting gives back (an undo) was in the solver at the
+// solver's spacing, far coarser than that; particles piled on one point would make a solver's neighbour search
+// quadratic in their number.
+func checkFluid(sc *scene.Scene, fl *Fluid, near func(string, [3]float32, float64) error) error {
+	if n := len(fl.Pos); n > 2*scene.MaxParticles {
+		return fmt.Errorf("fluid.pos: %d particles is over the %d a solver can hold", n, 2*scene.MaxParticles)
+	}
+	dom := sc.Domain
+	margin := 0.1 * dom.Size().MaxComp()
+	for i := range fl.Pos {
+		if err := near(fmt.Sprintf("fluid.pos[%d]", i), fl.Pos[i], margin); err != nil {
+			return err
+		}
+		if v := speed(fl.Vel[i]); v > MaxFluidSpeed {
+			return fmt.Errorf("fluid.vel[%d]: %.3g m/s is over %g m/s", i, v, float64(MaxFluidSpeed))
+		}
+	}
+	if len(fl.Pos) <= maxPacked {
+		return nil
+	}
+	sz := dom.Size()
+	cell := math.Cbrt(sz[0] * sz[1] * sz[2] / (2 * scene.MaxParticles))
+	count := map[[3]int64]int{}
+	for i, p := range fl.Pos {
+		var key [3]int64
+		for k := 0; k < 3; k++ {
+			key[k] = int64(math.Floor((float64(p[k]) - dom.Min[k]) / cell))
+		}
+		if count[key]++; count[key] > maxPacked {
+			return fmt.Errorf("fluid.pos[%d]: more than %d of the added particles lie within %.3g m of (%g, %g, %g): fluid piled on one point", i, maxPacked, cell, p[0], p[1], p[2])
+		}
+	}
+	return nil
+}
+
+func speed(v [3]float32) float64 {
+	return math.Sqrt(float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2]))
 }
 
 // decodeAction decodes one action strictly: checkJSON first (unknown and missing fields, types, array lengths),
