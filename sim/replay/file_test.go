@@ -387,17 +387,23 @@ func TestDecodeRejects(t *testing.T) {
 			"actions[4] (drive_body at step 4): drive.index: there is no body 5: there is one then, body 0 (the scene has 0)"},
 		{"drive fast", edit(func(m map[string]any) { action(m, 4)["drive"].(map[string]any)["velocity"] = []any{0, 1e9, 0} }), "drive.velocity: 1e+09 m/s is over 100 m/s"},
 		{"remove no body", edit(func(m map[string]any) { action(m, 8)["index"] = 3 }), "actions[8] (remove_body at step 4): index: there is no body 3"},
-		{"emitter fast", edit(func(m map[string]any) { action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["speed"] = 1e9 }),
+		{"emitter fast", edit(func(m map[string]any) {
+			action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["speed"] = 1e9
+		}),
 			"actions[6] (set_tools at step 4): tools.emitter.speed: 1e+09 m/s is outside (0, 100]"},
 		{"emitter outside", edit(func(m map[string]any) {
 			action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["center"] = []any{0.2, 30, 0.1}
 		}), "tools.emitter.center: [0.2, 30, 0.1] lies outside the domain"},
-		{"emitter huge", edit(func(m map[string]any) { action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["radius"] = 1e10 }),
+		{"emitter huge", edit(func(m map[string]any) {
+			action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["radius"] = 1e10
+		}),
 			"tools.emitter.radius: 1e+10 m is outside"},
 		{"paddle far", edit(func(m map[string]any) {
 			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["center"] = []any{1e30, 0, 0}
 		}), "tools.paddle.center: (1e+30, 0, 0) lies more than 4 m outside the scene's domain"},
-		{"paddle huge", edit(func(m map[string]any) { action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["radius"] = 1e6 }),
+		{"paddle huge", edit(func(m map[string]any) {
+			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["radius"] = 1e6
+		}),
 			"tools.paddle.radius: 1e+06 m is over 1 m"},
 		{"drain far", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["center"] = []any{0, -7e25, 0} }), "drain.center: (0, -7e+25, 0) lies more than"},
 		{"drain huge", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["radius"] = 50 }), "drain.radius: 50 m is over 1 m"},
