@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
+
+	"github.com/slosh/slosh/internal/safeio"
 )
 
 // Preset is the file form of a set of parameter values: small, readable and editable by hand.
@@ -160,12 +161,23 @@ func (s *Set) LoadPreset(data []byte, mode string) error {
 	return s.loadPreset(data, mode, "preset")
 }
 
-// LoadPresetFile reads a preset file and applies it as LoadPreset does; errors name the file.
+// MaxPresetSize bounds a preset file: a few hundred parameters take a few kilobytes.
+const MaxPresetSize = 1 << 20
+
+// LoadPresetFile reads a preset file and applies it as LoadPreset does; errors name the file. Only a regular file
+// of at most MaxPresetSize bytes is read (internal/safeio): a folder, a named pipe or a device is refused.
 func (s *Set) LoadPresetFile(path, mode string) error {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path, MaxPresetSize)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var tooLarge *safeio.TooLargeError
+		var notRegular *safeio.NotRegularError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("preset file %s does not exist", path)
+		case errors.As(err, &tooLarge):
+			return fmt.Errorf("%s: over the %s a preset may hold: it is not a slosh preset", path, safeio.Bytes(MaxPresetSize))
+		case errors.As(err, &notRegular):
+			return err // names the path and what it is
 		}
 		return fmt.Errorf("reading preset: %w", err)
 	}

@@ -8,40 +8,34 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// Read reads and checks a replay file; errors name the file and what is wrong with it (see Decode).
+// Read reads and checks a replay file; errors name the file and what is wrong with it (see Decode). Only a
+// regular file of at most MaxSize bytes is read (internal/safeio): a folder, a named pipe or a device is refused
+// with what it is.
 func Read(path string) (*File, error) {
-	fh, err := os.Open(path)
+	data, err := safeio.ReadFile(path, MaxSize)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var tooLarge *safeio.TooLargeError
+		var notRegular *safeio.NotRegularError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("replay file %s does not exist", path)
+		case errors.As(err, &tooLarge):
+			return nil, tooBig(path, tooLarge.Size)
+		case errors.As(err, &notRegular):
+			return nil, err // names the path and what it is
 		}
 		return nil, fmt.Errorf("reading replay: %w", err)
-	}
-	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading replay: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a replay file", path)
-	}
-	if fi.Size() > MaxSize {
-		return nil, tooBig(path, fi.Size())
-	}
-	data, err := readLimited(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return parse(data, path)
 }
@@ -61,6 +55,9 @@ func Decode(r io.Reader) (*File, error) {
 }
 
 func tooBig(name string, n int64) error {
+	if n < 0 { // it grew while it was read
+		return fmt.Errorf("%s: over the %d MiB a replay may hold: refusing it (it is damaged or not a slosh replay)", name, MaxSize>>20)
+	}
 	return fmt.Errorf("%s: %d bytes is over the %d MiB a replay may hold: refusing it (it is damaged or not a slosh replay)", name, n, MaxSize>>20)
 }
 

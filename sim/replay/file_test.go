@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/slosh/slosh/assets"
@@ -303,6 +304,14 @@ func TestReadNamesMissingFilesAndFolders(t *testing.T) {
 	}
 	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Fatalf("%v", err)
+	}
+	// a named pipe is refused at once instead of blocking until something writes to it
+	fifo := filepath.Join(dir, "pipe.replay")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(fifo); err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), fifo) {
+		t.Fatalf("a named pipe: %v", err)
 	}
 }
 

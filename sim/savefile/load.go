@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -26,7 +27,7 @@ import (
 // (StateBudget), both as the archive declares it and as it inflates. Nothing running is touched; Restore applies
 // the file.
 func Load(path string) (*File, error) {
-	fh, fi, err := openRegular(path)
+	fh, length, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +39,10 @@ func Load(path string) (*File, error) {
 	if string(magic[:]) != "PK\x03\x04" {
 		return nil, fmt.Errorf("%s: not a slosh save file (a save file is a zip archive; this is not one)", path)
 	}
-	if err := checkDirectory(fh, fi.Size()); err != nil {
+	if err := checkDirectory(fh, length); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	zr, err := zip.NewReader(fh, fi.Size())
+	zr, err := zip.NewReader(fh, length)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the save file is damaged or truncated (%v)", path, err)
 	}
@@ -77,34 +78,25 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
-// openRegular opens path for reading if it is a regular file: a folder, a named pipe (which would block until
-// something writes to it) or a device is refused with what it is.
-func openRegular(path string) (*os.File, fs.FileInfo, error) {
-	fi, err := os.Stat(path)
-	if err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return nil, nil, fmt.Errorf("%s is a folder, not a save file", path)
-		}
-		return nil, nil, fmt.Errorf("%s is not a regular file (%v), not a save file", path, fi.Mode().Type())
+// openRegular opens path for reading if it is a regular file no larger than a save file can be: a folder, a
+// named pipe (which would block until something writes to it) or a device is refused with what it is
+// (internal/safeio).
+func openRegular(path string) (*os.File, int64, error) {
+	fh, n, err := safeio.Open(path, MaxArchive)
+	var tooLarge *safeio.TooLargeError
+	switch {
+	case err == nil:
+		return fh, n, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, fmt.Errorf("save file %s does not exist", path)
+	case errors.As(err, &tooLarge):
+		return nil, 0, fmt.Errorf("%s is %s, over the %s a save file can take: it is not a slosh save file", path, size(tooLarge.Size), size(MaxArchive))
 	}
-	fh, err := os.Open(path)
-	if err == nil {
-		fi, err = fh.Stat()
-		if err == nil && !fi.Mode().IsRegular() { // it changed since the Stat above
-			fh.Close()
-			return nil, nil, fmt.Errorf("%s is not a regular file (%v), not a save file", path, fi.Mode().Type())
-		}
+	var notRegular *safeio.NotRegularError
+	if errors.As(err, &notRegular) {
+		return nil, 0, err // names the path and what it is
 	}
-	if err != nil {
-		if fh != nil {
-			fh.Close()
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("save file %s does not exist", path)
-		}
-		return nil, nil, fmt.Errorf("reading save file: %w", err)
-	}
-	return fh, fi, nil
+	return nil, 0, fmt.Errorf("reading save file: %w", err)
 }
 
 // The end of a zip archive: the end-of-central-directory record (22 bytes and a comment of up to 64 KiB) and,

@@ -53,6 +53,9 @@ const (
 	StateSlack = 1 << 20
 	// MaxState bounds state.bin, uncompressed: what MaxParticles particles take.
 	MaxState = MaxParticles*ParticleBytes + StateSlack
+	// MaxArchive bounds the file: the header and the largest state, stored (deflate adds 5 bytes per 64 KiB
+	// when it cannot compress), with the zip's own records.
+	MaxArchive = MaxHeader + MaxState + MaxState/8192 + 1<<20
 	// MaxDirectory bounds the archive's central directory: a save file has two entries, so a directory of more
 	// than a few kilobytes is a damaged file or one made to exhaust memory (each entry costs a structure).
 	MaxDirectory = 64 << 10

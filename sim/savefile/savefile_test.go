@@ -679,3 +679,19 @@ func TestSaveRemovesStaleTemporaries(t *testing.T) {
 	}
 	assertOnly(t, dir, ".other.slosh.123.tmp", "run.slosh")
 }
+
+// A file larger than any save file can be is refused before it is read (a sparse file: no disk used).
+func TestLoadRefusesHugeFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.slosh")
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Truncate(MaxArchive + 1); err != nil {
+		t.Fatal("cannot make the sparse file:", err)
+	}
+	fh.Close()
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "over the 8.0 GiB a save file can take") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("%v", err)
+	}
+}
