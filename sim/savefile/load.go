@@ -32,17 +32,22 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	return read(fh, length, path)
+}
+
+// read reads a save file of length bytes from r; path names it in messages.
+func read(r io.ReaderAt, length int64, path string) (*File, error) {
 	var magic [4]byte
-	if n, _ := io.ReadFull(fh, magic[:]); n == 0 {
+	if n, _ := r.ReadAt(magic[:], 0); n == 0 {
 		return nil, fmt.Errorf("%s: empty file, not a slosh save file", path)
 	}
 	if string(magic[:]) != "PK\x03\x04" {
 		return nil, fmt.Errorf("%s: not a slosh save file (a save file is a zip archive; this is not one)", path)
 	}
-	if err := checkDirectory(fh, length); err != nil {
+	if err := checkDirectory(r, length); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	zr, err := zip.NewReader(fh, length)
+	zr, err := zip.NewReader(r, length)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the save file is damaged or truncated (%v)", path, err)
 	}
@@ -71,7 +76,11 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	why := fmt.Sprintf(" (what the %d particles %s declares can take)", f.Particles, HeaderEntry)
+	noun := "particles"
+	if f.Particles == 1 {
+		noun = "particle"
+	}
+	why := fmt.Sprintf(" (what the %d %s %s declares can take)", f.Particles, noun, HeaderEntry)
 	if f.State, err = readEntry(entries[StateEntry], StateBudget(f.Particles), why); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -123,23 +132,11 @@ func checkDirectory(r io.ReaderAt, length int64) error {
 	le := binary.LittleEndian
 	entries, dirSize := uint64(le.Uint16(tail[at+10:])), uint64(le.Uint32(tail[at+12:]))
 	if entries == 0xffff || dirSize == 0xffffffff {
-		// zip64: the real counts are in the zip64 record the locator before the end record points at
-		loc := length - int64(len(tail)) + int64(at) - zip64LocLen
-		var buf [zip64RecordLen]byte
-		if loc < 0 {
-			return nil
+		// zip64: the real counts are in the zip64 record the locator before the end record points at; without
+		// one, the saturated values stand (and a directory of 4 GiB is refused)
+		if e, d, ok := zip64Counts(r, length-int64(len(tail))+int64(at)); ok {
+			entries, dirSize = e, d
 		}
-		if _, err := r.ReadAt(buf[:zip64LocLen], loc); err != nil || string(buf[:4]) != "PK\x06\x07" {
-			return nil
-		}
-		off := le.Uint64(buf[8:])
-		if off > uint64(length-zip64RecordLen) {
-			return nil
-		}
-		if _, err := r.ReadAt(buf[:], int64(off)); err != nil || string(buf[:4]) != "PK\x06\x06" {
-			return nil
-		}
-		entries, dirSize = le.Uint64(buf[32:]), le.Uint64(buf[40:])
 	}
 	const minRecord = 46 // a central directory record without its name
 	switch {
@@ -150,6 +147,27 @@ func checkDirectory(r io.ReaderAt, length int64) error {
 		return fmt.Errorf("the archive declares %d entries in a directory of %s: it is damaged or not a slosh save file", entries, size64(dirSize))
 	}
 	return nil
+}
+
+// zip64Counts reads the entry count and directory size of a zip64 archive whose end record is at eocd.
+func zip64Counts(r io.ReaderAt, eocd int64) (entries, dirSize uint64, ok bool) {
+	le := binary.LittleEndian
+	var buf [zip64RecordLen]byte
+	loc := eocd - zip64LocLen
+	if loc < 0 {
+		return 0, 0, false
+	}
+	if _, err := r.ReadAt(buf[:zip64LocLen], loc); err != nil || string(buf[:4]) != "PK\x06\x07" {
+		return 0, 0, false
+	}
+	off := le.Uint64(buf[8:])
+	if off > uint64(max(loc-zip64RecordLen, 0)) {
+		return 0, 0, false
+	}
+	if _, err := r.ReadAt(buf[:], int64(off)); err != nil || string(buf[:4]) != "PK\x06\x06" {
+		return 0, 0, false
+	}
+	return le.Uint64(buf[32:]), le.Uint64(buf[40:]), true
 }
 
 // readEntry reads an entry of at most limit bytes uncompressed, checking its CRC. why says where the limit comes

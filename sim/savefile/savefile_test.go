@@ -3,6 +3,7 @@ package savefile
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,7 +76,7 @@ func state(n int) []byte {
 	return b
 }
 
-func builtin(t *testing.T) *scene.Scene {
+func builtin(t testing.TB) *scene.Scene {
 	t.Helper()
 	sc, err := scene.Builtin("dambreak")
 	if err != nil {
@@ -102,7 +103,7 @@ func captured(t *testing.T) (*File, *fakeSolver) {
 	return f, s
 }
 
-func sceneJSON(t *testing.T, sc *scene.Scene) string {
+func sceneJSON(t testing.TB, sc *scene.Scene) string {
 	t.Helper()
 	b, err := marshalScene(sc)
 	if err != nil {
@@ -626,6 +627,14 @@ func TestLoadRefusesAZip64Directory(t *testing.T) {
 	// the end record alone, checked directly: zip64 counts beyond what the directory's bytes can hold
 	if err := checkDirectory(bytes.NewReader(buf.Bytes()), int64(buf.Len())); err == nil {
 		t.Error("checkDirectory passed a 3 MiB directory")
+	}
+	// an end record with saturated counts and no zip64 record: its own directory size stands
+	eocd := make([]byte, 22)
+	copy(eocd, "PK\x05\x06")
+	binary.LittleEndian.PutUint16(eocd[10:], 0xffff)
+	binary.LittleEndian.PutUint32(eocd[12:], 1<<20)
+	if err := checkDirectory(bytes.NewReader(eocd), int64(len(eocd))); err == nil || !strings.Contains(err.Error(), "1.0 MiB") {
+		t.Errorf("a 1 MiB directory behind saturated counts: %v", err)
 	}
 }
 
