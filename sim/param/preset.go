@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"sort"
 
+	"github.com/slosh/slosh/internal/jsonmsg"
 	"github.com/slosh/slosh/internal/safeio"
 )
 
@@ -123,10 +124,11 @@ func ParsePreset(data []byte) (Preset, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pr); err != nil {
+		const empty = "empty file: a preset is a JSON object like {\"mode\": \"pbf\", \"params\": {...}}"
 		if errors.Is(err, io.EOF) {
-			return Preset{}, errors.New("empty file: a preset is a JSON object like {\"mode\": \"pbf\", \"params\": {...}}")
+			return Preset{}, errors.New(empty)
 		}
-		return Preset{}, err
+		return Preset{}, errors.New(jsonmsg.Explain(data, err, empty)) // where, and what was wanted there
 	}
 	if dec.More() {
 		return Preset{}, fmt.Errorf("unexpected data after the preset object (at byte %d)", dec.InputOffset())

@@ -43,6 +43,8 @@ func TestLoadPresetFile(t *testing.T) {
 		{"empty.json", ``, []string{"empty.json", "empty file"}},
 		{"trailing.json", `{"params": {}} {}`, []string{"trailing.json", "unexpected data"}},
 		{"field.json", `{"mode": "pbf", "parameters": {}}`, []string{"field.json", "parameters"}},
+		{"syntax.json", "{\"params\": {\n  \"x.eps\": 0.1,\n}}", []string{"syntax.json", "line 3"}},
+		{"type.json", `{"params": []}`, []string{"type.json", "params", "want"}},
 	} {
 		err := s.LoadPresetFile(write(tc.name, tc.doc), "pbf")
 		if err == nil {
