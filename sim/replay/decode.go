@@ -273,11 +273,21 @@ func bodyCount(n, fromScene int) string {
 	return fmt.Sprintf("there are %d then, 0..%d (the scene has %d)", n, n-1, fromScene)
 }
 
+// alone is a scene to validate one dropped body or tool emitter in: sc's domain, resolution and first fluid
+// block (a scene needs one), without its obstacles, bodies, emitters, camera and parameters. Cloning the whole
+// scene for every action made reading a long replay of a large scene quadratic.
+func alone(sc *scene.Scene) *scene.Scene {
+	c := *sc
+	c.Fluid = append([]scene.Fluid(nil), sc.Fluid[:min(len(sc.Fluid), 1)]...)
+	c.Obstacles, c.Bodies, c.Emitters, c.Camera, c.Params = nil, nil, nil, nil, nil
+	return &c
+}
+
 // checkEmitter checks a tool's emitter as a scene's emitters are checked, on a copy of it (the action keeps its
 // values bit for bit).
 func checkEmitter(sc *scene.Scene, e scene.Emitter) error {
-	c := sc.Clone()
-	c.Bodies, c.Obstacles, c.Emitters, c.Camera = nil, nil, []scene.Emitter{e}, nil
+	c := alone(sc)
+	c.Emitters = []scene.Emitter{e}
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("%s", strings.Replace(err.Error(), "emitters[0]", "tools.emitter", 1))
 	}
@@ -411,8 +421,8 @@ func checkBody(sc *scene.Scene, b *scene.Body, meshes map[string]*scene.MeshData
 	if dom.Size().MaxComp() > 1000 {
 		return fmt.Errorf("body: %s lies far outside the scene's domain %v–%v", b.String(), sc.Domain.Min, sc.Domain.Max)
 	}
-	c := sc.Clone()
-	c.Domain, c.Bodies, c.Obstacles, c.Emitters, c.Camera = dom, []scene.Body{*b}, nil, nil, nil
+	c := alone(sc)
+	c.Domain, c.Bodies = dom, []scene.Body{*b}
 	if md := meshes[b.Mesh]; b.Kind == scene.ShapeMesh && md != nil {
 		c.Bodies[0].SetMesh(md)
 	}
