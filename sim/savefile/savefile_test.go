@@ -86,7 +86,7 @@ func builtin(t testing.TB) *scene.Scene {
 }
 
 // captured returns a file as a pbf solver with non-default parameters would save it.
-func captured(t *testing.T) (*File, *fakeSolver) {
+func captured(t testing.TB) (*File, *fakeSolver) {
 	t.Helper()
 	params, _ := newParams()
 	if err := params.Assign("pbf.eps=0.25"); err != nil {
@@ -295,7 +295,7 @@ func writeZip(t *testing.T, path string, entries ...entry) {
 }
 
 // editHeader returns a valid header changed by edit.
-func editHeader(t *testing.T, edit func(h map[string]any)) []byte {
+func editHeader(t testing.TB, edit func(h map[string]any)) []byte {
 	t.Helper()
 	f, _ := captured(t)
 	b, err := f.marshalHeader(f.Saved)
