@@ -11,12 +11,17 @@ BIN := slosh
 ARGS ?=
 TESTFLAGS ?= -p 2 -timeout 20m
 BENCH_OUT ?= captures/bench
+# How long `make fuzz` runs each fuzz target, and flags for it (e.g. add -parallel 1 on a shared machine). Each
+# input that finds new coverage is minimised for at most -fuzzminimizetime (Go's default, 60 s, would take most
+# of a minute's run for the slower readers).
+FUZZTIME ?= 1m
+FUZZFLAGS ?= -fuzzminimizetime 10s
 
 # What building (GLFW's X11 headers, OpenGL) and testing (a virtual display, video tools) need on Debian/Ubuntu.
 APT_PACKAGES := libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev \
 	libgl1-mesa-dev xvfb ffmpeg
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test bench fuzz clean
 
 # deps installs only what is missing, so it is quiet and fast when everything is there.
 deps:
@@ -90,6 +95,22 @@ bench: build
 	else
 		echo "make bench: no display, skipping the GPU benchmarks (they need an OpenGL 4.3 context)"
 	fi
+
+# fuzz runs every Go fuzz target of the module for FUZZTIME each: the packages whose tests define a Fuzz function,
+# each target found by `go test -list`. Their seed corpora run in `make test` too. A finding stops it and leaves the
+# failing input in the package's testdata/fuzz/ (keep it there as a seed once fixed).
+fuzz:
+	@found=0
+	pkgs="$$($(GO) list -f '{{.Dir}} {{.ImportPath}}' ./...)"
+	while read -r dir pkg; do
+		grep -qs '^func Fuzz' "$$dir"/*_test.go || continue
+		for target in $$($(GO) test -list '^Fuzz' "$$pkg" | grep '^Fuzz' || true); do
+			found=$$((found + 1))
+			echo "go test -run '^$$target\$$' -fuzz '^$$target\$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg"
+			$(GO) test -run "^$$target\$$" -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) "$$pkg" </dev/null
+		done
+	done <<<"$$pkgs"
+	echo "make fuzz: $$found fuzz targets ran for $(FUZZTIME) each"
 
 clean:
 	rm -f $(BIN)

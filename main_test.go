@@ -222,7 +222,15 @@ func TestFluidInsideObstacleIsAnError(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	folder := t.TempDir()
 	for _, args := range [][]string{
+		{"bench", "--frames", "0"},  // ran 60 frames
+		{"bench", "--warmup", "-5"}, // was taken as 0
+		{"replay", "x.replay", "--quality", "ultra"},
+		{"run", "--scene", "pool", "--mode", "pbf-cpu", "--save", folder},           // wrote FOLDER.slosh
+		{"run", "--scene", "pool", "--mode", "pbf-cpu", "--save", "/dev/null"},      // created /dev/null.slosh
+		{"run", "--scene", "pool", "--mode", "pbf-cpu", "--save", folder + "/new/"}, // wrote FOLDER/new/.slosh
+		{"replay", "x.replay", "--save", folder},
 		{"frobnicate"},
 		{"run", "--bogus"},
 		{"--bogus"},
@@ -238,6 +246,11 @@ func TestUsageErrors(t *testing.T) {
 		r := runSlosh(t, noDisplay(), args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "slosh") || !strings.Contains(strings.ToLower(r.stderr), "usage") && !strings.Contains(r.stderr, "-h` for help") {
 			t.Errorf("slosh %s: exit %d, want 2 with usage; stderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	for _, p := range []string{folder + ".slosh", "/dev/null.slosh", folder + "/new"} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was made", p)
 		}
 	}
 }

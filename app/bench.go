@@ -116,14 +116,11 @@ func openHeadless(modes []Mode, st *setup, glCap string, stderr io.Writer) (*ses
 // and the particle-steps per second, and writes the same as JSON to o.JSON.
 func Bench(o BenchOptions) error {
 	modes := Modes()
-	if o.Frames == 0 {
-		o.Frames = 60
-	}
-	if o.Frames < 0 {
-		return usagef("--frames %d: must be at least 1", o.Frames)
+	if o.Frames <= 0 {
+		return usagef("--frames %d: must be at least 1 (the frames to measure)", o.Frames)
 	}
 	if o.Warmup < 0 {
-		o.Warmup = 0
+		return usagef("--warmup %d: must be 0 or more (the frames to run before measuring)", o.Warmup)
 	}
 	if err := benchRenderCheck(&o); err != nil {
 		return err

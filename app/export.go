@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -55,6 +56,9 @@ func Export(o ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	if cw.note != "" {
+		fmt.Fprintln(stderr, "slosh: note: "+cw.note)
+	}
 	start := time.Now()
 	var steps []sim.Stats
 	var frame sim.Frame
@@ -84,18 +88,26 @@ type cacheWriter struct {
 	dir   string
 	scene string
 	car   export.Sidecar
+	note  string // temporary files of an earlier export that could not be removed; "" when none
 }
 
-// newCacheWriter makes the folder (with its parents) for an export of mode's frames of sc with params.
+// newCacheWriter makes the folder (with its parents) for an export of mode's frames of sc with params, and
+// removes the temporary files an export into it that was killed left behind (atomicfile.RemoveStale). Files in
+// the folder are replaced, never written through: a symbolic link named like a frame or the sidecar is refused
+// (atomicfile), so an export cannot write outside its folder.
 func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cacheWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export: cannot make the folder %s: %w (choose a writable folder)", dir, err)
+	}
+	var note string
+	if _, err := atomicfile.RemoveStale(dir, "", time.Now()); err != nil {
+		note = err.Error() // names them (another user's, in a shared folder): the export goes on beside them
 	}
 	sceneJSON, err := sc.Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	return &cacheWriter{dir: dir, scene: sc.Name, car: export.Sidecar{
+	return &cacheWriter{dir: dir, scene: sc.Name, note: note, car: export.Sidecar{
 		Software: "slosh", Version: softwareVersion(), Mode: mode, Scene: sc.Source,
 		SceneJSON: json.RawMessage(sceneJSON), Params: params.Preset(mode).Params,
 		FrameDt: FrameDt, TimeStep: timeStepping(params),
@@ -135,13 +147,23 @@ func writePLYFile(path string, n int, cols []export.Column, comment string) erro
 	})
 }
 
-// eta estimates the time left after done of total items took elapsed.
+// eta estimates the time left after done of total items took elapsed: "1m30s", or for more than two days
+// "12 days" ("3.5e+09 days" for a count no one will wait for), never a duration that overflowed.
 func eta(elapsed time.Duration, done, total int) string {
 	if done <= 0 {
 		return "?"
 	}
-	left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-	return left.Round(time.Second).String()
+	left := float64(elapsed) / float64(done) * max(0, float64(total)-float64(done)) // floats: no int overflow
+	const day = float64(24 * time.Hour)
+	switch {
+	case math.IsNaN(left):
+		return "?"
+	case left < 2*day:
+		return time.Duration(left).Round(time.Second).String()
+	case left < 1e6*day:
+		return fmt.Sprintf("%.0f days", left/day)
+	}
+	return fmt.Sprintf("%.2g days", left/day)
 }
 
 // softwareVersion is the module version and VCS revision slosh was built from, as far as the build recorded them.

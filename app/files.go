@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,10 +40,32 @@ func fileLabel(sc *scene.Scene) string {
 	}, filepath.Base(sceneLabel(sc)))
 }
 
-// withExt gives path the extension ext when it has none, and makes its folder.
+// withExt checks a path given to save to, gives it the extension ext when it has none, and makes its folder. A
+// path that names a folder (one that exists, or one ending in a separator), a device or anything else that is not
+// a regular file is refused rather than turned into a name slosh made up: "--save adir" wrote adir.slosh, "--save
+// /dev/null" created /dev/null.slosh and "--save newdir/" wrote newdir/.slosh. So is a symbolic link
+// (atomicfile.Check), which a save would not write through.
 func withExt(path, ext string) (string, error) {
+	example := "run" + ext
+	switch base := filepath.Base(path); {
+	case path == "":
+		return "", fmt.Errorf("no file name: name the file to save to, e.g. %s", example)
+	case strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) || base == "." || base == "..":
+		return "", fmt.Errorf("%s names a folder, not a file: name a file in it, e.g. %s", path, filepath.Join(path, example))
+	}
+	if fi, err := os.Stat(path); err == nil {
+		switch {
+		case fi.IsDir():
+			return "", fmt.Errorf("%s is a folder, not a file: name a file in it, e.g. %s", path, filepath.Join(path, example))
+		case !fi.Mode().IsRegular():
+			return "", fmt.Errorf("%s is not a regular file (%s): name a file to save to", path, fileKind(fi.Mode()))
+		}
+	}
 	if filepath.Ext(path) == "" {
 		path += ext
+	}
+	if _, err := atomicfile.Check(path); err != nil {
+		return "", err
 	}
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -50,6 +73,28 @@ func withExt(path, ext string) (string, error) {
 		}
 	}
 	return path, nil
+}
+
+// fileKind names what a path that is neither a folder nor a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// simTime writes a simulated time for messages: "2.50s"; a time too large for fixed digits (a damaged file's)
+// in a few significant ones, never hundreds of digits.
+func simTime(t float64, digits int) string {
+	if math.Abs(t) < 1e6 {
+		return fmt.Sprintf("%.*fs", digits, t)
+	}
+	return fmt.Sprintf("%.4gs", t)
 }
 
 // liveScene is the scene as set up now: the opened scene with the bodies dropped since, in the solver's order.
@@ -75,7 +120,7 @@ func saveStateFile(path, mode string, s sim.Solver, live *scene.Scene) (string, 
 	if err := savefile.Save(path, file); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("saved %d particles at t=%.2fs to %s", f.N, f.Time, path), nil
+	return fmt.Sprintf("saved %d particles at t=%s to %s", f.N, simTime(f.Time, 2), path), nil
 }
 
 // restoreSession builds a solver of mode m from a save file: parameters, reset with the file's scene, then its
@@ -90,10 +135,12 @@ func restoreSession(modes []Mode, m Mode, g glInfo, f *savefile.File) (sim.Solve
 		return nil, run, "", fmt.Errorf("%s: %w", f.Path, err)
 	}
 	if run.StateKind != f.Kind {
-		return fail(fmt.Errorf("saved in mode %s (state kind %s); mode %s cannot load it: switch to %s first", f.Mode, f.Kind, run.Name, f.Mode))
+		deleteSolver(s)
+		return nil, run, "", cannotLoad(modes, run, f)
 	}
 	if err := s.Params().ApplyPreset(f.Params, ""); err != nil {
-		return fail(err)
+		deleteSolver(s)
+		return nil, run, "", err // the preset's source names the file
 	}
 	if err := s.Reset(f.Scene); err != nil {
 		return fail(err)
@@ -106,12 +153,61 @@ func restoreSession(modes []Mode, m Mode, g glInfo, f *savefile.File) (sim.Solve
 }
 
 // loadModeFor is the mode to load a file in: the running one when it reads the file's kind of state, else the
-// mode that saved it.
+// mode that saved it (see savedMode).
 func loadModeFor(modes []Mode, running Mode, f *savefile.File) (Mode, error) {
 	if running.StateKind != "" && running.StateKind == f.Kind {
 		return running, nil
 	}
-	return lookupMode(modes, f.Mode)
+	return savedMode(modes, f)
+}
+
+// savedMode is the mode that saved f, when this slosh has it and it saves f's kind of state. Errors name the file
+// and are failures, not usage errors: the command line was right, the file is what cannot be loaded (saved by a
+// slosh with another mode, or damaged).
+func savedMode(modes []Mode, f *savefile.File) (Mode, error) {
+	m, ok := findMode(modes, f.Mode)
+	if !ok {
+		return Mode{}, fmt.Errorf("%s was saved in mode %q (state kind %q), which this slosh does not have (its modes are %s): %s",
+			f.Path, f.Mode, f.Kind, strings.Join(ModeNames(modes), ", "), loadHint(modes, f.Kind))
+	}
+	if m.StateKind != f.Kind {
+		return Mode{}, fmt.Errorf("%s was saved in mode %s, but its state is of kind %q and mode %s saves %q: the file is damaged or was edited",
+			f.Path, f.Mode, f.Kind, m.Name, m.StateKind)
+	}
+	return m, nil
+}
+
+// checkLoad checks that mode m, asked for with --mode, loads f's kind of state; the error is a usage error that
+// says which modes do.
+func checkLoad(modes []Mode, m Mode, f *savefile.File) error {
+	if m.StateKind != "" && m.StateKind == f.Kind {
+		return nil
+	}
+	return &UsageError{Err: cannotLoad(modes, m, f)}
+}
+
+// cannotLoad is the error for a mode that does not load f's kind of state, the same from the command line and
+// the window.
+func cannotLoad(modes []Mode, m Mode, f *savefile.File) error {
+	kind := "cannot save or load states"
+	if m.StateKind != "" {
+		kind = fmt.Sprintf("loads state kind %q", m.StateKind)
+	}
+	return fmt.Errorf("%s was saved in mode %s (state kind %q); mode %s %s: %s", f.Path, f.Mode, f.Kind, m.Name, kind, loadHint(modes, f.Kind))
+}
+
+// loadHint says which modes load a kind of state.
+func loadHint(modes []Mode, kind string) string {
+	var names []string
+	for _, m := range modes {
+		if m.StateKind != "" && m.StateKind == kind {
+			names = append(names, m.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "no mode of this slosh loads it"
+	}
+	return fmt.Sprintf("load it in mode %s (--mode %s, or no --mode)", strings.Join(names, " or "), names[0])
 }
 
 // loadStateFile replaces the running simulation by a save file's, or reports why it cannot and keeps it.
@@ -123,7 +219,7 @@ func (v *viewer) loadStateFile(path string) {
 	}
 	m, err := loadModeFor(v.modes, v.drv.Mode(), f)
 	if err != nil {
-		v.status.set(fmt.Sprintf("%s: %v", path, err), true)
+		v.status.set(err.Error(), true) // names the file
 		return
 	}
 	s, run, note, err := restoreSession(v.modes, m, v.glInfo(), f)
@@ -138,7 +234,7 @@ func (v *viewer) loadStateFile(path string) {
 	v.drv = v.newDriver(run, s, paused)
 	v.resetHands(f.Scene)
 	v.breakLog("a saved state was loaded")
-	msg := fmt.Sprintf("loaded %s: %d particles at t=%.2fs in mode %s", path, f.Particles, f.Time, run.Name)
+	msg := fmt.Sprintf("loaded %s: %d particles at t=%s in mode %s", path, f.Particles, simTime(f.Time, 2), run.Name)
 	if note != "" {
 		msg += " (" + note + ")"
 	}
@@ -266,8 +362,7 @@ func readState(s sim.Solver, m Mode, f *savefile.File) error {
 		return fmt.Errorf("%s: mode %s cannot load states", f.Path, m.Name)
 	}
 	if st.StateKind() != f.Kind {
-		return fmt.Errorf("%s: saved in mode %s (state kind %s); mode %s (state kind %s) cannot load it: use --mode %s",
-			f.Path, f.Mode, f.Kind, m.Name, st.StateKind(), f.Mode)
+		return cannotLoad(Modes(), m, f)
 	}
 	if err := st.ReadState(bytes.NewReader(f.State)); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)

@@ -73,8 +73,8 @@ type RunOptions struct {
 // BenchOptions configure a benchmark.
 type BenchOptions struct {
 	Options
-	Frames int    // measured frames; 0 is 60
-	Warmup int    // frames run before measuring; negative is 0
+	Frames int    // measured frames, at least 1
+	Warmup int    // frames run before measuring, 0 or more
 	JSON   string // file to write the results to as JSON; "" writes none
 	Stdout io.Writer
 	// Render also draws every frame offscreen as the window does, Width×Height pixels (0×0 is 1280×720), and

@@ -54,7 +54,11 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	}
 	modeName := o.Mode
 	if modeName == "" && load != nil {
-		modeName = load.Mode
+		m, err := savedMode(modes, load)
+		if err != nil {
+			return nil, err
+		}
+		modeName = m.Name
 	}
 	if modeName == "" {
 		modeName = sc.Mode
@@ -70,6 +74,11 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	m, err := lookupMode(modes, modeName)
 	if err != nil {
 		return nil, err
+	}
+	if load != nil {
+		if err := checkLoad(modes, m, load); err != nil {
+			return nil, err
+		}
 	}
 	st := &setup{sc: sc, mode: m, load: load}
 

@@ -39,6 +39,28 @@ func Replay(o ReplayOptions) error {
 	if o.File == "" {
 		return usagef("name the replay file: slosh replay FILE")
 	}
+	// the flags first, so that a typo is a usage error whatever the file holds, and a path that cannot be saved
+	// to does not cost the replay
+	var vq video.Quality
+	var err error
+	if o.Record != "" {
+		if vq, err = clipCheck(o.Record, &o.Width, &o.Height, o.Quality); err != nil {
+			return err
+		}
+	} else {
+		switch o.Quality { // clipCheck's names; without --record nothing else of the clip is checked
+		case "", "high", "medium", "low":
+		default:
+			return usagef("--quality %q: want high, medium or low (and it applies to --record's clip)", o.Quality)
+		}
+	}
+	if o.Save != "" {
+		path, err := withExt(o.Save, ".slosh")
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("--save: %w", err)}
+		}
+		o.Save = path
+	}
 	f, err := replay.Read(o.File)
 	if err != nil {
 		return err
@@ -56,12 +78,6 @@ func Replay(o ReplayOptions) error {
 		name, _, _ := strings.Cut(a, "=")
 		if !st.addViewSet(name, a) {
 			return usagef("--set %s: a replay runs with the parameters it recorded; only render.* and surface.* can be set", a)
-		}
-	}
-	var vq video.Quality
-	if o.Record != "" {
-		if vq, err = clipCheck(o.Record, &o.Width, &o.Height, o.Quality); err != nil {
-			return err
 		}
 	}
 	g := glInfo{cap: o.GLCap}
@@ -104,7 +120,7 @@ func Replay(o ReplayOptions) error {
 	start := time.Now()
 	err = replay.Run(s, f, func(frame int) error {
 		steps := s.Stats().Steps
-		fmt.Fprintf(stderr, "\r%s", progressLine("replayed", steps, f.Steps, time.Since(start)))
+		fmt.Fprintf(stderr, "\r%s", replayProgress(frame, steps, f.Steps, time.Since(start)))
 		if c == nil {
 			return nil
 		}
@@ -124,22 +140,30 @@ func Replay(o ReplayOptions) error {
 	var fr sim.Frame
 	s.Frame(&fr)
 	stdout := orStdout(o.Stdout)
-	fmt.Fprintf(stdout, "replayed %s: %d steps, %d actions, %d particles at t=%.3fs\n", o.File, f.Steps, len(f.Actions), fr.N, fr.Time)
+	fmt.Fprintf(stdout, "replayed %s: %d steps, %d actions, %d particles at t=%s\n", o.File, f.Steps, len(f.Actions), fr.N, simTime(fr.Time, 3))
 	if c != nil {
 		fmt.Fprintf(stdout, "wrote %d frames (%d×%d) to %s\n", c.frames(), o.Width, o.Height, c.path())
 	}
 	if o.Save != "" {
-		path, err := withExt(o.Save, ".slosh")
-		if err != nil {
-			return err
-		}
-		msg, err := saveStateFile(path, run.Name, s, liveScene(sc, bodies.list))
+		msg, err := saveStateFile(o.Save, run.Name, s, liveScene(sc, bodies.list))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stderr, "slosh: "+msg)
 	}
 	return nil
+}
+
+// replayProgress is the replay's progress line: a bar of the steps played (a replay is as long as its steps; the
+// solver picks each frame's substeps, so the frames are known only as they come), the frame, and the time left.
+func replayProgress(frame, steps, total int, elapsed time.Duration) string {
+	const width = 30
+	n := 0
+	if total > 0 {
+		n = int(min(float64(width), float64(width)*float64(steps)/float64(total)))
+	}
+	return fmt.Sprintf("slosh: [%s%s] replayed %d/%d steps (frame %d), %s left   ", strings.Repeat("#", n), strings.Repeat(".", width-n),
+		steps, total, frame, eta(elapsed, steps, total))
 }
 
 // bodyTrack follows the rigid bodies through a replay's drops and removals, for drawing them.

@@ -114,6 +114,13 @@ func Run(o RunOptions) error {
 			}
 		}
 	}
+	if o.Save != "" { // before the run, so that a path that cannot be saved to does not cost the run
+		path, err := withExt(o.Save, ".slosh")
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("--save: %w", err)}
+		}
+		o.Save = path
+	}
 	stdout, stderr := orStdout(o.Stdout), o.stderr()
 	st, err := prepare(modes, &o.Options)
 	if err != nil {
@@ -174,11 +181,7 @@ func Run(o RunOptions) error {
 		fmt.Fprint(stdout, table.line(f, steps))
 	}
 	if o.Save != "" {
-		path, err := withExt(o.Save, ".slosh")
-		if err != nil {
-			return err
-		}
-		msg, err := saveStateFile(path, ss.mode.Name, ss.solver, st.sc)
+		msg, err := saveStateFile(o.Save, ss.mode.Name, ss.solver, st.sc)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,11 @@
 // is removed and a file already at the path is left as it was, and the error names the path and says what to do
 // (a full disk, a read-only or missing folder). Save files, scenes, presets, screenshots and particle caches are
 // all written through it.
+//
+// A write replaces the directory entry at the path and never writes through it: a symbolic link, a folder, a
+// device or a pipe at the path is refused with a message saying what is there, so that a link planted in an
+// output folder cannot redirect a write elsewhere. A write that was killed leaves its temporary file (.NAME.NNN.tmp)
+// behind; RemoveStale clears those once they are old enough that no write can still be using them.
 package atomicfile
 
 import (
@@ -12,24 +17,25 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 )
 
-// Write writes path with what write puts into the writer it is given. It writes through a symbolic link to the
-// file it names and keeps an existing file's permissions (a new file gets 0644).
+// Write writes path with what write puts into the writer it is given: a new file, or one that replaces the
+// regular file at path, keeping its permissions (a new file gets 0644). It refuses to write when path is a
+// symbolic link, a folder, a device, a pipe or a socket (see Check).
 func Write(path string, write func(w io.Writer) error) (err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
 	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("saving %s: it is a folder or a device, not a file: choose a file name", path)
-		}
+	fi, err := Check(path)
+	if err != nil {
+		return err
+	}
+	if fi != nil {
 		perm = fi.Mode().Perm()
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		return Explain(path, err)
 	}
@@ -55,6 +61,103 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	}
 	syncDir(dir)
 	return nil
+}
+
+// Check says whether Write may write path: nothing is there (fi is nil), or a regular file that it will replace
+// (fi describes it). A symbolic link is refused even when it names a regular file, since replacing it would
+// surprise whoever made it and writing through it would write outside the folder asked for; so are folders,
+// devices, pipes and sockets. The errors name the path and what is there.
+func Check(path string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, Explain(path, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return nil, fmt.Errorf("saving %s: it is a symbolic link (to %s); slosh does not write through links: remove the link or choose another name", path, target)
+	case fi.IsDir():
+		return nil, fmt.Errorf("saving %s: it is a folder, not a file: choose a file name", path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("saving %s: it is %s, not a file: choose a file name", path, kind(fi.Mode()))
+	}
+	return fi, nil
+}
+
+// kind names what a non-regular, non-folder file is.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// tempPattern is os.CreateTemp's pattern for the temporary file of base: ".base.NNN.tmp", where CreateTemp puts
+// decimal digits in place of the star.
+func tempPattern(base string) string { return "." + base + ".*.tmp" }
+
+// StaleAge is how old a temporary file must be before RemoveStale removes it: older than any write slosh makes,
+// so that a write still in progress (in this or another process) keeps its file.
+const StaleAge = 10 * time.Minute
+
+// IsTemp reports whether name is a temporary file name Write makes, and for which target base name.
+func IsTemp(name string) (base string, ok bool) {
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return "", false
+	}
+	dot := strings.LastIndexByte(rest, '.')
+	digits := rest[dot+1:]
+	if dot <= 1 || digits == "" || len(digits) > 10 {
+		return "", false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+	}
+	return rest[1:dot], true
+}
+
+// RemoveStale removes the temporary files that writes killed before they finished left in dir: regular files
+// named as Write names them (for the target base, or for any target when base is ""), last modified more than
+// StaleAge before now. It returns the paths it removed, and an error naming those it found but could not remove
+// (they are left where they are).
+func RemoveStale(dir, base string, now time.Time) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("looking for unfinished temporary files in %s: %w", dir, err)
+	}
+	var removed, kept []string
+	for _, e := range entries {
+		b, ok := IsTemp(e.Name())
+		if !ok || base != "" && b != base || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || now.Sub(fi.ModTime()) < StaleAge {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			kept = append(kept, p)
+			continue
+		}
+		removed = append(removed, p)
+	}
+	if len(kept) > 0 {
+		return removed, fmt.Errorf("temporary files left by unfinished writes could not be removed: %s", strings.Join(kept, ", "))
+	}
+	return removed, nil
 }
 
 // WriteBytes writes data to path atomically.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestWriteReplacesOrLeavesTheOldFile(t *testing.T) {
@@ -61,5 +62,111 @@ func TestExplainSaysWhatToDo(t *testing.T) {
 	err := Explain("/x/run.slosh", full)
 	if !strings.Contains(err.Error(), "/x/run.slosh") || !strings.Contains(err.Error(), "disk full") || !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("disk full: %v", err)
+	}
+}
+
+// A link, a pipe or a device at the path is refused and nothing is written through it: the file a link names
+// outside the folder keeps its content.
+func TestWriteRefusesLinksAndSpecialFiles(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim.txt")
+	if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "frame_000001.ply")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "slosh-export.json")
+	if err := os.Symlink(filepath.Join(outside, "new.json"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{link, "symbolic link (to " + victim + ")"},
+		{dangling, "symbolic link"},
+		{fifo, "named pipe"},
+		{"/dev/null", "a device"},
+	} {
+		err := WriteBytes(c.path, []byte("overwritten"))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("writing %s: %v, want an error saying %q", c.path, err, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine" {
+		t.Errorf("the link's target holds %q: written through the link", b)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "new.json")); err == nil {
+		t.Error("the dangling link's target was created")
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("%d entries in the folder, want the two links and the pipe (no temporary files)", len(entries))
+	}
+}
+
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old := now.Add(-2 * StaleAge)
+	mk := func(name string, mtime time.Time) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stale := mk(".run.slosh.123456.tmp", old)
+	staleOther := mk(".frame_000001.ply.42.tmp", old)
+	keep := []string{
+		mk(".run.slosh.987.tmp", now),         // a write in progress
+		mk(".run.slosh.12a.tmp", old),         // not CreateTemp's digits
+		mk(".run.slosh.tmp", old),             // no digits
+		mk("run.slosh.123.tmp", old),          // not hidden
+		mk(".run.slosh.12345678901.tmp", old), // more digits than a uint32
+		mk("..5.tmp", old),                    // no target name
+		mk("run.slosh", old),                  // the file itself
+		mk(".run.slosh.55.tmp.bak", old),      // another suffix
+	}
+	// a link named like a temporary file is not ours to remove
+	link := filepath.Join(dir, ".run.slosh.77.tmp")
+	if err := os.Symlink(filepath.Join(dir, "run.slosh"), link); err != nil {
+		t.Fatal(err)
+	}
+	keep = append(keep, link)
+	// so is a pipe
+	fifo := filepath.Join(dir, ".run.slosh.78.tmp")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(fifo, old, old); err != nil {
+		t.Fatal(err)
+	}
+	keep = append(keep, fifo)
+
+	removed, err := RemoveStale(dir, "run.slosh", now)
+	if err != nil || len(removed) != 1 || removed[0] != stale {
+		t.Fatalf("RemoveStale(run.slosh) = %v, %v; want only %s", removed, err, stale)
+	}
+	removed, err = RemoveStale(dir, "", now)
+	if err != nil || len(removed) != 1 || removed[0] != staleOther {
+		t.Fatalf("RemoveStale(any) = %v, %v; want only %s", removed, err, staleOther)
+	}
+	for _, p := range keep {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
+	}
+	if removed, err := RemoveStale(filepath.Join(dir, "missing"), "", now); err != nil || removed != nil {
+		t.Errorf("a missing folder: %v, %v", removed, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -295,6 +296,8 @@ func TestReadPLYRejects(t *testing.T) {
 		{"truncated body", valid(make([]byte, 10)), []string{"truncated", "after 2 of its 3 vertices", "10 of 12 bytes"}},
 		{"no body", valid(nil), []string{"truncated", "after 0 of its 3"}},
 		{"data after the body", valid(make([]byte, 13)), []string{"after the last"}},
+		{"many properties", header(append([]string{"ply", le, "element vertex 1000000"}, props(300)...)...), []string{"line 260", "more than 256 vertex properties"}},
+		{"huge header", header(append([]string{"ply", le}, comments(100, 60000)...)...), []string{"no end_header in the first 1048576 bytes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n, cols, comments, err := ReadPLY(bytes.NewReader(tc.file))
@@ -310,6 +313,41 @@ func TestReadPLYRejects(t *testing.T) {
 	}
 	if _, _, _, err := ReadPLY(bytes.NewReader(valid(make([]byte, 12)))); err != nil {
 		t.Errorf("the valid file the cases above damage: %v", err)
+	}
+}
+
+// props is n property lines, p0 to pn−1.
+func props(n int) []string {
+	var out []string
+	for i := 0; i < n; i++ {
+		out = append(out, fmt.Sprintf("property float p%d", i))
+	}
+	return out
+}
+
+// comments is n comment lines of size bytes.
+func comments(n, size int) []string {
+	var out []string
+	for i := 0; i < n; i++ {
+		out = append(out, "comment "+strings.Repeat("c", size))
+	}
+	return out
+}
+
+// A header that declares many vertices and properties costs a few megabytes before its data arrives: 256
+// properties of a million vertices allocated 64 MiB of columns for a header of 5 KB (and the 10,000 lines a
+// header may have, 2.6 GB).
+func TestReadPLYAllocatesAsDataArrives(t *testing.T) {
+	file := header(append([]string{"ply", "format binary_little_endian 1.0", "element vertex 1000000"}, append(props(256), "end_header")...)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, _, err := ReadPLY(bytes.NewReader(file))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "after 0 of its 1000000 vertices") {
+		t.Fatalf("%v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("a %d-byte header allocated %d bytes", len(file), got)
 	}
 }
 

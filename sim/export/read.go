@@ -11,10 +11,15 @@ import (
 	"strings"
 )
 
-// Limits on what ReadPLY reads as a header, so that a file that is not PLY cannot make it read without end.
+// Limits on what ReadPLY reads as a header, so that a file that is not PLY cannot make it read without end or
+// allocate more than a few megabytes before its data arrives.
 const (
 	maxHeaderLine  = 64 << 10 // bytes in one header line
 	maxHeaderLines = 10000    // lines in the header
+	maxHeaderBytes = 1 << 20  // bytes in the whole header (comments included)
+	maxProperties  = 256      // vertex properties (WritePLY writes nine)
+	// columnBytes bounds what the columns hold before the data arrives: they grow with it beyond that.
+	columnBytes = 4 << 20
 )
 
 // unsupported is the reason ReadPLY gives for a valid PLY file that it does not read.
@@ -76,11 +81,16 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 		format, element bool
 		names           = map[string]bool{}
 	)
+	read := 0
 	for line := 1; ; line++ {
 		if line > maxHeaderLines {
 			return nil, 0, nil, fmt.Errorf("PLY header: no end_header in the first %d lines", maxHeaderLines)
 		}
+		if read > maxHeaderBytes {
+			return nil, 0, nil, fmt.Errorf("PLY header: no end_header in the first %d bytes (line %d)", maxHeaderBytes, line)
+		}
 		text, err := readLine(br)
+		read += len(text) + 1
 		if err != nil {
 			if line == 1 {
 				return nil, 0, nil, errors.New("not a PLY file: it does not start with a line \"ply\"")
@@ -157,6 +167,9 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 			if names[f[2]] {
 				return nil, 0, nil, bad(line, "property %s appears twice", f[2])
 			}
+			if len(props) == maxProperties {
+				return nil, 0, nil, bad(line, "more than %d vertex properties", maxProperties)
+			}
 			names[f[2]] = true
 			props = append(props, property{name: f[2], typ: f[1], scalar: s})
 		case "end_header":
@@ -211,8 +224,8 @@ func readBody(br *bufio.Reader, n int, props []property) ([]Column, error) {
 		return nil, fmt.Errorf("PLY header: %d vertices of %d bytes do not fit in a file", n, rec)
 	}
 	// Columns grow as the data arrives, so that a header promising more vertices than the file holds costs no
-	// more memory than the file.
-	capacity := min(n, 1<<16)
+	// more memory than the file: up front they hold columnBytes in all (every value takes 4 bytes).
+	capacity := min(n, max(1, columnBytes/(4*len(props))))
 	cols := make([]Column, len(props))
 	for j, p := range props {
 		cols[j].Name = p.name

@@ -15,7 +15,7 @@ type values struct {
 	calls int
 }
 
-func newSet(t *testing.T) (*Set, *values) {
+func newSet(t testing.TB) (*Set, *values) {
 	t.Helper()
 	v := &values{f: 0.05, i: 4, b: true, c: 1, v: [3]float32{0, -9.81, 0}}
 	s := NewSet()

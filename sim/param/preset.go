@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
 )
 
 // Preset is the file form of a set of parameter values: small, readable and editable by hand.
@@ -17,6 +19,10 @@ import (
 type Preset struct {
 	Mode   string                     `json:"mode,omitempty"`
 	Params map[string]json.RawMessage `json:"params"`
+
+	// Source says where the values came from for messages ("run.slosh: slosh.json: params"); "" is "preset".
+	// Not part of the file.
+	Source string `json:"-"`
 }
 
 // JSON returns the value as a JSON literal: a number, a boolean, a choice name or a three-number array.
@@ -118,10 +124,11 @@ func ParsePreset(data []byte) (Preset, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pr); err != nil {
+		const empty = "empty file: a preset is a JSON object like {\"mode\": \"pbf\", \"params\": {...}}"
 		if errors.Is(err, io.EOF) {
-			return Preset{}, errors.New("empty file: a preset is a JSON object like {\"mode\": \"pbf\", \"params\": {...}}")
+			return Preset{}, errors.New(empty)
 		}
-		return Preset{}, err
+		return Preset{}, errors.New(jsonmsg.Explain(data, err, empty)) // where, and what was wanted there
 	}
 	if dec.More() {
 		return Preset{}, fmt.Errorf("unexpected data after the preset object (at byte %d)", dec.InputOffset())
@@ -133,7 +140,11 @@ func ParsePreset(data []byte) (Preset, error) {
 // refused (one without a mode, or an empty mode argument, skips that check); unknown names are refused with the
 // names they may be typos of.
 func (s *Set) ApplyPreset(pr Preset, mode string) error {
-	return s.applyPreset(pr, mode, "preset")
+	source := pr.Source
+	if source == "" {
+		source = "preset"
+	}
+	return s.applyPreset(pr, mode, source)
 }
 
 func (s *Set) applyPreset(pr Preset, mode, source string) error {
@@ -152,12 +163,23 @@ func (s *Set) LoadPreset(data []byte, mode string) error {
 	return s.loadPreset(data, mode, "preset")
 }
 
-// LoadPresetFile reads a preset file and applies it as LoadPreset does; errors name the file.
+// MaxPresetSize bounds a preset file: a few hundred parameters take a few kilobytes.
+const MaxPresetSize = 1 << 20
+
+// LoadPresetFile reads a preset file and applies it as LoadPreset does; errors name the file. Only a regular file
+// of at most MaxPresetSize bytes is read (internal/safeio): a folder, a named pipe or a device is refused.
 func (s *Set) LoadPresetFile(path, mode string) error {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path, MaxPresetSize)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var tooLarge *safeio.TooLargeError
+		var notRegular *safeio.NotRegularError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("preset file %s does not exist", path)
+		case errors.As(err, &tooLarge):
+			return fmt.Errorf("%s: over the %s a preset may hold: it is not a slosh preset", path, safeio.Bytes(MaxPresetSize))
+		case errors.As(err, &notRegular):
+			return err // names the path and what it is
 		}
 		return fmt.Errorf("reading preset: %w", err)
 	}

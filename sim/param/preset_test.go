@@ -1,9 +1,11 @@
 package param
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -41,6 +43,8 @@ func TestLoadPresetFile(t *testing.T) {
 		{"empty.json", ``, []string{"empty.json", "empty file"}},
 		{"trailing.json", `{"params": {}} {}`, []string{"trailing.json", "unexpected data"}},
 		{"field.json", `{"mode": "pbf", "parameters": {}}`, []string{"field.json", "parameters"}},
+		{"syntax.json", "{\"params\": {\n  \"x.eps\": 0.1,\n}}", []string{"syntax.json", "line 3"}},
+		{"type.json", `{"params": []}`, []string{"type.json", "params", "want"}},
 	} {
 		err := s.LoadPresetFile(write(tc.name, tc.doc), "pbf")
 		if err == nil {
@@ -56,8 +60,37 @@ func TestLoadPresetFile(t *testing.T) {
 	if err := s.LoadPresetFile(filepath.Join(dir, "missing.json"), "pbf"); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing file: %v", err)
 	}
+	// a named pipe is refused at once (it blocked until something wrote to it), and so is a huge file
+	fifo := filepath.Join(dir, "pipe.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LoadPresetFile(fifo, "pbf"); err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), fifo) {
+		t.Errorf("a named pipe: %v", err)
+	}
+	huge := write("huge.json", `{"params": {}}`+strings.Repeat(" ", MaxPresetSize))
+	if err := s.LoadPresetFile(huge, "pbf"); err == nil || !strings.Contains(err.Error(), "over the 1.0 MiB a preset may hold") {
+		t.Errorf("a huge preset: %v", err)
+	}
 	if *v != before {
 		t.Errorf("rejected presets changed values: %+v, was %+v", *v, before)
+	}
+}
+
+// A preset's Source names it in the errors of ApplyPreset: a save file's parameters said only "preset".
+func TestApplyPresetNamesItsSource(t *testing.T) {
+	s, _ := newSet(t)
+	pr := Preset{Params: map[string]json.RawMessage{"x.iterations": json.RawMessage("1000")}, Source: "run.slosh: slosh.json: params"}
+	if err := s.ApplyPreset(pr, ""); err == nil || !strings.HasPrefix(err.Error(), "run.slosh: slosh.json: params: x.iterations=1000: out of range") {
+		t.Errorf("%v", err)
+	}
+	pr.Source = ""
+	if err := s.ApplyPreset(pr, ""); err == nil || !strings.HasPrefix(err.Error(), "preset: x.iterations=1000") {
+		t.Errorf("%v", err)
+	}
+	// Source is not part of the file
+	if b, _ := json.Marshal(Preset{Source: "x"}); strings.Contains(string(b), "x") {
+		t.Errorf("marshalled %s", b)
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -58,8 +60,11 @@ func (st *State) Validate() error {
 	if !(st.Spacing > 0) || math.IsInf(st.Spacing, 0) {
 		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
 	}
-	if math.IsNaN(st.Time) || math.IsInf(st.Time, 0) || st.Steps < 0 {
-		return fmt.Errorf("time %g / steps %d are not a valid simulation time", st.Time, st.Steps)
+	if !(st.Time >= 0 && st.Time <= MaxStateTime) {
+		return fmt.Errorf("time: %.6g s is outside [0, %g] s", st.Time, float64(MaxStateTime))
+	}
+	if st.Steps < 0 || st.Steps > maxStateSteps {
+		return fmt.Errorf("steps: %d is outside [0, %d]", st.Steps, int64(maxStateSteps))
 	}
 	for k, r := range st.Reach {
 		if !(r[0] >= 0) || !(r[1] >= 0) || math.IsInf(float64(r[1]), 0) { // an infinite speed stands for NaN seen
@@ -126,7 +131,11 @@ func (st *State) Validate() error {
 	return nil
 }
 
-// CheckFor validates the state and checks it fits a solver reset with sc and holding at most budget particles.
+// CheckFor validates the state and checks it fits a solver reset with sc and holding at most budget particles:
+// the scene's emitters, every particle and body inside the scene's domain (to a margin), speeds a solver can
+// follow, rest offsets no larger than the domain, and particles no more tightly packed than a fluid at the
+// state's spacing can be. A state of another scene (a smaller domain, a finer spacing) would otherwise load and
+// blow up on its first step, met with advice about time steps that has nothing to do with it.
 func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	if err := st.Validate(); err != nil {
 		return err
@@ -137,7 +146,82 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	if st.N() > budget {
 		return fmt.Errorf("the state has %d particles, over the budget of %d (raise pbf.budget and reset)", st.N(), budget)
 	}
+	dom := sc.Domain
+	size := dom.Size().MaxComp()
+	margin := min(2*st.Spacing, size) + 0.01*size
+	outside := func(p [3]float32) bool {
+		for k := 0; k < 3; k++ {
+			if x := float64(p[k]); !(x >= dom.Min[k]-margin && x <= dom.Max[k]+margin) {
+				return true
+			}
+		}
+		return false
+	}
+	where := fmt.Sprintf("the scene %q's domain %v–%v (with a margin of %.3g m): the state belongs to another scene", sc.Name, dom.Min, dom.Max, margin)
+	for i := range st.Pos {
+		p, v := st.Pos[i], st.Vel[i]
+		if outside([3]float32{p[0], p[1], p[2]}) {
+			return fmt.Errorf("particle %d (id %d) at (%.6g, %.6g, %.6g) lies outside %s", i, st.ID[i], p[0], p[1], p[2], where)
+		}
+		if sp := speed(v); sp > MaxStateSpeed {
+			return fmt.Errorf("particle %d (id %d) moves at %.3g m/s; at most %g m/s", i, st.ID[i], sp, float64(MaxStateSpeed))
+		}
+	}
+	diag := dom.Size().Len()
+	for b, bd := range st.Bodies {
+		if outside(bd.Center) {
+			return fmt.Errorf("body %d's centre (%.6g, %.6g, %.6g) lies outside %s", b, bd.Center[0], bd.Center[1], bd.Center[2], where)
+		}
+		if sp := speed(bd.Drive); sp > MaxStateSpeed {
+			return fmt.Errorf("body %d is driven at %.3g m/s; at most %g m/s", b, sp, float64(MaxStateSpeed))
+		}
+	}
+	for i, r := range st.Rest {
+		if l := math.Sqrt(float64(r[0])*float64(r[0]) + float64(r[1])*float64(r[1]) + float64(r[2])*float64(r[2])); !(l <= diag) {
+			return fmt.Errorf("particle %d's rest offset from its body's centre is %.3g m, more than the domain's diagonal %.3g m", i, l, diag)
+		}
+	}
+	return st.checkPacking(dom)
+}
+
+// MaxStateSpeed bounds the speed of a particle or a driven body in a state, m/s: a hundred times what the scene
+// lets emitters and moving obstacles reach (scene.MaxSpeed).
+const MaxStateSpeed = 100 * scene.MaxSpeed
+
+// maxPacked is the most particles a cube two spacings wide may hold: a fluid at rest holds 8, and a compressed
+// one a few more; 64 is eight times the rest density.
+const maxPacked = 64
+
+// checkPacking refuses a state whose particles sit more densely than a fluid at its spacing can, which the
+// solver would answer with density errors of thousands of percent (or, for particles on top of each other, a
+// neighbour search that never ends). It counts the particles in cubes two spacings wide over the domain; a
+// spacing so fine for the domain that the cubes are too many to count is refused too.
+func (st *State) checkPacking(dom scene.Box) error {
+	if st.N() <= maxPacked {
+		return nil
+	}
+	cell := 2 * st.Spacing
+	dims, err := grid.Dims(f32(dom.Min), f32(dom.Max), float32(cell))
+	if err != nil {
+		return fmt.Errorf("the state's particle spacing %g m is too fine for the scene's domain %v–%v (%v): the state belongs to another scene", st.Spacing, dom.Min, dom.Max, err)
+	}
+	count := make([]uint8, int(dims[0])*int(dims[1])*int(dims[2]))
+	coord := func(x float32, k int) int {
+		c := int(math.Floor((float64(x) - dom.Min[k]) / cell))
+		return min(max(c, 0), int(dims[k])-1)
+	}
+	for i, p := range st.Pos {
+		c := coord(p[0], 0) + int(dims[0])*(coord(p[1], 1)+int(dims[1])*coord(p[2], 2))
+		if count[c]++; count[c] > maxPacked {
+			return fmt.Errorf("more than %d particles lie in one %.3g m cube (around particle %d at (%.6g, %.6g, %.6g)), over %d times the density of a fluid at the state's spacing %g m: its particles are packed for another spacing or another scene",
+				maxPacked, cell, i, p[0], p[1], p[2], maxPacked/8, st.Spacing)
+		}
+	}
 	return nil
+}
+
+func speed(v [4]float32) float64 {
+	return math.Sqrt(float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2]))
 }
 
 // The binary form: a magic line, a version, the scalars, then each array as a little-endian count and values.
@@ -146,8 +230,21 @@ const (
 	stateVersion = 2 // 2 added Reach; version 1 states read with none
 	// maxReach bounds the frames of Reach a state may hold.
 	maxReach = 64
-	// maxStateParticles bounds what a state file may claim before anything is allocated.
-	maxStateParticles = 1 << 28
+	// maxStateParticles bounds what a state file may claim before anything is allocated: the largest budget a
+	// solver can have (pbf.budget's automatic value at the scene limit, twice scene.MaxParticles).
+	maxStateParticles = 2 * scene.MaxParticles
+	// maxStateEmitters bounds the emitters a state may list.
+	maxStateEmitters = 1 << 16
+	// MaxStateTime bounds the simulated time a state may hold, s: decades, far beyond any run; more is a damaged
+	// file, and prints as hundreds of digits.
+	MaxStateTime = 1e9
+	// maxStateSteps bounds the step count as MaxStateTime the time.
+	maxStateSteps = 1 << 50
+	// the sizes of the binary form's parts, bytes
+	headBytes     = len(stateMagic) + 4 + 8*7 // magic, version, spacing, time, steps, four counts
+	particleBytes = 16 + 16 + 4               // position, velocity, id
+	bodyPartBytes = 4 + 16 + 4                // body index, rest offset, inverse mass
+	bodyWireBytes = 80                        // binary.Size(bodyWire{})
 )
 
 // bodyWire is rigid.Body in fixed-size fields.
@@ -192,8 +289,15 @@ func (st *State) Encode(w io.Writer) error {
 	return nil
 }
 
-// DecodeState reads a state Encode wrote and validates it.
+// DecodeState reads a state Encode wrote and validates it. The counts it declares are checked before anything
+// is allocated for them: against fixed limits, and against the bytes left in r when r says how many (a
+// bytes.Reader does); arrays otherwise grow as their data arrives, so a short input claiming billions of
+// particles costs no more memory than it holds.
 func DecodeState(r io.Reader) (*State, error) {
+	left := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		left = int64(l.Len())
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	le := binary.LittleEndian
 	magic := make([]byte, len(stateMagic))
@@ -211,27 +315,52 @@ func DecodeState(r io.Reader) (*State, error) {
 	if version < 1 || version > stateVersion {
 		return nil, fmt.Errorf("pbf state version %d; this slosh reads versions 1 to %d", version, stateVersion)
 	}
-	if n < 0 || n > maxStateParticles || nb < 0 || nb > n || ne < 0 || ne > 1<<16 || hasBodies != 0 && hasBodies != 1 {
-		return nil, fmt.Errorf("pbf state: implausible counts (%d particles, %d bodies, %d emitters)", n, nb, ne)
+	switch {
+	case n < 0 || n > maxStateParticles:
+		return nil, fmt.Errorf("pbf state: particle count %d is outside [0, %d]", n, maxStateParticles)
+	case hasBodies != 0 && hasBodies != 1:
+		return nil, fmt.Errorf("pbf state: the bodies flag is %d, not 0 or 1: the state is damaged", hasBodies)
+	case nb < 0 || nb > n || nb > 0 && hasBodies == 0:
+		return nil, fmt.Errorf("pbf state: body count %d is outside [0, %d] (the particle count, and 0 without the bodies flag)", nb, n)
+	case ne < 0 || ne > maxStateEmitters:
+		return nil, fmt.Errorf("pbf state: emitter count %d is outside [0, %d]", ne, maxStateEmitters)
+	case steps < 0 || steps > maxStateSteps:
+		return nil, fmt.Errorf("pbf state: steps: %d is outside [0, %d]", steps, int64(maxStateSteps))
+	}
+	need := int64(headBytes) + n*(particleBytes+hasBodies*bodyPartBytes) + nb*bodyWireBytes + ne*4
+	if left >= 0 && need > left {
+		return nil, fmt.Errorf("pbf state: it declares %d particles, %d bodies and %d emitters, %d bytes, but holds %d bytes: it is truncated or damaged",
+			n, nb, ne, need, left)
 	}
 	st.Steps = int(steps)
-	st.Pos = make([][4]float32, n)
-	st.Vel = make([][4]float32, n)
-	st.ID = make([]uint32, n)
-	arrays := []any{st.Pos, st.Vel, st.ID}
-	if hasBodies != 0 {
-		st.Body, st.Rest, st.WInv = make([]int32, n), make([][4]float32, n), make([]float32, n)
-		arrays = append(arrays, st.Body, st.Rest, st.WInv)
+	var err error
+	fail := func(what string, err error) (*State, error) {
+		return nil, fmt.Errorf("pbf state: truncated %s (%d particles, %d bodies declared): %w", what, n, nb, err)
 	}
-	for _, a := range arrays {
-		if err := binary.Read(br, le, a); err != nil {
-			return nil, fmt.Errorf("pbf state: truncated particle arrays (%d particles): %w", n, err)
+	if st.Pos, err = readArray[[4]float32](br, n); err != nil {
+		return fail("positions", err)
+	}
+	if st.Vel, err = readArray[[4]float32](br, n); err != nil {
+		return fail("velocities", err)
+	}
+	if st.ID, err = readArray[uint32](br, n); err != nil {
+		return fail("ids", err)
+	}
+	if hasBodies != 0 {
+		if st.Body, err = readArray[int32](br, n); err != nil {
+			return fail("body indices", err)
+		}
+		if st.Rest, err = readArray[[4]float32](br, n); err != nil {
+			return fail("rest offsets", err)
+		}
+		if st.WInv, err = readArray[float32](br, n); err != nil {
+			return fail("inverse masses", err)
 		}
 	}
 	if hasBodies != 0 {
-		wire := make([]bodyWire, nb)
-		if err := binary.Read(br, le, wire); err != nil {
-			return nil, fmt.Errorf("pbf state: truncated bodies: %w", err)
+		wire, err := readArray[bodyWire](br, nb)
+		if err != nil {
+			return fail("bodies", err)
 		}
 		for _, w := range wire {
 			if w.First < 0 || w.First > n || w.Count < 0 || w.Count > n {
@@ -241,9 +370,8 @@ func DecodeState(r io.Reader) (*State, error) {
 				Origin: w.Origin, Rot: w.Rot, Density: w.Density, Drive: w.Drive})
 		}
 	}
-	st.Emitted = make([]float32, ne)
-	if err := binary.Read(br, le, st.Emitted); err != nil {
-		return nil, fmt.Errorf("pbf state: truncated emitters: %w", err)
+	if st.Emitted, err = readArray[float32](br, ne); err != nil {
+		return fail("emitters", err)
 	}
 	if version >= 2 {
 		var nr int64
@@ -265,6 +393,25 @@ func DecodeState(r io.Reader) (*State, error) {
 		return nil, fmt.Errorf("pbf state: %w", err)
 	}
 	return st, nil
+}
+
+// readArray reads n little-endian values of T, growing the slice as the data arrives: a count larger than the
+// input costs memory only for what the input holds.
+func readArray[T any](r io.Reader, n int64) ([]T, error) {
+	const chunk = 1 << 16
+	out := make([]T, 0, min(n, chunk))
+	for int64(len(out)) < n {
+		k := int(min(n-int64(len(out)), chunk))
+		start := len(out)
+		out = slices.Grow(out, k)[:start+k]
+		if err := binary.Read(r, binary.LittleEndian, out[start:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // AddFluid appends fluid particles with the next ids.

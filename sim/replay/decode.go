@@ -8,40 +8,34 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// Read reads and checks a replay file; errors name the file and what is wrong with it (see Decode).
+// Read reads and checks a replay file; errors name the file and what is wrong with it (see Decode). Only a
+// regular file of at most MaxSize bytes is read (internal/safeio): a folder, a named pipe or a device is refused
+// with what it is.
 func Read(path string) (*File, error) {
-	fh, err := os.Open(path)
+	data, err := safeio.ReadFile(path, MaxSize)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		var tooLarge *safeio.TooLargeError
+		var notRegular *safeio.NotRegularError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("replay file %s does not exist", path)
+		case errors.As(err, &tooLarge):
+			return nil, tooBig(path, tooLarge.Size)
+		case errors.As(err, &notRegular):
+			return nil, err // names the path and what it is
 		}
 		return nil, fmt.Errorf("reading replay: %w", err)
-	}
-	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading replay: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a replay file", path)
-	}
-	if fi.Size() > MaxSize {
-		return nil, tooBig(path, fi.Size())
-	}
-	data, err := readLimited(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return parse(data, path)
 }
@@ -61,6 +55,9 @@ func Decode(r io.Reader) (*File, error) {
 }
 
 func tooBig(name string, n int64) error {
+	if n < 0 { // it grew while it was read
+		return fmt.Errorf("%s: over the %d MiB a replay may hold: refusing it (it is damaged or not a slosh replay)", name, MaxSize>>20)
+	}
 	return fmt.Errorf("%s: %d bytes is over the %d MiB a replay may hold: refusing it (it is damaged or not a slosh replay)", name, n, MaxSize>>20)
 }
 
@@ -194,7 +191,148 @@ func parse(data []byte, path string) (*File, error) {
 			}
 		}
 	}
+	if err := checkInScene(sc, f.Actions); err != nil {
+		return nil, bad("%v", err)
+	}
 	return f, nil
+}
+
+// checkInScene checks the actions against the scene the sitting started from, naming the field: the bodies they
+// drive and remove exist when they do (the scene's, and those dropped since, less those removed); fluid is added
+// inside the domain at speeds a solver can follow and not piled on itself; the paddle and the drain stay within
+// toolReach domain sizes of it (the window moves them with the cursor, which may leave the domain) and no larger
+// than the window's tools make them; a tool emitter passes the scene's own
+// checks for emitters (inside the domain, speed and radius within scene.MaxSpeed and the domain's size).
+func checkInScene(sc *scene.Scene, actions []Action) error {
+	const toolReach = 10
+	dom := sc.Domain
+	size := dom.Size().MaxComp()
+	near := func(field string, p [3]float32, margin float64) error {
+		for k := 0; k < 3; k++ {
+			if x := float64(p[k]); !(x >= dom.Min[k]-margin && x <= dom.Max[k]+margin) {
+				return fmt.Errorf("%s: (%g, %g, %g) lies more than %.3g m outside the scene's domain %v–%v", field, p[0], p[1], p[2], margin, dom.Min, dom.Max)
+			}
+		}
+		return nil
+	}
+	radius := func(field string, r float32) error {
+		if lim := max(size, MaxToolRadius); float64(r) > lim {
+			return fmt.Errorf("%s: %g m is over %g m (the tools' largest radius, or the domain's size)", field, r, lim)
+		}
+		return nil
+	}
+	bodies := len(sc.Bodies)
+	for i := range actions {
+		a := &actions[i]
+		var err error
+		switch a.Op {
+		case OpAddFluid:
+			err = checkFluid(sc, a.Fluid, near)
+		case OpDrain:
+			if err = near("drain.center", a.Drain.Center, toolReach*size); err == nil {
+				err = radius("drain.radius", a.Drain.Radius)
+			}
+		case OpAddBody:
+			bodies++
+		case OpRemoveBody:
+			if a.Index >= bodies {
+				err = fmt.Errorf("index: there is no body %d: %s", a.Index, bodyCount(bodies, len(sc.Bodies)))
+			}
+			bodies--
+		case OpDriveBody:
+			if d := a.Drive; d.Index >= bodies {
+				err = fmt.Errorf("drive.index: there is no body %d: %s", d.Index, bodyCount(bodies, len(sc.Bodies)))
+			} else if v := speed(d.Velocity); v > scene.MaxSpeed {
+				err = fmt.Errorf("drive.velocity: %.3g m/s is over %d m/s", v, scene.MaxSpeed)
+			}
+		case OpSetTools:
+			if p := a.Tools.Paddle; p != nil {
+				if err = near("tools.paddle.center", p.Center, toolReach*size); err == nil {
+					err = radius("tools.paddle.radius", p.Radius)
+				}
+			}
+			if e := a.Tools.Emitter; e != nil && err == nil {
+				err = checkEmitter(sc, *e)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("actions[%d] (%s): %w", i, a, err)
+		}
+	}
+	return nil
+}
+
+// bodyCount says how many bodies there are at an action.
+func bodyCount(n, fromScene int) string {
+	switch {
+	case n <= 0:
+		return "there are none then"
+	case n == 1:
+		return fmt.Sprintf("there is one then, body 0 (the scene has %d)", fromScene)
+	}
+	return fmt.Sprintf("there are %d then, 0..%d (the scene has %d)", n, n-1, fromScene)
+}
+
+// alone is a scene to validate one dropped body or tool emitter in: sc's domain, resolution and first fluid
+// block (a scene needs one), without its obstacles, bodies, emitters, camera and parameters. Cloning the whole
+// scene for every action made reading a long replay of a large scene quadratic.
+func alone(sc *scene.Scene) *scene.Scene {
+	c := *sc
+	c.Fluid = append([]scene.Fluid(nil), sc.Fluid[:min(len(sc.Fluid), 1)]...)
+	c.Obstacles, c.Bodies, c.Emitters, c.Camera, c.Params = nil, nil, nil, nil, nil
+	return &c
+}
+
+// checkEmitter checks a tool's emitter as a scene's emitters are checked, on a copy of it (the action keeps its
+// values bit for bit).
+func checkEmitter(sc *scene.Scene, e scene.Emitter) error {
+	c := alone(sc)
+	c.Emitters = []scene.Emitter{e}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("%s", strings.Replace(err.Error(), "emitters[0]", "tools.emitter", 1))
+	}
+	return nil
+}
+
+// checkFluid checks added fluid: inside the domain (to a tenth of its size), at speeds below MaxFluidSpeed, and
+// no more than maxPacked particles in any cell of the finest lattice that twice scene.MaxParticles particles
+// (the largest budget) would fill the domain with. Fluid a sitting gives back (an undo) was in the solver at the
+// solver's spacing, far coarser than that; particles piled on one point would make a solver's neighbour search
+// quadratic in their number.
+func checkFluid(sc *scene.Scene, fl *Fluid, near func(string, [3]float32, float64) error) error {
+	if n := len(fl.Pos); n > 2*scene.MaxParticles {
+		return fmt.Errorf("fluid.pos: %d particles is over the %d a solver can hold", n, 2*scene.MaxParticles)
+	}
+	dom := sc.Domain
+	margin := 0.1 * dom.Size().MaxComp()
+	for i := range fl.Pos {
+		if err := near(fmt.Sprintf("fluid.pos[%d]", i), fl.Pos[i], margin); err != nil {
+			return err
+		}
+		if v := speed(fl.Vel[i]); v > MaxFluidSpeed {
+			return fmt.Errorf("fluid.vel[%d]: %.3g m/s is over %g m/s", i, v, float64(MaxFluidSpeed))
+		}
+	}
+	if len(fl.Pos) <= maxPacked {
+		return nil
+	}
+	sz := dom.Size()
+	cell := math.Cbrt(sz[0] * sz[1] * sz[2] / (2 * scene.MaxParticles))
+	count := map[[3]int64]int{}
+	for i, p := range fl.Pos {
+		var key [3]int64
+		for k := 0; k < 3; k++ {
+			key[k] = int64(math.Floor((float64(p[k]) - dom.Min[k]) / cell))
+		}
+		if count[key]++; count[key] > maxPacked {
+			return fmt.Errorf("fluid.pos[%d]: more than %d of the added particles lie within %.3g m of (%g, %g, %g): fluid piled on one point", i, maxPacked, cell, p[0], p[1], p[2])
+		}
+	}
+	return nil
+}
+
+func speed(v [3]float32) float64 {
+	return math.Sqrt(float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2]))
 }
 
 // decodeAction decodes one action strictly: checkJSON first (unknown and missing fields, types, array lengths),
@@ -283,8 +421,8 @@ func checkBody(sc *scene.Scene, b *scene.Body, meshes map[string]*scene.MeshData
 	if dom.Size().MaxComp() > 1000 {
 		return fmt.Errorf("body: %s lies far outside the scene's domain %v–%v", b.String(), sc.Domain.Min, sc.Domain.Max)
 	}
-	c := sc.Clone()
-	c.Domain, c.Bodies, c.Obstacles, c.Emitters, c.Camera = dom, []scene.Body{*b}, nil, nil, nil
+	c := alone(sc)
+	c.Domain, c.Bodies = dom, []scene.Body{*b}
 	if md := meshes[b.Mesh]; b.Kind == scene.ShapeMesh && md != nil {
 		c.Bodies[0].SetMesh(md)
 	}

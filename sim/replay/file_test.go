@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/slosh/slosh/assets"
@@ -37,11 +38,11 @@ func sample(t testing.TB) *File {
 	s.stepN(2)
 	h.AddBody(scene.Body{Shape: scene.Shape{Kind: scene.ShapeBox, Center: scene.Vec3{0.2, 0.3, 0.1}, Size: scene.Vec3{0.05, 0.05, 0.05},
 		Rotation: scene.Vec3{0, 30, 0}}, Density: 500, Velocity: scene.Vec3{0, -1, 0}})
-	h.DriveBody(1, [3]float32{1, 0.5, 0}, true)
+	h.DriveBody(0, [3]float32{1, 0.5, 0}, true)
 	h.SetTools(sim.Tools{Paddle: &sim.Paddle{Center: [3]float32{0.1, 0.1, 0.1}, Radius: 0.04}})
 	h.SetTools(sim.Tools{Emitter: &scene.Emitter{Center: scene.Vec3{0.2, 0.3, 0.1}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.02, Speed: 1.5}})
 	h.SetTools(sim.Tools{})
-	h.RemoveBody(1)
+	h.RemoveBody(0)
 	f, err := l.Snapshot(6)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,9 @@ func TestWriteReadRoundTrip(t *testing.T) {
 }
 
 // Every float32 and float64 an action holds, and the frame time, come back from a file bit for bit: random bit
-// patterns, subnormals, the extremes and negative zero.
+// patterns, subnormals, the extremes and negative zero. Values a replay may not hold (a position of 1e30, a
+// speed of -3e200) go through an action's own encoding, which has no ranges; the frame time, which has one,
+// through a file with random low bits.
 func TestNumbersRoundTripExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	f32 := func() float32 {
@@ -150,7 +153,7 @@ func TestNumbersRoundTripExactly(t *testing.T) {
 	special32 := []float32{0, float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, -math.MaxFloat32, math.MaxFloat32,
 		math.Float32frombits(0x007fffff), 0.1, 1.0 / 3, 16777217}
 
-	f := &File{Mode: "fake", Scene: json.RawMessage(poolScene), Params: map[string]json.RawMessage{}, FrameDt: math.Abs(f64()), Steps: 1000}
+	f := &File{Mode: "fake", Scene: json.RawMessage(poolScene), Params: map[string]json.RawMessage{}, FrameDt: near(1.0 / 60), Steps: 1000}
 	step := 0
 	add := func(a Action) {
 		step += rng.IntN(3)
@@ -182,6 +185,11 @@ func TestNumbersRoundTripExactly(t *testing.T) {
 		{special32[6], special32[7], special32[8]}}, Vel: make([][3]float32, 3)}})
 	add(Action{Op: OpAddFluid, Fluid: &Fluid{}}) // nothing: [] and [], not null
 	f.Steps = step
+	if err := f.check(); err != nil { // finite, in order
+		t.Fatal(err)
+	}
+	actions := f.Actions
+	f.Actions = nil
 	data, err := f.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -190,11 +198,18 @@ func TestNumbersRoundTripExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bitsEqual(reflect.ValueOf(f.FrameDt), reflect.ValueOf(g.FrameDt)) || len(f.Actions) != len(g.Actions) {
-		t.Fatalf("frame_dt %v vs %v, %d vs %d actions", f.FrameDt, g.FrameDt, len(f.Actions), len(g.Actions))
+	if !bitsEqual(reflect.ValueOf(f.FrameDt), reflect.ValueOf(g.FrameDt)) {
+		t.Fatalf("frame_dt %v vs %v", f.FrameDt, g.FrameDt)
 	}
-	for i := range f.Actions {
-		a, b := &f.Actions[i], &g.Actions[i]
+	for i := range actions {
+		a, b := &actions[i], &Action{}
+		raw, err := a.marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := decodeAction(raw, fmt.Sprintf("actions[%d]", i), b); err != nil {
+			t.Fatal(err)
+		}
 		if a.Op == OpAddFluid && len(a.Fluid.Pos) == 0 {
 			if len(b.Fluid.Pos) != 0 || len(b.Fluid.Vel) != 0 {
 				t.Fatalf("actions[%d]: %+v", i, b.Fluid)
@@ -290,6 +305,14 @@ func TestReadNamesMissingFilesAndFolders(t *testing.T) {
 	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Fatalf("%v", err)
 	}
+	// a named pipe is refused at once instead of blocking until something writes to it
+	fifo := filepath.Join(dir, "pipe.replay")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(fifo); err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), fifo) {
+		t.Fatalf("a named pipe: %v", err)
+	}
 }
 
 func TestWriteRefusesInvalidFiles(t *testing.T) {
@@ -366,7 +389,45 @@ func TestDecodeRejects(t *testing.T) {
 		{"steps not a number", edit(func(m map[string]any) { m["steps"] = "6" }), "steps: want a whole number"},
 		{"fractional steps", edit(func(m map[string]any) { m["steps"] = 6.5 }), "steps: want a whole number"},
 		{"negative steps", edit(func(m map[string]any) { m["steps"] = -1 }), "steps: -1 is negative"},
-		{"zero frame time", edit(func(m map[string]any) { m["frame_dt"] = 0 }), "frame_dt: 0 must be a positive number"},
+		{"zero frame time", edit(func(m map[string]any) { m["frame_dt"] = 0 }), "frame_dt: 0 s is outside [0.0001, 0.1] s"},
+		{"tiny frame time", edit(func(m map[string]any) { m["frame_dt"] = 1e-300 }), "frame_dt: 1e-300 s is outside"},
+		{"2^63 steps", edit(func(m map[string]any) { m["steps"] = int64(math.MaxInt64) }), "steps: 9223372036854775807 is over the 1099511627776 a replay may hold"},
+		{"drive no body", edit(func(m map[string]any) { action(m, 4)["drive"].(map[string]any)["index"] = 5 }),
+			"actions[4] (drive_body at step 4): drive.index: there is no body 5: there is one then, body 0 (the scene has 0)"},
+		{"drive fast", edit(func(m map[string]any) { action(m, 4)["drive"].(map[string]any)["velocity"] = []any{0, 1e9, 0} }), "drive.velocity: 1e+09 m/s is over 100 m/s"},
+		{"remove no body", edit(func(m map[string]any) { action(m, 8)["index"] = 3 }), "actions[8] (remove_body at step 4): index: there is no body 3"},
+		{"emitter fast", edit(func(m map[string]any) {
+			action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["speed"] = 1e9
+		}),
+			"actions[6] (set_tools at step 4): tools.emitter.speed: 1e+09 m/s is outside (0, 100]"},
+		{"emitter outside", edit(func(m map[string]any) {
+			action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["center"] = []any{0.2, 30, 0.1}
+		}), "tools.emitter.center: [0.2, 30, 0.1] lies outside the domain"},
+		{"emitter huge", edit(func(m map[string]any) {
+			action(m, 6)["tools"].(map[string]any)["emitter"].(map[string]any)["radius"] = 1e10
+		}),
+			"tools.emitter.radius: 1e+10 m is outside"},
+		{"paddle far", edit(func(m map[string]any) {
+			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["center"] = []any{1e30, 0, 0}
+		}), "tools.paddle.center: (1e+30, 0, 0) lies more than 4 m outside the scene's domain"},
+		{"paddle huge", edit(func(m map[string]any) {
+			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["radius"] = 1e6
+		}),
+			"tools.paddle.radius: 1e+06 m is over 1 m"},
+		{"drain far", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["center"] = []any{0, -7e25, 0} }), "drain.center: (0, -7e+25, 0) lies more than"},
+		{"drain huge", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["radius"] = 50 }), "drain.radius: 50 m is over 1 m"},
+		{"fluid outside", edit(func(m map[string]any) {
+			action(m, 1)["fluid"].(map[string]any)["pos"].([]any)[1] = []any{0.2, 0.2, 5}
+		}), "actions[1] (add_fluid at step 2): fluid.pos[1]: (0.2, 0.2, 5) lies more than 0.04 m outside"},
+		{"fluid fast", edit(func(m map[string]any) { action(m, 1)["fluid"].(map[string]any)["vel"].([]any)[0] = []any{0, 0, 3e30} }),
+			"fluid.vel[0]: 3e+30 m/s is over 10000 m/s"},
+		{"fluid piled up", edit(func(m map[string]any) {
+			var pos, vel []any
+			for i := 0; i < 100; i++ {
+				pos, vel = append(pos, []any{0.2, 0.2, 0.1}), append(vel, []any{0, 0, 0})
+			}
+			action(m, 1)["fluid"] = map[string]any{"pos": pos, "vel": vel}
+		}), "fluid.pos[64]: more than 64 of the added particles lie within"},
 		{"bad scene", edit(func(m map[string]any) { m["scene"].(map[string]any)["fluid"] = []any{} }), "replay:scene: fluid: a scene needs at least one fluid block"},
 		{"scene unknown field", edit(func(m map[string]any) { m["scene"].(map[string]any)["gravity"] = 1 }), "replay:scene: gravity: unknown field"},
 		{"no scene", edit(func(m map[string]any) { m["scene"] = nil }), "scene: missing"},

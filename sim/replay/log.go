@@ -34,6 +34,7 @@ type Log struct {
 	params  map[string]json.RawMessage
 	frameDt float64
 	actions []Action
+	bodies  int // the solver's rigid bodies: the scene's, and those dropped since, less those removed
 
 	last param.Snapshot // the parameters' values as last logged
 }
@@ -52,7 +53,7 @@ func (l *Log) Start(mode string, sc *scene.Scene, params *param.Set, frameDt flo
 		return fmt.Errorf("replay: the scene: %w", err)
 	}
 	l.started = true
-	l.mode, l.scene, l.frameDt = mode, data, frameDt
+	l.mode, l.scene, l.frameDt, l.bodies = mode, data, frameDt, len(sc.Bodies)
 	l.params = params.Preset(mode).Params
 	l.last = params.Snapshot()
 	return nil
@@ -198,6 +199,7 @@ func (lh *loggedHands) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	lh.before()
 	i, displaced, err := lh.h.AddBody(b)
 	if err == nil {
+		lh.log.bodies++
 		lh.record(Action{Op: OpAddBody, Body: &b})
 	}
 	return i, displaced, err
@@ -207,11 +209,12 @@ func (lh *loggedHands) RemoveBody(i int) error {
 	lh.before()
 	err := lh.h.RemoveBody(i)
 	if err == nil {
-		if i < 0 {
+		if i < 0 || i >= lh.log.bodies {
 			// nothing a solver accepts; a file cannot hold it
-			lh.log.Break(fmt.Sprintf("RemoveBody(%d) succeeded", i))
+			lh.log.Break(fmt.Sprintf("RemoveBody(%d) succeeded with %d bodies", i, lh.log.bodies))
 			return nil
 		}
+		lh.log.bodies--
 		lh.record(Action{Op: OpRemoveBody, Index: i})
 	}
 	return err
@@ -220,8 +223,8 @@ func (lh *loggedHands) RemoveBody(i int) error {
 func (lh *loggedHands) DriveBody(i int, v [3]float32, on bool) {
 	lh.before()
 	lh.h.DriveBody(i, v, on)
-	if i < 0 {
-		return // no body: every solver ignores it
+	if i < 0 || i >= lh.log.bodies {
+		return // no such body (a stale index from the window): every solver ignores it, and a file cannot hold it
 	}
 	lh.record(Action{Op: OpDriveBody, Drive: &Drive{Index: i, Velocity: v, On: on}})
 }

@@ -124,8 +124,9 @@ func TestHandsForwardAndLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.stepN(2)
-	h.DriveBody(1, [3]float32{1, 0, 0}, true)
+	h.DriveBody(0, [3]float32{1, 0, 0}, true)
 	h.DriveBody(-1, [3]float32{1, 0, 0}, true) // no body: not logged
+	h.DriveBody(1, [3]float32{1, 0, 0}, true)  // nor here: the pool has none, one was dropped
 	paddle := &sim.Paddle{Center: [3]float32{0.1, 0.1, 0.1}, Radius: 0.02}
 	h.SetTools(sim.Tools{Paddle: paddle})
 	paddle.Radius = 7 // the app's next frame
@@ -136,11 +137,11 @@ func TestHandsForwardAndLog(t *testing.T) {
 	if _, _, err := h.AddBody(body); err == nil {
 		t.Fatal("no failure")
 	}
-	if err := h.RemoveBody(1); err == nil {
+	if err := h.RemoveBody(0); err == nil {
 		t.Fatal("no failure")
 	}
 	s.failAt = -1
-	if err := h.RemoveBody(1); err != nil {
+	if err := h.RemoveBody(0); err != nil {
 		t.Fatal(err)
 	}
 	f, err := l.Snapshot(3)
@@ -151,14 +152,14 @@ func TestHandsForwardAndLog(t *testing.T) {
 		{Step: 0, Op: OpAddFluid, Fluid: &Fluid{Pos: [][3]float32{{1, 2, 3}}, Vel: [][3]float32{{4, 5, 6}}}},
 		{Step: 1, Op: OpDrain, Drain: &Drain{Center: [3]float32{0.1, 0.2, 0.3}, Radius: 0.05}},
 		{Step: 1, Op: OpAddBody, Body: &body},
-		{Step: 3, Op: OpDriveBody, Drive: &Drive{Index: 1, Velocity: [3]float32{1, 0, 0}, On: true}},
+		{Step: 3, Op: OpDriveBody, Drive: &Drive{Index: 0, Velocity: [3]float32{1, 0, 0}, On: true}},
 		{Step: 3, Op: OpSetTools, Tools: &sim.Tools{Paddle: &sim.Paddle{Center: [3]float32{0.1, 0.1, 0.1}, Radius: 0.02}}},
-		{Step: 3, Op: OpRemoveBody, Index: 1},
+		{Step: 3, Op: OpRemoveBody, Index: 0},
 	}
 	if !reflect.DeepEqual(f.Actions, want) {
 		t.Fatalf("actions\n%+v\nwant\n%+v", f.Actions, want)
 	}
-	if len(s.calls) != 3+7 { // three steps, seven successful calls
+	if len(s.calls) != 3+8 { // three steps, eight successful calls (the drive of no body reaches the solver)
 		t.Fatalf("the solver saw %d calls: %v", len(s.calls), s.calls)
 	}
 	if _, err := l.Snapshot(2); err == nil || !strings.Contains(err.Error(), "before the last action") {
@@ -210,9 +211,9 @@ func TestStepGoingBackBreaks(t *testing.T) {
 	l := startedLog(t, s)
 	h, _ := l.Hands(s)
 	s.stepN(30)
-	h.DriveBody(0, [3]float32{}, false)
+	h.SetTools(sim.Tools{})
 	s.steps = 10
-	h.DriveBody(0, [3]float32{}, false)
+	h.SetTools(sim.Tools{})
 	if _, err := l.Snapshot(31); err == nil || !strings.Contains(err.Error(), "went back from step 30 to step 10") {
 		t.Fatalf("%v", err)
 	}

@@ -78,6 +78,25 @@ const Software = "slosh"
 // megabytes; anything near this is damaged or not a replay.
 const MaxSize = 256 << 20
 
+// Limits on a replay's numbers, checked when it is read and written: each is far beyond what a sitting produces,
+// and a value past it is a damaged or hand-made file that would otherwise run for ever or blow up the solver.
+const (
+	// MinFrameDt and MaxFrameDt bound the display frame's simulated time, s (a sitting records sim.FrameDt, 1/60).
+	MinFrameDt = 1e-4
+	MaxFrameDt = 0.1
+	// MaxSteps bounds a replay's length in solver steps: years of a sitting at 60 frames a second.
+	MaxSteps = 1 << 40
+	// MaxFluidSpeed bounds the velocities of added fluid, m/s: a hundred times what the scene lets emitters and
+	// moving obstacles reach.
+	MaxFluidSpeed = 100 * scene.MaxSpeed
+	// MaxToolRadius is the most the window's paddle and drain reach, m (tools.paddle_radius and
+	// tools.drain_radius); a larger domain allows its own size.
+	MaxToolRadius = 1
+	// maxPacked bounds the added particles that may share one cell of the finest lattice a solver's budget could
+	// fill the domain with (see packing).
+	maxPacked = 64
+)
+
 // Op names an action's kind.
 type Op string
 
@@ -284,10 +303,12 @@ func (f *File) check() error {
 	switch {
 	case f.Mode == "":
 		return fmt.Errorf("mode: missing")
-	case !(f.FrameDt > 0) || math.IsInf(f.FrameDt, 0):
-		return fmt.Errorf("frame_dt: %g must be a positive number of seconds (1/60)", f.FrameDt)
+	case !(f.FrameDt >= MinFrameDt && f.FrameDt <= MaxFrameDt):
+		return fmt.Errorf("frame_dt: %.6g s is outside [%g, %g] s (a display frame: slosh records 1/60)", f.FrameDt, MinFrameDt, MaxFrameDt)
 	case f.Steps < 0:
 		return fmt.Errorf("steps: %d is negative", f.Steps)
+	case f.Steps > MaxSteps:
+		return fmt.Errorf("steps: %d is over the %d a replay may hold", f.Steps, int64(MaxSteps))
 	case len(f.Scene) == 0 || string(f.Scene) == "null":
 		return fmt.Errorf("scene: missing")
 	case !json.Valid(f.Scene):

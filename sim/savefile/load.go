@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,37 +14,40 @@ import (
 	"os"
 
 	"github.com/slosh/slosh/internal/jsonmsg"
+	"github.com/slosh/slosh/internal/safeio"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 )
 
 // Load reads a save file. It is strict: a file that is not a zip archive, lacks an entry, has a newer or unknown
 // format version, a header that does not decode (the error names the field), a scene that does not validate, a
 // damaged or truncated entry, or an entry over the size limits is refused with an error that names the file and
-// what was wrong. Nothing running is touched; Restore applies the file.
+// what was wrong. Sizes and counts are checked before anything is allocated for them: the archive's directory
+// (MaxDirectory), the header (MaxHeader), and the state against what the particles the header declares can take
+// (StateBudget), both as the archive declares it and as it inflates. Nothing running is touched; Restore applies
+// the file.
 func Load(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, length, err := openRegular(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("save file %s does not exist", path)
-		}
-		return nil, fmt.Errorf("reading save file: %w", err)
+		return nil, err
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading save file: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a save file", path)
-	}
+	return read(fh, length, path)
+}
+
+// read reads a save file of length bytes from r; path names it in messages.
+func read(r io.ReaderAt, length int64, path string) (*File, error) {
 	var magic [4]byte
-	if n, _ := io.ReadFull(fh, magic[:]); n == 0 {
+	if n, _ := r.ReadAt(magic[:], 0); n == 0 {
 		return nil, fmt.Errorf("%s: empty file, not a slosh save file", path)
 	}
 	if string(magic[:]) != "PK\x03\x04" {
 		return nil, fmt.Errorf("%s: not a slosh save file (a save file is a zip archive; this is not one)", path)
 	}
-	zr, err := zip.NewReader(fh, fi.Size())
+	if err := checkDirectory(r, length); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	zr, err := zip.NewReader(r, length)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the save file is damaged or truncated (%v)", path, err)
 	}
@@ -64,7 +68,7 @@ func Load(path string) (*File, error) {
 		}
 	}
 
-	hdr, err := readEntry(entries[HeaderEntry], MaxHeader)
+	hdr, err := readEntry(entries[HeaderEntry], MaxHeader, "")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -72,17 +76,106 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.State, err = readEntry(entries[StateEntry], MaxState); err != nil {
+	noun := "particles"
+	if f.Particles == 1 {
+		noun = "particle"
+	}
+	why := fmt.Sprintf(" (what the %d %s %s declares can take)", f.Particles, noun, HeaderEntry)
+	if f.State, err = readEntry(entries[StateEntry], StateBudget(f.Particles), why); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// readEntry reads an entry of at most limit bytes uncompressed, checking its CRC.
-func readEntry(e *zip.File, limit int64) ([]byte, error) {
+// openRegular opens path for reading if it is a regular file no larger than a save file can be: a folder, a
+// named pipe (which would block until something writes to it) or a device is refused with what it is
+// (internal/safeio).
+func openRegular(path string) (*os.File, int64, error) {
+	fh, n, err := safeio.Open(path, MaxArchive)
+	var tooLarge *safeio.TooLargeError
+	switch {
+	case err == nil:
+		return fh, n, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, fmt.Errorf("save file %s does not exist", path)
+	case errors.As(err, &tooLarge):
+		return nil, 0, fmt.Errorf("%s is %s, over the %s a save file can take: it is not a slosh save file", path, size(tooLarge.Size), size(MaxArchive))
+	}
+	var notRegular *safeio.NotRegularError
+	if errors.As(err, &notRegular) {
+		return nil, 0, err // names the path and what it is
+	}
+	return nil, 0, fmt.Errorf("reading save file: %w", err)
+}
+
+// The end of a zip archive: the end-of-central-directory record (22 bytes and a comment of up to 64 KiB) and,
+// in a zip64 archive, a locator of 20 bytes before it that points at a 56-byte zip64 record.
+const (
+	eocdLen        = 22
+	maxComment     = 1<<16 - 1
+	zip64LocLen    = 20
+	zip64RecordLen = 56
+)
+
+// checkDirectory reads the archive's end record and refuses an archive whose central directory declares more
+// than MaxDirectory bytes or more entries than fit in them, before archive/zip makes a structure for each. An
+// archive without a readable end record is left to archive/zip, which says it is damaged.
+func checkDirectory(r io.ReaderAt, length int64) error {
+	tail := make([]byte, min(length, eocdLen+maxComment))
+	if _, err := r.ReadAt(tail, length-int64(len(tail))); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading the archive's end: %w", err)
+	}
+	at := bytes.LastIndex(tail, []byte("PK\x05\x06"))
+	if at < 0 || at+eocdLen > len(tail) {
+		return nil
+	}
+	le := binary.LittleEndian
+	entries, dirSize := uint64(le.Uint16(tail[at+10:])), uint64(le.Uint32(tail[at+12:]))
+	if entries == 0xffff || dirSize == 0xffffffff {
+		// zip64: the real counts are in the zip64 record the locator before the end record points at; without
+		// one, the saturated values stand (and a directory of 4 GiB is refused)
+		if e, d, ok := zip64Counts(r, length-int64(len(tail))+int64(at)); ok {
+			entries, dirSize = e, d
+		}
+	}
+	const minRecord = 46 // a central directory record without its name
+	switch {
+	case dirSize > MaxDirectory:
+		return fmt.Errorf("the archive's directory is %s, over the %s a save file's may take: it is damaged or not a slosh save file",
+			size64(dirSize), size(MaxDirectory))
+	case entries > dirSize/minRecord+1:
+		return fmt.Errorf("the archive declares %d entries in a directory of %s: it is damaged or not a slosh save file", entries, size64(dirSize))
+	}
+	return nil
+}
+
+// zip64Counts reads the entry count and directory size of a zip64 archive whose end record is at eocd.
+func zip64Counts(r io.ReaderAt, eocd int64) (entries, dirSize uint64, ok bool) {
+	le := binary.LittleEndian
+	var buf [zip64RecordLen]byte
+	loc := eocd - zip64LocLen
+	if loc < 0 {
+		return 0, 0, false
+	}
+	if _, err := r.ReadAt(buf[:zip64LocLen], loc); err != nil || string(buf[:4]) != "PK\x06\x07" {
+		return 0, 0, false
+	}
+	off := le.Uint64(buf[8:])
+	if off > uint64(max(loc-zip64RecordLen, 0)) {
+		return 0, 0, false
+	}
+	if _, err := r.ReadAt(buf[:], int64(off)); err != nil || string(buf[:4]) != "PK\x06\x06" {
+		return 0, 0, false
+	}
+	return le.Uint64(buf[32:]), le.Uint64(buf[40:]), true
+}
+
+// readEntry reads an entry of at most limit bytes uncompressed, checking its CRC. why says where the limit comes
+// from, for the message.
+func readEntry(e *zip.File, limit int64, why string) ([]byte, error) {
 	tooBig := func(n uint64) error {
-		return fmt.Errorf("%s is over the %s limit uncompressed (%d bytes or more): refusing it (the file is damaged or not a slosh save file)",
-			e.Name, size(limit), n)
+		return fmt.Errorf("%s holds %d bytes or more uncompressed, over its limit of %s%s: refusing it (the file is damaged or not a slosh save file)",
+			e.Name, n, size(limit), why)
 	}
 	if e.UncompressedSize64 > uint64(limit) {
 		return nil, tooBig(e.UncompressedSize64)
@@ -160,12 +253,11 @@ func decodeHeader(path string, data []byte) (*File, error) {
 		return nil, bad("mode: missing")
 	case h.Kind == "":
 		return nil, bad("kind: missing")
-	case h.Steps < 0:
-		return nil, bad("steps: %d is negative", h.Steps)
-	case h.Particles < 0:
-		return nil, bad("particles: %d is negative", h.Particles)
 	case len(h.Scene) == 0 || string(h.Scene) == "null":
 		return nil, bad("scene: missing")
+	}
+	if err := checkCounts(h.Time, h.Steps, h.Particles); err != nil {
+		return nil, bad("%v", err)
 	}
 	sc, err := scene.Parse(h.Scene, path+":scene")
 	if err != nil {
@@ -177,7 +269,7 @@ func decodeHeader(path string, data []byte) (*File, error) {
 		Time:      h.Time,
 		Steps:     h.Steps,
 		Particles: h.Particles,
-		Params:    h.Params,
+		Params:    param.Preset{Mode: h.Params.Mode, Params: h.Params.Params, Source: path + ": " + HeaderEntry + ": params"},
 		Scene:     sc,
 		Saved:     h.Saved,
 		Path:      path,

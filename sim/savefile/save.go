@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/slosh/slosh/internal/atomicfile"
@@ -13,7 +14,9 @@ import (
 
 // Save writes f to path atomically: into a temporary file in the same folder, synced to disk, then renamed over
 // path. On any error the temporary file is removed and a file already at path is left as it was. Errors name the
-// path and say what to do about them (a full disk, a folder that cannot be written).
+// path and say what to do about them (a full disk, a folder that cannot be written). A symbolic link or anything
+// but a regular file at path is refused. After saving, the temporary files that earlier saves of path left when
+// they were killed are removed (atomicfile.RemoveStale).
 func Save(path string, f *File) error {
 	if f == nil {
 		return fmt.Errorf("saving %s: nothing to save", path)
@@ -27,7 +30,13 @@ func Save(path string, f *File) error {
 		return fmt.Errorf("saving %s: %w", path, err)
 	}
 
-	return atomicfile.Write(path, func(w io.Writer) error { return writeArchive(w, hdr, f.State, saved) })
+	if err := atomicfile.Write(path, func(w io.Writer) error { return writeArchive(w, hdr, f.State, saved) }); err != nil {
+		return err
+	}
+	// A save of this file that was killed left its temporary file; the save that succeeded replaces it. One that
+	// cannot be removed (another user's, in a shared folder) is left: the save itself worked.
+	_, _ = atomicfile.RemoveStale(filepath.Dir(path), filepath.Base(path), time.Now())
+	return nil
 }
 
 // marshalHeader writes slosh.json.

@@ -39,11 +39,43 @@ const (
 	StateEntry  = "state.bin"
 )
 
-// Size limits on what Load reads, against damaged files and zip bombs.
+// Limits on what Load reads, against damaged files and zip bombs: each is checked before anything is allocated
+// or inflated for it.
 const (
 	MaxHeader = 16 << 20 // bytes of slosh.json
-	MaxState  = 4 << 30  // bytes of state.bin, uncompressed
+	// MaxParticles is the most particles a save file may declare: the automatic particle budget of a scene at
+	// the scene limit (twice scene.MaxParticles: room to pour as much again).
+	MaxParticles = 2 * scene.MaxParticles
+	// ParticleBytes bounds the bytes of state per declared particle: every state is a few numbers per particle
+	// (PBF's is 60 bytes, 140 with each particle's share of the rigid bodies' table).
+	ParticleBytes = 256
+	// StateSlack is what a state may hold besides its particles: a header, emitters, pending measurements.
+	StateSlack = 1 << 20
+	// MaxState bounds state.bin, uncompressed: what MaxParticles particles take.
+	MaxState = MaxParticles*ParticleBytes + StateSlack
+	// MaxArchive bounds the file: the header and the largest state, stored (deflate adds 5 bytes per 64 KiB
+	// when it cannot compress), with the zip's own records.
+	MaxArchive = MaxHeader + MaxState + MaxState/8192 + 1<<20
+	// MaxDirectory bounds the archive's central directory: a save file has two entries, so a directory of more
+	// than a few kilobytes is a damaged file or one made to exhaust memory (each entry costs a structure).
+	MaxDirectory = 64 << 10
+	// MaxTime bounds the simulated time (s) a save file may hold: a few decades, far beyond any run; a larger
+	// value is a damaged file and prints as hundreds of digits.
+	MaxTime = 1e9
+	// MaxSteps bounds the step count, as MaxTime the time.
+	MaxSteps = 1 << 50
 )
+
+// StateBudget is how many bytes, uncompressed, the state of a file declaring particles particles may take; it
+// is never more than MaxState, nor more than a quarter of the machine's memory where that is known (loading
+// holds the state about three times over: the entry, the decoded arrays and the solver's copy).
+func StateBudget(particles int) int64 {
+	b := int64(min(max(particles, 0), MaxParticles))*ParticleBytes + StateSlack
+	if mem := physicalMemory(); mem > 0 {
+		b = min(b, max(mem/4, StateSlack))
+	}
+	return b
+}
 
 // File is a save file's content.
 type File struct {
@@ -150,14 +182,26 @@ func (f *File) check() error {
 		return errors.New("no state kind")
 	case f.Scene == nil:
 		return errors.New("no scene")
-	case math.IsNaN(f.Time) || math.IsInf(f.Time, 0):
-		return fmt.Errorf("simulated time %g is not finite", f.Time)
-	case f.Steps < 0:
-		return fmt.Errorf("negative step count %d", f.Steps)
-	case f.Particles < 0:
-		return fmt.Errorf("negative particle count %d", f.Particles)
-	case int64(len(f.State)) > MaxState:
-		return fmt.Errorf("the state is %s, over the %s a save file may hold", size(int64(len(f.State))), size(MaxState))
+	}
+	if err := checkCounts(f.Time, f.Steps, f.Particles); err != nil {
+		return err
+	}
+	if n := int64(len(f.State)); n > MaxState {
+		return fmt.Errorf("the state is %s, over the %s a save file may hold", size(n), size(MaxState))
+	}
+	return nil
+}
+
+// checkCounts checks the header's time, steps and particle count against their ranges; the messages name the
+// field.
+func checkCounts(t float64, steps, particles int) error {
+	switch {
+	case !(t >= 0 && t <= MaxTime):
+		return fmt.Errorf("time: %.6g s is outside [0, %g] s", t, float64(MaxTime))
+	case steps < 0 || steps > MaxSteps:
+		return fmt.Errorf("steps: %d is outside [0, %d]", steps, int64(MaxSteps))
+	case particles < 0 || particles > MaxParticles:
+		return fmt.Errorf("particles: %d is outside [0, %d]", particles, MaxParticles)
 	}
 	return nil
 }
@@ -182,6 +226,9 @@ func marshalScene(sc *scene.Scene) ([]byte, error) {
 	sc = sc.Portable()
 	return json.Marshal(sc)
 }
+
+// size64 is size for an unsigned count, which may be beyond int64.
+func size64(n uint64) string { return size(int64(min(n, math.MaxInt64))) }
 
 // size writes a byte count for messages.
 func size(n int64) string {

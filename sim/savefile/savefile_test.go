@@ -3,12 +3,16 @@ package savefile
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,7 +76,7 @@ func state(n int) []byte {
 	return b
 }
 
-func builtin(t *testing.T) *scene.Scene {
+func builtin(t testing.TB) *scene.Scene {
 	t.Helper()
 	sc, err := scene.Builtin("dambreak")
 	if err != nil {
@@ -82,7 +86,7 @@ func builtin(t *testing.T) *scene.Scene {
 }
 
 // captured returns a file as a pbf solver with non-default parameters would save it.
-func captured(t *testing.T) (*File, *fakeSolver) {
+func captured(t testing.TB) (*File, *fakeSolver) {
 	t.Helper()
 	params, _ := newParams()
 	if err := params.Assign("pbf.eps=0.25"); err != nil {
@@ -99,7 +103,7 @@ func captured(t *testing.T) (*File, *fakeSolver) {
 	return f, s
 }
 
-func sceneJSON(t *testing.T, sc *scene.Scene) string {
+func sceneJSON(t testing.TB, sc *scene.Scene) string {
 	t.Helper()
 	b, err := marshalScene(sc)
 	if err != nil {
@@ -291,7 +295,7 @@ func writeZip(t *testing.T, path string, entries ...entry) {
 }
 
 // editHeader returns a valid header changed by edit.
-func editHeader(t *testing.T, edit func(h map[string]any)) []byte {
+func editHeader(t testing.TB, edit func(h map[string]any)) []byte {
 	t.Helper()
 	f, _ := captured(t)
 	b, err := f.marshalHeader(f.Saved)
@@ -380,8 +384,27 @@ func TestLoadErrors(t *testing.T) {
 		{"badpreset.slosh", func(p string) {
 			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["params"].(map[string]any)["values"] = 1 })}, entry{StateEntry, st})
 		}, []string{`unknown field "values"`}},
-		{"bomb.slosh", func(p string) { writeBomb(t, p, hdr, StateEntry, MaxState+1) }, []string{"state.bin", "over the 4.0 GiB limit", "4294967297 bytes"}},
-		{"bighead.slosh", func(p string) { writeBomb(t, p, nil, HeaderEntry, MaxHeader+1) }, []string{"slosh.json", "over the 16.0 MiB limit"}},
+		{"bomb.slosh", func(p string) { writeBomb(t, p, hdr, StateEntry, MaxState+1) }, []string{"state.bin holds 8590983169 bytes", "limit of 2.0 MiB", "the 4096 particles slosh.json declares"}},
+		{"bighead.slosh", func(p string) { writeBomb(t, p, nil, HeaderEntry, MaxHeader+1) }, []string{"slosh.json holds 16777217 bytes", "limit of 16.0 MiB"}},
+		{"time.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["time"] = 1e300 })}, entry{StateEntry, st})
+		}, []string{"slosh.json: time: 1e+300 s is outside [0, 1e+09] s"}},
+		{"negtime.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["time"] = -2.5 })}, entry{StateEntry, st})
+		}, []string{"slosh.json: time: -2.5 s is outside"}},
+		{"steps.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["steps"] = int64(1) << 62 })}, entry{StateEntry, st})
+		}, []string{"slosh.json: steps: 4611686018427387904 is outside"}},
+		{"particles.slosh", func(p string) {
+			writeZip(t, p, entry{HeaderEntry, editHeader(t, func(h map[string]any) { h["particles"] = int64(1) << 40 })}, entry{StateEntry, st})
+		}, []string{"slosh.json: particles: 1099511627776 is outside [0, 33554432]"}},
+		{"entries.slosh", func(p string) {
+			es := []entry{{HeaderEntry, hdr}, {StateEntry, st}}
+			for i := 0; i < 2000; i++ {
+				es = append(es, entry{fmt.Sprintf("extra-%04d", i), nil})
+			}
+			writeZip(t, p, es...)
+		}, []string{"the archive's directory is 1", "over the 64.0 KiB a save file's may take"}},
 	} {
 		path := filepath.Join(dir, tc.name)
 		tc.write(path)
@@ -547,5 +570,137 @@ func TestSavedTimeDefaultsToNow(t *testing.T) {
 	}
 	if g.Saved.Before(before) || g.Saved.After(time.Now().Add(time.Second)) {
 		t.Errorf("saved at %v", g.Saved)
+	}
+}
+
+// A small archive whose state inflates far beyond what its header's particles can take is refused before it is
+// inflated: the old reader inflated a 4 MB file's 4 GB entry (27 s, 4 GB of memory) before finding it was no state.
+func TestLoadRefusesABombBeforeInflatingIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bomb.slosh")
+	hdr := editHeader(t, func(h map[string]any) { h["particles"] = 10 })
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: HeaderEntry, Method: zip.Store})
+	w.Write(hdr)
+	w, _ = zw.CreateHeader(&zip.FileHeader{Name: StateEntry, Method: zip.Deflate})
+	zeros := make([]byte, 1<<20)
+	for i := 0; i < 32; i++ {
+		w.Write(zeros)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(path)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "state.bin holds 33554432 bytes") || !strings.Contains(err.Error(), "the 10 particles") {
+		t.Fatalf("a %d-byte file inflating to 32 MiB for 10 particles: %v", buf.Len(), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("refusing it allocated %d bytes", got)
+	}
+}
+
+// A zip64 archive (more than 65534 entries) is read through its zip64 record: its directory is refused by size.
+func TestLoadRefusesAZip64Directory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "many.slosh")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i < 1<<16; i++ {
+		if _, err := zw.CreateHeader(&zip.FileHeader{Name: "e", Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "the archive's directory is 2.9 MiB") {
+		t.Errorf("65536 entries: %v", err)
+	}
+	// the end record alone, checked directly: zip64 counts beyond what the directory's bytes can hold
+	if err := checkDirectory(bytes.NewReader(buf.Bytes()), int64(buf.Len())); err == nil {
+		t.Error("checkDirectory passed a 3 MiB directory")
+	}
+	// an end record with saturated counts and no zip64 record: its own directory size stands
+	eocd := make([]byte, 22)
+	copy(eocd, "PK\x05\x06")
+	binary.LittleEndian.PutUint16(eocd[10:], 0xffff)
+	binary.LittleEndian.PutUint32(eocd[12:], 1<<20)
+	if err := checkDirectory(bytes.NewReader(eocd), int64(len(eocd))); err == nil || !strings.Contains(err.Error(), "1.0 MiB") {
+		t.Errorf("a 1 MiB directory behind saturated counts: %v", err)
+	}
+}
+
+// A named pipe is refused at once instead of blocking until something writes to it.
+func TestLoadRefusesAPipe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pipe.slosh")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), path) {
+		t.Errorf("a named pipe: %v", err)
+	}
+}
+
+// The parameters of a loaded file name the file when they are applied: "preset: pbf.iterations=1000: out of
+// range" did not say where the value came from.
+func TestLoadedParametersNameTheFile(t *testing.T) {
+	f, _ := captured(t)
+	f.Params.Params["pbf.iterations"] = json.RawMessage("1000")
+	path := filepath.Join(t.TempDir(), "run.slosh")
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := newParams()
+	err = params.ApplyPreset(g.Params, "")
+	if err == nil || !strings.Contains(err.Error(), path+": slosh.json: params: pbf.iterations=1000: out of range") {
+		t.Errorf("applying the file's parameters: %v", err)
+	}
+}
+
+// Saving clears the temporary files a killed save of the same file left, once they are old, and no others.
+func TestSaveRemovesStaleTemporaries(t *testing.T) {
+	f, _ := captured(t)
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, n := range []string{".run.slosh.123.tmp", ".other.slosh.123.tmp"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte("half a save"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Save(filepath.Join(dir, "run.slosh"), f); err != nil {
+		t.Fatal(err)
+	}
+	assertOnly(t, dir, ".other.slosh.123.tmp", "run.slosh")
+}
+
+// A file larger than any save file can be is refused before it is read (a sparse file: no disk used).
+func TestLoadRefusesHugeFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.slosh")
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Truncate(MaxArchive + 1); err != nil {
+		t.Fatal("cannot make the sparse file:", err)
+	}
+	fh.Close()
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "over the 8.0 GiB a save file can take") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("%v", err)
 	}
 }
