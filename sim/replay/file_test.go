@@ -453,7 +453,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"empty params action", edit(func(m map[string]any) { action(m, 0)["params"] = map[string]any{} }), "params: empty: a params action changes at least one parameter"},
 		{"body of no shape", edit(func(m map[string]any) { action(m, 3)["body"].(map[string]any)["shape"] = "cone" }), `body.shape: unknown shape "cone"`},
 		{"body field of another shape", edit(func(m map[string]any) { action(m, 3)["body"].(map[string]any)["radius"] = 0.1 }), "body.radius: is not used by a box"},
-		{"body density", edit(func(m map[string]any) { action(m, 3)["body"].(map[string]any)["density"] = 0 }), "body.density: 0 kg/m³ is outside (0, 100000]"},
+		{"body density", edit(func(m map[string]any) { action(m, 3)["body"].(map[string]any)["density"] = 0 }), "body.density: 0 kg/m³ is outside [1, 100000]"},
 		{"body unknown field", edit(func(m map[string]any) { action(m, 3)["body"].(map[string]any)["mass"] = 1 }), "actions[3].body.mass: unknown field; known fields here are shape, center"},
 		{"body far away", edit(func(m map[string]any) { action(m, 3)["body"].(map[string]any)["center"] = []any{5000, 0, 0} }), "lies far outside the scene's domain"},
 		{"mesh body without a file", edit(func(m map[string]any) {
