@@ -22,6 +22,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
@@ -71,7 +72,7 @@ const (
 // holds the state about three times over: the entry, the decoded arrays and the solver's copy).
 func StateBudget(particles int) int64 {
 	b := int64(min(max(particles, 0), MaxParticles))*ParticleBytes + StateSlack
-	if mem := physicalMemory(); mem > 0 {
+	if mem := machine.Memory(); mem > 0 {
 		b = min(b, max(mem/4, StateSlack))
 	}
 	return b
