@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slosh/slosh/internal/atomicfile"
+	"github.com/slosh/slosh/internal/safeio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/rigid"
@@ -58,7 +59,7 @@ func withExt(path, ext string) (string, error) {
 		case fi.IsDir():
 			return "", fmt.Errorf("%s is a folder, not a file: name a file in it, e.g. %s", path, filepath.Join(path, example))
 		case !fi.Mode().IsRegular():
-			return "", fmt.Errorf("%s is not a regular file (%s): name a file to save to", path, fileKind(fi.Mode()))
+			return "", fmt.Errorf("%s is not a regular file (%s): name a file to save to", path, safeio.Kind(fi.Mode()))
 		}
 	}
 	if filepath.Ext(path) == "" {
@@ -73,19 +74,6 @@ func withExt(path, ext string) (string, error) {
 		}
 	}
 	return path, nil
-}
-
-// fileKind names what a path that is neither a folder nor a regular file is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // simTime writes a simulated time for messages: "2.50s"; a time too large for fixed digits (a damaged file's)

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slosh/slosh/internal/safeio"
 )
 
 // Write writes path with what write puts into the writer it is given: a new file, or one that replaces the
@@ -80,22 +82,9 @@ func Check(path string) (fs.FileInfo, error) {
 	case fi.IsDir():
 		return nil, fmt.Errorf("saving %s: it is a folder, not a file: choose a file name", path)
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("saving %s: it is %s, not a file: choose a file name", path, kind(fi.Mode()))
+		return nil, fmt.Errorf("saving %s: it is %s, not a file: choose a file name", path, safeio.Kind(fi.Mode()))
 	}
 	return fi, nil
-}
-
-// kind names what a non-regular, non-folder file is.
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // tempPattern is os.CreateTemp's pattern for the temporary file of base: ".base.NNN.tmp", where CreateTemp puts

@@ -89,7 +89,7 @@ func TestWriteRefusesLinksAndSpecialFiles(t *testing.T) {
 		{link, "symbolic link (to " + victim + ")"},
 		{dangling, "symbolic link"},
 		{fifo, "named pipe"},
-		{"/dev/null", "a device"},
+		{"/dev/null", "character device"},
 	} {
 		err := WriteBytes(c.path, []byte("overwritten"))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {

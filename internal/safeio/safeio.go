@@ -25,22 +25,29 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	what := "not a regular file"
-	switch t := e.Mode.Type(); {
-	case t&fs.ModeDir != 0:
+	if e.Mode.IsDir() {
 		return fmt.Sprintf("%s is a folder, not a file: give the path of a file in it", e.Path)
-	case t&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
-	case t&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case t&fs.ModeDevice != 0:
-		what = "a device"
-	case t&fs.ModeSocket != 0:
-		what = "a socket"
-	case t&fs.ModeSymlink != 0:
-		what = "a symbolic link"
 	}
-	return fmt.Sprintf("%s is %s, not a regular file: slosh reads only regular files; save the data to a file and give its path", e.Path, what)
+	return fmt.Sprintf("%s is %s, not a regular file: slosh reads only regular files; save the data to a file and give its path", e.Path, Kind(e.Mode))
+}
+
+// Kind names what a file that is not a regular file is, for messages: "a named pipe (FIFO)", "a device", ...
+func Kind(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeDir != 0:
+		return "a folder"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
 }
 
 // TooLargeError is a file over its byte budget. Size is the file's size when it is known, else -1 (a file that
