@@ -59,7 +59,7 @@ func withExt(path, ext string) (string, error) {
 		case fi.IsDir():
 			return "", fmt.Errorf("%s is a folder, not a file: name a file in it, e.g. %s", path, filepath.Join(path, example))
 		case !fi.Mode().IsRegular():
-			return "", fmt.Errorf("%s is not a regular file (%s): name a file to save to", path, safeio.Kind(fi.Mode()))
+			return "", fmt.Errorf("%s is %s, not a regular file: name a file to save to", path, safeio.Kind(fi.Mode()))
 		}
 	}
 	if filepath.Ext(path) == "" {

@@ -36,8 +36,8 @@ func TestSavePathsMustNameFiles(t *testing.T) {
 	}
 	for _, c := range []struct{ path, want string }{
 		{adir, adir + " is a folder, not a file: name a file in it, e.g. " + filepath.Join(adir, "run.slosh")},
-		{"/dev/null", "/dev/null is not a regular file (a device)"},
-		{fifo, "(a named pipe)"},
+		{"/dev/null", "/dev/null is a character device, not a regular file"},
+		{fifo, "is a named pipe (FIFO), not a regular file"},
 		{filepath.Join(dir, "newdir") + "/", "names a folder, not a file"},
 		{filepath.Join(dir, "."), "is a folder"},
 		{link, "symbolic link"},
