@@ -212,7 +212,7 @@ func (s *Solver) SetTools(t sim.Tools) {
 
 // emit runs the scene's emitters and the tool's over a step of dt, as the CPU solver does.
 func (s *Solver) emit(dt float64) {
-	emit.Run(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
+	emit.Run(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.cap-s.n, s.addEmitted)
 }
 
 func (s *Solver) addEmitted(pos, vel [][4]float32) {

@@ -4,26 +4,32 @@ package emit
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/slosh/slosh/sim/scene"
 )
 
 // Run advances the scene's emitters (their travel in acc) and the tool's emitter, when there is one (its
 // travel in toolAcc), over a step from t to t + dt, handing each one's new particles to add: every solver runs its
-// emitters through it, so they add the same particles in the same order.
-func Run(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, add func(pos, vel [][4]float32)) {
+// emitters through it, so they add the same particles in the same order. room is how many particles the solver
+// can still take (its budget less what it holds): no emitter makes more than a layer beyond it.
+func Run(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, room int, add func(pos, vel [][4]float32)) {
 	for k := range emitters {
-		add(Step(&emitters[k], spacing, &acc[k], t, dt))
+		pos, vel := Step(&emitters[k], spacing, &acc[k], t, dt, room)
+		room -= len(pos)
+		add(pos, vel)
 	}
 	if tool != nil {
-		add(Step(tool, spacing, toolAcc, t, dt))
+		add(Step(tool, spacing, toolAcc, t, dt, room))
 	}
 }
 
 // Step advances an emitter over a step from t to t + dt: acc, the distance its stream has moved since the
 // last layer, grows by speed·dt, and every whole spacing adds a layer — the emitter's disc moved along the
-// direction by how far that layer has already travelled — with the emitter's velocity.
-func Step(e *scene.Emitter, spacing float32, acc *float32, t, dt float64) (pos, vel [][4]float32) {
+// direction by how far that layer has already travelled — with the emitter's velocity. Once more than room
+// particles are made the rest of the stream's layers are dropped (a solver refuses a batch over its budget anyway),
+// so a fast stream over a long step cannot make more than a layer beyond what the solver can take.
+func Step(e *scene.Emitter, spacing float32, acc *float32, t, dt float64, room int) (pos, vel [][4]float32) {
 	if !e.Active(t) {
 		return nil, nil
 	}
@@ -32,6 +38,10 @@ func Step(e *scene.Emitter, spacing float32, acc *float32, t, dt float64) (pos, 
 	*acc += speed * float32(dt)
 	var disc []scene.Vec3
 	for *acc >= spacing {
+		if len(pos) > room { // over the room already: the stream's other layers are dropped
+			*acc = float32(math.Mod(float64(*acc), float64(spacing)))
+			break
+		}
 		*acc -= spacing
 		if disc == nil {
 			disc = e.Disc(float64(spacing))

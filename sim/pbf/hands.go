@@ -233,7 +233,7 @@ func (s *Solver) SetTools(t sim.Tools) {
 // emit runs the scene's emitters and the tool's for a step from the current time to t + dt, adding particles up
 // to the budget.
 func (s *Solver) emit(dt float64) {
-	emit.Run(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.addEmitted)
+	emit.Run(s.sc.Emitters, s.emitAcc, s.tools.Emitter, &s.toolAcc, s.dv.Spacing, s.time, dt, s.budget-len(s.x), s.addEmitted)
 }
 
 func (s *Solver) addEmitted(pos, vel [][4]float32) {
