@@ -191,6 +191,9 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	if s.sc == nil {
 		return 0, nil, fmt.Errorf("pbf: no scene (reset first)")
 	}
+	if err := rigid.CheckCount(len(s.bodies) + 1); err != nil {
+		return 0, nil, err
+	}
 	spec, inside, err := rigid.SampleBody(s.sc, b, float64(s.dv.Spacing))
 	if err != nil {
 		return 0, nil, err

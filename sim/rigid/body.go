@@ -52,6 +52,9 @@ func LayoutBodies(rho0 float32, pos, vel [][4]float32, specs []BodySpec) (BodyPa
 	if len(pos) != len(vel) {
 		return out, fmt.Errorf("%d positions but %d velocities", len(pos), len(vel))
 	}
+	if err := CheckCount(len(specs)); err != nil {
+		return out, err
+	}
 	n := len(pos)
 	for b, spec := range specs {
 		if len(spec.Particles) == 0 {
@@ -120,3 +123,12 @@ func SampleBody(sc *scene.Scene, b scene.Body, d float64) (BodySpec, func(p [4]f
 }
 
 func f32(v scene.Vec3) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+// CheckCount refuses more than scene.MaxBodies bodies, however they come (a scene, the drop tool, a replay): the
+// work on bodies grows faster than their number.
+func CheckCount(n int) error {
+	if n > scene.MaxBodies {
+		return fmt.Errorf("%d rigid bodies: at most %d (remove some before dropping more)", n, scene.MaxBodies)
+	}
+	return nil
+}

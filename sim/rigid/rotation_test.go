@@ -3,6 +3,8 @@ package rigid
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // ExtractRotation recovers R from A = R S for symmetric positive S, from any start, and stays well defined for a
@@ -50,5 +52,14 @@ func TestExtractRotation(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCheckCount(t *testing.T) {
+	if err := CheckCount(scene.MaxBodies); err != nil {
+		t.Errorf("%d bodies: %v", scene.MaxBodies, err)
+	}
+	if err := CheckCount(scene.MaxBodies + 1); err == nil {
+		t.Errorf("%d bodies were accepted", scene.MaxBodies+1)
 	}
 }
