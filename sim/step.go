@@ -80,18 +80,6 @@ func (s *Stats) Figure(name string) (Figure, bool) {
 	return Figure{}, false
 }
 
-// FormatFigures writes the figures on one line, "density error max 1.20%  neighbours mean 31.4".
-func FormatFigures(figs []Figure) string {
-	var b strings.Builder
-	for i, f := range figs {
-		if i > 0 {
-			b.WriteString("  ")
-		}
-		fmt.Fprintf(&b, "%s %s", f.Name, FormatValue(f.Value, f.Unit))
-	}
-	return b.String()
-}
-
 // FormatValue writes a figure's value with its unit in a few significant digits.
 func FormatValue(v float64, unit string) string {
 	var s string
