@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 )
 
@@ -241,7 +242,7 @@ func Bench(o BenchOptions) error {
 		if err != nil {
 			return fmt.Errorf("bench: encoding the results: %w", err)
 		}
-		if err := os.WriteFile(o.JSON, append(data, '\n'), 0o644); err != nil {
+		if err := atomicfile.WriteBytes(o.JSON, append(data, '\n')); err != nil { // never through a link
 			return fmt.Errorf("bench: %w", err)
 		}
 	}
