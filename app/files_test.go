@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/slosh/slosh/internal/testdir"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
@@ -31,9 +31,7 @@ func TestSavePathsMustNameFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testdir.FIFO(t, fifo)
 	for _, c := range []struct{ path, want string }{
 		{adir, adir + " is a folder, not a file: name a file in it, e.g. " + filepath.Join(adir, "run.slosh")},
 		{"/dev/null", "/dev/null is a character device, not a regular file"},

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/slosh/slosh/internal/testdir"
 )
 
 func TestWriteReplacesOrLeavesTheOldFile(t *testing.T) {
@@ -82,9 +84,7 @@ func TestWriteRefusesLinksAndSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testdir.FIFO(t, fifo)
 	for _, c := range []struct{ path, want string }{
 		{link, "symbolic link (to " + victim + ")"},
 		{dangling, "symbolic link"},
@@ -145,9 +145,7 @@ func TestRemoveStale(t *testing.T) {
 	keep = append(keep, link)
 	// so is a pipe
 	fifo := filepath.Join(dir, ".run.slosh.78.tmp")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testdir.FIFO(t, fifo)
 	if err := os.Chtimes(fifo, old, old); err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/fstest"
+
+	"github.com/slosh/slosh/internal/testdir"
 )
 
 func TestReadFileRegular(t *testing.T) {
@@ -72,9 +73,7 @@ func TestNotRegular(t *testing.T) {
 		check("/dev/zero", "a character device") // never ends: must not be read at all
 	}
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	testdir.FIFO(t, fifo)
 	check(fifo, "a named pipe (FIFO)") // would block forever in os.ReadFile
 	if _, _, err := Open(fifo, 0); err == nil {
 		t.Error("Open(fifo) succeeded")
@@ -89,9 +88,7 @@ func TestNotRegular(t *testing.T) {
 // this test would hang until go test's -timeout), and the check on the opened file refuses it.
 func TestOpenFlagsDoNotBlock(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	testdir.FIFO(t, fifo)
 	f, err := os.OpenFile(fifo, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		t.Fatal(err)

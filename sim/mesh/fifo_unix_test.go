@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/slosh/slosh/internal/testdir"
 )
 
 // A named pipe or a device named as a mesh is refused at once: a pipe used to block forever (before the fix this
@@ -15,9 +16,7 @@ import (
 func TestLoadFileRefusesPipesAndDevices(t *testing.T) {
 	dir := t.TempDir()
 	pipe := filepath.Join(dir, "pipe.obj")
-	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	testdir.FIFO(t, pipe)
 	if _, err := LoadFile(pipe); err == nil || !strings.Contains(err.Error(), pipe+" is a named pipe (FIFO), not a regular file") {
 		t.Errorf("pipe: %v", err)
 	}

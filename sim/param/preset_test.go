@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/slosh/slosh/internal/testdir"
 )
 
 func TestLoadPresetFile(t *testing.T) {
@@ -62,9 +63,7 @@ func TestLoadPresetFile(t *testing.T) {
 	}
 	// a named pipe is refused at once (it blocked until something wrote to it), and so is a huge file
 	fifo := filepath.Join(dir, "pipe.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testdir.FIFO(t, fifo)
 	if err := s.LoadPresetFile(fifo, "pbf"); err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), fifo) {
 		t.Errorf("a named pipe: %v", err)
 	}

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/slosh/slosh/assets"
+	"github.com/slosh/slosh/internal/testdir"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -307,9 +307,7 @@ func TestReadNamesMissingFilesAndFolders(t *testing.T) {
 	}
 	// a named pipe is refused at once instead of blocking until something writes to it
 	fifo := filepath.Join(dir, "pipe.replay")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testdir.FIFO(t, fifo)
 	if _, err := Read(fifo); err == nil || !strings.Contains(err.Error(), "named pipe") || !strings.Contains(err.Error(), fifo) {
 		t.Fatalf("a named pipe: %v", err)
 	}

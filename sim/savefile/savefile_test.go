@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -641,9 +640,7 @@ func TestLoadRefusesAZip64Directory(t *testing.T) {
 // A named pipe is refused at once instead of blocking until something writes to it.
 func TestLoadRefusesAPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pipe.slosh")
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testdir.FIFO(t, path)
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), path) {
 		t.Errorf("a named pipe: %v", err)
 	}

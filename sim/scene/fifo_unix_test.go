@@ -5,8 +5,9 @@ package scene
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/slosh/slosh/internal/testdir"
 )
 
 // A named pipe given as a scene, or named by a scene as a mesh, is refused at once: it used to block forever
@@ -15,9 +16,7 @@ func TestFIFOsAreRefused(t *testing.T) {
 	dir := writeFiles(t, map[string]string{})
 	scenePipe, meshPipe := filepath.Join(dir, "pipe.json"), filepath.Join(dir, "pipe.obj")
 	for _, p := range []string{scenePipe, meshPipe} {
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("no named pipes here: %v", err)
-		}
+		testdir.FIFO(t, p)
 	}
 	for _, open := range []func(string) (*Scene, error){LoadFile, Open} {
 		if _, err := open(scenePipe); err == nil || !strings.Contains(err.Error(), scenePipe+" is a named pipe (FIFO), not a regular file") {
