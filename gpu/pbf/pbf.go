@@ -655,7 +655,7 @@ func (s *Solver) take(r statsRecord, t float64) error {
 	st.Particles, st.Steps, st.Time = s.n, int(r.Step), t // the numbers describe that step, not the newest
 	n := float64(max(1, s.fluidCount()))                  // the means are over the fluid
 	st.MaxSpeed = math.Sqrt(float64(r.MaxV2))
-	st.Figures = cpbf.Figures(float64(r.SumErr)/n, float64(r.MaxErr), float64(r.SumN)/n, int(r.MaxN), int(r.Clipped))
+	st.Figures = cpbf.AppendFigures(st.Figures[:0], float64(r.SumErr)/n, float64(r.MaxErr), float64(r.SumN)/n, int(r.MaxN), int(r.Clipped))
 	if passes, total, ok := s.timers.Poll(); ok {
 		st.Passes, st.StepMs = passes, total
 	}

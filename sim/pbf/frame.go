@@ -20,15 +20,16 @@ const (
 // advice is what a PBF user changes when a step blows up.
 const advice = "lower pbf.cfl, the gravity or pbf.vorticity, or raise pbf.iterations or pbf.substeps"
 
-// Figures are the PBF numbers about a step: the density error (eq. 1's constraint after the last iteration) as a
-// fraction, plotted by the panel, and the neighbour counts over the fluid.
-func Figures(errMean, errMax, nMean float64, nMax, clipped int) []sim.Figure {
-	figs := []sim.Figure{
-		{Name: FigDensityErrMean, Value: 100 * errMean, Unit: "%", Plot: true},
-		{Name: FigDensityErrMax, Value: 100 * errMax, Unit: "%", Plot: true},
-		{Name: FigNeighborsMean, Value: nMean},
-		{Name: FigNeighborsMax, Value: float64(nMax)},
-	}
+// AppendFigures appends to dst the PBF numbers about a step: the density error (eq. 1's constraint after the last
+// iteration, errMean and errMax as fractions) in per cent, plotted by the panel, and the neighbour counts over the
+// fluid. Solvers pass their last step's slice, emptied, so a step allocates nothing for them.
+func AppendFigures(dst []sim.Figure, errMean, errMax, nMean float64, nMax, clipped int) []sim.Figure {
+	figs := append(dst,
+		sim.Figure{Name: FigDensityErrMean, Value: 100 * errMean, Unit: "%", Plot: true},
+		sim.Figure{Name: FigDensityErrMax, Value: 100 * errMax, Unit: "%", Plot: true},
+		sim.Figure{Name: FigNeighborsMean, Value: nMean},
+		sim.Figure{Name: FigNeighborsMax, Value: float64(nMax)},
+	)
 	if clipped > 0 {
 		figs = append(figs, sim.Figure{Name: FigClipped, Value: float64(clipped), Warn: true})
 	}
@@ -40,14 +41,6 @@ func DensityError(st sim.Stats) (mean, max float64) {
 	m, _ := st.Figure(FigDensityErrMean)
 	x, _ := st.Figure(FigDensityErrMax)
 	return m.Value / 100, x.Value / 100
-}
-
-// Neighbors reads the neighbour counts back from a PBF solver's Stats.
-func Neighbors(st sim.Stats) (mean float64, max, clipped int) {
-	m, _ := st.Figure(FigNeighborsMean)
-	x, _ := st.Figure(FigNeighborsMax)
-	c, _ := st.Figure(FigClipped)
-	return m.Value, int(x.Value), int(c.Value)
 }
 
 // NonFinite is the error of a step that produced non-finite state in count particles.

@@ -630,7 +630,7 @@ func (s *Solver) finish() error {
 	n := max(1, FluidCount(len(s.x), s.bodies))
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.Substeps = s.frameSubsteps
-	st.Figures = Figures(errSum/float64(n), errMax, float64(nsum)/float64(n), nmax, s.clip)
+	st.Figures = AppendFigures(st.Figures[:0], errSum/float64(n), errMax, float64(nsum)/float64(n), nmax, s.clip)
 	if bad > 0 {
 		failed := s.steps
 		s.restore()
