@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
+	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
 )
 
@@ -112,4 +114,48 @@ func ParamNamed(set *param.Set, last string) (*param.Param, bool) {
 		}
 	}
 	return nil, false
+}
+
+// FrameSpeed is the speed the CFL condition plans a frame for: the fastest particle (maxV2 is its squared speed,
+// fluid or body) or the speed gravity can give the fluid, whichever is larger, plus what gravity adds in the time
+// ahead from the measurement to the frame's end (a frame, or more when the measurement is older). The speed gravity can give is the dam-break front speed 2√(|g|H) of fluid
+// standing height H along gravity (Ritter's solution): a column about to collapse needs the steps of the speed it
+// will have, since by the time its particles move that fast, too few steps have already compressed and launched
+// them.
+func FrameSpeed(maxV2, height float64, g [3]float32, ahead float64) float64 {
+	gn := math.Sqrt(float64(g[0])*float64(g[0]) + float64(g[1])*float64(g[1]) + float64(g[2])*float64(g[2]))
+	return math.Max(math.Sqrt(maxV2), 2*math.Sqrt(gn*math.Max(height, 0))) + gn*ahead
+}
+
+// MeasureReach is what a frame is planned from: the largest squared speed of any particle (+Inf when a velocity
+// is not finite) and the height of the particles along gravity (highest minus lowest). Maxima and minima do not
+// depend on the order the chunks finish in, so both are exact and deterministic.
+func MeasureReach(pool par.Pool, pos, vel [][4]float32, g [3]float32) (maxV2, height float64) {
+	gn := math.Sqrt(float64(g[0])*float64(g[0]) + float64(g[1])*float64(g[1]) + float64(g[2])*float64(g[2]))
+	var up [3]float64 // the unit vector against gravity
+	if gn > 0 {
+		up = [3]float64{-float64(g[0]) / gn, -float64(g[1]) / gn, -float64(g[2]) / gn}
+	}
+	var mu sync.Mutex
+	lo, hi := math.Inf(1), math.Inf(-1)
+	pool.For(len(vel), 8192, func(a, b int) {
+		m, l, h := 0.0, math.Inf(1), math.Inf(-1)
+		for i := a; i < b; i++ {
+			v, x := vel[i], pos[i]
+			q := float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2])
+			if math.IsNaN(q) {
+				q = math.Inf(1)
+			}
+			m = math.Max(m, q)
+			z := float64(x[0])*up[0] + float64(x[1])*up[1] + float64(x[2])*up[2]
+			l, h = math.Min(l, z), math.Max(h, z)
+		}
+		mu.Lock()
+		maxV2, lo, hi = math.Max(maxV2, m), math.Min(lo, l), math.Max(hi, h)
+		mu.Unlock()
+	})
+	if hi > lo {
+		height = hi - lo
+	}
+	return maxV2, height
 }

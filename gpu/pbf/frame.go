@@ -8,6 +8,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/compute"
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/par"
 	cpbf "github.com/slosh/slosh/sim/pbf"
 )
@@ -93,7 +94,7 @@ func (r *frameReach) pending() [][2]float32 {
 
 // reachOf measures a state on the CPU, as the statistics pass would, in float32.
 func reachOf(st *cpbf.State, g [3]float32) [2]float32 {
-	v2, h := cpbf.MeasureReach(par.Pool{}, st.Pos, st.Vel, g)
+	v2, h := sim.MeasureReach(par.Pool{}, st.Pos, st.Vel, g)
 	return [2]float32{float32(min(v2, math.MaxFloat32)), float32(h)}
 }
 
@@ -142,7 +143,7 @@ func (s *Solver) BeginFrame(frameDt float64) int {
 		r.queue = append(r.queue[:0], r.queue[1:]...)
 	}
 	ahead := float64(reachLag+1) * frameDt
-	speed := cpbf.FrameSpeed(float64(m[0]), float64(m[1]), s.Cfg.Gravity, ahead)
+	speed := sim.FrameSpeed(float64(m[0]), float64(m[1]), s.Cfg.Gravity, ahead)
 	r.substeps = s.Cfg.Step.Substeps(speed, float64(s.dv.Spacing), frameDt)
 	return r.substeps
 }

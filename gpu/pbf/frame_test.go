@@ -7,7 +7,6 @@ import (
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/par"
-	cpbf "github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -52,11 +51,11 @@ func frames(t *testing.T, s *Solver, n int) (substeps []int, starts []sim.Frame)
 // planned is the substeps the CFL condition gives a frame planned from the state f, measured reachLag frames
 // before the frame: from the float64 measurement and from the same rounded to float32, as the GPU holds it.
 func planned(s *Solver, f *sim.Frame) (a, b int) {
-	v2, h := cpbf.MeasureReach(par.Pool{}, f.Pos[:f.N], f.Vel[:f.N], s.Cfg.Gravity)
+	v2, h := sim.MeasureReach(par.Pool{}, f.Pos[:f.N], f.Vel[:f.N], s.Cfg.Gravity)
 	ahead := float64(reachLag+1) * frameDt
 	d := float64(s.dv.Spacing)
-	a = s.Cfg.Step.Substeps(cpbf.FrameSpeed(v2, h, s.Cfg.Gravity, ahead), d, frameDt)
-	b = s.Cfg.Step.Substeps(cpbf.FrameSpeed(float64(float32(v2)), float64(float32(h)), s.Cfg.Gravity, ahead), d, frameDt)
+	a = s.Cfg.Step.Substeps(sim.FrameSpeed(v2, h, s.Cfg.Gravity, ahead), d, frameDt)
+	b = s.Cfg.Step.Substeps(sim.FrameSpeed(float64(float32(v2)), float64(float32(h)), s.Cfg.Gravity, ahead), d, frameDt)
 	return a, b
 }
 
