@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/slosh/slosh/internal/binio"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/grid"
@@ -337,28 +337,28 @@ func DecodeState(r io.Reader) (*State, error) {
 	fail := func(what string, err error) (*State, error) {
 		return nil, fmt.Errorf("pbf state: truncated %s (%d particles, %d bodies declared): %w", what, n, nb, err)
 	}
-	if st.Pos, err = readArray[[4]float32](br, n); err != nil {
+	if st.Pos, err = binio.ReadArray[[4]float32](br, n); err != nil {
 		return fail("positions", err)
 	}
-	if st.Vel, err = readArray[[4]float32](br, n); err != nil {
+	if st.Vel, err = binio.ReadArray[[4]float32](br, n); err != nil {
 		return fail("velocities", err)
 	}
-	if st.ID, err = readArray[uint32](br, n); err != nil {
+	if st.ID, err = binio.ReadArray[uint32](br, n); err != nil {
 		return fail("ids", err)
 	}
 	if hasBodies != 0 {
-		if st.Body, err = readArray[int32](br, n); err != nil {
+		if st.Body, err = binio.ReadArray[int32](br, n); err != nil {
 			return fail("body indices", err)
 		}
-		if st.Rest, err = readArray[[4]float32](br, n); err != nil {
+		if st.Rest, err = binio.ReadArray[[4]float32](br, n); err != nil {
 			return fail("rest offsets", err)
 		}
-		if st.WInv, err = readArray[float32](br, n); err != nil {
+		if st.WInv, err = binio.ReadArray[float32](br, n); err != nil {
 			return fail("inverse masses", err)
 		}
 	}
 	if hasBodies != 0 {
-		wire, err := readArray[bodyWire](br, nb)
+		wire, err := binio.ReadArray[bodyWire](br, nb)
 		if err != nil {
 			return fail("bodies", err)
 		}
@@ -370,7 +370,7 @@ func DecodeState(r io.Reader) (*State, error) {
 				Origin: w.Origin, Rot: w.Rot, Density: w.Density, Drive: w.Drive})
 		}
 	}
-	if st.Emitted, err = readArray[float32](br, ne); err != nil {
+	if st.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
 		return fail("emitters", err)
 	}
 	if version >= 2 {
@@ -393,25 +393,6 @@ func DecodeState(r io.Reader) (*State, error) {
 		return nil, fmt.Errorf("pbf state: %w", err)
 	}
 	return st, nil
-}
-
-// readArray reads n little-endian values of T, growing the slice as the data arrives: a count larger than the
-// input costs memory only for what the input holds.
-func readArray[T any](r io.Reader, n int64) ([]T, error) {
-	const chunk = 1 << 16
-	out := make([]T, 0, min(n, chunk))
-	for int64(len(out)) < n {
-		k := int(min(n-int64(len(out)), chunk))
-		start := len(out)
-		out = slices.Grow(out, k)[:start+k]
-		if err := binary.Read(r, binary.LittleEndian, out[start:]); err != nil {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // AddFluid appends fluid particles with the next ids.
