@@ -93,7 +93,7 @@ type cpuDriver struct {
 	record func(sim.Stats)
 	notice string
 
-	last  *Published // the newest frame taken from the runner
+	last *Published // the newest frame taken from the runner
 	// the second simulation of an A/B pair, uploaded from the frames' Twin
 	twinBufs  render.FrameBuffers
 	twinParts render.Particles
@@ -211,7 +211,9 @@ func showNotice(status *statusLine, last *string, notice string) {
 	}
 }
 
-func (d *cpuDriver) Twin() (render.Particles, sim.Stats, bool) { return d.twinParts, d.twinStats, d.twin }
+func (d *cpuDriver) Twin() (render.Particles, sim.Stats, bool) {
+	return d.twinParts, d.twinStats, d.twin
+}
 
 func (d *cpuDriver) Release() sim.Solver {
 	s := d.runner.Release()
