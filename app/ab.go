@@ -354,3 +354,45 @@ func splitPair(s sim.Solver) sim.Solver {
 	deleteSolver(p.b)
 	return p.a
 }
+
+// twinParticles is what to draw for the second simulation of a pair: a GPU pair's own buffers, or B's frame
+// copied into f and uploaded into bufs.
+func twinParticles(s sim.Solver, bufs *render.FrameBuffers, f *sim.Frame) (render.Particles, error) {
+	if g, ok := s.(interface{ TwinParticles() render.Particles }); ok {
+		return g.TwinParticles(), nil
+	}
+	ts, ok := s.(twinSolver)
+	if !ok {
+		return render.Particles{}, errors.New("A/B: the solver runs no second simulation")
+	}
+	ts.TwinFrame(f)
+	return bufs.Upload(f)
+}
+
+// startAB turns a headless session into an A/B pair (slosh run and record --ab), saying so on w.
+func (s *session) startAB(spec abSpec, w io.Writer) error {
+	p, err := startPair(s.mode, s.solver, s.gl, s.st.sc, spec)
+	if err != nil {
+		return err
+	}
+	s.solver = p
+	fmt.Fprintf(w, "slosh: A/B: A runs %s, B %s\n", abLabel(p.Params(), spec.Name), abLabel(p.(abPair).pairOf().b.Params(), spec.Name))
+	return nil
+}
+
+// abFrame advances a pair one frame like session.frame, with each side's steps appended to its own list.
+func abFrame(p *pair, bufA, bufB []sim.Stats) ([]sim.Stats, []sim.Stats, error) {
+	n := p.BeginFrame(FrameDt)
+	for k := 0; k < n; k++ {
+		if err := p.Step(FrameDt / float64(n)); err != nil {
+			return bufA, bufB, err
+		}
+		if k < p.na {
+			bufA = append(bufA, p.a.Stats())
+		}
+		if k < p.nb {
+			bufB = append(bufB, p.b.Stats())
+		}
+	}
+	return bufA, bufB, nil
+}
