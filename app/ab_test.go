@@ -306,6 +306,7 @@ func TestRecordAB(t *testing.T) {
 	for c := 0; c < 3; c++ {
 		if math.Abs(left[c]-right[c]) > 12 {
 			t.Errorf("the halves' mean colours differ too much: %v and %v", left, right)
+			break
 		}
 	}
 	if left == [3]float64{} || right == [3]float64{} {
