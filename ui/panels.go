@@ -283,7 +283,11 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 		}
 		textDisabled("options under Parameters › Capture")
 	}
-	if m.AB.Set != nil && imgui.CollapsingHeader("Compare A/B") {
+	abFlags := imgui.TreeNodeFlagsNone
+	if m.AB.On {
+		abFlags = imgui.TreeNodeFlagsDefaultOpen
+	}
+	if m.AB.Set != nil && imgui.CollapsingHeaderV("Compare A/B", abFlags) {
 		p.abSection(&m.AB, act, em)
 	}
 	imgui.Separator()
