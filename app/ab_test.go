@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 
-	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
