@@ -281,6 +281,29 @@ func TestViewerAB(t *testing.T) {
 	}
 	steps := v.drv.Stats().Steps
 	frames(t, v, "the fake mode running on", func() bool { return v.drv.Stats().Steps > steps })
+
+	// the GPU mode: B is a second GPU solver stepped by the GPU driver on this thread
+	for i, m := range modes {
+		if m.Name == "pbf" {
+			v.apply(ui.Actions{Mode: i, Scene: v.model.Scene})
+		}
+	}
+	if v.drv.Mode().Name != "pbf" {
+		t.Fatalf("mode %s, status %q", v.drv.Mode().Name, v.status.msg)
+	}
+	v.fillModel()
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ToggleAB: true})
+	if _, ok := v.drv.(*gpuDriver); !ok || !v.ab.on {
+		t.Fatalf("A/B of the GPU mode: on %v, status %q", v.ab.on, v.status.msg)
+	}
+	frames(t, v, "both GPU views", func() bool {
+		pb, sb, ok := v.drv.Twin()
+		return ok && pb.N > 1000 && pb.Pos != v.drv.Particles().Pos && sb.Steps > 2 && v.ab.half[1] != nil
+	})
+	press(v, glfw.KeyB)
+	if _, _, ok := v.drv.Twin(); ok || v.ab.on {
+		t.Error("b did not end the GPU A/B")
+	}
 }
 
 // slosh record --ab writes a clip twice as wide as each side, with the fluid in both halves.
