@@ -74,7 +74,7 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "run",
-			synopsis: "run --scene S --frames N [--mode M] [--set name=value ...] [--screenshot F.png [--width W --height H]]",
+			synopsis: "run --scene S --frames N [--mode M] [--set name=value ...] [--screenshot F.png [--width W --height H]] [--ab name=value]",
 			summary: "Simulate without a window, printing one line of statistics per frame (1/60 s).\n" +
 				"--screenshot saves the last frame as a PNG. A CPU mode without it needs no GL and no display.",
 			examples: `  slosh run --scene pool --mode pbf-cpu --frames 120
@@ -113,7 +113,7 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "record",
-			synopsis: "record --scene S --frames N --out clip.mp4|clip.gif|clip.png [--width W --height H] [--mode M] [--set name=value ...]",
+			synopsis: "record --scene S --frames N --out clip.mp4|clip.gif|clip.png [--width W --height H] [--mode M] [--set name=value ...] [--ab name=value]",
 			summary: "Simulate without a visible window and render every frame into a clip: an MP4 (H.264, yuv420p, 60 fps;\n" +
 				"needs ffmpeg, else PNG frames and the command that makes the video), a GIF, or PNG frames (one frame:\n" +
 				"that file; more: clip_000001.png, ...). Works under Xvfb; shows progress and the time left.",
