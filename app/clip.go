@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"image"
 	"io"
 	"os"
@@ -24,7 +26,10 @@ type RecordOptions struct {
 	Out           string // clip.mp4, clip.gif or clip.png (one frame: that file; more: clip_000001.png, …)
 	Width, Height int    // picture size in pixels; 0 is 1280×720
 	Quality       string // high, medium or low; "" is high
-	Stdout        io.Writer
+	// AB, "name=value", records an A/B comparison: the run copied at the start with that parameter changed,
+	// beside it; each side is Width×Height and the clip twice as wide.
+	AB     string
+	Stdout io.Writer
 }
 
 // clipCheck validates what a clip's options say before anything is opened.
@@ -71,6 +76,12 @@ type clip struct {
 	frame  sim.Frame
 	added  int
 	bodies []scene.Shape // the bodies the renderer has
+
+	// an A/B clip: both sides drawn into off in turn and copied into wide, which is read back
+	wide      *glh.Framebuffer
+	twinSurf  *surfacer
+	twinBufs  render.FrameBuffers
+	twinFrame sim.Frame
 }
 
 // newSceneView makes a w×h offscreen target whose renderer draws st's scene, and a surfacer for the particles'
@@ -99,14 +110,29 @@ func newSceneView(st *setup, g glInfo, w, h int) (*offscreen, *surfacer, error) 
 }
 
 // newClip makes the offscreen target and the output for w×h pictures of st's scene, configured with st's render and
-// surface options. frames is how many will be written, 0 when not known: one frame to a .png is that file.
-func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames int) (*clip, error) {
+// surface options; with ab, pictures of two w×h views side by side (an A/B pair's). frames is how many will be
+// written, 0 when not known: one frame to a .png is that file.
+func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames int, ab bool) (*clip, error) {
 	c := &clip{sc: st.sc}
 	var err error
 	if c.off, c.surf, err = newSceneView(st, g, w, h); err != nil {
 		return nil, err
 	}
 	c.cam = sceneCamera(st.sc)
+	if ab {
+		if c.wide, err = glh.NewFramebuffer(2*w, h); err != nil {
+			c.Close()
+			return nil, err
+		}
+		if c.twinSurf, err = newSurfacer(g.ctx); err == nil {
+			err = st.configureSurface(c.twinSurf.Params())
+		}
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		w *= 2
+	}
 	c.img = image.NewRGBA(image.Rect(0, 0, w, h))
 	if f, _ := video.FormatOf(out); f == video.PNG && frames == 1 {
 		c.single = out
@@ -139,6 +165,9 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 		c.bodies = slices.Clone(bodies)
 		c.off.rend.SetBodies(bodies)
 	}
+	if c.wide != nil {
+		return c.addAB(ss, p)
+	}
 	if c.single != "" {
 		img, err := c.off.render(c.sc, c.cam, p)
 		if err != nil {
@@ -154,6 +183,45 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 		}
 	}
 	if _, err := c.rb.Start(c.off.fb.ID(), c.off.fb.W, c.off.fb.H, 1); err != nil {
+		return err
+	}
+	return c.drain(false)
+}
+
+// addAB draws A (particles pa) and then the pair's B into the offscreen target, each copied into its half of
+// the wide one, and queues the wide picture.
+func (c *clip) addAB(ss *session, pa render.Particles) error {
+	pb, err := twinParticles(ss.solver, &c.twinBufs, &c.twinFrame)
+	if err != nil {
+		return err
+	}
+	if c.off.rend.WantsEllipsoids() {
+		if pb, err = c.twinSurf.once(pb, &c.twinFrame, uint64(c.added), &c.twinBufs, c.sc); err != nil {
+			return err
+		}
+	}
+	w, h := c.off.fb.W, c.off.fb.H
+	for i, p := range []render.Particles{pa, pb} {
+		c.off.fb.Bind()
+		c.off.rend.Draw(render.Viewport{W: w, H: h}, c.cam.Camera(float32(w)/float32(h)), p)
+		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, c.off.fb.ID())
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, c.wide.ID())
+		gl.BlitFramebuffer(0, 0, int32(w), int32(h), int32(i*w), 0, int32((i+1)*w), int32(h), gl.COLOR_BUFFER_BIT, gl.NEAREST)
+	}
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	if c.single != "" {
+		img := render.Screenshot(c.wide.ID(), c.wide.W, c.wide.H)
+		if err := glh.CheckError("rendering the A/B picture"); err != nil {
+			return err
+		}
+		return writePNG(c.single, img)
+	}
+	if c.rb.Full() {
+		if err := c.drain(true); err != nil {
+			return err
+		}
+	}
+	if _, err := c.rb.Start(c.wide.ID(), c.wide.W, c.wide.H, 1); err != nil {
 		return err
 	}
 	return c.drain(false)
@@ -234,6 +302,9 @@ func (c *clip) Close() {
 	c.rb.Delete()
 	c.surf.Delete()
 	c.off.Delete()
+	c.wide.Delete()
+	c.twinSurf.Delete()
+	c.twinBufs.Delete()
 }
 
 // Record simulates o.Frames frames without a visible window and writes each as a frame of o.Out: an MP4 (H.264,
@@ -255,6 +326,15 @@ func Record(o RecordOptions) error {
 	if err != nil {
 		return err
 	}
+	var spec abSpec
+	if o.AB != "" {
+		if o.Width > 16384/2 {
+			return usagef("--width %d with --ab: each side must be at most %d pixels wide", o.Width, 16384/2)
+		}
+		if spec, err = parseAB(st.mode.Params(), o.AB); err != nil {
+			return err
+		}
+	}
 	g := glInfo{cap: o.GLCap}
 	if g.ctx, g.err = openHidden(o.Width, o.Height, o.GLCap); g.err != nil {
 		return fmt.Errorf("record needs OpenGL to render: %w", g.err)
@@ -266,7 +346,12 @@ func Record(o RecordOptions) error {
 		return err
 	}
 	defer ss.Close()
-	c, err := newClip(st, g, o.Out, o.Width, o.Height, q, o.Frames)
+	if o.AB != "" {
+		if err := ss.startAB(spec, stderr); err != nil {
+			return err
+		}
+	}
+	c, err := newClip(st, g, o.Out, o.Width, o.Height, q, o.Frames, o.AB != "")
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
@@ -293,7 +378,7 @@ func Record(o RecordOptions) error {
 	if err := c.off.rend.Err(); err != nil {
 		fmt.Fprintf(stderr, "slosh: note: the clip leaves out what the renderer cannot draw: %v\n", err)
 	}
-	fmt.Fprintf(orStdout(o.Stdout), "wrote %d frames (%d×%d, %g fps) to %s\n", c.frames(), o.Width, o.Height, 1/FrameDt, c.path())
+	fmt.Fprintf(orStdout(o.Stdout), "wrote %d frames (%d×%d, %g fps) to %s\n", c.frames(), c.img.Rect.Dx(), c.img.Rect.Dy(), 1/FrameDt, c.path())
 	return nil
 }
 

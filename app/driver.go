@@ -42,6 +42,12 @@ type driver interface {
 	// SetFrameSink calls f with every frame simulated from now on (nil stops): on the runner's goroutine for CPU
 	// modes, on the GL thread (after a read-back) for GPU modes. f copies what it keeps; the simulation waits for it.
 	SetFrameSink(f func(*sim.Frame))
+	// Twin is the second simulation of an A/B comparison (the solver is a pair): what to draw for it, its newest
+	// stats, and whether there is one.
+	Twin() (render.Particles, sim.Stats, bool)
+	// Release stops running the solver and hands it back without deleting it (to enter or leave A/B); the driver
+	// is closed.
+	Release() sim.Solver
 	Close()
 }
 
@@ -87,7 +93,13 @@ type cpuDriver struct {
 	record func(sim.Stats)
 	notice string
 
-	last  *Published // the newest frame taken from the runner
+	last *Published // the newest frame taken from the runner
+	// the second simulation of an A/B pair, uploaded from the frames' Twin
+	twinBufs  render.FrameBuffers
+	twinParts render.Particles
+	twinStats sim.Stats
+	twin      bool
+
 	mu    sync.Mutex
 	thens []func() // to run on the GL thread after actions the runner carried out
 }
@@ -165,6 +177,18 @@ func (d *cpuDriver) Update(float64) {
 		d.parts = parts
 	}
 	d.stats = p.Stats
+	if tw := p.Twin; tw != nil {
+		d.twin, d.twinStats = true, tw.Stats
+		parts, err := d.twinBufs.Upload(&tw.Frame)
+		if err == nil && len(tw.Ellipsoids) == tw.Frame.N && tw.Frame.N > 0 {
+			parts, err = d.twinBufs.UploadEllipsoids(parts, tw.Ellipsoids)
+		}
+		if err != nil {
+			d.status.set("B: "+err.Error(), true)
+		} else {
+			d.twinParts = parts
+		}
+	}
 	for _, s := range p.Steps {
 		if d.record != nil {
 			d.record(s)
@@ -187,10 +211,21 @@ func showNotice(status *statusLine, last *string, notice string) {
 	}
 }
 
+func (d *cpuDriver) Twin() (render.Particles, sim.Stats, bool) {
+	return d.twinParts, d.twinStats, d.twin
+}
+
+func (d *cpuDriver) Release() sim.Solver {
+	s := d.runner.Release()
+	d.Close()
+	return s
+}
+
 func (d *cpuDriver) Close() {
 	d.runner.Close()
 	d.bufs.Delete()
-	d.parts = render.Particles{}
+	d.twinBufs.Delete()
+	d.parts, d.twinParts = render.Particles{}, render.Particles{}
 }
 
 // gpuDriver steps a GPU solver on the GL thread: one simulated frame per display frame when running, from an
@@ -298,4 +333,27 @@ func (d *gpuDriver) Update(wallDt float64) {
 	d.rate.add(1, now)
 }
 
-func (d *gpuDriver) Close() { d.s.Delete() }
+// gpuTwin is a GPU pair's second simulation, drawn from its own buffers.
+type gpuTwin interface {
+	TwinParticles() render.Particles
+	TwinStats() sim.Stats
+}
+
+func (d *gpuDriver) Twin() (render.Particles, sim.Stats, bool) {
+	if t, ok := d.s.(gpuTwin); ok {
+		return t.TwinParticles(), t.TwinStats(), true
+	}
+	return render.Particles{}, sim.Stats{}, false
+}
+
+func (d *gpuDriver) Release() sim.Solver {
+	s := d.s
+	d.s = nil
+	return s
+}
+
+func (d *gpuDriver) Close() {
+	if d.s != nil {
+		d.s.Delete()
+	}
+}

@@ -107,7 +107,7 @@ func Replay(o ReplayOptions) error {
 	if o.Record != "" {
 		// how many frames the replay has is known only when played (the solver picks each frame's substeps), so a
 		// .png output is always a numbered sequence
-		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, 0); err != nil {
+		if c, err = newClip(st, g, o.Record, o.Width, o.Height, vq, 0, false); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
 		defer c.Close()

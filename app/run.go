@@ -126,6 +126,15 @@ func Run(o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	var spec abSpec
+	if o.AB != "" {
+		if o.Screenshot != "" {
+			return usagef("--ab and --screenshot: the screenshot of an A/B is not made; record one with slosh record --ab")
+		}
+		if spec, err = parseAB(st.mode.Params(), o.AB); err != nil {
+			return err
+		}
+	}
 
 	g := glInfo{cap: o.GLCap}
 	if o.Screenshot != "" || st.mode.Compute {
@@ -168,12 +177,26 @@ func Run(o RunOptions) error {
 		return err
 	}
 	defer ss.Close()
+	var ab *pair
+	if o.AB != "" {
+		if err := ss.startAB(spec, stderr); err != nil {
+			return err
+		}
+		ab = ss.solver.(abPair).pairOf()
+	}
 
 	fmt.Fprintf(stdout, "# slosh run: mode %s, scene %s, %d particles, %s, %d frames\n",
 		ss.mode.Name, st.sc.Source, ss.solver.Stats().Particles, timeStepping(ss.solver.Params()), o.Frames)
-	var steps []sim.Stats
-	var table statsTable
+	var steps, stepsB []sim.Stats
+	var table, tableB statsTable
 	for f := 1; f <= o.Frames; f++ {
+		if ab != nil {
+			if steps, stepsB, err = abFrame(ab, steps[:0], stepsB[:0]); err != nil {
+				return fmt.Errorf("frame %d: %w", f, err)
+			}
+			fmt.Fprint(stdout, besides(table.line(f, steps), tableB.line(f, stepsB)))
+			continue
+		}
 		steps, err = ss.frame(steps[:0])
 		if err != nil {
 			return fmt.Errorf("frame %d: %w", f, err)
@@ -263,6 +286,21 @@ func (t *statsTable) line(frame int, steps []sim.Stats) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// besides joins the lines of A's table and B's into one table: each of A's lines, then " | B " and B's line.
+func besides(a, b string) string {
+	la := strings.Split(strings.TrimSuffix(a, "\n"), "\n")
+	lb := strings.Split(strings.TrimSuffix(b, "\n"), "\n")
+	var out strings.Builder
+	for i, l := range la {
+		out.WriteString(l)
+		if i < len(lb) {
+			out.WriteString("  | B " + strings.TrimPrefix(lb[i], "# "))
+		}
+		out.WriteString("\n")
+	}
+	return out.String()
 }
 
 // timeStepping describes how a mode's parameters choose its substeps: "CFL 1.5, 4–32 substeps".

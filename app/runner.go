@@ -22,6 +22,22 @@ type Published struct {
 	// Ellipsoids are the frame's anisotropic kernels when the runner computes them (SetSurface): where the GL
 	// context has no compute shaders to do it on the GPU. Empty otherwise.
 	Ellipsoids []csurface.Ellipsoid
+	// Twin is the second simulation's frame when the solver steps two (an A/B pair, twinSolver); nil otherwise.
+	Twin *TwinPublished
+}
+
+// TwinPublished is the second simulation of an A/B comparison as the Runner hands it over with each frame.
+type TwinPublished struct {
+	Frame      sim.Frame
+	Stats      sim.Stats
+	Ellipsoids []csurface.Ellipsoid
+}
+
+// twinSolver is a solver that steps a second simulation beside its own (an A/B pair): the runner publishes that
+// one's frame and stats with each of its own.
+type twinSolver interface {
+	TwinFrame(dst *sim.Frame)
+	TwinStats() sim.Stats
 }
 
 // exchange is a triple buffer of Published frames between one producer (the runner) and one consumer (the GL
@@ -172,6 +188,12 @@ func (r *Runner) Close() {
 	if r.started.Load() {
 		<-r.done
 	}
+}
+
+// Release stops the goroutine (Close) and returns the solver, which is the caller's again.
+func (r *Runner) Release() sim.Solver {
+	r.Close()
+	return r.solver
 }
 
 // SetParams asks the runner to apply a parameter snapshot (param.Set.Restore) before its next frame. Successive
@@ -414,18 +436,16 @@ func (r *Runner) publish(box *Published) {
 	}
 	r.solver.Frame(&box.Frame)
 	box.Stats = r.solver.Stats()
-	box.Ellipsoids = box.Ellipsoids[:0]
-	if job := r.surface; job != nil {
-		f := &box.Frame
-		if cap(box.Ellipsoids) < f.N {
-			box.Ellipsoids = make([]csurface.Ellipsoid, f.N)
+	box.Ellipsoids = r.kernels(box.Ellipsoids, &box.Frame)
+	if ts, ok := r.solver.(twinSolver); ok {
+		if box.Twin == nil {
+			box.Twin = &TwinPublished{}
 		}
-		box.Ellipsoids = box.Ellipsoids[:f.N]
-		r.aniso.Cfg = job.cfg
-		if err := r.aniso.Compute(box.Ellipsoids, f.Pos[:f.N], f.Radius, job.lo, job.hi); err != nil {
-			box.Ellipsoids = box.Ellipsoids[:0]
-			r.setMessage("surface: "+err.Error(), true)
-		}
+		ts.TwinFrame(&box.Twin.Frame)
+		box.Twin.Stats = ts.TwinStats()
+		box.Twin.Ellipsoids = r.kernels(box.Twin.Ellipsoids, &box.Twin.Frame)
+	} else {
+		box.Twin = nil
 	}
 	if r.sink != nil && len(box.Steps) > 0 {
 		r.sink(&box.Frame)
@@ -433,6 +453,24 @@ func (r *Runner) publish(box *Published) {
 	r.seq++
 	box.Seq = r.seq
 	r.xch.Publish()
+}
+
+// kernels computes f's anisotropic kernels into dst when the runner is asked to (SetSurface); dst[:0] otherwise.
+func (r *Runner) kernels(dst []csurface.Ellipsoid, f *sim.Frame) []csurface.Ellipsoid {
+	job := r.surface
+	if job == nil {
+		return dst[:0]
+	}
+	if cap(dst) < f.N {
+		dst = make([]csurface.Ellipsoid, f.N)
+	}
+	dst = dst[:f.N]
+	r.aniso.Cfg = job.cfg
+	if err := r.aniso.Compute(dst, f.Pos[:f.N], f.Radius, job.lo, job.hi); err != nil {
+		r.setMessage("surface: "+err.Error(), true)
+		return dst[:0]
+	}
+	return dst
 }
 
 func stepErrorMessage(mode string, err error) string {

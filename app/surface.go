@@ -98,6 +98,22 @@ func (s *surfacer) particles(drv driver, want bool, sc *scene.Scene) (render.Par
 	return s.onGPU(p, drv, drv.Version(), lo, hi)
 }
 
+// twin returns what to draw for the second simulation of an A/B comparison, with its kernels when want. The
+// twin has a surfacer of its own (its cache of GPU kernels is the twin's), configured like the window's; without
+// compute shaders the CPU runner computes the twin's kernels with A's, as the window's surfacer asked it to.
+func (s *surfacer) twin(drv driver, want bool, sc *scene.Scene) (render.Particles, error) {
+	p, _, _ := drv.Twin()
+	if !want {
+		p.Ellipsoids = nil
+		return p, nil
+	}
+	if s.gpu == nil {
+		return p, nil
+	}
+	lo, hi := domainOf(sc)
+	return s.onGPU(p, drv, drv.Version(), lo, hi)
+}
+
 // onGPU returns p with its kernels computed by gpu/surface, again only when src's particles (version), the
 // parameters or the domain changed since the last time.
 func (s *surfacer) onGPU(p render.Particles, src any, version uint64, lo, hi [3]float32) (render.Particles, error) {

@@ -295,7 +295,21 @@ func (v *viewer) cursor() (ray, bool) {
 	if fw <= 0 || fh <= 0 {
 		return ray{}, false
 	}
-	return cursorRay(v.cam.Camera(float32(fw)/float32(fh)), v.mouse.x, v.mouse.y, w, h)
+	x := v.mouse.x
+	if v.ab.on {
+		// two views of one camera side by side: the ray through the same point of the half under the cursor
+		wa, wb := abHalves(w)
+		fa, fb := abHalves(fw)
+		if x < float64(wa) {
+			w, fw = wa, fa
+		} else {
+			x, w, fw = x-float64(wa), wb, fb
+		}
+		if w <= 0 || fw <= 0 {
+			return ray{}, false
+		}
+	}
+	return cursorRay(v.cam.Camera(float32(fw)/float32(fh)), x, v.mouse.y, w, h)
 }
 
 // startGesture begins what a left press in the view does; it returns false when the press should orbit the camera.

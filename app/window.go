@@ -103,6 +103,8 @@ type viewer struct {
 	lastTitle time.Time
 	title     string
 	sets      [5]*param.Set
+
+	ab abView // the A/B comparison (abview.go)
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -211,6 +213,9 @@ func (v *viewer) frame(now time.Time) {
 	if v.rec != nil {
 		v.ui.Indicator(v.rec.elapsed())
 	}
+	if v.ab.on {
+		v.abCaptions()
+	}
 
 	fw, fh := v.win.GetFramebufferSize()
 	drawn := fw > 0 && fh > 0 // a minimised window has no framebuffer
@@ -221,10 +226,21 @@ func (v *viewer) frame(now time.Time) {
 		if err != nil && !v.status.isErr {
 			v.status.set(err.Error(), true) // the frame still draws, with spheres
 		}
+		var pb render.Particles
+		if v.ab.on {
+			v.ab.surf.cfg = v.surf.cfg
+			if pb, err = v.ab.surf.twin(v.drv, v.rend.WantsEllipsoids(), v.sc); err != nil && !v.status.isErr {
+				v.status.set("B: "+err.Error(), true)
+			}
+		}
 		draw = func(transparent bool) {
 			gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 			v.rend.SetTransparent(transparent)
-			v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
+			if v.ab.on {
+				v.drawAB(fw, fh, p, pb)
+			} else {
+				v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
+			}
 			v.rend.SetTransparent(false)
 		}
 		draw(clearShot)
@@ -263,6 +279,9 @@ func (v *viewer) frame(now time.Time) {
 	if now.Sub(v.lastTitle) >= 250*time.Millisecond {
 		v.lastTitle = now
 		t := fmt.Sprintf("slosh — %s — %d particles — %.0f fps", v.drv.Mode().Name, v.drv.Stats().Particles, v.fps.rate)
+		if v.ab.on {
+			t = fmt.Sprintf("slosh — %s A/B: %s — %d particles — %.0f fps", v.drv.Mode().Name, v.abLabelB(), v.drv.Stats().Particles, v.fps.rate)
+		}
 		if t != v.title {
 			v.title = t
 			v.win.SetTitle(t)
@@ -306,6 +325,7 @@ func (v *viewer) fillModel() {
 	if v.export != nil {
 		m.Exporting = fmt.Sprintf("%d frames", v.export.frames())
 	}
+	v.fillAB(&m.AB)
 }
 
 // apply carries out what the panel asked for.
@@ -340,6 +360,13 @@ func (v *viewer) apply(a ui.Actions) {
 	}
 	if a.Export {
 		v.toggleExport()
+	}
+	v.ab.pick, v.ab.value = v.model.AB.Pick, v.model.AB.Value
+	if a.ABValue {
+		v.setABValue()
+	}
+	if a.ToggleAB {
+		v.toggleAB()
 	}
 	if a.SaveReplay {
 		v.saveReplay(strings.TrimSuffix(v.model.Path, filepath.Ext(v.model.Path)) + ReplayExt)
@@ -435,6 +462,7 @@ func (v *viewer) switchScene(name string) {
 func (v *viewer) closeDriver() {
 	v.stopExport()
 	v.drv.Close()
+	v.dropAB() // a pair's two solvers went with it
 	for _, e := range v.exported {
 		e.stop() // the runner may have quit before the command that would have
 	}
@@ -566,6 +594,8 @@ func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 		frameDomain(v.cam, v.sc)
 	case glfw.KeyH:
 		v.ui.SetVisible(!v.ui.Visible())
+	case glfw.KeyB:
+		v.toggleAB()
 	case glfw.KeyEscape:
 		v.win.SetShouldClose(true)
 	}

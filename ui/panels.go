@@ -36,6 +36,25 @@ type Model struct {
 	// Recording is the recording's indicator text while one runs ("" otherwise); Exporting says how far the
 	// particle export has got while one runs.
 	Recording, Exporting string
+	// AB is the side-by-side comparison of two runs that differ in one parameter.
+	AB ABModel
+}
+
+// ABModel is the panel's part of an A/B comparison: which parameter B changes, to what, and both runs' stats.
+type ABModel struct {
+	// Set is the running mode's parameters, one of which B changes; nil hides the section.
+	Set *param.Set
+	// Pick indexes Set.All(): the parameter B changes; Value is B's value of it. The panel edits both in place
+	// (a new pick takes the parameter's current value).
+	Pick  int
+	Value param.Value
+	// Unavailable says why the mode cannot be compared ("" when it can).
+	Unavailable string
+	// On says the comparison runs; then LabelA and LabelB say what each side runs with, and A and B are their
+	// newest stats.
+	On             bool
+	LabelA, LabelB string
+	A, B           sim.Stats
 }
 
 // Actions is what the user asked for during one Draw.
@@ -51,6 +70,9 @@ type Actions struct {
 	// Record starts or stops a recording (F9), Export the particle export, SaveReplay writes the sitting's
 	// replay to Model.Path's name with the .replay extension.
 	Record, Export, SaveReplay bool
+	// ToggleAB starts or stops the A/B comparison (key b); ABValue says AB.Value was edited (while it runs, B
+	// takes the new value at once).
+	ToggleAB, ABValue bool
 }
 
 // HistoryLen is how many steps the plot keeps.
@@ -261,6 +283,13 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 		}
 		textDisabled("options under Parameters › Capture")
 	}
+	abFlags := imgui.TreeNodeFlagsNone
+	if m.AB.On {
+		abFlags = imgui.TreeNodeFlagsDefaultOpen
+	}
+	if m.AB.Set != nil && imgui.CollapsingHeaderV("Compare A/B", abFlags) {
+		p.abSection(&m.AB, act, em)
+	}
 	imgui.Separator()
 	switch {
 	case m.Status != "" && m.StatusIsError:
@@ -275,6 +304,128 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 		textWrapped(p.paramErr)
 		imgui.PopStyleColor()
 	}
+}
+
+// abSection picks the parameter B changes and its value, starts and stops the comparison, and shows both runs'
+// figures side by side.
+func (p *Panels) abSection(ab *ABModel, act *Actions, em float32) {
+	all := ab.Set.All()
+	if len(all) == 0 {
+		textDisabled("the mode has no parameters to compare")
+		return
+	}
+	if ab.Pick < 0 || ab.Pick >= len(all) {
+		ab.Pick, ab.Value = 0, all[0].Get()
+	}
+	names := make([]string, len(all))
+	for i, prm := range all {
+		names[i] = prm.Name
+	}
+	if combo("Parameter##ab", &ab.Pick, names) {
+		ab.Value = all[ab.Pick].Get()
+		act.ABValue = true
+	}
+	prm := all[ab.Pick]
+	if v, changed := editWidget(prm, "B's value##ab", ab.Value); changed {
+		if v, err := clampToHard(prm, v); err == nil {
+			ab.Value = v
+			act.ABValue = true
+		}
+	}
+	paramTooltip(prm)
+	label := "Start A/B"
+	if ab.On {
+		label = "Stop A/B"
+	}
+	act.ToggleAB = imgui.ButtonV(label+"###ab", imgui.Vec2{X: 11 * em})
+	imgui.SameLine()
+	textDisabled("b")
+	if ab.Unavailable != "" {
+		imgui.PushStyleColor(imgui.StyleColorText, colorWarning)
+		textWrapped(ab.Unavailable)
+		imgui.PopStyleColor()
+	}
+	if !ab.On {
+		textDisabled("B copies the running state, changes this one parameter, and steps beside A")
+		return
+	}
+	textDisabled("left A, right B; the tools, pause, step and reset act on both")
+	flags := imgui.TableFlagsRowBg | imgui.TableFlagsBordersInnerV | imgui.TableFlagsSizingStretchProp
+	if !imgui.BeginTableV("ab", 3, flags, imgui.Vec2{}, 0) {
+		return
+	}
+	row := func(name, a, b string) {
+		imgui.TableNextRow()
+		imgui.TableNextColumn()
+		imgui.Text(name)
+		imgui.TableNextColumn()
+		imgui.Text(a)
+		imgui.TableNextColumn()
+		if a != b {
+			textColored(colorWarning, b)
+		} else {
+			imgui.Text(b)
+		}
+	}
+	row("", "A", "B")
+	row("run", ab.LabelA, ab.LabelB)
+	for _, r := range abRows(&ab.A, &ab.B) {
+		row(r[0], r[1], r[2])
+	}
+	imgui.EndTable()
+}
+
+// abRows are the rows of the A/B table after the labels: the counts and times every mode has, then each figure
+// either side reports.
+func abRows(a, b *sim.Stats) [][3]string {
+	rows := [][3]string{
+		{"steps", fmt.Sprint(a.Steps), fmt.Sprint(b.Steps)},
+		{"substeps", fmt.Sprint(a.Substeps), fmt.Sprint(b.Substeps)},
+		{"step", fmt.Sprintf("%.2f ms", a.StepMs), fmt.Sprintf("%.2f ms", b.StepMs)},
+		{"particles", groupDigits(a.Particles), groupDigits(b.Particles)},
+		{"max speed", fmt.Sprintf("%.3f m/s", a.MaxSpeed), fmt.Sprintf("%.3f m/s", b.MaxSpeed)},
+	}
+	seen := map[string]bool{}
+	add := func(f sim.Figure) {
+		if seen[f.Name] {
+			return
+		}
+		seen[f.Name] = true
+		va, vb := "–", "–"
+		if fa, ok := a.Figure(f.Name); ok {
+			va = sim.FormatValue(fa.Value, fa.Unit)
+		}
+		if fb, ok := b.Figure(f.Name); ok {
+			vb = sim.FormatValue(fb.Value, fb.Unit)
+		}
+		rows = append(rows, [3]string{f.Name, va, vb})
+	}
+	for _, f := range a.Figures {
+		add(f)
+	}
+	for _, f := range b.Figures {
+		add(f)
+	}
+	return rows
+}
+
+// ABCaption is one view's caption in an A/B comparison: its label and a short stats line (substeps, the mode's
+// first figures, step time).
+func ABCaption(label string, s *sim.Stats) string {
+	var b strings.Builder
+	b.WriteString(label)
+	fmt.Fprintf(&b, "\n%d substeps", s.Substeps)
+	for i, f := range s.Figures {
+		if i == 2 {
+			break
+		}
+		fmt.Fprintf(&b, " · %s %s", f.Name, sim.FormatValue(f.Value, f.Unit))
+	}
+	fmt.Fprintf(&b, " · step %.2f ms", s.StepMs)
+	if s.Notice != "" {
+		b.WriteString("\n" + s.Notice)
+	}
+	return b.String()
 }
 
 func (p *Panels) parameterWindow(m *Model, act *Actions, em, top float32, display imgui.Vec2) {

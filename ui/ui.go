@@ -183,6 +183,22 @@ func (u *UI) Indicator(text string) {
 	u.overlay = true
 }
 
+// Caption shows text (lines split by \n) centred over [x0, x1] with its bottom at y, in screen coordinates, on
+// a dark box over everything until the frame ends: the labels of A/B views. Like Indicator it is drawn by
+// RenderOverlay, panel shown or not, and is not in recordings.
+func (u *UI) Caption(x0, x1, y float32, text string) {
+	em := imgui.FontSize()
+	pad := 0.4 * em
+	size := imgui.CalcTextSize(text, false, 0)
+	cx := (x0 + x1) / 2
+	bx0, bx1 := cx-size.X/2-pad, cx+size.X/2+pad
+	by0, by1 := y-size.Y-2*pad, y
+	fg := imgui.ForegroundDrawList()
+	fg.AddRectFilledV(imgui.Vec2{X: bx0, Y: by0}, imgui.Vec2{X: bx1, Y: by1}, imgui.PackedColorFromVec4(imgui.Vec4{X: 0, Y: 0, Z: 0, W: 0.55}), 0.3*em, 0)
+	fg.AddText(imgui.Vec2{X: bx0 + pad, Y: by0 + pad}, imgui.PackedColorFromVec4(imgui.Vec4{X: 1, Y: 1, Z: 1, W: 1}), text)
+	u.overlay = true
+}
+
 // Redraw draws the frame last ended by Render again, into the bound framebuffer of width×height pixels: an
 // offscreen target for a screenshot or a recording with the panel. It is valid until the next NewFrame.
 func (u *UI) Redraw(width, height int) {
