@@ -141,6 +141,40 @@ func (m *Matrix) mulLines(x, y []float64, lo, hi int) {
 	}
 }
 
+// mulSpan computes the 7-point product on the cells [lo, hi) of one x-line, all of them in the system.
+func (m *Matrix) mulSpan(x, y []float64, lo, hi int) {
+	nx, ny, nz := m.Nx, m.Ny, m.Nz
+	sxy := nx * ny
+	d, cx, cy, cz := m.Diag, m.X, m.Y, m.Z
+	l := lo / nx
+	j, k := l%ny, l/ny
+	i0 := lo - l*nx
+	hasYm, hasYp, hasZm, hasZp := j > 0, j < ny-1, k > 0, k < nz-1
+	for c := lo; c < hi; c++ {
+		i := i0 + c - lo
+		v := d[c] * x[c]
+		if i > 0 && d[c-1] > 0 {
+			v += cx[c-1] * x[c-1]
+		}
+		if i < nx-1 && d[c+1] > 0 {
+			v += cx[c] * x[c+1]
+		}
+		if hasYm && d[c-nx] > 0 {
+			v += cy[c-nx] * x[c-nx]
+		}
+		if hasYp && d[c+nx] > 0 {
+			v += cy[c] * x[c+nx]
+		}
+		if hasZm && d[c-sxy] > 0 {
+			v += cz[c-sxy] * x[c-sxy]
+		}
+		if hasZp && d[c+sxy] > 0 {
+			v += cz[c] * x[c+sxy]
+		}
+		y[c] = v
+	}
+}
+
 // bodyCell reports whether the low-rank row at cell c takes part: on the grid and in the system.
 func (m *Matrix) bodyCell(c int32) bool {
 	return c >= 0 && int(c) < len(m.Diag) && m.Diag[c] > 0

@@ -57,18 +57,12 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 	if maxIter <= 0 {
 		maxIter = defaultIter(n)
 	}
-	diag := m.Diag
 	// the bounds, projected warm start and a check of both
-	s.lo = grown(s.lo, n)
+	s.zeroOut(m, p)
 	lo := s.lo
-	sums := s.reduce(n, 2, 1<<1, func(a, z int, out []float64) {
-		var bad float64
-		lmax := math.Inf(-1)
-		for c := a; c < z; c++ {
-			if !(diag[c] > 0) {
-				lo[c], p[c] = 0, 0
-				continue
-			}
+	sums := s.reduce(2, 1<<1, func(a, e int, out []float64) {
+		bad, negMax := out[0], out[1]
+		for c := a; c < e; c++ {
 			l := 0.0
 			if lower != nil {
 				l = lower[c]
@@ -80,9 +74,9 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 			if p[c] < l {
 				p[c] = l
 			}
-			lmax = max(lmax, l)
+			negMax = min(negMax, -l)
 		}
-		out[0], out[1] = bad, -lmax // min of −lmax: the largest bound
+		out[0], out[1] = bad, negMax // the min of −l: minus the largest bound
 	})
 	if sums[0] != 0 {
 		return res, fmt.Errorf("pressure: MPRGP's bounds or warm start are %w", ErrNotFinite)
@@ -98,7 +92,7 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 		scale = 1
 	}
 
-	norm, np := s.NormEstimate(m)
+	norm, np := s.normEstimate(m)
 	res.NormEstimate, res.NormProducts, res.Products = norm, np, np
 	if !finite(norm) || !(norm > 0) {
 		return res, fmt.Errorf("pressure: MPRGP's norm estimate %v is %w", norm, ErrNotFinite)
@@ -106,15 +100,13 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 	abar := mprgpAlpha / norm
 
 	g, d, ad, phi, z, set := s.r, s.d, s.q, s.phi, s.z, s.set
-	// gradient sets g = A p + b (0 out of the system)
+	// gradient sets g = A p + b
 	gradient := func() {
-		m.mul(s.Pool, p, g)
+		s.mul(m, p, g)
 		res.Products++
-		s.each(n, func(a, e int) {
+		s.each(func(a, e int) {
 			for c := a; c < e; c++ {
-				if diag[c] > 0 {
-					g[c] += b[c]
-				}
+				g[c] += b[c]
 			}
 		})
 	}
@@ -122,15 +114,15 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 	var phi2, beta2, phiTilde float64
 	var changed bool
 	classify := func() {
-		sums := s.reduce(n, 4, 0, func(a, e int, out []float64) {
-			var f2, b2, ft, ch float64
+		sums := s.reduce(4, 0, func(a, e int, out []float64) {
+			f2, b2, ft, ch := out[0], out[1], out[2], out[3]
 			for c := a; c < e; c++ {
-				free := diag[c] > 0 && p[c] > lo[c]
+				free := p[c] > lo[c]
 				if free != set[c] {
 					ch++
 				}
+				v := g[c]
 				if free {
-					v := g[c]
 					phi[c] = v
 					f2 += v * v
 					if v > 0 {
@@ -140,8 +132,8 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 					}
 				} else {
 					phi[c] = 0
-					if diag[c] > 0 && g[c] < 0 {
-						b2 += g[c] * g[c]
+					if v < 0 {
+						b2 += v * v
 					}
 				}
 			}
@@ -149,33 +141,24 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 		})
 		phi2, beta2, phiTilde, changed = sums[0], sums[1], sums[2], sums[3] != 0
 	}
-	// refactor makes the preconditioner MIC(0) of A on the current free set.
-	refactor := func() {
-		s.each(n, func(a, e int) {
-			for c := a; c < e; c++ {
-				set[c] = diag[c] > 0 && p[c] > lo[c]
-			}
-		})
-		s.f.factor(m, s.dg, set)
-	}
-	// precondition sets z = M_F⁻¹ φ, zero off the free set.
-	precondition := func() {
-		s.f.apply(m, phi, z)
-	}
-	// restart makes the search direction the preconditioned free gradient, refactoring first if F changed.
+	// restart makes the search direction the preconditioned free gradient, first refactoring the preconditioner
+	// on the current free set if it changed.
 	restart := func() {
 		if changed {
-			refactor()
+			s.each(func(a, e int) {
+				for c := a; c < e; c++ {
+					set[c] = p[c] > lo[c]
+				}
+			})
+			s.f.factor(m, s.dg, set, s.spans)
 			changed = false
 		}
-		precondition()
-		copy(d, z)
+		s.f.apply(m, phi, z, s.spans)
+		s.copyIn(d, z)
 	}
 
 	gradient()
-	clear(set)
 	classify()
-	changed = true
 	fresh := true // g was just computed from p, not updated by recurrence
 	for {
 		gp := math.Sqrt(phi2 + beta2)
@@ -191,30 +174,29 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 			gradient()
 			classify()
 			fresh = true
-			restart()
 			continue
 		}
 		if res.Iterations >= maxIter {
 			return res, nil
 		}
-		if changed || res.Iterations == 0 {
-			restart()
+		if fresh {
+			restart() // the first step, or after a fresh gradient: start the directions anew
 		}
 		res.Iterations++
 		fresh = false
 		if beta2 > mprgpGamma*mprgpGamma*phiTilde {
 			// proportioning step along −β
 			res.Proportionings++
-			s.each(n, func(a, e int) {
+			s.each(func(a, e int) {
 				for c := a; c < e; c++ {
 					v := 0.0
-					if diag[c] > 0 && !(p[c] > lo[c]) && g[c] < 0 {
+					if !(p[c] > lo[c]) && g[c] < 0 {
 						v = g[c]
 					}
 					d[c] = v
 				}
 			})
-			m.mul(s.Pool, d, ad)
+			s.mul(m, d, ad)
 			res.Products++
 			dad := s.dot(d, ad)
 			if !(dad > 0) {
@@ -227,11 +209,10 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 			continue
 		}
 		// trial conjugate gradient step along d
-		m.mul(s.Pool, d, ad)
+		s.mul(m, d, ad)
 		res.Products++
-		sums := s.reduce(n, 3, 1<<2, func(a, e int, out []float64) {
-			var dad, gd float64
-			af := math.Inf(1)
+		sums := s.reduce(3, 1<<2, func(a, e int, out []float64) {
+			dad, gd, af := out[0], out[1], out[2]
 			for c := a; c < e; c++ {
 				dad += d[c] * ad[c]
 				gd += g[c] * d[c]
@@ -254,9 +235,9 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 				restart() // landed on a bound: the face changed
 				continue
 			}
-			precondition()
+			s.f.apply(m, phi, z, s.spans)
 			gamma := s.dot(z, ad) / dad
-			s.each(n, func(a, e int) {
+			s.each(func(a, e int) {
 				for c := a; c < e; c++ {
 					d[c] = z[c] - gamma*d[c]
 				}
@@ -266,9 +247,9 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 		// expansion step: as far as feasible along d, then a fixed-length projected free-gradient step
 		res.Expansions++
 		s.step(p, g, d, ad, afeas)
-		s.each(n, func(a, e int) {
+		s.each(func(a, e int) {
 			for c := a; c < e; c++ {
-				if diag[c] > 0 && p[c] > lo[c] {
+				if p[c] > lo[c] {
 					p[c] = max(lo[c], p[c]-abar*g[c])
 				}
 			}
@@ -283,7 +264,7 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 // it (the gradient is then off by as much, which the final check on a fresh gradient absorbs).
 func (s *Solver) step(p, g, d, ad []float64, alpha float64) {
 	lo := s.lo
-	s.each(len(p), func(a, e int) {
+	s.each(func(a, e int) {
 		for c := a; c < e; c++ {
 			p[c] = max(lo[c], p[c]-alpha*d[c])
 			g[c] -= alpha * ad[c]

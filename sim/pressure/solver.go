@@ -47,46 +47,43 @@ type Solver struct {
 	r, z, d, q, phi, dg, lo []float64
 	set                     []bool
 	f                       mic
+	spans                   []span
+	blocks                  []int
 	part                    []float64
 	sums                    [maxSums]float64
-}
-
-// size grows the workspaces for n cells.
-func (s *Solver) size(n int) {
-	s.r = grown(s.r, n)
-	s.z = grown(s.z, n)
-	s.d = grown(s.d, n)
-	s.q = grown(s.q, n)
-	s.phi = grown(s.phi, n)
-	s.dg = grown(s.dg, n)
-	if cap(s.set) < n {
-		s.set = make([]bool, n)
-	}
-	s.set = s.set[:n]
 }
 
 // defaultIter is the iteration cap used when the caller passes maxIter ≤ 0.
 func defaultIter(n int) int { return 2*n + 100 }
 
-// prepare sizes the workspaces, computes the diagonal the preconditioner factors (Diag plus the low-rank terms'
-// diagonal, on cells in the system) and returns ‖b‖ over the cells in the system, or an error if b or the
-// matrix's diagonal is not finite there.
+// prepare finds the spans of cells in the system, sizes the workspaces and zeroes them (the solvers' loops then
+// touch the cells in the system only, and every workspace stays 0 elsewhere), computes the diagonal the
+// preconditioner factors (Diag plus the low-rank terms' diagonal) and returns ‖b‖ over the cells in the system, or
+// an error if b or the matrix's diagonal is not finite there.
 func (s *Solver) prepare(m *Matrix, b []float64) (float64, error) {
 	n := m.Len()
-	s.size(n)
-	diag := m.Diag
-	dg := s.dg
-	sums := s.reduce(n, 2, 0, func(lo, hi int, out []float64) {
-		var bb, bad float64
+	s.findSpans(m)
+	s.r = zeroed(s.r, n)
+	s.z = zeroed(s.z, n)
+	s.d = zeroed(s.d, n)
+	s.q = zeroed(s.q, n)
+	s.phi = zeroed(s.phi, n)
+	s.dg = zeroed(s.dg, n)
+	s.lo = zeroed(s.lo, n)
+	if cap(s.set) < n {
+		s.set = make([]bool, n)
+	}
+	s.set = s.set[:n]
+	clear(s.set)
+	s.f.size(n)
+	diag, dg := m.Diag, s.dg
+	sums := s.reduce(2, 0, func(lo, hi int, out []float64) {
+		bb, bad := out[0], out[1]
 		for c := lo; c < hi; c++ {
-			if diag[c] > 0 {
-				dg[c] = diag[c]
-				bb += b[c] * b[c]
-				if !finite(b[c]) || !finite(diag[c]) {
-					bad++
-				}
-			} else {
-				dg[c] = 0
+			dg[c] = diag[c]
+			bb += b[c] * b[c]
+			if !finite(b[c]) || !finite(diag[c]) {
+				bad++
 			}
 		}
 		out[0], out[1] = bb, bad
@@ -98,11 +95,23 @@ func (s *Solver) prepare(m *Matrix, b []float64) (float64, error) {
 	return math.Sqrt(sums[0]), nil
 }
 
+// zeroOut sets p to 0 on the cells out of the system, on the pool.
+func (s *Solver) zeroOut(m *Matrix, p []float64) {
+	diag := m.Diag
+	s.Pool.For(len(p), block, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			if !(diag[c] > 0) {
+				p[c] = 0
+			}
+		}
+	})
+}
+
 // CG solves A p + b = 0 on the cells in the system (the bilateral, classic pressure solve) by conjugate gradients
 // preconditioned with MIC(0) of the 7-point part (its diagonal including the low-rank terms' diagonal),
 // warm-started from p. It stops when ‖A p + b‖ ≤ tol·‖b‖, checked on the true residual (one extra product), or
-// after maxIter CG steps (maxIter ≤ 0: 2n + 100). p is set to 0 on cells out of the system. A returns error wraps
-// ErrNotFinite; not converging within maxIter is not an error (Converged is false).
+// after maxIter CG steps (maxIter ≤ 0: 2n + 100). p is set to 0 on cells out of the system. A returned error
+// wraps ErrNotFinite; not converging within maxIter is not an error (Converged is false).
 func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result, error) {
 	m.check(b, p)
 	var res Result
@@ -114,26 +123,20 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 	if maxIter <= 0 {
 		maxIter = defaultIter(n)
 	}
-	diag := m.Diag
+	s.zeroOut(m, p)
 	if bn == 0 {
-		for c := range p {
-			p[c] = 0
-		}
+		clear(p)
 		res.Converged = true
 		return res, nil
 	}
 	set := s.set
-	bad := s.reduce(n, 1, 0, func(lo, hi int, out []float64) {
-		var nb float64
+	bad := s.reduce(1, 0, func(lo, hi int, out []float64) {
 		for c := lo; c < hi; c++ {
-			set[c] = diag[c] > 0
-			if !set[c] {
-				p[c] = 0
-			} else if !finite(p[c]) {
-				nb++
+			set[c] = true
+			if !finite(p[c]) {
+				out[0]++
 			}
 		}
-		out[0] = nb
 	})[0]
 	if bad != 0 {
 		return res, fmt.Errorf("pressure: CG's warm start p is %w", ErrNotFinite)
@@ -141,15 +144,12 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 	r, z, d, q := s.r, s.z, s.d, s.q
 	// r = −(A p + b), the residual of A p = −b
 	residual := func() float64 {
-		m.mul(s.Pool, p, r)
+		s.mul(m, p, r)
 		res.Products++
-		return s.reduce(n, 1, 0, func(lo, hi int, out []float64) {
-			var rr float64
+		return s.reduce(1, 0, func(lo, hi int, out []float64) {
+			rr := out[0]
 			for c := lo; c < hi; c++ {
-				v := 0.0
-				if diag[c] > 0 {
-					v = -(r[c] + b[c])
-				}
+				v := -(r[c] + b[c])
 				r[c] = v
 				rr += v * v
 			}
@@ -158,7 +158,7 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 	}
 	rr := residual()
 	fresh := true // rr is the true residual, not the recurrence's
-	s.f.factor(m, s.dg, set)
+	s.f.factor(m, s.dg, set, s.spans)
 	for {
 		res.Residual = math.Sqrt(rr) / bn
 		if !finite(rr) {
@@ -177,11 +177,11 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 			return res, nil
 		}
 		// (re)start the directions from the current residual: z = M⁻¹ r, d = z
-		s.f.apply(m, r, z)
-		copy(d, z)
+		s.f.apply(m, r, z, s.spans)
+		s.copyIn(d, z)
 		rz := s.dot(r, z)
 		for res.Iterations < maxIter {
-			m.mul(s.Pool, d, q)
+			s.mul(m, d, q)
 			res.Products++
 			dq := s.dot(d, q)
 			if !(dq > 0) {
@@ -191,8 +191,8 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 				return res, nil // A is not positive definite along d: give up, unconverged
 			}
 			alpha := rz / dq
-			rr = s.reduce(n, 1, 0, func(lo, hi int, out []float64) {
-				var v float64
+			rr = s.reduce(1, 0, func(lo, hi int, out []float64) {
+				v := out[0]
 				for c := lo; c < hi; c++ {
 					p[c] += alpha * d[c]
 					r[c] -= alpha * q[c]
@@ -205,11 +205,11 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 			if !finite(rr) || math.Sqrt(rr) <= tol*bn {
 				break
 			}
-			s.f.apply(m, r, z)
+			s.f.apply(m, r, z, s.spans)
 			rzNew := s.dot(r, z)
 			beta := rzNew / rz
 			rz = rzNew
-			s.each(n, func(lo, hi int) {
+			s.each(func(lo, hi int) {
 				for c := lo; c < hi; c++ {
 					d[c] = z[c] + beta*d[c]
 				}
@@ -233,21 +233,24 @@ const (
 // system gives (0, 0); a non-finite matrix gives NaN.
 func (s *Solver) NormEstimate(m *Matrix) (float64, int) {
 	m.check()
+	s.findSpans(m)
+	return s.normEstimate(m)
+}
+
+// normEstimate is NormEstimate once the spans are found.
+func (s *Solver) normEstimate(m *Matrix) (float64, int) {
 	n := m.Len()
-	s.q = grown(s.q, n)
-	diag := m.Diag
+	s.q = zeroed(s.q, n)
 	warm := len(s.Eigen) == n
 	if !warm {
 		s.Eigen = grown(s.Eigen, n)
 	}
 	v, y := s.Eigen, s.q
-	vv := s.reduce(n, 1, 0, func(lo, hi int, out []float64) {
-		var sum float64
+	s.zeroOut(m, v)
+	vv := s.reduce(1, 0, func(lo, hi int, out []float64) {
+		sum := out[0]
 		for c := lo; c < hi; c++ {
-			switch {
-			case !(diag[c] > 0):
-				v[c] = 0
-			case !warm || !finite(v[c]):
+			if !warm || !finite(v[c]) {
 				v[c] = splitmix(uint64(c))
 			}
 			sum += v[c] * v[c]
@@ -256,12 +259,10 @@ func (s *Solver) NormEstimate(m *Matrix) (float64, int) {
 	})[0]
 	if vv == 0 && warm {
 		// the old vector lived only on cells that have left the system
-		vv = s.reduce(n, 1, 0, func(lo, hi int, out []float64) {
-			var sum float64
+		vv = s.reduce(1, 0, func(lo, hi int, out []float64) {
+			sum := out[0]
 			for c := lo; c < hi; c++ {
-				if diag[c] > 0 {
-					v[c] = splitmix(uint64(c))
-				}
+				v[c] = splitmix(uint64(c))
 				sum += v[c] * v[c]
 			}
 			out[0] = sum
@@ -275,15 +276,15 @@ func (s *Solver) NormEstimate(m *Matrix) (float64, int) {
 	var lambda, ay float64
 	for products < powerMax {
 		sc := scale
-		s.each(n, func(lo, hi int) {
+		s.each(func(lo, hi int) {
 			for c := lo; c < hi; c++ {
 				v[c] *= sc
 			}
 		})
-		m.mul(s.Pool, v, y)
+		s.mul(m, v, y)
 		products++
-		sums := s.reduce(n, 2, 0, func(lo, hi int, out []float64) {
-			var vy, yy float64
+		sums := s.reduce(2, 0, func(lo, hi int, out []float64) {
+			vy, yy := out[0], out[1]
 			for c := lo; c < hi; c++ {
 				vy += v[c] * y[c]
 				yy += y[c] * y[c]
@@ -292,7 +293,7 @@ func (s *Solver) NormEstimate(m *Matrix) (float64, int) {
 		})
 		prev := lambda
 		lambda, ay = sums[0], math.Sqrt(sums[1])
-		copy(v, y)
+		s.copyIn(v, y)
 		if !(ay > 0) {
 			break // NaN, or A v = 0
 		}
@@ -304,7 +305,7 @@ func (s *Solver) NormEstimate(m *Matrix) (float64, int) {
 	// leave a unit vector for the next warm start
 	if ay > 0 && finite(ay) {
 		sc := 1 / ay
-		s.each(n, func(lo, hi int) {
+		s.each(func(lo, hi int) {
 			for c := lo; c < hi; c++ {
 				v[c] *= sc
 			}
