@@ -8,6 +8,7 @@ import (
 	gpupbf "github.com/slosh/slosh/gpu/pbf"
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/flip"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
 )
@@ -51,7 +52,7 @@ type gpuSolver interface {
 	Delete()
 }
 
-// Modes returns the mode table. New modes (flip, sph, reduced, voronoi) are one entry each.
+// Modes returns the mode table. New modes (sph, reduced, voronoi) are one entry each.
 func Modes() []Mode {
 	pbfParams := func() *param.Set {
 		c := pbf.DefaultConfig()
@@ -83,6 +84,14 @@ func Modes() []Mode {
 			Desc:      "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
 			Params:    func() *param.Set { return pbf.New().Params() },
 			New:       func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
+		},
+		{
+			Name:      flip.Name,
+			Title:     "FLIP",
+			StateKind: flip.Name,
+			Desc:      "mass-full FLIP on a MAC grid with unilateral incompressibility and blurred obstacles, or classic incompressible FLIP (flip.pressure), on the CPU",
+			Params:    func() *param.Set { return flip.New().Params() },
+			New:       func(*glh.Context) (sim.Solver, error) { return flip.New(), nil },
 		},
 	}
 }

@@ -1,0 +1,486 @@
+// Package flip is mass-full FLIP with unilateral incompressibility and blurred obstacles (Gerszewski's
+// dissertation, papers/000 ch. 3), with classic incompressible FLIP as the baseline of §3.4 behind one parameter.
+//
+// A step (§3.2): particles are sorted by cell and rasterise their mass and momentum to the faces of a MAC grid and
+// their mass to its cells with the trilinear stencil (raster.go); the solids — walls, obstacles, moving obstacles,
+// the paddle and rigid bodies — are rasterised with the same stencil into ρ_max per cell and volume fractions per
+// face (solids.go, §3.3); the density-correction LCP moves particles out of over-full cells and corrects the
+// densities; gravity; the unilateral velocity LCP by MPRGP with MIC(0) (project.go, §3.1; sim/pressure) with the
+// bodies coupled into it (bodies.go); velocity extrapolation by sweeps (§3.2.2); the PIC/FLIP blend back to the
+// particles (§3.2.3); trapezoidal advection with the particles kept out of the solids (advect.go, §3.2.4).
+//
+// The classic mode (flip.pressure = classic) runs the same step with cells labelled liquid when they hold a
+// particle, sharp (half-covered) solids, no density term and no bounds: a Poisson equation by MIC(0)-preconditioned
+// conjugate gradients.
+package flip
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/slosh/slosh/internal/machine"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/par"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/pressure"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// The figures the mode reports.
+const (
+	FigIterations     = "pressure iterations"
+	FigResidual       = "pressure residual"
+	FigCorrIterations = "correction iterations"
+	FigCorrResidual   = "correction residual"
+	FigOverfull       = "over ρ_max"          // %, the fullest cell over its ρ_max after the correction
+	FigLiquidCells    = "cells in solve"      // cells in the pressure system
+	FigUnconverged    = "solve stopped early" // the solve hit flip.max_iterations (only when it did)
+)
+
+const advice = "lower flip.cfl or raise flip.substeps, or raise flip.max_iterations"
+
+// Solver is the FLIP solver. It is not safe for concurrent use.
+type Solver struct {
+	Cfg    Config
+	params *param.Set
+	sc     *scene.Scene
+	pool   par.Pool
+
+	g               macGrid
+	spacing         float64 // particle spacing h/2
+	mass            float64 // every particle's mass
+	margin          float64 // how far off a solid's surface advection leaves a particle
+	domLo           [3]float64
+	domHi           [3]float64
+	static          []scene.Shape // the obstacles without a motion
+	pressureAtReset int32
+
+	// particles, sorted by cell after each step
+	x, v [][4]float32
+	id   []uint32
+
+	// scratch for the sort
+	cellIdx, start, tmpI []int32
+	tmpX, tmpV           [][4]float32
+	tmpID                []uint32
+
+	// grid fields
+	cellMass, rhoC, rhoMax, drho []float64
+	sys                          []bool
+	faceMass, u, uOld, du, rhoF  [3][]float64
+	wf, delta                    [3][]float64
+	mark, mark2                  [3][]uint8
+	sol                          solids
+
+	// the solves
+	mat     pressure.Matrix
+	ps      pressure.Solver
+	p, y    []float64 // the pressure and the correction's pseudo-pressure, warm starts for the next step
+	b, w    []float64
+	rowOf   []int32
+	bodies  []body
+	last    lastSolve
+	figures []sim.Figure
+
+	// tools
+	budget    int
+	emitAcc   []float32
+	tools     sim.Tools
+	toolAcc   float32
+	paddleAt  [3]float32 // where the paddle was at the last step
+	hadPaddle bool
+	paddleVel [3]float64
+	notice    string
+
+	time          float64
+	steps         int
+	frameSubsteps int
+	timer         sim.Timer
+	stats         sim.Stats
+
+	good State // the last finite state
+}
+
+type lastSolve struct {
+	pressure, correction pressure.Result
+	overfull             float64
+	cells                int
+}
+
+// New returns a solver with the default configuration and no particles.
+func New() *Solver {
+	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
+	s.Cfg.Register(s.params)
+	return s
+}
+
+// Name implements sim.Solver.
+func (s *Solver) Name() string { return Name }
+
+// Params implements sim.Solver.
+func (s *Solver) Params() *param.Set { return s.params }
+
+// Cell is the grid's cell size, m.
+func (s *Solver) Cell() float64 { return s.g.h }
+
+// GridSize is the grid's cells along each axis.
+func (s *Solver) GridSize() [3]int { return s.g.n }
+
+// bytesPerParticle: positions, velocities, ids, their sort copies and the cell index.
+const bytesPerParticle = 2*(16+16+4) + 4
+
+// bytesPerCell: about 30 float64 fields over cells and faces, the occupancy lattice (8 samples a cell, two
+// copies) and the solver's vectors.
+const bytesPerCell = 30*8 + 8*2*4 + 12*8
+
+// checkMemory refuses a run that would not fit in the memory slosh lets a simulation take.
+func checkMemory(budget int, n [3]int, limit int64) error {
+	cells := int64(n[0]+1) * int64(n[1]+1) * int64(n[2]+1)
+	need := int64(budget)*bytesPerParticle + cells*bytesPerCell
+	if need > limit {
+		return fmt.Errorf("flip: %d particles (the budget) on a %d×%d×%d grid need about %s of memory; slosh lets a simulation take %s on this machine: raise flip.cell or lower flip.particles or flip.budget",
+			budget, n[0], n[1], n[2], machine.Bytes(need), machine.Bytes(limit))
+	}
+	return nil
+}
+
+// Reset implements sim.Solver: the scene's fluid blocks seeded 2×2×2 per cell with jitter, and its rigid bodies.
+func (s *Solver) Reset(sc *scene.Scene) error {
+	h, err := ResolveCell(&s.Cfg, sc)
+	if err != nil {
+		return err
+	}
+	d := h / 2
+	ps, err := sc.Sample(d)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return fmt.Errorf("scene %q has no fluid particles at a cell size of %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, h)
+	}
+	// the jitter: a fixed sequence, so every reset of a scene seeds the same particles
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(len(ps))))
+	j := float64(s.Cfg.Jitter) * d
+	pos := make([][4]float32, len(ps))
+	vel := make([][4]float32, len(ps))
+	for i, q := range ps {
+		var p [3]float64
+		for a := 0; a < 3; a++ {
+			p[a] = q.Pos[a] + j*(rng.Float64()-0.5)
+		}
+		pos[i] = [4]float32{float32(p[0]), float32(p[1]), float32(p[2]), 0}
+		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+	}
+	var bodies []body
+	for i := range sc.Bodies {
+		b, err := newBody(sc.Bodies[i], h)
+		if err != nil {
+			return fmt.Errorf("scene %q body %d: %w", sc.Name, i, err)
+		}
+		bodies = append(bodies, b)
+	}
+	if err := s.setup(sc, h, len(pos)); err != nil {
+		return err
+	}
+	// fluid where a body lands is displaced, as the other modes do
+	keep := pos[:0]
+	kv := vel[:0]
+	for i := range pos {
+		in := false
+		for k := range bodies {
+			if bodies[k].spec.Shape.Distance(scene.Vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}) < 0.5*d {
+				in = true
+				break
+			}
+		}
+		if !in {
+			keep = append(keep, pos[i])
+			kv = append(kv, vel[i])
+		}
+	}
+	s.x = append(s.x[:0], keep...)
+	s.v = append(s.v[:0], kv...)
+	s.id = resize(s.id, len(s.x))
+	for i := range s.id {
+		s.id[i] = uint32(i)
+	}
+	s.bodies = bodies
+	s.save()
+	return nil
+}
+
+// setup sizes the grid and everything on it for a scene at cell size h with n particles, and clears the state
+// that is not the particles'.
+func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
+	lo := [3]float64(sc.Domain.Min)
+	dims, err := gridSize(sc.Domain, h)
+	if err != nil {
+		return err
+	}
+	budget := s.Cfg.ResolveBudget(n)
+	if err := checkMemory(budget, dims, machine.MemoryBudget(8<<30)); err != nil {
+		return err
+	}
+	s.tools = sim.Tools{}
+	s.hadPaddle = false
+	s.sc = sc
+	s.g = newMACGrid(lo, dims, h)
+	s.spacing = h / 2
+	s.mass = float64(s.Cfg.Density) * s.spacing * s.spacing * s.spacing
+	s.margin = h / 16
+	for a := 0; a < 3; a++ {
+		s.domLo[a] = sc.Domain.Min[a] + s.margin
+		s.domHi[a] = sc.Domain.Max[a] - s.margin
+	}
+	s.static = s.static[:0]
+	for i := range sc.Obstacles {
+		if sc.Obstacles[i].Motion == nil {
+			s.static = append(s.static, sc.Obstacles[i].Shape)
+		}
+	}
+	s.pressureAtReset = s.Cfg.Pressure
+	nc := s.g.cells()
+	s.cellMass, s.rhoC, s.rhoMax = resize(s.cellMass, nc), resize(s.rhoC, nc), resize(s.rhoMax, nc)
+	s.sys = resize(s.sys, nc)
+	s.p, s.y, s.b, s.w = resize(s.p, nc), resize(s.y, nc), resize(s.b, nc), resize(s.w, nc)
+	clear(s.p)
+	clear(s.y)
+	for a := 0; a < 3; a++ {
+		d := s.g.dims(a)
+		m := d[0] * d[1] * d[2]
+		s.faceMass[a], s.u[a], s.uOld[a], s.du[a], s.rhoF[a] = resize(s.faceMass[a], m), resize(s.u[a], m), resize(s.uOld[a], m), resize(s.du[a], m), resize(s.rhoF[a], m)
+		s.wf[a], s.delta[a] = resize(s.wf[a], m), resize(s.delta[a], m)
+		s.mark[a], s.mark2[a] = resize(s.mark[a], m), resize(s.mark2[a], m)
+		clear(s.delta[a])
+	}
+	s.rowOf = nil
+	s.initSolids()
+	s.ps = pressure.Solver{Pool: s.pool}
+	s.time, s.steps = 0, 0
+	s.budget = budget
+	s.emitAcc = resize(s.emitAcc, len(sc.Emitters))
+	clear(s.emitAcc)
+	s.toolAcc, s.notice = 0, ""
+	s.stats = sim.Stats{Particles: n}
+	s.last = lastSolve{}
+	return nil
+}
+
+// resize returns b with length n, reusing its storage when it is large enough; growing leaves room for half as
+// much again (particles poured while running).
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		c := n
+		if cap(b) > 0 {
+			c = max(n, cap(b)*3/2)
+		}
+		return make([]T, n, c)
+	}
+	return b[:n]
+}
+
+// BeginFrame implements sim.Solver: the frame's substeps from the CFL condition on the fastest particle or body
+// (or the dam-break front speed of the liquid's height), in grid cells.
+func (s *Solver) BeginFrame(frameDt float64) int {
+	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
+	for i := range s.bodies {
+		b := &s.bodies[i]
+		v2 = math.Max(v2, b.v[0]*b.v[0]+b.v[1]*b.v[1]+b.v[2]*b.v[2])
+	}
+	s.frameSubsteps = s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), s.g.h, frameDt)
+	return s.frameSubsteps
+}
+
+// Step implements sim.Solver.
+func (s *Solver) Step(dt float64) error {
+	if s.sc == nil {
+		return fmt.Errorf("flip: Step before Reset")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("flip: time step %g must be positive", dt)
+	}
+	uic := s.Cfg.Pressure == PressureUIC
+	s.timer.Begin()
+	s.emit(dt)
+	s.sortParticles()
+	s.rasterise()
+	s.normalise()
+	s.timer.Mark("rasterise")
+	s.movePaddle(dt)
+	s.predictBodies(dt)
+	s.updateSolids(s.time)
+	s.last.cells = s.classify()
+	s.timer.Mark("solids")
+	for a := 0; a < 3; a++ {
+		clear(s.delta[a])
+	}
+	s.last.correction, s.last.overfull = pressure.Result{}, 0
+	if uic && s.Cfg.Correction {
+		if err := s.correctDensity(); err != nil {
+			return s.fail(err)
+		}
+	}
+	s.gravity(dt)
+	if err := s.project(dt); err != nil {
+		return s.fail(err)
+	}
+	s.timer.Mark("solve")
+	s.extrapolate()
+	s.timer.Mark("extrapolate")
+	s.transfer()
+	s.advect(dt)
+	s.timer.Mark("advect")
+	s.moveBodies(dt)
+	s.timer.Mark("bodies")
+	s.time += dt
+	s.steps++
+	return s.finish()
+}
+
+// fail restores the last good state after a solve that met non-finite numbers.
+func (s *Solver) fail(err error) error {
+	step := s.steps + 1
+	_ = s.load(&s.good)
+	return &sim.NonFiniteError{Mode: Name, Step: step, Count: s.countNonFinite(), Restored: s.time,
+		Advice: advice + " (the pressure solve failed: " + err.Error() + ")"}
+}
+
+// gravity accelerates every face that is not a wall.
+func (s *Solver) gravity(dt float64) {
+	for a := 0; a < 3; a++ {
+		g := dt * float64(s.Cfg.Gravity[a])
+		u := s.u[a]
+		s.pool.For(len(u), 8192, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				u[i] += g
+			}
+		})
+		// no flow through the domain's walls
+		d := s.g.dims(a)
+		s.clearWalls(u, a, d)
+	}
+}
+
+// clearWalls zeroes the faces of axis a on the domain's walls.
+func (s *Solver) clearWalls(u []float64, a int, d [3]int) {
+	for k := 0; k < d[2]; k++ {
+		for j := 0; j < d[1]; j++ {
+			for i := 0; i < d[0]; i++ {
+				if c := [3]int{i, j, k}[a]; c == 0 || c == d[a]-1 {
+					u[i+d[0]*(j+d[1]*k)] = 0
+				}
+			}
+		}
+	}
+}
+
+// movePaddle finds the paddle's velocity from where it was at the last step.
+func (s *Solver) movePaddle(dt float64) {
+	p := s.tools.Paddle
+	if p == nil {
+		s.hadPaddle = false
+		s.paddleVel = [3]float64{}
+		return
+	}
+	if s.hadPaddle {
+		for a := 0; a < 3; a++ {
+			s.paddleVel[a] = float64(p.Center[a]-s.paddleAt[a]) / dt
+		}
+	} else {
+		s.paddleVel = [3]float64{}
+	}
+	s.paddleAt, s.hadPaddle = p.Center, true
+}
+
+// finish checks the step's state, restores the last good one when it is not finite, and fills the Stats.
+func (s *Solver) finish() error {
+	bad := s.countNonFinite()
+	if bad > 0 {
+		step := s.steps
+		_ = s.load(&s.good)
+		return &sim.NonFiniteError{Mode: Name, Step: step, Count: bad, Restored: s.time, Advice: advice}
+	}
+	s.save()
+	passes, total := s.timer.Passes()
+	v2, _ := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
+	s.stats = sim.Stats{Particles: len(s.x), Steps: s.steps, Time: s.time, StepMs: total, Passes: passes,
+		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.notice}
+	s.figures = s.appendFigures(s.figures[:0])
+	s.stats.Figures = s.figures
+	s.notice = ""
+	return nil
+}
+
+// appendFigures reports the solves.
+func (s *Solver) appendFigures(dst []sim.Figure) []sim.Figure {
+	l := &s.last
+	dst = append(dst,
+		sim.Figure{Name: FigIterations, Value: float64(l.pressure.Iterations), Plot: true},
+		sim.Figure{Name: FigResidual, Value: l.pressure.Residual},
+	)
+	if s.Cfg.Pressure == PressureUIC && s.Cfg.Correction {
+		dst = append(dst,
+			sim.Figure{Name: FigCorrIterations, Value: float64(l.correction.Iterations), Plot: true},
+			sim.Figure{Name: FigCorrResidual, Value: l.correction.Residual},
+			sim.Figure{Name: FigOverfull, Value: 100 * l.overfull, Unit: "%"},
+		)
+	}
+	dst = append(dst, sim.Figure{Name: FigLiquidCells, Value: float64(l.cells)})
+	if l.cells > 0 && !l.pressure.Converged || s.Cfg.Correction && s.Cfg.Pressure == PressureUIC && l.cells > 0 && !l.correction.Converged {
+		dst = append(dst, sim.Figure{Name: FigUnconverged, Value: 1, Warn: true})
+	}
+	return dst
+}
+
+// countNonFinite counts particles and bodies whose state is not finite.
+func (s *Solver) countNonFinite() int {
+	var bad atomic.Int64
+	s.pool.For(len(s.x), 8192, func(lo, hi int) {
+		n := 0
+		for i := lo; i < hi; i++ {
+			x, v := s.x[i], s.v[i]
+			if !finite32(x[0]+x[1]+x[2]) || !finite32(v[0]+v[1]+v[2]) {
+				n++
+			}
+		}
+		bad.Add(int64(n))
+	})
+	n := int(bad.Load())
+	for i := range s.bodies {
+		b := &s.bodies[i]
+		if !finite64(b.c[0] + b.c[1] + b.c[2] + b.v[0] + b.v[1] + b.v[2] + b.w[0] + b.w[1] + b.w[2] + b.q[0] + b.q[1] + b.q[2] + b.q[3]) {
+			n++
+		}
+	}
+	return n
+}
+
+func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+func finite64(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Frame implements sim.Solver.
+func (s *Solver) Frame(dst *sim.Frame) {
+	n := len(s.x)
+	dst.Resize(n)
+	copy(dst.Pos, s.x)
+	copy(dst.Vel, s.v)
+	copy(dst.ID, s.id)
+	rf := float64(s.Cfg.Density)
+	for i := range s.x {
+		c := s.g.cellOf(s.g.gridCoords(s.x[i]))
+		dst.Rho[i] = 1
+		if s.rhoC != nil && rf > 0 {
+			dst.Rho[i] = float32(s.rhoC[c] / rf)
+		}
+	}
+	dst.Body = nil
+	dst.Bodies = s.bodyStates(dst.Bodies)
+	dst.Radius = float32(s.spacing / 2)
+	dst.Time = s.time
+	dst.Steps = s.steps
+}
+
+// Stats implements sim.Solver.
+func (s *Solver) Stats() sim.Stats { return s.stats }

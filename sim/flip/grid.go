@@ -1,0 +1,122 @@
+package flip
+
+import "math"
+
+// macGrid is the staggered grid: n cells of size h from lo; cell (i, j, k) is i + n0·(j + n1·k), and the faces
+// normal to axis a form a grid of n with n[a]+1 along a, indexed the same way. Samples of a cell sit at its centre,
+// samples of an a-face at the middle of the face.
+type macGrid struct {
+	n   [3]int
+	h   float64
+	inv float64 // 1/h
+	lo  [3]float64
+}
+
+func newMACGrid(lo [3]float64, n [3]int, h float64) macGrid {
+	return macGrid{n: n, h: h, inv: 1 / h, lo: lo}
+}
+
+// cells is the number of cells.
+func (g *macGrid) cells() int { return g.n[0] * g.n[1] * g.n[2] }
+
+// dims is the sample grid of kind k: cellKind for cells, 0..2 for the faces normal to that axis.
+func (g *macGrid) dims(kind int) [3]int {
+	d := g.n
+	if kind < 3 {
+		d[kind]++
+	}
+	return d
+}
+
+// cellKind names the cell-centred samples among the face kinds 0, 1, 2.
+const cellKind = 3
+
+// offset is where sample (0,0,0) of kind lies, in cells from lo, along axis a.
+func offset(kind, a int) float64 {
+	if kind == a {
+		return 0
+	}
+	return 0.5
+}
+
+// samplePos is the world position of sample (i, j, k) of kind.
+func (g *macGrid) samplePos(kind, i, j, k int) [3]float64 {
+	return [3]float64{
+		g.lo[0] + (float64(i)+offset(kind, 0))*g.h,
+		g.lo[1] + (float64(j)+offset(kind, 1))*g.h,
+		g.lo[2] + (float64(k)+offset(kind, 2))*g.h,
+	}
+}
+
+// stencil is the trilinear stencil of a point for one kind of sample: the lower corner's indices and the weights
+// of the lower and upper sample along each axis. Indices may lie outside the sample grid; callers skip those.
+type stencil struct {
+	i [3]int
+	w [3][2]float64
+}
+
+// stencilAt is the trilinear stencil of the point at grid coordinates gx (in cells from lo) for kind.
+func stencilAt(kind int, gx [3]float64) stencil {
+	var s stencil
+	for a := 0; a < 3; a++ {
+		x := gx[a] - offset(kind, a)
+		f := math.Floor(x)
+		t := x - f
+		s.i[a] = int(f)
+		s.w[a] = [2]float64{1 - t, t}
+	}
+	return s
+}
+
+// gridCoords is a world position in cells from lo.
+func (g *macGrid) gridCoords(p [4]float32) [3]float64 {
+	return [3]float64{
+		(float64(p[0]) - g.lo[0]) * g.inv,
+		(float64(p[1]) - g.lo[1]) * g.inv,
+		(float64(p[2]) - g.lo[2]) * g.inv,
+	}
+}
+
+// cellOf is the cell holding grid coordinates gx, clamped into the grid.
+func (g *macGrid) cellOf(gx [3]float64) int {
+	var c [3]int
+	for a := 0; a < 3; a++ {
+		c[a] = min(max(int(math.Floor(gx[a])), 0), g.n[a]-1)
+	}
+	return c[0] + g.n[0]*(c[1]+g.n[1]*c[2])
+}
+
+// interp is the trilinear interpolation of field f of kind at grid coordinates gx; samples outside the grid count
+// as zero.
+func (g *macGrid) interp(kind int, f []float64, gx [3]float64) float64 {
+	s := stencilAt(kind, gx)
+	d := g.dims(kind)
+	var sum float64
+	for dz := 0; dz < 2; dz++ {
+		z := s.i[2] + dz
+		if z < 0 || z >= d[2] {
+			continue
+		}
+		for dy := 0; dy < 2; dy++ {
+			y := s.i[1] + dy
+			if y < 0 || y >= d[1] {
+				continue
+			}
+			wyz := s.w[2][dz] * s.w[1][dy]
+			row := d[0] * (y + d[1]*z)
+			for dx := 0; dx < 2; dx++ {
+				x := s.i[0] + dx
+				if x < 0 || x >= d[0] {
+					continue
+				}
+				sum += wyz * s.w[0][dx] * f[row+x]
+			}
+		}
+	}
+	return sum
+}
+
+// velocity interpolates the staggered field u (one slice per axis) at grid coordinates gx.
+func (g *macGrid) velocity(u *[3][]float64, gx [3]float64) [3]float64 {
+	return [3]float64{g.interp(0, u[0], gx), g.interp(1, u[1], gx), g.interp(2, u[2], gx)}
+}

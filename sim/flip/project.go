@@ -1,0 +1,303 @@
+package flip
+
+import (
+	"math"
+
+	"github.com/slosh/slosh/sim/pressure"
+)
+
+// The pressure solves (§3.1, DESIGN.md §4). With D the divergence and G the gradient of the MAC grid (each a 1/h),
+// V_f the faces' volume fractions and ρ_f their rasterised densities, the matrix K = −D (V_f/ρ_f) G is a weighted
+// Laplacian, symmetric positive semi-definite. The unilateral velocity solve is the LCP
+//
+//	w = Δt² K p + b ≥ 0,  p ≥ 0,  pᵀw = 0,  b = (1 − ρ_c/ρ_max) + Δt D(V_f u* + u_solid)
+//
+// (w is the free fraction of each cell after the step), divided through by Δt² so that K is assembled once for
+// both solves; then u ← u* − Δt/ρ_f G p. The density correction is the same LCP with Δt = 1 and no velocity term,
+// solved first on the rasterised densities: its pseudo-pressure's gradient −(1/ρ_f) G y is an offset the particles
+// take before they advect, and the cells' and faces' densities are corrected by its divergence before the
+// velocity solve sees them. Classic FLIP solves K p + b/Δt² = 0 with b = Δt D(u* + u_solid) on the cells that
+// hold a particle, with V_f ∈ {0, 1} and the liquid's density.
+
+// classify marks the cells in the system: UIC takes cells with more mass than the air threshold (and room for
+// liquid); classic FLIP the cells holding a particle that are not solid.
+func (s *Solver) classify() int {
+	full := float64(s.Cfg.Density) * s.g.h * s.g.h * s.g.h
+	thr := float64(s.Cfg.AirThreshold) * full
+	rf := float64(s.Cfg.Density)
+	classic := s.Cfg.Pressure == PressureClassic
+	n := 0
+	for c := range s.sys {
+		var in bool
+		if classic {
+			in = s.start[c+1] > s.start[c] && sharp(s.sol.cell[c]) == 0
+			s.rhoMax[c] = rf * (1 - sharp(s.sol.cell[c]))
+		} else {
+			s.rhoMax[c] = rf * (1 - s.sol.cell[c])
+			in = s.cellMass[c] >= thr && s.rhoMax[c] > 1e-3*rf
+		}
+		s.sys[c] = in
+		if in {
+			n++
+		}
+	}
+	return n
+}
+
+// faceWeights sets W_f = V_f/ρ_f on every face (0 on the domain's walls and fully solid faces). ρ_f is the
+// liquid's density (flip.face_density = liquid) or, as in the paper's eq. 3.8, the face's rasterised density
+// (flip.face_density = rasterised) taken over the face's liquid part: the rasterised density counts the solid's part
+// of the face's support as empty, so beside a blurred wall it is V_f times the liquid's, and the pressure holding
+// the rest up would lift the liquid there (a resting pool circulated along its walls at 0.2 m/s). Rasterised, the
+// density also carries the particles' sampling noise, a few per cent inside the liquid: faces lighter than their
+// neighbours rise under the hydrostatic pressure, and a resting pool shivers at 2–9 cm/s where it stays under
+// 1 cm/s with the liquid's density.
+func (s *Solver) faceWeights() {
+	rf := float64(s.Cfg.Density)
+	floor := float64(s.Cfg.AirThreshold) * rf
+	classic := s.Cfg.Pressure == PressureClassic
+	rasterised := s.Cfg.FaceDensity == FaceDensityRasterised
+	for a := 0; a < 3; a++ {
+		w, sf, rho := s.wf[a], s.sol.face[a], s.rhoF[a]
+		s.pool.For(len(w), 8192, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if classic {
+					w[i] = (1 - sharp(sf[i])) / rf
+				} else if vf := 1 - sf[i]; vf > 0 {
+					// the density of the face's liquid: the rasterised density counts the solid's part of the
+					// face's support as empty, so beside a blurred wall it is V_f times the liquid's
+					rl := rf
+					if rasterised {
+						rl = max(rho[i]/vf, floor)
+					}
+					w[i] = vf / rl
+				} else {
+					w[i] = 0
+				}
+			}
+		})
+	}
+}
+
+// volumeFraction is V_f of face i of axis a.
+func (s *Solver) volumeFraction(a, i int) float64 {
+	if s.Cfg.Pressure == PressureClassic {
+		return 1 - sharp(s.sol.face[a][i])
+	}
+	return 1 - s.sol.face[a][i]
+}
+
+// assemble builds K on the cells in the system, in parallel over z layers.
+func (s *Solver) assemble() {
+	m := &s.mat
+	n := s.g.n
+	m.Resize(n[0], n[1], n[2])
+	inv2 := s.g.inv * s.g.inv
+	s.pool.For(n[2], 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			for j := 0; j < n[1]; j++ {
+				for i := 0; i < n[0]; i++ {
+					c := i + n[0]*(j+n[1]*k)
+					if !s.sys[c] {
+						continue
+					}
+					var diag float64
+					for a := 0; a < 3; a++ {
+						d := s.g.dims(a)
+						ijk := [3]int{i, j, k}
+						f0 := ijk[0] + d[0]*(ijk[1]+d[1]*ijk[2]) // the face below c along a
+						step := [3]int{1, d[0], d[0] * d[1]}[a]
+						wlo, whi := s.wf[a][f0]*inv2, s.wf[a][f0+step]*inv2
+						diag += wlo + whi
+						cstep := [3]int{1, n[0], n[0] * n[1]}[a]
+						if ijk[a]+1 < n[a] && s.sys[c+cstep] {
+							off := -whi
+							switch a {
+							case 0:
+								m.X[c] = off
+							case 1:
+								m.Y[c] = off
+							case 2:
+								m.Z[c] = off
+							}
+						}
+					}
+					m.Diag[c] = diag
+				}
+			}
+		}
+	})
+}
+
+// divergence sets out[c] = D(flux)_c, flux_f = V_f u_f + the moving solids' flux, on the cells in the system.
+func (s *Solver) divergence(out []float64) {
+	n := s.g.n
+	s.pool.For(n[2], 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			for j := 0; j < n[1]; j++ {
+				for i := 0; i < n[0]; i++ {
+					c := i + n[0]*(j+n[1]*k)
+					if !s.sys[c] {
+						out[c] = 0
+						continue
+					}
+					var div float64
+					for a := 0; a < 3; a++ {
+						d := s.g.dims(a)
+						ijk := [3]int{i, j, k}
+						f0 := ijk[0] + d[0]*(ijk[1]+d[1]*ijk[2])
+						f1 := f0 + [3]int{1, d[0], d[0] * d[1]}[a]
+						div += s.volumeFraction(a, f1)*s.u[a][f1] + s.sol.flux[a][f1] - s.volumeFraction(a, f0)*s.u[a][f0] - s.sol.flux[a][f0]
+					}
+					out[c] = div * s.g.inv
+				}
+			}
+		}
+	})
+}
+
+// applyGradient subtracts scale·(1/ρ_f) G q from field f (per axis) on every face with liquid room next to a cell
+// in the system; other faces are left as they are.
+func (s *Solver) applyGradient(q []float64, scale float64, f *[3][]float64) {
+	n := s.g.n
+	for a := 0; a < 3; a++ {
+		d := s.g.dims(a)
+		cstep := [3]int{1, n[0], n[0] * n[1]}[a]
+		dst, w := f[a], s.wf[a]
+		s.pool.For(d[2], 1, func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				for j := 0; j < d[1]; j++ {
+					for i := 0; i < d[0]; i++ {
+						ijk := [3]int{i, j, k}
+						if ijk[a] == 0 || ijk[a] == d[a]-1 {
+							continue
+						}
+						fi := i + d[0]*(j+d[1]*k)
+						if w[fi] == 0 {
+							continue
+						}
+						// the cells on either side
+						ci := ijk
+						c1 := ci[0] + n[0]*(ci[1]+n[1]*ci[2])
+						c0 := c1 - cstep
+						if !s.sys[c0] && !s.sys[c1] {
+							continue
+						}
+						vf := s.volumeFraction(a, fi)
+						dst[fi] -= scale * (w[fi] / vf) * (q[c1] - q[c0]) * s.g.inv
+					}
+				}
+			}
+		})
+	}
+}
+
+// correctDensity is the density-correction LCP: y ≥ 0 pushes liquid out of cells fuller than ρ_max; the offsets go
+// to the particles in advect, and ρ_c and the faces' densities are corrected by the offsets' divergence.
+func (s *Solver) correctDensity() error {
+	for c := range s.b {
+		if s.sys[c] {
+			s.b[c] = 1 - s.rhoC[c]/s.rhoMax[c]
+		} else {
+			s.b[c] = 0
+		}
+	}
+	s.faceWeights()
+	s.assemble()
+	res, err := s.solveLCP(s.b, s.y)
+	s.last.correction = res
+	if err != nil {
+		return err
+	}
+	for a := 0; a < 3; a++ {
+		clear(s.delta[a])
+	}
+	s.applyGradient(s.y, 1, &s.delta) // δ = −(1/ρ_f) G y
+	// ρ_c ← ρ_c − ρ_max (K y)_c, and the faces take the mean change of their cells
+	s.mat.Mul(s.pool, s.y, s.w)
+	s.drho = resize(s.drho, len(s.w))
+	overfull := 0.0
+	for c := range s.w {
+		s.drho[c] = 0
+		if s.sys[c] {
+			s.drho[c] = -s.rhoMax[c] * s.w[c]
+			s.rhoC[c] += s.drho[c]
+			overfull = max(overfull, s.rhoC[c]/s.rhoMax[c]-1)
+		}
+	}
+	s.last.overfull = overfull
+	n := s.g.n
+	for a := 0; a < 3; a++ {
+		d := s.g.dims(a)
+		cstep := [3]int{1, n[0], n[0] * n[1]}[a]
+		rho := s.rhoF[a]
+		s.pool.For(d[2], 1, func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				for j := 0; j < d[1]; j++ {
+					for i := 0; i < d[0]; i++ {
+						ijk := [3]int{i, j, k}
+						if ijk[a] == 0 || ijk[a] == d[a]-1 {
+							continue
+						}
+						c1 := i + n[0]*(j+n[1]*k)
+						c0 := c1 - cstep
+						if dr := 0.5 * (s.drho[c0] + s.drho[c1]); dr != 0 {
+							fi := i + d[0]*(j+d[1]*k)
+							rho[fi] = max(rho[fi]+dr, 0)
+						}
+					}
+				}
+			}
+		})
+	}
+	return nil
+}
+
+// solveLCP runs MPRGP on K p + b ≥ 0 with p warm-started from its contents (zero outside the system).
+func (s *Solver) solveLCP(b, p []float64) (pressure.Result, error) {
+	for c := range p {
+		if !s.sys[c] || !(p[c] > 0) {
+			p[c] = 0
+		}
+	}
+	return s.ps.MPRGP(&s.mat, b, p, float64(s.Cfg.Tolerance), int(s.Cfg.MaxIterations))
+}
+
+// project is the velocity solve: gravity, then the unilateral LCP or the classic Poisson equation, and the
+// pressure gradient applied to the faces (and, through the coupling, to the bodies).
+func (s *Solver) project(dt float64) error {
+	s.faceWeights()
+	s.assemble()
+	s.couple(dt) // the bodies' rows (bodies.go)
+	s.divergence(s.b)
+	inv := 1 / (dt * dt)
+	var err error
+	classic := s.Cfg.Pressure == PressureClassic
+	for c := range s.b {
+		if !s.sys[c] {
+			s.b[c] = 0
+			continue
+		}
+		b := dt * s.b[c]
+		if !classic {
+			b += 1 - s.rhoC[c]/s.rhoMax[c]
+		}
+		s.b[c] = b * inv
+	}
+	if classic {
+		for c := range s.p {
+			if !s.sys[c] || math.IsNaN(s.p[c]) {
+				s.p[c] = 0
+			}
+		}
+		s.last.pressure, err = s.ps.CG(&s.mat, s.b, s.p, float64(s.Cfg.Tolerance), int(s.Cfg.MaxIterations))
+	} else {
+		s.last.pressure, err = s.solveLCP(s.b, s.p)
+	}
+	if err != nil {
+		return err
+	}
+	s.applyGradient(s.p, dt, &s.u)
+	s.pushBodies(dt) // the pressure's force and torque on the bodies (bodies.go)
+	return nil
+}

@@ -1,0 +1,130 @@
+package flip
+
+// Particle rasterisation (§3.2.1): mass and momentum to the faces, mass to the cells, with the trilinear stencil.
+//
+// Particles are kept sorted by cell (z slowest), so the particles of a slab of two cell layers are one range of
+// the arrays. A particle writes to samples at most one layer below and one above its own, so slabs two apart never
+// write the same sample: the even slabs are rasterised in parallel, then the odd ones. Within a slab the order is
+// the particles', so the sums are the same on any number of cores.
+
+// sortParticles orders the particles by cell (a stable counting sort: within a cell they keep their order) and
+// fills start, the first particle of each cell.
+func (s *Solver) sortParticles() {
+	n := len(s.x)
+	nc := s.g.cells()
+	s.cellIdx = resize(s.cellIdx, n)
+	s.start = resize(s.start, nc+1)
+	s.pool.For(n, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.cellIdx[i] = int32(s.g.cellOf(s.g.gridCoords(s.x[i])))
+		}
+	})
+	clear(s.start)
+	for _, c := range s.cellIdx {
+		s.start[c+1]++
+	}
+	for c := 0; c < nc; c++ {
+		s.start[c+1] += s.start[c]
+	}
+	s.tmpX, s.tmpV, s.tmpID = resize(s.tmpX, n), resize(s.tmpV, n), resize(s.tmpID, n)
+	next := s.tmpI[:0]
+	next = append(next, s.start[:nc]...)
+	for i, c := range s.cellIdx {
+		j := next[c]
+		next[c]++
+		s.tmpX[j], s.tmpV[j], s.tmpID[j] = s.x[i], s.v[i], s.id[i]
+	}
+	s.tmpI = next
+	s.x, s.tmpX = s.tmpX, s.x
+	s.v, s.tmpV = s.tmpV, s.v
+	s.id, s.tmpID = s.tmpID, s.id
+}
+
+// rasterise fills the cells' mass and the faces' mass and momentum from the sorted particles.
+func (s *Solver) rasterise() {
+	clear(s.cellMass)
+	for a := 0; a < 3; a++ {
+		clear(s.faceMass[a])
+		clear(s.u[a])
+	}
+	layer := s.g.n[0] * s.g.n[1]
+	slabs := (s.g.n[2] + 1) / 2
+	for colour := 0; colour < 2; colour++ {
+		count := (slabs - colour + 1) / 2
+		s.pool.For(count, 1, func(lo, hi int) {
+			for q := lo; q < hi; q++ {
+				slab := 2*q + colour
+				k0, k1 := 2*slab, min(2*slab+2, s.g.n[2])
+				for p := s.start[k0*layer]; p < s.start[k1*layer]; p++ {
+					s.splat(int(p))
+				}
+			}
+		})
+	}
+}
+
+// splat adds particle p's mass to the cells and its mass and momentum to the faces around it.
+func (s *Solver) splat(p int) {
+	gx := s.g.gridCoords(s.x[p])
+	m := s.mass
+	v := s.v[p]
+	scatter(s.g.dims(cellKind), stencilAt(cellKind, gx), func(i int, w float64) {
+		s.cellMass[i] += m * w
+	})
+	for a := 0; a < 3; a++ {
+		mass, mom := s.faceMass[a], s.u[a]
+		mv := m * float64(v[a])
+		scatter(s.g.dims(a), stencilAt(a, gx), func(i int, w float64) {
+			mass[i] += m * w
+			mom[i] += mv * w
+		})
+	}
+}
+
+// scatter calls add for each sample of a stencil that lies in the grid of dims d, with its weight.
+func scatter(d [3]int, st stencil, add func(i int, w float64)) {
+	for dz := 0; dz < 2; dz++ {
+		z := st.i[2] + dz
+		if z < 0 || z >= d[2] {
+			continue
+		}
+		for dy := 0; dy < 2; dy++ {
+			y := st.i[1] + dy
+			if y < 0 || y >= d[1] {
+				continue
+			}
+			wyz := st.w[2][dz] * st.w[1][dy]
+			row := d[0] * (y + d[1]*z)
+			for dx := 0; dx < 2; dx++ {
+				x := st.i[0] + dx
+				if x < 0 || x >= d[0] {
+					continue
+				}
+				add(row+x, wyz*st.w[0][dx])
+			}
+		}
+	}
+}
+
+// normalise turns the faces' momentum into velocity, keeps a copy for the FLIP update, and turns cell masses
+// into densities.
+func (s *Solver) normalise() {
+	vol := s.g.h * s.g.h * s.g.h
+	s.pool.For(len(s.cellMass), 8192, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.rhoC[i] = s.cellMass[i] / vol
+		}
+	})
+	for a := 0; a < 3; a++ {
+		mass, u, old, rho := s.faceMass[a], s.u[a], s.uOld[a], s.rhoF[a]
+		s.pool.For(len(u), 8192, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if mass[i] > 0 {
+					u[i] /= mass[i]
+				}
+				old[i] = u[i]
+				rho[i] = mass[i] / vol
+			}
+		})
+	}
+}
