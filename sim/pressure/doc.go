@@ -43,9 +43,12 @@
 // blocks of 4096 cells and combines the blocks in order on the calling goroutine, and every product computes each
 // cell the same way whatever the split, so a solve gives bit-identical results with any worker count (tested) —
 // which save and load's bit-exact continuation relies on, together with Solver.Eigen, which is state to be saved.
-// The MIC(0) factorisation and its triangular solves run sequentially in the natural order: on the 64³ dam break a
-// preconditioner application costs about as much as 4 products on 2 cores (see BenchmarkMIC, BenchmarkMul),
-// roughly half of a solve's time.
+// The loops visit only the runs of cells in the system along x-lines (air and solid cells cost nothing but one
+// scan per solve). The MIC(0) factorisation and its triangular solves run sequentially in the natural order, which
+// keeps them exactly Bridson's MIC(0) of that order: on the 64³ dam break (65k cells in the system) an application
+// takes about 0.66 ms against 0.36 ms for a product on 2 cores (BenchmarkMIC, BenchmarkMul), and a profile of CG
+// puts it at about 40 % of the solve's wall time. A wavefront over the (j, k) lines would parallelise it without
+// changing a bit of its result; that is left for when more cores make it pay.
 //
 // Workspaces live in the Solver, grow to the largest system seen and are reused: once sized, a solve allocates
 // nothing proportional to the grid (only par.For's goroutines and loop closures, a few small objects per loop).
