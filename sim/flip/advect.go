@@ -100,19 +100,21 @@ func (s *Solver) transfer() {
 // driven is false: every particle is liquid (bodies are solids on the grid, not particles).
 func (s *Solver) driven(int) bool { return false }
 
-// advect is §3.2.4: the density correction's offset, then the trapezoidal rule through the grid's velocity,
+// advect is §3.2.4: the density correction's offset and the separation's (separate.go), then the trapezoidal rule through the grid's velocity,
 // then the particle is put back outside every solid and inside the domain.
 func (s *Solver) advect(dt float64) {
 	correct := s.Cfg.Pressure == PressureUIC && s.Cfg.Correction
 	s.pool.For(len(s.x), 1024, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			x := [3]float64{float64(s.x[p][0]), float64(s.x[p][1]), float64(s.x[p][2])}
-			if correct {
-				gx := s.g.gridCoords(s.x[p])
-				off := s.g.velocity(&s.delta, gx)
+			if sep := s.sepOff[p]; correct || sep != [4]float32{} {
+				var off [3]float64
+				if correct {
+					off = s.g.velocity(&s.delta, s.g.gridCoords(s.x[p]))
+				}
 				start := x
 				for a := 0; a < 3; a++ {
-					x[a] += off[a]
+					x[a] += off[a] + float64(sep[a])
 				}
 				x = s.collide(start, x)
 			}

@@ -41,6 +41,7 @@ type body struct {
 
 	// per step
 	vStar, wStar [3]float64
+	force        [3]float64 // the pressure's force in the last step, N
 	faces        []bodyFace
 	cells        []int32
 	rows         [][6]float64
@@ -216,9 +217,6 @@ func (s *Solver) couple(dt float64) {
 	for i := range s.bodies {
 		b := &s.bodies[i]
 		b.cells, b.rows = b.cells[:0], b.rows[:0]
-		if b.driving {
-			continue
-		}
 		add := func(c int, sgn float64, f *bodyFace) {
 			if !s.sys[c] {
 				return
@@ -256,8 +254,8 @@ func (s *Solver) couple(dt float64) {
 		for _, c := range b.cells {
 			s.rowOf[c] = -1
 		}
-		if len(b.cells) == 0 {
-			continue
+		if len(b.cells) == 0 || b.driving {
+			continue // a dragged body is a moving obstacle: its rows only measure the force on it
 		}
 		var w [6][6]float64
 		im := h3 / b.mass
@@ -278,15 +276,16 @@ func (s *Solver) pushBodies(dt float64) {
 	for i := range s.bodies {
 		b := &s.bodies[i]
 		b.v, b.w = b.vStar, b.wStar
-		if b.driving {
-			continue
-		}
 		var t [6]float64
 		for r, c := range b.cells {
 			p := s.p[c]
 			for k := 0; k < 6; k++ {
 				t[k] += b.rows[r][k] * p
 			}
+		}
+		b.force = [3]float64{h3 * t[0], h3 * t[1], h3 * t[2]}
+		if b.driving {
+			continue
 		}
 		for a := 0; a < 3; a++ {
 			b.v[a] += dt * h3 * t[a] / b.mass

@@ -40,6 +40,7 @@ type Config struct {
 	AirThreshold  float32 // a cell with less mass than this fraction of a full cell's is air (§3.2.1)
 	Extrapolate   int32   // sweeps of velocity extrapolation (§3.2.2)
 	Jitter        float32 // seeding jitter as a fraction of the particle spacing
+	Separation    float32 // particles in cells that are not full are kept this many spacings apart; 0 is off
 
 	Cell      float32 // grid cell size h on reset, m; 0 is twice the scene's particle spacing
 	Particles int32   // particle count on reset (the cell size follows: 8 particles per cell); 0 uses the cell size
@@ -60,6 +61,7 @@ func DefaultConfig() Config {
 		AirThreshold:  0.05,
 		Extrapolate:   4,
 		Jitter:        0.5,
+		Separation:    0.8,
 	}
 }
 
@@ -80,6 +82,8 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "A cell holding less mass than this fraction of a full cell is air and left out of the solve (§3.2.1)"})
 	s.Int(&c.Extrapolate, param.Spec{Name: "flip.extrapolate", Label: "Extrapolation sweeps", Group: "FLIP|Velocity", Min: 1, Max: 64, SoftMin: 1, SoftMax: 16,
 		Desc: "Sweeps of the velocity extrapolation of §3.2.2: how many cells beyond the liquid the second advection stage finds a velocity"})
+	s.Float(&c.Separation, param.Spec{Name: "flip.separation", Label: "Particle separation", Group: "FLIP|Velocity", Unit: "× spacing", Min: 0, Max: 1.5, SoftMin: 0, SoftMax: 1,
+		Desc: "Particles in cells that are not full (the surface, spray) closer than this many particle spacings are pushed apart: without it the surface's particles gather into dense sheets the grid cannot see, and the liquid loses volume; 0 turns it off"})
 	s.Float(&c.FLIPRatio, param.Spec{Name: "flip.flip_ratio", Label: "FLIP ratio", Group: "FLIP|Velocity", Min: 0, Max: 1, SoftMin: 0, SoftMax: 1,
 		Desc: "PIC/FLIP blend of §3.2.3: 1 takes only the grid's change (FLIP: lively, noisy), 0 the grid's velocity (PIC: damped)"})
 	s.Float(&c.Density, param.Spec{Name: "flip.density", Label: "Liquid density ρ_f", Group: "FLIP|Fluid", Unit: "kg/m³", Min: 1, Max: 1e5, SoftMin: 100, SoftMax: 3000,

@@ -58,8 +58,9 @@ type Solver struct {
 	pressureAtReset int32
 
 	// particles, sorted by cell after each step
-	x, v [][4]float32
-	id   []uint32
+	x, v   [][4]float32
+	id     []uint32
+	sepOff [][4]float32 // the separation's offsets (separate.go)
 
 	// scratch for the sort
 	cellIdx, start, tmpI []int32
@@ -229,7 +230,7 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 	s.g = newMACGrid(lo, dims, h)
 	s.spacing = h / 2
 	s.mass = float64(s.Cfg.Density) * s.spacing * s.spacing * s.spacing
-	s.margin = h / 16
+	s.margin = h / 4
 	for a := 0; a < 3; a++ {
 		s.domLo[a] = sc.Domain.Min[a] + s.margin
 		s.domHi[a] = sc.Domain.Max[a] - s.margin
@@ -313,6 +314,8 @@ func (s *Solver) Step(dt float64) error {
 	s.updateSolids(s.time)
 	s.last.cells = s.classify()
 	s.timer.Mark("solids")
+	s.separate()
+	s.timer.Mark("separate")
 	for a := 0; a < 3; a++ {
 		clear(s.delta[a])
 	}

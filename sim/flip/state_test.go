@@ -1,0 +1,211 @@
+package flip
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/simtest"
+)
+
+// handsSolver is the sandbox's hands scene (a pool with a floating sphere, a moving obstacle and an emitter) at a
+// coarse grid.
+func handsSolver(t testing.TB) *Solver {
+	return newSolver(t, simtest.Parse(t, simtest.HandsScene), "flip.cell=0.04")
+}
+
+// sameState fails unless two solvers hold bit-identical particles and bodies.
+func sameState(t *testing.T, a, b *Solver, what string) {
+	t.Helper()
+	if len(a.x) != len(b.x) {
+		t.Fatalf("%s: %d particles against %d", what, len(a.x), len(b.x))
+	}
+	for i := range a.x {
+		if a.x[i] != b.x[i] || a.v[i] != b.v[i] || a.id[i] != b.id[i] {
+			t.Fatalf("%s: particle %d differs: %v %v %d against %v %v %d", what, i, a.x[i], a.v[i], a.id[i], b.x[i], b.v[i], b.id[i])
+		}
+	}
+	if len(a.bodies) != len(b.bodies) {
+		t.Fatalf("%s: %d bodies against %d", what, len(a.bodies), len(b.bodies))
+	}
+	for i := range a.bodies {
+		p, q := &a.bodies[i], &b.bodies[i]
+		if p.c != q.c || p.q != q.q || p.v != q.v || p.w != q.w {
+			t.Fatalf("%s: body %d differs: %v %v against %v %v", what, i, p.c, p.v, q.c, q.v)
+		}
+	}
+	if a.time != b.time || a.steps != b.steps {
+		t.Fatalf("%s: at t=%g step %d against t=%g step %d", what, a.time, a.steps, b.time, b.steps)
+	}
+}
+
+// A saved state continues bit for bit: bodies, emitters, a moving obstacle, the solves' warm starts.
+func TestStateContinuesBitForBit(t *testing.T) {
+	a := handsSolver(t)
+	frames(t, a, 12)
+	var buf bytes.Buffer
+	if err := a.WriteState(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := handsSolver(t)
+	if err := b.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	sameState(t, a, b, "after the load")
+	frames(t, a, 6)
+	frames(t, b, 6)
+	sameState(t, a, b, "6 frames after the load")
+	if a.Stats().Steps == 0 || len(a.bodies) != 1 {
+		t.Fatal("the scene lost its body")
+	}
+}
+
+// A state from another cell size or scene is refused with a clear message, and the solver keeps its own.
+func TestStateRefusesAnotherRun(t *testing.T) {
+	a := handsSolver(t)
+	frames(t, a, 2)
+	var buf bytes.Buffer
+	if err := a.WriteState(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := newSolver(t, simtest.Parse(t, simtest.HandsScene), "flip.cell=0.05")
+	frames(t, b, 1)
+	before := len(b.x)
+	err := b.ReadState(bytes.NewReader(buf.Bytes()))
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("flip.cell")) {
+		t.Fatalf("loading a state of another cell size: %v, want an error naming flip.cell", err)
+	}
+	if len(b.x) != before {
+		t.Fatal("a refused state changed the solver")
+	}
+	for _, cut := range []int{0, 10, 100, buf.Len() / 2, buf.Len() - 1} {
+		if err := a.ReadState(bytes.NewReader(buf.Bytes()[:cut])); err == nil {
+			t.Errorf("a state cut at %d bytes loaded", cut)
+		}
+	}
+}
+
+// A step that produces non-finite state reports it and restores the last good state.
+func TestNonFiniteStepIsRestored(t *testing.T) {
+	s := newSolver(t, builtin(t, "dambreak"), "flip.cell=0.08")
+	frames(t, s, 3)
+	var good State
+	s.SaveState(&good)
+	s.v[len(s.v)/2][1] = float32(math.NaN())
+	err := s.Step(sim.FrameDt / 2)
+	var nf *sim.NonFiniteError
+	if !errors.As(err, &nf) {
+		t.Fatalf("a NaN velocity gave %v, want a NonFiniteError", err)
+	}
+	if s.time != good.Time || len(s.x) != len(good.Pos) {
+		t.Fatalf("restored t=%g with %d particles, want t=%g with %d", s.time, len(s.x), good.Time, len(good.Pos))
+	}
+	for i := range s.x {
+		if s.x[i] != good.Pos[i] || s.v[i] != good.Vel[i] {
+			t.Fatalf("particle %d is not the last good state's", i)
+		}
+	}
+	if err := s.Step(sim.FrameDt / 2); err != nil {
+		t.Fatalf("the step after the restore: %v", err)
+	}
+}
+
+// The tools: pour, drain (and undo), drop a body and remove it, drag and throw it.
+func TestHands(t *testing.T) {
+	s := handsSolver(t)
+	frames(t, s, 2)
+	n := len(s.x)
+	got := s.AddFluid([][3]float32{{0.2, 0.3, 0.1}, {0.21, 0.3, 0.1}}, [][3]float32{{}, {}})
+	if got != 2 || len(s.x) != n+2 {
+		t.Fatalf("AddFluid took %d, holds %d, want 2 and %d", got, len(s.x), n+2)
+	}
+	drained, err := s.Drain([3]float32{0.2, 0.05, 0.1}, 0.06)
+	if err != nil || len(drained) == 0 {
+		t.Fatalf("Drain: %d particles, %v", len(drained), err)
+	}
+	checkIDs(t, s)
+	if len(s.x) != n+2-len(drained) {
+		t.Fatalf("after draining %d: %d particles", len(drained), len(s.x))
+	}
+	i, displaced, err := s.AddBody(scene.Body{Shape: scene.Shape{Kind: scene.ShapeBox, Center: scene.Vec3{0.1, 0.05, 0.1}, Size: scene.Vec3{0.06, 0.06, 0.06}}, Density: 2000})
+	if err != nil || i != 1 || len(displaced) == 0 {
+		t.Fatalf("AddBody: index %d, %d displaced, %v", i, len(displaced), err)
+	}
+	checkIDs(t, s)
+	s.DriveBody(1, [3]float32{0.5, 0, 0}, true)
+	frames(t, s, 3)
+	if v := s.bodies[1].v; v != [3]float64{0.5, 0, 0} {
+		t.Fatalf("a dragged body moves at %v, want 0.5 m/s along x", v)
+	}
+	s.DriveBody(1, [3]float32{0.5, 0, 0}, false)
+	frames(t, s, 1)
+	if v := s.bodies[1].v[0]; !(v > 0.05) {
+		t.Fatalf("a thrown body stopped at once: %v", s.bodies[1].v)
+	}
+	if err := s.RemoveBody(1); err != nil || len(s.bodies) != 1 {
+		t.Fatalf("RemoveBody: %v, %d bodies", err, len(s.bodies))
+	}
+	if err := s.RemoveBody(7); err == nil {
+		t.Fatal("removing a body that is not there succeeded")
+	}
+	s.SetTools(sim.Tools{Paddle: &sim.Paddle{Center: [3]float32{0.2, 0.1, 0.1}, Radius: 0.05}})
+	frames(t, s, 2)
+	s.SetTools(sim.Tools{Paddle: &sim.Paddle{Center: [3]float32{0.25, 0.1, 0.1}, Radius: 0.05}})
+	frames(t, s, 2)
+	for p, x := range s.x {
+		q := scene.Vec3{float64(x[0]) - 0.25, float64(x[1]) - 0.1, float64(x[2]) - 0.1}
+		if q.Len() < 0.05-1e-4 {
+			t.Fatalf("particle %d is %.4f m from the paddle's centre, inside its 0.05 m", p, q.Len())
+		}
+	}
+}
+
+// checkIDs fails unless the ids are 0..N−1 each once.
+func checkIDs(t *testing.T, s *Solver) {
+	t.Helper()
+	seen := make([]bool, len(s.id))
+	for _, id := range s.id {
+		if int(id) >= len(seen) || seen[id] {
+			t.Fatalf("ids are not 0..%d each once (%d)", len(seen)-1, id)
+		}
+		seen[id] = true
+	}
+}
+
+// Every parameter at its hard minimum and maximum on the dam break: finite and inside the domain, or a clear error.
+func TestParameterSweep(t *testing.T) {
+	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, builtin(t, "dambreak"), simtest.SweepOptions{
+		Steps: 30,
+		Base:  []string{"flip.cell=0.1"},
+		Limit: map[string]simtest.Limit{
+			"flip.particles":      {Max: 20000, Reason: "16 million particles is a workstation run; the sweep checks the path with 20k"},
+			"flip.max_iterations": {Max: 2000, Reason: "10000 iterations of a solve that converges in 30 only costs time"},
+		},
+	})
+}
+
+// A state's reader refuses what does not fit its budget before allocating, and survives any bytes.
+func FuzzDecodeState(f *testing.F) {
+	s := handsSolver(f)
+	frames(f, s, 2)
+	var buf bytes.Buffer
+	if err := s.WriteState(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:64])
+	f.Add([]byte(stateMagic))
+	sc := s.sc
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := DecodeState(bytes.NewReader(data), sc)
+		if err != nil {
+			return
+		}
+		if err := st.Validate(); err != nil {
+			t.Fatalf("DecodeState returned a state that does not validate: %v", err)
+		}
+	})
+}
