@@ -86,9 +86,9 @@ func (s *Solver) transfer() {
 			if s.driven(p) {
 				continue
 			}
-			gx := s.g.gridCoords(s.x[p])
-			pic := s.g.velocity(&s.u, gx)
-			d := s.g.velocity(&s.du, gx)
+			st := s.g.faceStencilAt(s.g.gridCoords(s.x[p]))
+			pic := st.vec(&s.u)
+			d := st.vec(&s.du)
 			v := &s.v[p]
 			for a := 0; a < 3; a++ {
 				v[a] = float32((1-alpha)*pic[a] + alpha*(float64(v[a])+d[a]))
@@ -107,21 +107,31 @@ func (s *Solver) advect(dt float64) {
 	s.pool.For(len(s.x), 1024, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			x := [3]float64{float64(s.x[p][0]), float64(s.x[p][1]), float64(s.x[p][2])}
+			var v0 [3]float64
 			if sep := s.sepOff[p]; correct || sep != [4]float32{} {
+				st := s.g.faceStencilAt(s.coords(x))
 				var off [3]float64
 				if correct {
-					off = s.g.velocity(&s.delta, s.g.gridCoords(s.x[p]))
+					off = st.vec(&s.delta)
 				}
 				start := x
 				for a := 0; a < 3; a++ {
 					x[a] += off[a] + float64(sep[a])
 				}
 				x = s.collide(start, x)
+				if x == start {
+					v0 = st.vec(&s.u)
+				} else {
+					st = s.g.faceStencilAt(s.coords(x))
+					v0 = st.vec(&s.u)
+				}
+			} else {
+				st := s.g.faceStencilAt(s.coords(x))
+				v0 = st.vec(&s.u)
 			}
-			g0 := s.coords(x)
-			v0 := s.g.velocity(&s.u, g0)
 			x1 := [3]float64{x[0] + dt*v0[0], x[1] + dt*v0[1], x[2] + dt*v0[2]}
-			v1 := s.g.velocity(&s.u, s.coords(x1))
+			st1 := s.g.faceStencilAt(s.coords(x1))
+			v1 := st1.vec(&s.u)
 			end := [3]float64{x[0] + 0.5*dt*(v0[0]+v1[0]), x[1] + 0.5*dt*(v0[1]+v1[1]), x[2] + 0.5*dt*(v0[2]+v1[2])}
 			end = s.collide(x, end)
 			s.x[p] = [4]float32{float32(end[0]), float32(end[1]), float32(end[2]), 0}

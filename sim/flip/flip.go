@@ -78,7 +78,7 @@ type Solver struct {
 	// the solves
 	mat     pressure.Matrix
 	ps      pressure.Solver
-	p, y    []float64 // the pressure and the correction's pseudo-pressure, warm starts for the next step
+	p, y    []float64 // the pressure and the correction's pseudo-pressure
 	b, w    []float64
 	rowOf   []int32
 	bodies  []body
@@ -324,6 +324,7 @@ func (s *Solver) Step(dt float64) error {
 		if err := s.correctDensity(); err != nil {
 			return s.fail(err)
 		}
+		s.timer.Mark("correction")
 	}
 	s.gravity(dt)
 	if err := s.project(dt); err != nil {

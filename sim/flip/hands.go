@@ -35,8 +35,6 @@ func (s *Solver) SaveState(dst *State) {
 		b := &s.bodies[i]
 		dst.Bodies = append(dst.Bodies, BodyState{Spec: b.spec, Origin: b.origin, C: b.c, Q: b.q, V: b.v, W: b.w, Driving: b.driving, Drive: b.drive})
 	}
-	dst.P = append(dst.P[:0], s.p...)
-	dst.Y = append(dst.Y[:0], s.y...)
 	dst.Eig = dst.Eig[:0]
 	if len(s.ps.Eigen) == len(s.p) {
 		dst.Eig = append(dst.Eig, s.ps.Eigen...)
@@ -65,13 +63,6 @@ func (s *Solver) load(st *State) error {
 	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
 	s.toolAcc = st.ToolAcc
 	s.time, s.steps = st.Time, st.Steps
-	if len(st.P) == len(s.p) {
-		copy(s.p, st.P)
-		copy(s.y, st.Y)
-	} else {
-		clear(s.p)
-		clear(s.y)
-	}
 	s.ps.Eigen = s.ps.Eigen[:0]
 	if len(st.Eig) == len(s.p) {
 		s.ps.Eigen = append(s.ps.Eigen, st.Eig...)

@@ -1,8 +1,6 @@
 package flip
 
 import (
-	"math"
-
 	"github.com/slosh/slosh/sim/pressure"
 )
 
@@ -204,6 +202,7 @@ func (s *Solver) correctDensity() error {
 	}
 	s.faceWeights()
 	s.assemble()
+	clear(s.y) // from zero: see State
 	res, err := s.solveLCP(s.b, s.y)
 	s.last.correction = res
 	if err != nil {
@@ -253,7 +252,7 @@ func (s *Solver) correctDensity() error {
 	return nil
 }
 
-// solveLCP runs MPRGP on K p + b ≥ 0 with p warm-started from its contents (zero outside the system).
+// solveLCP runs MPRGP on K p + b ≥ 0 from p's contents (zero outside the system).
 func (s *Solver) solveLCP(b, p []float64) (pressure.Result, error) {
 	for c := range p {
 		if !s.sys[c] || !(p[c] > 0) {
@@ -285,13 +284,10 @@ func (s *Solver) project(dt float64) error {
 		s.b[c] = b * inv
 	}
 	if classic {
-		for c := range s.p {
-			if !s.sys[c] || math.IsNaN(s.p[c]) {
-				s.p[c] = 0
-			}
-		}
+		clear(s.p)
 		s.last.pressure, err = s.ps.CG(&s.mat, s.b, s.p, float64(s.Cfg.Tolerance), int(s.Cfg.MaxIterations))
 	} else {
+		clear(s.p) // from zero: see State
 		s.last.pressure, err = s.solveLCP(s.b, s.p)
 	}
 	if err != nil {

@@ -68,16 +68,44 @@ func (s *Solver) splat(p int) {
 	gx := s.g.gridCoords(s.x[p])
 	m := s.mass
 	v := s.v[p]
-	scatter(s.g.dims(cellKind), stencilAt(cellKind, gx), func(i int, w float64) {
-		s.cellMass[i] += m * w
-	})
+	addTo(s.g.dims(cellKind), gx, cellKind, m, s.cellMass, 0, nil)
 	for a := 0; a < 3; a++ {
-		mass, mom := s.faceMass[a], s.u[a]
-		mv := m * float64(v[a])
-		scatter(s.g.dims(a), stencilAt(a, gx), func(i int, w float64) {
-			mass[i] += m * w
-			mom[i] += mv * w
-		})
+		addTo(s.g.dims(a), gx, a, m, s.faceMass[a], m*float64(v[a]), s.u[a])
+	}
+}
+
+// addTo adds weight·m to mass and weight·mv to mom (when mom is not nil) at the trilinear stencil of gx for
+// samples of kind on a grid of dims d; samples past the grid's ends get nothing.
+func addTo(d [3]int, gx [3]float64, kind int, m float64, mass []float64, mv float64, mom []float64) {
+	sx := axisAt(gx[0]-offset(kind, 0), d[0])
+	sy := axisAt(gx[1]-offset(kind, 1), d[1])
+	sz := axisAt(gx[2]-offset(kind, 2), d[2])
+	for dz := 0; dz < 2; dz++ {
+		z, wz := sz.i0, sz.w0
+		if dz == 1 {
+			z, wz = sz.i1, sz.w1
+		}
+		if wz == 0 {
+			continue
+		}
+		for dy := 0; dy < 2; dy++ {
+			y, wy := sy.i0, sy.w0
+			if dy == 1 {
+				y, wy = sy.i1, sy.w1
+			}
+			w := wz * wy
+			if w == 0 {
+				continue
+			}
+			row := d[0] * (y + d[1]*z)
+			w0, w1 := w*sx.w0, w*sx.w1
+			mass[row+sx.i0] += m * w0
+			mass[row+sx.i1] += m * w1
+			if mom != nil {
+				mom[row+sx.i0] += mv * w0
+				mom[row+sx.i1] += mv * w1
+			}
+		}
 	}
 }
 

@@ -31,13 +31,27 @@ func (s *Solver) separate() {
 				continue
 			}
 			ci, cj, ck := c%g[0], (c/g[0])%g[1], c/(g[0]*g[1])
+			cell := [3]int{ci, cj, ck}
 			for p := a; p < b; p++ {
 				xp := s.x[p]
 				var off [3]float64
-				for k := max(ck-1, 0); k <= min(ck+1, g[2]-1); k++ {
-					for j := max(cj-1, 0); j <= min(cj+1, g[1]-1); j++ {
+				// the cells within r of the particle: its own, and along each axis the neighbour on the near side
+				// when the particle is closer than r to that face
+				var lo, hi [3]int
+				for ax := 0; ax < 3; ax++ {
+					lo[ax], hi[ax] = cell[ax], cell[ax]
+					f := (float64(xp[ax]) - s.g.lo[ax]) * s.g.inv
+					if f-float64(cell[ax]) < r*s.g.inv && cell[ax] > 0 {
+						lo[ax]--
+					}
+					if float64(cell[ax]+1)-f < r*s.g.inv && cell[ax] < g[ax]-1 {
+						hi[ax]++
+					}
+				}
+				for k := lo[2]; k <= hi[2]; k++ {
+					for j := lo[1]; j <= hi[1]; j++ {
 						row := g[0] * (j + g[1]*k)
-						q0, q1 := s.start[row+max(ci-1, 0)], s.start[row+min(ci+1, g[0]-1)+1]
+						q0, q1 := s.start[row+lo[0]], s.start[row+hi[0]+1]
 						for q := q0; q < q1; q++ {
 							if q == p {
 								continue
