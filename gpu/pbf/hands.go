@@ -6,7 +6,9 @@ import (
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/blast"
 	"github.com/slosh/slosh/sim/emit"
+	"github.com/slosh/slosh/sim/par"
 	cpbf "github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
@@ -227,6 +229,25 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 		return
 	}
 	s.appendFluid(pos, vel)
+}
+
+// blast fires the scene's blasts whose time falls in the step from the current time to t + dt, as the CPU solver
+// does and with its code: the state is read back, sim/blast pushes the fluid's particles, and the state is
+// uploaded again. A blast is a discrete event, like draining, so the round trip is taken only in the step one
+// fires.
+func (s *Solver) blast(dt float64) error {
+	fires := false
+	for i := range s.sc.Blasts {
+		fires = fires || s.sc.Blasts[i].Fires(s.time, s.time+dt)
+	}
+	if !fires {
+		return nil
+	}
+	t0, t1 := s.time, s.time+dt
+	return s.edit(func(st *cpbf.State) error {
+		blast.ApplyFluid(par.Pool{}, s.sc.Blasts, t0, t1, st.Pos, st.Vel, st.Body)
+		return nil
+	})
 }
 
 // moveObstacles uploads the kinematic obstacles where they are at time t.

@@ -505,6 +505,9 @@ func (s *Solver) Step(dt float64) error {
 	}
 	s.rigid.updateMasses(s.Cfg.RestDensity)
 	s.emit(dt)
+	if err := s.blast(dt); err != nil {
+		return fmt.Errorf("gpu pbf: a blast: %w", err)
+	}
 	s.moveObstacles(s.time + dt)
 	s.upload(dt)
 	s.bind()

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/blast"
 	"github.com/slosh/slosh/sim/emit"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
@@ -248,6 +249,16 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 		return
 	}
 	s.appendFluid(pos, vel)
+}
+
+// blast fires the scene's blasts whose time falls in the step from the current time to t + dt, on the fluid's
+// particles (sim/blast).
+func (s *Solver) blast(dt float64) {
+	var body []int32
+	if s.hasBodies() {
+		body = s.body
+	}
+	blast.ApplyFluid(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v, body)
 }
 
 // moveObstacles places the kinematic obstacles where they are at time t.

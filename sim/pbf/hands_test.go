@@ -326,3 +326,61 @@ func TestDriveBodyThrows(t *testing.T) {
 		t.Fatalf("after letting go the body moves at %.2f m/s along x, want the 2 m/s it was thrown at", vx)
 	}
 }
+
+// A scene's blast throws the water above it up in the step that holds its time, and only then; the bodies'
+// particles are left to the shape matching.
+func TestBlastThrowsWaterUp(t *testing.T) {
+	const pool = `"name": "blast", "domain": {"min": [0, 0, 0], "max": [0.4, 0.6, 0.4]},
+	  "particles": {"spacing": 0.02},
+	  "fluid": [{"shape": "box", "center": [0.2, 0.1, 0.2], "size": [0.4, 0.2, 0.4]}],
+	  "bodies": [{"shape": "sphere", "center": [0.3, 0.15, 0.2], "radius": 0.04, "density": 900}]`
+	quiet := newReset(t, parseScene(t, `{`+pool+`}`))
+	loud := newReset(t, parseScene(t, `{`+pool+`, "blasts": [{"time": 0.051, "center": [0.2, 0.08, 0.2], "radius": 0.15, "speed": 3}]}`))
+	up := func(s *Solver) (fastest float64) {
+		for i, v := range s.v {
+			if s.body[i] < 0 {
+				fastest = max(fastest, float64(v[1]))
+			}
+		}
+		return fastest
+	}
+	stepN(t, quiet, 12) // to 0.05 s
+	stepN(t, loud, 12)
+	sameFrames(t, "before the blast", quiet, loud)
+	// the blast by itself, as Step fires it: fluid particles inside move outward, body particles do not
+	v0 := append([][4]float32(nil), loud.v...)
+	loud.blast(1.0 / 240)
+	pushed := 0
+	for i := range v0 {
+		d := [3]float32{loud.x[i][0] - 0.2, loud.x[i][1] - 0.08, loud.x[i][2] - 0.2}
+		r := math.Sqrt(float64(d[0]*d[0] + d[1]*d[1] + d[2]*d[2]))
+		dv := [3]float32{loud.v[i][0] - v0[i][0], loud.v[i][1] - v0[i][1], loud.v[i][2] - v0[i][2]}
+		switch {
+		case loud.body[i] >= 0 || r >= 0.15:
+			if dv != [3]float32{} {
+				t.Fatalf("particle %d (body %d, %.3f m from the centre) was pushed by %v", i, loud.body[i], r, dv)
+			}
+		case dv[0]*d[0]+dv[1]*d[1]+dv[2]*d[2] <= 0:
+			t.Fatalf("fluid particle %d, %.3f m from the centre, was pushed by %v, not outward", i, r, dv)
+		default:
+			pushed++
+		}
+	}
+	if pushed < 100 {
+		t.Fatalf("the blast pushed %d particles", pushed)
+	}
+	copy(loud.v, v0)
+	// through Step: the water jumps, and a later step adds nothing
+	stepN(t, quiet, 1)
+	stepN(t, loud, 1)
+	if q, l := up(quiet), up(loud); l < q+1.5 {
+		t.Fatalf("fastest upward fluid after the blast's step: %.3f m/s without the blast, %.3f m/s with it", q, l)
+	}
+	v1 := append([][4]float32(nil), loud.v...)
+	loud.blast(1.0 / 240)
+	for i := range v1 {
+		if loud.v[i] != v1[i] {
+			t.Fatalf("the blast fired again at %.4f s", loud.time)
+		}
+	}
+}

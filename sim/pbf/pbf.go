@@ -273,6 +273,7 @@ func (s *Solver) Step(dt float64) error {
 	s.timer.Begin()
 	s.updateBodyMasses()
 	s.emit(dt)
+	s.blast(dt)
 	s.moveObstacles(s.time + dt)
 	s.predict(h)
 	s.timer.Mark("predict")

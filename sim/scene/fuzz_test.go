@@ -18,6 +18,7 @@ var fuzzSeeds = []string{
 	"obstacles":[{"shape":"capsule","a":[0.2,0.8,0.2],"b":[0.8,0.8,0.2],"radius":0.05,"motion":{"axis":[0,1,0],"amplitude":0.05,"period":2}}],
 	"bodies":[{"shape":"sphere","center":[0.5,0.8,0.7],"radius":0.1,"density":500,"spin":[0,1,0]}],
 	"emitters":[{"center":[0.5,0.9,0.5],"direction":[0,-1,0],"radius":0.05,"speed":1,"stop":2}],
+	"blasts":[{"time":0.5,"center":[0.5,0.2,0.5],"radius":0.2,"speed":3}],
 	"camera":{"eye":[2,1,2],"target":[0.5,0.3,0.5],"fov":45},"params":{"pbf.iterations":4}}`,
 	`{"name":"m","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"count":500},
 	"fluid":[{"shape":"cylinder","center":[0.5,0.3,0.5],"radius":0.3,"height":0.4,"rotation":[10,0,0]}],

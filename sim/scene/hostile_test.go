@@ -245,6 +245,7 @@ func TestCountLimits(t *testing.T) {
 		{head + fluid + `,"obstacles":[` + many(MaxObstacles+1, sphere) + `]}`, "obstacles: 257 entries, over the limit of 256 (every particle is tested against every obstacle"},
 		{head + fluid + `,"bodies":[` + many(MaxBodies+1, `{"shape":"sphere","center":[0.5,0.9,0.5],"radius":0.05,"density":500}`) + `]}`, "bodies: 257 entries, over the limit of 256"},
 		{head + fluid + `,"emitters":[` + many(MaxEmitters+1, `{"center":[0.5,0.9,0.5],"direction":[0,1,0],"radius":0.05,"speed":1}`) + `]}`, "emitters: 65 entries, over the limit of 64"},
+		{head + fluid + `,"blasts":[` + many(MaxBlasts+1, `{"time":1,"center":[0.5,0.5,0.5],"radius":0.1,"speed":1}`) + `]}`, "blasts: 65 entries, over the limit of 64 (each blast visits every particle"},
 		{head + `"fluid":[` + many(MaxFluidBlocks+1, sphere) + `]}`, "fluid: 257 entries, over the limit of 256"},
 		{head + fluid + `,"params":{"` + strings.Repeat("p", 500) + `":1}}`, "params: \"pppp"},
 		{`{"name":"` + strings.Repeat("n", 300) + `",` + head[len(`{"name":"x",`):] + fluid + `}`, "name: \"nnnn"},
@@ -257,6 +258,9 @@ func TestCountLimits(t *testing.T) {
 	// at the limits a scene is fine
 	if _, err := Parse([]byte(head+fluid+`,"obstacles":[`+many(MaxObstacles, sphere)+`]}`), "ok.json"); err != nil {
 		t.Errorf("%d obstacles: %v", MaxObstacles, err)
+	}
+	if _, err := Parse([]byte(head+fluid+`,"blasts":[`+many(MaxBlasts, `{"time":1,"center":[0.5,0.5,0.5],"radius":0.1,"speed":1}`)+`]}`), "ok.json"); err != nil {
+		t.Errorf("%d blasts: %v", MaxBlasts, err)
 	}
 }
 

@@ -45,6 +45,8 @@ const (
 	MaxBodies = 256
 	// MaxEmitters bounds the emitters: each one adds a disc of particles whenever its stream has moved a spacing.
 	MaxEmitters = 64
+	// MaxBlasts bounds the blasts: each one is tested against every particle in the step it fires.
+	MaxBlasts = 64
 	// MaxMeshFiles bounds the distinct OBJ files a scene names (a file may be used by any number of shapes):
 	// each gets its own distance grid, kept in memory and on the GPU.
 	MaxMeshFiles = 32
@@ -75,6 +77,7 @@ func (s *Scene) checkCounts() error {
 		{"obstacles", len(s.Obstacles), MaxObstacles, "every particle is tested against every obstacle in each solver iteration: merge obstacles, or use one mesh for many"},
 		{"bodies", len(s.Bodies), MaxBodies, "the solvers' work on bodies grows faster than their number"},
 		{"emitters", len(s.Emitters), MaxEmitters, "each emitter adds a disc of particles every time its stream moves a spacing: use fewer, wider ones"},
+		{"blasts", len(s.Blasts), MaxBlasts, "each blast visits every particle in the step it fires: use fewer, wider ones"},
 	} {
 		if c.n > c.limit {
 			return errAt(c.path, "%d entries, over the limit of %d (%s)", c.n, c.limit, c.why)

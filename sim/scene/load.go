@@ -113,6 +113,7 @@ func (s *Scene) Clone() *Scene {
 	}
 	c.Bodies = append([]Body(nil), s.Bodies...)
 	c.Emitters = append([]Emitter(nil), s.Emitters...)
+	c.Blasts = append([]Blast(nil), s.Blasts...)
 	// mesh shapes share their loaded MeshData, which nothing modifies
 	if s.Camera != nil {
 		cam := *s.Camera

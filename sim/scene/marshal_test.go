@@ -92,6 +92,10 @@ func TestMarshalRoundTripsEverything(t *testing.T) {
 			{"center": [0.5, 1.0, 0.25], "direction": [0, -1, 0], "radius": 0.04, "speed": 2},
 			{"center": [0.1, 0.5, 0.1], "direction": [1, 2, 1], "radius": 0.02, "speed": 3.3, "start": 0.5, "stop": 2.25}
 		],
+		"blasts": [
+			{"time": 0, "center": [0.5, 0.1, 0.25], "radius": 0.3, "speed": 4},
+			{"time": 1.25, "center": [-0.5, 1.2, 0.75], "radius": 0.0123, "speed": 0.7}
+		],
 		"camera": {"eye": [0.5, 1, 2], "target": [0.5, 0.3, 0.25]},
 		"params": {"pbf.iterations": 4, "pbf.gravity": [0, -9.81, 0], "render.color": "speed", "x.flag": true, "y.small": 1e-7}}`
 	sc, err := Parse([]byte(src), "builtin:everything")
@@ -100,6 +104,7 @@ func TestMarshalRoundTripsEverything(t *testing.T) {
 	}
 	data := roundTrip(t, sc, "builtin:everything")
 	for _, want := range []string{`"Fish & chips <b>"`, `"mesh": "bunny.obj"`, `"emitters": [`, `"start": 0.5, "stop": 2.25`,
+		`"blasts": [`, `{"time": 1.25, "center": [-0.5, 1.2, 0.75], "radius": 0.0123, "speed": 0.7}`,
 		`"motion": {"axis": [0, 1, 0], "amplitude": 0.05, "period": 2}`, `"pbf.gravity": [0,-9.81,0]`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the marshalled scene lacks %s:\n%s", want, data)
@@ -115,6 +120,11 @@ func TestMarshalRoundTripsEverything(t *testing.T) {
 	bad.Emitters[1].Speed = math.NaN()
 	if _, err := bad.Marshal(); err == nil || !strings.Contains(err.Error(), "emitters[1].speed") {
 		t.Errorf("marshalling a NaN speed: %v", err)
+	}
+	bad = sc.Clone()
+	bad.Blasts[0].Time = math.NaN()
+	if _, err := bad.Marshal(); err == nil || !strings.Contains(err.Error(), "blasts[0].time") {
+		t.Errorf("marshalling a NaN time: %v", err)
 	}
 	bad = sc.Clone()
 	bad.Obstacles[1].Motion.Axis[0] = math.Inf(1)

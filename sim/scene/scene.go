@@ -13,7 +13,8 @@
 //
 // Things that move: rigid bodies (posed by Shape.Posed as they turn and travel), obstacles with a Motion (a
 // kinematic translation, Obstacle.ShapeAt), and emitters that pour discs of particles (Emitter.Disc) while
-// Active. Marshal writes a scene back as a file Parse reads to the same scene.
+// Active. Blasts push the fluid outward once, at a time (Blast.Fires). Marshal writes a scene back as a file Parse
+// reads to the same scene.
 package scene
 
 import (
@@ -38,6 +39,7 @@ type Scene struct {
 	Obstacles []Obstacle  `json:"obstacles,omitempty"`
 	Bodies    []Body      `json:"bodies,omitempty"`
 	Emitters  []Emitter   `json:"emitters,omitempty"`
+	Blasts    []Blast     `json:"blasts,omitempty"`
 	Camera    *Camera     `json:"camera,omitempty"`
 	Params    ParamValues `json:"params,omitempty"`
 
@@ -108,6 +110,22 @@ type Emitter struct {
 	Start     float64 `json:"start,omitempty"`
 	Stop      float64 `json:"stop,omitempty"`
 }
+
+// Blast is an impulse in the fluid, an explosion under water: at simulated time Time (s) every fluid particle
+// within Radius of Center gets an outward velocity added once, Speed·(1 − r/Radius) along the direction from
+// Center to the particle (r its distance from Center), so the push is Speed at the centre and fades to nothing
+// at the rim. A particle exactly at Center is pushed straight up (against gravity's usual direction, +y).
+// sim/blast applies blasts for the solvers.
+type Blast struct {
+	Time   float64 `json:"time"`   // s, ≥ 0
+	Center Vec3    `json:"center"` // m, inside the domain
+	Radius float64 `json:"radius"` // m
+	Speed  float64 `json:"speed"`  // m/s at the centre
+}
+
+// Fires reports whether the blast goes off in the step from t0 to t1 (s): t0 ≤ Time < t1, so that steps which
+// tile time fire it exactly once.
+func (b *Blast) Fires(t0, t1 float64) bool { return t0 <= b.Time && b.Time < t1 }
 
 // Camera is the initial view.
 type Camera struct {

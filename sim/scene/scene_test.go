@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand"
 	"os"
@@ -11,7 +12,8 @@ import (
 
 func TestBuiltinScenesLoadAndSample(t *testing.T) {
 	names := BuiltinNames()
-	for _, want := range []string{"bunny-bath", "dambreak", "double-dambreak", "duck-pond", "fountain", "obstacles", "pool", "wave-tank"} {
+	for _, want := range []string{"bunny-bath", "dam-obstacle", "dambreak", "double-dambreak", "duck-pond", "fountain", "fountains", "obstacles", "pool",
+		"quad-dambreak", "underwater-blast", "wave-tank"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
@@ -388,6 +390,116 @@ func TestCylinderBoundsAreTight(t *testing.T) {
 			if lo[i] < b.Min[i]-1e-9 || hi[i] > b.Max[i]+1e-9 || lo[i]-b.Min[i] > 1e-5 || b.Max[i]-hi[i] > 1e-5 {
 				t.Errorf("rotation %v, axis %d: surface spans [%g, %g], bounds [%g, %g]", rot, i, lo[i], hi[i], b.Min[i], b.Max[i])
 			}
+		}
+	}
+}
+
+// The scenes of the splashing-liquids chapter (issue 12) open in flip with the camera on the action, with
+// particle counts a 2-core laptop runs (the FLIP mode seeds 8 particles per cell of twice the spacing, the same
+// count as the lattice) and the paper's proportions: Figure 3.1 tall (1:2:1), 3.2 80:60:40, 3.4 and 3.9 cubes.
+func TestFlipScenes(t *testing.T) {
+	load := func(name string, lo, hi int, shape Vec3) *Scene {
+		t.Helper()
+		sc, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := sc.Count(sc.Particles.Spacing)
+		if err != nil || n < lo || n > hi {
+			t.Errorf("%s: %d particles at spacing %g (%v), want %d–%d", name, n, sc.Particles.Spacing, err, lo, hi)
+		}
+		if sc.Camera == nil || sc.Mode != "flip" {
+			t.Errorf("%s: camera %v, mode %q", name, sc.Camera, sc.Mode)
+		}
+		if sz := sc.Domain.Size(); math.Abs(sz[1]/sz[0]-shape[1]/shape[0]) > 1e-9 || math.Abs(sz[2]/sz[0]-shape[2]/shape[0]) > 1e-9 {
+			t.Errorf("%s: the domain is %v, not in the proportions %v", name, sz, shape)
+		}
+		return sc
+	}
+
+	// two jets side by side over a shallow pool, falling back in the tank; the emitters' particles fit the budget
+	fountains := load("fountains", 20000, 300000, Vec3{50, 100, 50})
+	pool := fountains.Fluid[0].Bounds()
+	if len(fountains.Emitters) != 2 || pool.Size()[1] > 0.2*fountains.Domain.Size()[1] {
+		t.Fatalf("fountains: %d emitters over a pool %v", len(fountains.Emitters), pool)
+	}
+	added := 0.0
+	for i, e := range fountains.Emitters {
+		if e.Direction != (Vec3{0, 1, 0}) || !e.Active(0) || e.Stop == 0 {
+			t.Errorf("fountains: emitters[%d] is %+v", i, e)
+		}
+		if apex := e.Center[1] + e.Speed*e.Speed/(2*9.81); apex > fountains.Domain.Max[1]-0.2 || apex < 0.5*fountains.Domain.Max[1] {
+			t.Errorf("fountains: emitters[%d] reaches %g m in a %g m tank", i, apex, fountains.Domain.Max[1])
+		}
+		for _, p := range e.Disc(fountains.Particles.Spacing) {
+			if d := fountains.Fluid[0].Distance(p); d < fountains.Particles.Spacing {
+				t.Fatalf("fountains: emitters[%d] emits at %v, inside the pool", i, p)
+			}
+		}
+		// one disc each time the stream moves a spacing
+		added += float64(len(e.Disc(fountains.Particles.Spacing))) * e.Speed * (e.Stop - e.Start) / fountains.Particles.Spacing
+	}
+	if a, b := fountains.Emitters[0], fountains.Emitters[1]; a.Center[1] != b.Center[1] || a.Center.Sub(b.Center).Len() < 4*a.Radius {
+		t.Errorf("fountains: the jets at %v and %v are not side by side", a.Center, b.Center)
+	}
+	n, _ := fountains.Count(fountains.Particles.Spacing)
+	var budget int
+	if err := json.Unmarshal(fountains.Params["flip.budget"], &budget); err != nil || float64(budget) < float64(n)+added || budget > 300000 {
+		t.Errorf("fountains: flip.budget %d (%v) for %d particles and %.0f emitted", budget, err, n, added)
+	}
+
+	// a column at one end, a block on the floor in its path, short enough for the flow to leap
+	dam := load("dam-obstacle", 80000, 300000, Vec3{80, 60, 40})
+	col := dam.Fluid[0].Bounds()
+	if len(dam.Obstacles) != 1 || dam.Obstacles[0].Motion != nil {
+		t.Fatalf("dam-obstacle: obstacles %+v", dam.Obstacles)
+	}
+	block := dam.Obstacles[0].Bounds()
+	if col.Min[0] != dam.Domain.Min[0] || block.Min[0] < col.Max[0]+0.2 || block.Max[0] > dam.Domain.Max[0]-0.2 ||
+		block.Min[1] != 0 || block.Max[1] > 0.5*col.Max[1] {
+		t.Errorf("dam-obstacle: the column %v and the block %v", col, block)
+	}
+
+	// four equal columns, one in each corner of a square tank, leaving the centre free
+	quad := load("quad-dambreak", 80000, 300000, Vec3{100, 100, 100})
+	if len(quad.Fluid) != 4 {
+		t.Fatalf("quad-dambreak: %d columns", len(quad.Fluid))
+	}
+	corners := map[[2]bool]bool{}
+	for i, f := range quad.Fluid {
+		b := f.Bounds()
+		if b.Size().Sub(quad.Fluid[0].Bounds().Size()).Len() > 1e-9 || b.Size()[1] < 1.5*b.Size()[0] {
+			t.Errorf("quad-dambreak: column %d is %v", i, b)
+		}
+		atMin := [2]bool{b.Min[0] == quad.Domain.Min[0], b.Min[2] == quad.Domain.Min[2]}
+		atMax := [2]bool{b.Max[0] == quad.Domain.Max[0], b.Max[2] == quad.Domain.Max[2]}
+		if atMin[0] == atMax[0] || atMin[1] == atMax[1] {
+			t.Errorf("quad-dambreak: column %d at %v is not in a corner", i, b)
+		}
+		corners[atMin] = true
+		if f.Distance(quad.Domain.Center()) < 0.2 {
+			t.Errorf("quad-dambreak: column %d reaches the centre", i)
+		}
+	}
+	if len(corners) != 4 {
+		t.Errorf("quad-dambreak: the columns fill %d corners", len(corners))
+	}
+
+	// blasts under the surface of a pool, one after another, each well inside the water
+	blast := load("underwater-blast", 80000, 300000, Vec3{80, 80, 80})
+	water := blast.Fluid[0].Bounds()
+	if len(blast.Blasts) < 2 {
+		t.Fatalf("underwater-blast: %d blasts", len(blast.Blasts))
+	}
+	for i, b := range blast.Blasts {
+		if d := blast.Fluid[0].Distance(b.Center); d > -0.1 {
+			t.Errorf("underwater-blast: blasts[%d] at %v is %g m inside the water", i, b.Center, -d)
+		}
+		if b.Center[1]+b.Radius < water.Max[1] || b.Radius > water.Size()[1] {
+			t.Errorf("underwater-blast: blasts[%d] of radius %g at %v does not reach the surface at %g m", i, b.Radius, b.Center, water.Max[1])
+		}
+		if b.Time <= 0 || (i > 0 && b.Time < blast.Blasts[i-1].Time+0.5) {
+			t.Errorf("underwater-blast: blasts[%d] at %g s", i, b.Time)
 		}
 	}
 }

@@ -104,6 +104,11 @@ func (s *Scene) Validate() error {
 			return err
 		}
 	}
+	for i := range s.Blasts {
+		if err := s.Blasts[i].validate(fmt.Sprintf("blasts[%d]", i), d); err != nil {
+			return err
+		}
+	}
 	if c := s.Camera; c != nil {
 		if err := checkPoint("camera.eye", c.Eye); err != nil {
 			return err
@@ -275,6 +280,34 @@ func (e *Emitter) validate(path string, domain Box) error {
 		return errAt(path+".start", "must be a time ≥ 0 (seconds)")
 	case e.Stop != 0 && (!(e.Stop > e.Start) || math.IsInf(e.Stop, 0)):
 		return errAt(path+".stop", "must be after start (%g s), or 0 for never", e.Start)
+	}
+	return nil
+}
+
+// MaxBlastTime bounds a blast's time (s): a day of simulated time, far beyond any sitting.
+const MaxBlastTime = 86400
+
+// validate checks a blast at path: its centre inside the domain, a radius no larger than the domain, a speed
+// within MaxSpeed and a time within [0, MaxBlastTime].
+func (b *Blast) validate(path string, domain Box) error {
+	if err := checkPoint(path+".center", b.Center); err != nil {
+		return err
+	}
+	for c := 0; c < 3; c++ {
+		if !(b.Center[c] >= domain.Min[c] && b.Center[c] <= domain.Max[c]) {
+			return errAt(path+".center", "%v lies outside the domain %v–%v", b.Center, domain.Min, domain.Max)
+		}
+	}
+	size := domain.Size().MaxComp()
+	switch {
+	case !(b.Time >= 0) || b.Time > MaxBlastTime:
+		return errAt(path+".time", "%g s is outside [0, %d] (seconds of simulated time)", b.Time, MaxBlastTime)
+	case !(b.Radius > 0) || b.Radius > size:
+		return errAt(path+".radius", "%g m is outside (0, %g] (the domain's size)", b.Radius, size)
+	case b.Radius < MinLength:
+		return errAt(path+".radius", "%g m is out of range: at least %g m", b.Radius, MinLength)
+	case !(b.Speed > 0) || b.Speed > MaxSpeed:
+		return errAt(path+".speed", "%g m/s is outside (0, %d]", b.Speed, MaxSpeed)
 	}
 	return nil
 }
