@@ -22,6 +22,7 @@ import (
 
 	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/blast"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pressure"
@@ -305,6 +306,9 @@ func (s *Solver) Step(dt float64) error {
 	uic := s.Cfg.Pressure == PressureUIC
 	s.timer.Begin()
 	s.emit(dt)
+	if n := blast.Apply(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v); n > 0 {
+		s.notice = fmt.Sprintf("a scene blast pushed %d particles", n)
+	}
 	s.sortParticles()
 	s.rasterise()
 	s.normalise()

@@ -215,3 +215,15 @@ func bounds(s *Solver) (lo, hi [3]float64) {
 	}
 	return lo, hi
 }
+
+// The underwater blast throws water up out of the pool.
+func TestBlastThrowsWaterUp(t *testing.T) {
+	s := newSolver(t, builtin(t, "underwater-blast"), "flip.cell=0.08")
+	frames(t, s, 25) // to t ≈ 0.42 s, before the first blast at 0.5 s
+	_, hi0 := bounds(s)
+	frames(t, s, 15)
+	_, hi1 := bounds(s)
+	if !(hi1[1] > hi0[1]+0.1) {
+		t.Errorf("the highest particle went from %.3f m to %.3f m over the blast, want a rise of more than 0.1 m", hi0[1], hi1[1])
+	}
+}
