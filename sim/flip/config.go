@@ -22,7 +22,13 @@ const (
 const (
 	FaceDensityLiquid     = 0 // the liquid's density ρ_f
 	FaceDensityRasterised = 1 // the face's rasterised density over its volume fraction (eq. 3.8)
+	FaceDensitySurface    = 2 // the liquid's where a face is nearly full, the rasterised where it is not
 )
+
+// surfaceFill is how full a face must be (its rasterised density over V_f ρ_f) for FaceDensitySurface to take the
+// liquid's density: below it the face is at the free surface (or beside a solid at the waterline) and its
+// density is the rasterised one scaled up by 1/surfaceFill, so the two meet at surfaceFill.
+const surfaceFill = 0.8
 
 // Config holds every tunable of the FLIP mode.
 type Config struct {
@@ -51,6 +57,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Pressure:      PressureUIC,
+		FaceDensity:   FaceDensitySurface,
 		Step:          sim.CFL{Number: 1, Min: 1, Max: 16},
 		Density:       1000,
 		Gravity:       [3]float32{0, -9.81, 0},
@@ -69,8 +76,8 @@ func DefaultConfig() Config {
 func (c *Config) Register(s *param.Set) {
 	s.Choice(&c.Pressure, param.Spec{Name: "flip.pressure", Label: "Pressure solve", Group: "FLIP|Solver", Items: []string{"unilateral (UIC)", "incompressible (classic)"},
 		Desc: "Unilateral incompressibility (cells may not exceed ρ_max but may expand freely; blurred obstacles; MPRGP) or classic incompressible FLIP (box-filter liquid cells, sharp obstacles, PCG): the comparison of §3.4"})
-	s.Choice(&c.FaceDensity, param.Spec{Name: "flip.face_density", Label: "Face density", Group: "FLIP|Solver", Items: []string{"liquid", "rasterised"},
-		Desc: "The density the pressure gradient divides by on a face (UIC): the liquid's, or the face's rasterised density as in eq. 3.8 (livelier; the particles' sampling noise makes a resting pool shiver at a few cm/s)"})
+	s.Choice(&c.FaceDensity, param.Spec{Name: "flip.face_density", Label: "Face density", Group: "FLIP|Solver", Items: []string{"liquid", "rasterised", "liquid, rasterised at the surface"},
+		Desc: "The density the pressure gradient divides by on a face (UIC): the liquid's; the face's rasterised density as in eq. 3.8 (livelier; the particles' sampling noise makes a resting pool shiver at a few cm/s); or the liquid's where a face is at least 80% full and the rasterised one (scaled to meet it) at the surface, where floating bodies need it"})
 	c.Step.Register(s, Name, "FLIP|Time step")
 	s.Float(&c.Tolerance, param.Spec{Name: "flip.tolerance", Label: "Solver tolerance", Group: "FLIP|Solver", Min: 1e-10, Max: 0.5, SoftMin: 1e-7, SoftMax: 1e-2, Log: true,
 		Desc: "The pressure solves stop when the residual (the projected gradient for the LCPs) falls below this fraction of the right-hand side's norm"})

@@ -54,7 +54,7 @@ func (s *Solver) faceWeights() {
 	rf := float64(s.Cfg.Density)
 	floor := float64(s.Cfg.AirThreshold) * rf
 	classic := s.Cfg.Pressure == PressureClassic
-	rasterised := s.Cfg.FaceDensity == FaceDensityRasterised
+	mode := s.Cfg.FaceDensity
 	for a := 0; a < 3; a++ {
 		w, sf, rho := s.wf[a], s.sol.face[a], s.rhoF[a]
 		s.pool.For(len(w), 8192, func(lo, hi int) {
@@ -64,9 +64,14 @@ func (s *Solver) faceWeights() {
 				} else if vf := 1 - sf[i]; vf > 0 {
 					// the density of the face's liquid: the rasterised density counts the solid's part of the
 					// face's support as empty, so beside a blurred wall it is V_f times the liquid's
-					rl := rf
-					if rasterised {
+					var rl float64
+					switch mode {
+					case FaceDensityLiquid:
+						rl = rf
+					case FaceDensityRasterised:
 						rl = max(rho[i]/vf, floor)
+					default: // the liquid's where the face is nearly full, the rasterised below surfaceFill
+						rl = max(rf*min(1, rho[i]/(vf*rf*surfaceFill)), floor)
 					}
 					w[i] = vf / rl
 				} else {
