@@ -23,9 +23,9 @@ type BenchResult struct {
 	Fallback      string      `json:"fallback,omitempty"` // why the requested mode did not run
 	Scene         string      `json:"scene"`
 	Particles     int         `json:"particles"`
-	TimeStep      string      `json:"time_step"`          // how the substeps were chosen: "CFL 1.5, 4–32 substeps"
-	Substeps      float64     `json:"substeps_per_frame"` // measured steps over measured frames
-	Iterations    int         `json:"iterations"`
+	TimeStep      string      `json:"time_step"`            // how the substeps were chosen: "CFL 1.5, 4–32 substeps"
+	Substeps      float64     `json:"substeps_per_frame"`   // measured steps over measured frames
+	Iterations    int         `json:"iterations,omitempty"` // the mode's *.iterations parameter, when it has one
 	WarmupFrames  int         `json:"warmup_frames"`
 	Frames        int         `json:"frames"`
 	Steps         int         `json:"steps"`
@@ -40,13 +40,51 @@ type BenchResult struct {
 	RigidMs       float64 `json:"rigid_ms,omitempty"`
 	RigidShare    float64 `json:"rigid_share,omitempty"`
 	ParticleSteps float64 `json:"particle_steps_per_second"`
-	Machine       Machine `json:"machine"`
-	GoVersion     string  `json:"go_version"`
-	Timestamp     string  `json:"timestamp"`
+	// Figures are the mode's own numbers (sim.Figure) over the measured steps: residuals, iterations, errors.
+	Figures   []BenchFigure `json:"figures,omitempty"`
+	Machine   Machine       `json:"machine"`
+	GoVersion string        `json:"go_version"`
+	Timestamp string        `json:"timestamp"`
 
 	// Render is what --render measured: each frame drawn offscreen after its steps; nil without --render. With it,
 	// WallMsPerStep and ParticleSteps count the steps' wall time only.
 	Render *BenchRender `json:"render,omitempty"`
+}
+
+// BenchFigure is one of the mode's figures over the measured steps.
+type BenchFigure struct {
+	Name string  `json:"name"`
+	Unit string  `json:"unit,omitempty"`
+	Mean float64 `json:"mean"`
+	Max  float64 `json:"max"`
+}
+
+// figureAverager accumulates the figures of steps, in the order they first appear.
+type figureAverager struct {
+	figs []BenchFigure
+	n    []int
+}
+
+func (a *figureAverager) add(figs []sim.Figure) {
+	for _, f := range figs {
+		i := slices.IndexFunc(a.figs, func(b BenchFigure) bool { return b.Name == f.Name })
+		if i < 0 {
+			a.figs = append(a.figs, BenchFigure{Name: f.Name, Unit: f.Unit, Max: f.Value})
+			a.n = append(a.n, 0)
+			i = len(a.figs) - 1
+		}
+		a.figs[i].Mean += f.Value
+		a.figs[i].Max = max(a.figs[i].Max, f.Value)
+		a.n[i]++
+	}
+}
+
+func (a *figureAverager) result() []BenchFigure {
+	out := slices.Clone(a.figs)
+	for i := range out {
+		out[i].Mean /= float64(a.n[i])
+	}
+	return out
 }
 
 // BenchPass is the mean time of one stage per step.
@@ -171,6 +209,7 @@ func Bench(o BenchOptions) error {
 		return fmt.Errorf("after the warm-up: %w", err)
 	}
 	var passes passAverager
+	var figures figureAverager
 	var stepMs float64
 	nsteps := 0
 	start := time.Now()
@@ -180,6 +219,7 @@ func Bench(o BenchOptions) error {
 		}
 		for _, s := range steps {
 			passes.add(s.Passes)
+			figures.add(s.Figures)
 			stepMs += s.StepMs
 			nsteps++
 		}
@@ -208,6 +248,7 @@ func Bench(o BenchOptions) error {
 		Frames:        o.Frames,
 		Steps:         nsteps,
 		Passes:        passes.means(),
+		Figures:       figures.result(),
 		PassSamples:   passes.samples,
 		Machine:       machineInfo(g),
 		GoVersion:     runtime.Version(),
@@ -250,8 +291,12 @@ func Bench(o BenchOptions) error {
 }
 
 func printBench(w io.Writer, r *BenchResult) {
-	fmt.Fprintf(w, "slosh bench: mode %s, scene %s, %d particles, %s (%.2f a frame), %d iterations\n",
-		r.Mode, r.Scene, r.Particles, r.TimeStep, r.Substeps, r.Iterations)
+	iters := ""
+	if r.Iterations > 0 {
+		iters = fmt.Sprintf(", %d iterations", r.Iterations)
+	}
+	fmt.Fprintf(w, "slosh bench: mode %s, scene %s, %d particles, %s (%.2f a frame)%s\n",
+		r.Mode, r.Scene, r.Particles, r.TimeStep, r.Substeps, iters)
 	fmt.Fprintf(w, "%d frames (%d steps) measured after %d warm-up frames; %s\n", r.Frames, r.Steps, r.WarmupFrames, machineLine(r.Machine))
 	fmt.Fprintf(w, "  %-16s %10s %7s\n", "pass", "mean ms", "share")
 	for _, p := range r.Passes {
@@ -270,6 +315,12 @@ func printBench(w io.Writer, r *BenchResult) {
 		fmt.Fprintf(w, "%d rigid bodies: their passes take %.3f ms per step, %.1f%% on top of the fluid's\n", r.Bodies, r.RigidMs, 100*r.RigidShare)
 	}
 	fmt.Fprintf(w, "%d steps, %d particles, %.4g particle-steps/s\n", r.Steps, r.Particles, r.ParticleSteps)
+	if len(r.Figures) > 0 {
+		fmt.Fprintf(w, "  %-24s %12s %12s\n", "figure", "mean", "max")
+		for _, f := range r.Figures {
+			fmt.Fprintf(w, "  %-24s %12s %12s\n", f.Name, sim.FormatValue(f.Mean, f.Unit), sim.FormatValue(f.Max, f.Unit))
+		}
+	}
 	if r.Render != nil {
 		printBenchRender(w, r.Render)
 	}

@@ -22,6 +22,11 @@ import (
 // a parameter changed in the panel, the drop undone — then pauses and saves the replay and the state at the same
 // step. It returns the two files.
 func sitting(t *testing.T, v *viewer, dir string) (replayPath, statePath string) {
+	return sittingWith(t, v, dir, "pbf.vorticity", "0.2")
+}
+
+// sittingWith is sitting with the panel's parameter change given: name set to value.
+func sittingWith(t *testing.T, v *viewer, dir, name, value string) (replayPath, statePath string) {
 	t.Helper()
 	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 6 })
 	press(v, glfw.Key3)
@@ -35,7 +40,7 @@ func sitting(t *testing.T, v *viewer, dir string) (replayPath, statePath string)
 	x, y = screenOf(v, mgl32.Vec3{0.2, 0.1, 0.3})
 	x2, y2 := screenOf(v, mgl32.Vec3{0.6, 0.1, 0.3})
 	click(v, x, y, glfw.ModControl, 60*time.Millisecond, x2, y2)
-	if err := v.drv.Params().SetString("pbf.vorticity", "0.2"); err != nil {
+	if err := v.drv.Params().SetString(name, value); err != nil {
 		t.Fatal(err)
 	}
 	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ParamsChanged: true})

@@ -255,6 +255,9 @@ func (h *hands) dropBody(p mgl32.Vec3, sc *scene.Scene) (scene.Body, error) {
 	} else {
 		sh.Center = c3
 	}
+	// the clamp above is in float32: against the far wall it can leave the shape 2e-8 m outside, and a save
+	// file's scene must hold its bodies inside the domain
+	sh = fitInside(sh, sc.Domain)
 	return scene.Body{Shape: sh, Density: float64(c.DropDensity)}, nil
 }
 

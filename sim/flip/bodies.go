@@ -37,7 +37,7 @@ type body struct {
 	// derived from the shape
 	mass  float64
 	iBody [3][3]float64 // inertia about the centre of mass in the rest frame
-	hull  [][3]float64  // points on and just inside the surface, offsets from the centre of mass in the rest frame
+	hull  [][3]float64  // points on the surface, offsets from the centre of mass in the rest frame
 
 	// per step
 	vStar, wStar [3]float64
@@ -95,7 +95,9 @@ func newBody(spec scene.Body, h float64) (body, error) {
 					}
 				}
 				if dist > -math.Max(d, h/4) {
-					inside = append(inside, p)
+					// onto the surface along the distance field's gradient: the points that touch walls first
+					dd, n := spec.Shape.SDF(p)
+					inside = append(inside, p.Sub(n.Scale(dd)))
 				}
 			}
 		}
@@ -334,29 +336,37 @@ func (s *Solver) moveBodies(dt float64) {
 	}
 }
 
-// contactStatic pushes a body out of the domain's walls and the obstacles along the deepest contact's normal and
-// removes its velocity into them.
+// contactMargin keeps a body's surface this far inside the domain's walls, so that a body at rest on the floor
+// still lies inside the domain to rounding (a save file's scene places it there).
+const contactMargin = 1e-4
+
+// contactStatic pushes a body out of the domain's walls (by its posed shape's bounds, exact for spheres and
+// capsules and for boxes' corners) and the obstacles (by its surface points) along the deepest contact's normal,
+// and removes its velocity into them.
 func (s *Solver) contactStatic(b *body) {
 	for it := 0; it < 3; it++ {
-		r := b.rot()
 		depth, normal := 0.0, [3]float64{}
-		var at [3]float64
-		for _, o := range b.hull {
-			x := r.MulVec(scene.Vec3(o))
-			p := [3]float64{b.c[0] + x[0], b.c[1] + x[1], b.c[2] + x[2]}
-			for a := 0; a < 3; a++ {
-				if d := s.sc.Domain.Min[a] - p[a]; d > depth {
-					depth, normal, at = d, [3]float64{}, p
-					normal[a] = 1
-				}
-				if d := p[a] - s.sc.Domain.Max[a]; d > depth {
-					depth, normal, at = d, [3]float64{}, p
-					normal[a] = -1
-				}
+		sh := b.posed()
+		bb := sh.Bounds()
+		for a := 0; a < 3; a++ {
+			if d := s.sc.Domain.Min[a] + contactMargin - bb.Min[a]; d > depth {
+				depth, normal = d, [3]float64{}
+				normal[a] = 1
 			}
-			for k := range s.static {
-				if d, n := s.static[k].SDF(scene.Vec3(p)); -d > depth {
-					depth, normal, at = -d, [3]float64(n), p
+			if d := bb.Max[a] - (s.sc.Domain.Max[a] - contactMargin); d > depth {
+				depth, normal = d, [3]float64{}
+				normal[a] = -1
+			}
+		}
+		if len(s.static) > 0 {
+			r := b.rot()
+			for _, o := range b.hull {
+				x := r.MulVec(scene.Vec3(o))
+				p := scene.Vec3{b.c[0] + x[0], b.c[1] + x[1], b.c[2] + x[2]}
+				for k := range s.static {
+					if d, n := s.static[k].SDF(p); -d > depth {
+						depth, normal = -d, [3]float64(n)
+					}
 				}
 			}
 		}
@@ -366,14 +376,12 @@ func (s *Solver) contactStatic(b *body) {
 		for a := 0; a < 3; a++ {
 			b.c[a] += depth * normal[a]
 		}
-		// remove the velocity of the contact point into the solid, at the centre of mass, and damp the spin
-		_ = at
+		// remove the velocity into the solid at the centre of mass, and damp the spin a little (the contact's
+		// friction)
 		vn := b.v[0]*normal[0] + b.v[1]*normal[1] + b.v[2]*normal[2]
 		if vn < 0 && !b.driving {
 			for a := 0; a < 3; a++ {
 				b.v[a] -= vn * normal[a]
-			}
-			for a := 0; a < 3; a++ {
 				b.w[a] *= 0.9
 			}
 		}
