@@ -83,6 +83,12 @@ bench: build
 	for n in 8000 32000 128000; do
 		./$(BIN) bench --mode pbf-cpu --scene dambreak --particles $$n --frames 20 $(TABLE1) --json $(BENCH_OUT)/pbf-cpu-dambreak-$$n.json
 	done
+	# FLIP: Table 3.2's stages, unilateral and classic, on 64³ and 128×64×64 grids at 8 particles a cell
+	for g in 64 128; do
+		for p in unilateral incompressible; do
+			./$(BIN) bench --scene docs/bench/flip-dambreak-$$g.json --frames 3 --warmup 2 --set flip.pressure=$$p --set flip.substeps=2 --set flip.substeps_max=2 --json $(BENCH_OUT)/flip-$$p-$$g.json
+		done
+	done
 	if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then
 		$(GO) test -bench 'Step' -benchtime 5x -run XXX ./gpu/pbf/
 		for n in 8000 32000 128000; do

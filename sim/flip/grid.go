@@ -129,9 +129,12 @@ type axisStencil struct {
 }
 
 func axisAt(x float64, n int) axisStencil {
-	f := math.Floor(x)
-	t := x - f
-	i := int(f)
+	// floor by truncation (math.Floor is a call on amd64 v1): positions lie within a cell of the grid
+	i := int(x)
+	if float64(i) > x {
+		i--
+	}
+	t := x - float64(i)
 	s := axisStencil{i0: i, i1: i + 1, w0: 1 - t, w1: t}
 	if s.i0 < 0 || s.i0 >= n {
 		s.i0, s.w0 = 0, 0
