@@ -145,7 +145,16 @@ func (s *Solver) coords(x [3]float64) [3]float64 {
 
 // nearSolid says whether a solid may lie within a cell of x: the blurred solid fraction of x's cell.
 func (s *Solver) nearSolid(x [3]float64) bool {
-	return s.sol.cell[s.g.cellOf(s.coords(x))] > 0
+	if s.sol.cell[s.g.cellOf(s.coords(x))] > 0 {
+		return true
+	}
+	for m := range s.sol.moving {
+		ms := &s.sol.moving[m]
+		if ms.body >= 0 && x[0] >= ms.lo[0] && x[0] <= ms.hi[0] && x[1] >= ms.lo[1] && x[1] <= ms.hi[1] && x[2] >= ms.lo[2] && x[2] <= ms.hi[2] {
+			return true // a body moved here this step
+		}
+	}
+	return false
 }
 
 // solidDistance is the signed distance from x to the nearest solid other than the domain's walls (the scene's

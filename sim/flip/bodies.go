@@ -41,6 +41,7 @@ type body struct {
 
 	// per step
 	vStar, wStar [3]float64
+	shift, turn  [3]float64 // the density correction's displacement and rotation (radians about each axis)
 	force        [3]float64 // the pressure's force in the last step, N
 	faces        []bodyFace
 	cells        []int32
@@ -202,9 +203,9 @@ func (s *Solver) predictBodies(dt float64) {
 	}
 }
 
-// couple adds each free body's term h³ J M⁻¹ Jᵀ to the matrix (the matrix is divided through by Δt², as the
-// solve's right-hand side is).
-func (s *Solver) couple(dt float64) {
+// couple adds each free body's term h³ J M⁻¹ Jᵀ to the matrix (the velocity solve's matrix is divided through by
+// Δt², as its right-hand side is; the density correction's has Δt = 1).
+func (s *Solver) couple() {
 	if len(s.bodies) == 0 {
 		return
 	}
@@ -272,6 +273,31 @@ func (s *Solver) couple(dt float64) {
 	}
 }
 
+// shiftBodies gives each free body its share of the density correction: a displacement h³ M⁻¹ Jᵀ y (and a
+// turn), applied with the pose update at the step's end, as the liquid's offsets are applied before advection.
+func (s *Solver) shiftBodies() {
+	h3 := s.g.h * s.g.h * s.g.h
+	for i := range s.bodies {
+		b := &s.bodies[i]
+		b.shift, b.turn = [3]float64{}, [3]float64{}
+		if b.driving || len(b.cells) == 0 {
+			continue
+		}
+		var t [6]float64
+		for r, c := range b.cells {
+			y := s.y[c]
+			for k := 0; k < 6; k++ {
+				t[k] += b.rows[r][k] * y
+			}
+		}
+		ii := b.invInertia()
+		for a := 0; a < 3; a++ {
+			b.shift[a] = h3 * t[a] / b.mass
+			b.turn[a] = h3 * (ii[a][0]*t[3] + ii[a][1]*t[4] + ii[a][2]*t[5])
+		}
+	}
+}
+
 // pushBodies gives each free body the pressure's force and torque: V = V* + Δt h³ M⁻¹ Jᵀ p.
 func (s *Solver) pushBodies(dt float64) {
 	h3 := s.g.h * s.g.h * s.g.h
@@ -304,11 +330,12 @@ func (s *Solver) moveBodies(dt float64) {
 	for i := range s.bodies {
 		b := &s.bodies[i]
 		for a := 0; a < 3; a++ {
-			b.c[a] += dt * b.v[a]
+			b.c[a] += dt*b.v[a] + b.shift[a]
 		}
-		w := b.w
+		// q ← q + 1/2 (Δt ω + the correction's turn, 0) q
+		w := [3]float64{dt*b.w[0] + b.turn[0], dt*b.w[1] + b.turn[1], dt*b.w[2] + b.turn[2]}
+		b.shift, b.turn = [3]float64{}, [3]float64{}
 		q := b.q
-		// q ← q + Δt/2 (ω, 0) q
 		dq := [4]float64{
 			w[0]*q[3] + w[1]*q[2] - w[2]*q[1],
 			w[1]*q[3] + w[2]*q[0] - w[0]*q[2],
@@ -317,7 +344,7 @@ func (s *Solver) moveBodies(dt float64) {
 		}
 		var l float64
 		for k := 0; k < 4; k++ {
-			q[k] += 0.5 * dt * dq[k]
+			q[k] += 0.5 * dq[k]
 			l += q[k] * q[k]
 		}
 		l = 1 / math.Sqrt(l)
@@ -332,6 +359,14 @@ func (s *Solver) moveBodies(dt float64) {
 	for i := range s.bodies {
 		for j := i + 1; j < len(s.bodies); j++ {
 			s.contactBodies(&s.bodies[i], &s.bodies[j])
+		}
+	}
+	// the particles advect after this: they meet the bodies where the bodies end the step
+	for m := range s.sol.moving {
+		if ms := &s.sol.moving[m]; ms.body >= 0 {
+			ms.shape = s.bodies[ms.body].posed()
+			bb := ms.shape.Bounds()
+			ms.lo, ms.hi = [3]float64(bb.Min), [3]float64(bb.Max)
 		}
 	}
 }

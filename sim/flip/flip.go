@@ -338,10 +338,11 @@ func (s *Solver) Step(dt float64) error {
 	s.extrapolate()
 	s.timer.Mark("extrapolate")
 	s.transfer()
+	s.timer.Mark("advect")
+	s.moveBodies(dt) // first, so the particles are kept out of the bodies where they end the step
+	s.timer.Mark("bodies")
 	s.advect(dt)
 	s.timer.Mark("advect")
-	s.moveBodies(dt)
-	s.timer.Mark("bodies")
 	s.time += dt
 	s.steps++
 	return s.finish()

@@ -27,13 +27,14 @@ func (b box) empty() bool { return b.hi[0] <= b.lo[0] || b.hi[1] <= b.lo[1] || b
 
 // movingSolid is a solid that moves this step: its shape now and its velocity field.
 type movingSolid struct {
-	shape scene.Shape
-	lin   [3]float64 // velocity of the point at center
-	ang   [3]float64 // angular velocity, rad/s
-	cen   [3]float64
-	body  int // index of the rigid body, −1 for an obstacle or the paddle
-	occ   []float32
-	ob    box // its occupancy box
+	shape  scene.Shape
+	lin    [3]float64 // velocity of the point at center
+	ang    [3]float64 // angular velocity, rad/s
+	cen    [3]float64
+	body   int // index of the rigid body, −1 for an obstacle or the paddle
+	occ    []float32
+	ob     box        // its occupancy box
+	lo, hi [3]float64 // a body's bounds where it ends the step (advection's collisions)
 }
 
 // vel is the solid's velocity at x.
