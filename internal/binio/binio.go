@@ -4,8 +4,10 @@
 package binio
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 )
@@ -30,4 +32,20 @@ func ReadArray[T any](r io.Reader, n int64) ([]T, error) {
 		}
 	}
 	return out, nil
+}
+
+// Open starts reading a binary state that begins with magic: it returns a buffered reader after the magic and how
+// many bytes r held, the magic included (−1 when r cannot say; a bytes.Reader can), so counts read next can be
+// checked against the input before anything is allocated for them. kind names the state in the error ("pbf").
+func Open(r io.Reader, magic, kind string) (*bufio.Reader, int64, error) {
+	left := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		left = int64(l.Len())
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	got := make([]byte, len(magic))
+	if _, err := io.ReadFull(br, got); err != nil || string(got) != magic {
+		return nil, 0, fmt.Errorf("not a %s state (the data does not start with the %s state header)", kind, kind)
+	}
+	return br, left, nil
 }

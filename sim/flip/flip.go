@@ -16,6 +16,7 @@ package flip
 
 import (
 	"fmt"
+	"github.com/slosh/slosh/internal/grow"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
@@ -204,7 +205,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	}
 	s.x = append(s.x[:0], keep...)
 	s.v = append(s.v[:0], kv...)
-	s.id = resize(s.id, len(s.x))
+	s.id = grow.Resize(s.id, len(s.x))
 	for i := range s.id {
 		s.id[i] = uint32(i)
 	}
@@ -244,17 +245,17 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 	}
 	s.pressureAtReset = s.Cfg.Pressure
 	nc := s.g.cells()
-	s.cellMass, s.rhoC, s.rhoMax = resize(s.cellMass, nc), resize(s.rhoC, nc), resize(s.rhoMax, nc)
-	s.sys = resize(s.sys, nc)
-	s.p, s.y, s.b, s.w = resize(s.p, nc), resize(s.y, nc), resize(s.b, nc), resize(s.w, nc)
+	s.cellMass, s.rhoC, s.rhoMax = grow.Resize(s.cellMass, nc), grow.Resize(s.rhoC, nc), grow.Resize(s.rhoMax, nc)
+	s.sys = grow.Resize(s.sys, nc)
+	s.p, s.y, s.b, s.w = grow.Resize(s.p, nc), grow.Resize(s.y, nc), grow.Resize(s.b, nc), grow.Resize(s.w, nc)
 	clear(s.p)
 	clear(s.y)
 	for a := 0; a < 3; a++ {
 		d := s.g.dims(a)
 		m := d[0] * d[1] * d[2]
-		s.faceMass[a], s.u[a], s.uOld[a], s.du[a], s.rhoF[a] = resize(s.faceMass[a], m), resize(s.u[a], m), resize(s.uOld[a], m), resize(s.du[a], m), resize(s.rhoF[a], m)
-		s.wf[a], s.delta[a] = resize(s.wf[a], m), resize(s.delta[a], m)
-		s.mark[a], s.mark2[a] = resize(s.mark[a], m), resize(s.mark2[a], m)
+		s.faceMass[a], s.u[a], s.uOld[a], s.du[a], s.rhoF[a] = grow.Resize(s.faceMass[a], m), grow.Resize(s.u[a], m), grow.Resize(s.uOld[a], m), grow.Resize(s.du[a], m), grow.Resize(s.rhoF[a], m)
+		s.wf[a], s.delta[a] = grow.Resize(s.wf[a], m), grow.Resize(s.delta[a], m)
+		s.mark[a], s.mark2[a] = grow.Resize(s.mark[a], m), grow.Resize(s.mark2[a], m)
 		clear(s.delta[a])
 	}
 	s.rowOf = nil
@@ -262,25 +263,12 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 	s.ps = pressure.Solver{Pool: s.pool}
 	s.time, s.steps = 0, 0
 	s.budget = budget
-	s.emitAcc = resize(s.emitAcc, len(sc.Emitters))
+	s.emitAcc = grow.Resize(s.emitAcc, len(sc.Emitters))
 	clear(s.emitAcc)
 	s.toolAcc, s.notice = 0, ""
 	s.stats = sim.Stats{Particles: n}
 	s.last = lastSolve{}
 	return nil
-}
-
-// resize returns b with length n, reusing its storage when it is large enough; growing leaves room for half as
-// much again (particles poured while running).
-func resize[T any](b []T, n int) []T {
-	if cap(b) < n {
-		c := n
-		if cap(b) > 0 {
-			c = max(n, cap(b)*3/2)
-		}
-		return make([]T, n, c)
-	}
-	return b[:n]
 }
 
 // BeginFrame implements sim.Solver: the frame's substeps from the CFL condition on the fastest particle or body

@@ -48,26 +48,6 @@ func (g *macGrid) samplePos(kind, i, j, k int) [3]float64 {
 	}
 }
 
-// stencil is the trilinear stencil of a point for one kind of sample: the lower corner's indices and the weights
-// of the lower and upper sample along each axis. Indices may lie outside the sample grid; callers skip those.
-type stencil struct {
-	i [3]int
-	w [3][2]float64
-}
-
-// stencilAt is the trilinear stencil of the point at grid coordinates gx (in cells from lo) for kind.
-func stencilAt(kind int, gx [3]float64) stencil {
-	var s stencil
-	for a := 0; a < 3; a++ {
-		x := gx[a] - offset(kind, a)
-		f := math.Floor(x)
-		t := x - f
-		s.i[a] = int(f)
-		s.w[a] = [2]float64{1 - t, t}
-	}
-	return s
-}
-
 // gridCoords is a world position in cells from lo.
 func (g *macGrid) gridCoords(p [4]float32) [3]float64 {
 	return [3]float64{
@@ -84,41 +64,6 @@ func (g *macGrid) cellOf(gx [3]float64) int {
 		c[a] = min(max(int(math.Floor(gx[a])), 0), g.n[a]-1)
 	}
 	return c[0] + g.n[0]*(c[1]+g.n[1]*c[2])
-}
-
-// interp is the trilinear interpolation of field f of kind at grid coordinates gx; samples outside the grid count
-// as zero.
-func (g *macGrid) interp(kind int, f []float64, gx [3]float64) float64 {
-	s := stencilAt(kind, gx)
-	d := g.dims(kind)
-	var sum float64
-	for dz := 0; dz < 2; dz++ {
-		z := s.i[2] + dz
-		if z < 0 || z >= d[2] {
-			continue
-		}
-		for dy := 0; dy < 2; dy++ {
-			y := s.i[1] + dy
-			if y < 0 || y >= d[1] {
-				continue
-			}
-			wyz := s.w[2][dz] * s.w[1][dy]
-			row := d[0] * (y + d[1]*z)
-			for dx := 0; dx < 2; dx++ {
-				x := s.i[0] + dx
-				if x < 0 || x >= d[0] {
-					continue
-				}
-				sum += wyz * s.w[0][dx] * f[row+x]
-			}
-		}
-	}
-	return sum
-}
-
-// velocity interpolates the staggered field u (one slice per axis) at grid coordinates gx.
-func (g *macGrid) velocity(u *[3][]float64, gx [3]float64) [3]float64 {
-	return [3]float64{g.interp(0, u[0], gx), g.interp(1, u[1], gx), g.interp(2, u[2], gx)}
 }
 
 // axisStencil is the 1D part of a trilinear stencil: the lower sample's index, clamped pairs of indices and
@@ -143,26 +88,6 @@ func axisAt(x float64, n int) axisStencil {
 		s.i1, s.w1 = 0, 0
 	}
 	return s
-}
-
-// interpFast is interp without closures: the hot loops' version (PIC/FLIP transfer and advection).
-func (g *macGrid) interpFast(kind int, f []float64, gx [3]float64) float64 {
-	d := g.dims(kind)
-	sx := axisAt(gx[0]-offset(kind, 0), d[0])
-	sy := axisAt(gx[1]-offset(kind, 1), d[1])
-	sz := axisAt(gx[2]-offset(kind, 2), d[2])
-	r00 := d[0] * (sy.i0 + d[1]*sz.i0)
-	r10 := d[0] * (sy.i1 + d[1]*sz.i0)
-	r01 := d[0] * (sy.i0 + d[1]*sz.i1)
-	r11 := d[0] * (sy.i1 + d[1]*sz.i1)
-	lo := sz.w0 * (sy.w0*(sx.w0*f[r00+sx.i0]+sx.w1*f[r00+sx.i1]) + sy.w1*(sx.w0*f[r10+sx.i0]+sx.w1*f[r10+sx.i1]))
-	hi := sz.w1 * (sy.w0*(sx.w0*f[r01+sx.i0]+sx.w1*f[r01+sx.i1]) + sy.w1*(sx.w0*f[r11+sx.i0]+sx.w1*f[r11+sx.i1]))
-	return lo + hi
-}
-
-// velocityFast interpolates the staggered field u at grid coordinates gx.
-func (g *macGrid) velocityFast(u *[3][]float64, gx [3]float64) [3]float64 {
-	return [3]float64{g.interpFast(0, u[0], gx), g.interpFast(1, u[1], gx), g.interpFast(2, u[2], gx)}
 }
 
 // faceStencil holds, per axis, the 1D stencils at offset 0 (a face's own axis) and 0.5 (the others), so that the

@@ -1,6 +1,7 @@
 package flip
 
 import (
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim/pressure"
 )
 
@@ -162,37 +163,36 @@ func (s *Solver) divergence(out []float64) {
 // applyGradient subtracts scale·(1/ρ_f) G q from field f (per axis) on every face with liquid room next to a cell
 // in the system; other faces are left as they are.
 func (s *Solver) applyGradient(q []float64, scale float64, f *[3][]float64) {
-	n := s.g.n
 	for a := 0; a < 3; a++ {
-		d := s.g.dims(a)
-		cstep := [3]int{1, n[0], n[0] * n[1]}[a]
 		dst, w := f[a], s.wf[a]
-		s.pool.For(d[2], 1, func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				for j := 0; j < d[1]; j++ {
-					for i := 0; i < d[0]; i++ {
-						ijk := [3]int{i, j, k}
-						if ijk[a] == 0 || ijk[a] == d[a]-1 {
-							continue
-						}
-						fi := i + d[0]*(j+d[1]*k)
-						if w[fi] == 0 {
-							continue
-						}
-						// the cells on either side
-						ci := ijk
-						c1 := ci[0] + n[0]*(ci[1]+n[1]*ci[2])
-						c0 := c1 - cstep
-						if !s.sys[c0] && !s.sys[c1] {
-							continue
-						}
-						vf := s.volumeFraction(a, fi)
-						dst[fi] -= scale * (w[fi] / vf) * (q[c1] - q[c0]) * s.g.inv
-					}
-				}
+		s.interiorFaces(a, func(fi, c0, c1 int) {
+			if w[fi] == 0 || !s.sys[c0] && !s.sys[c1] {
+				return
 			}
+			dst[fi] -= scale * (w[fi] / s.volumeFraction(a, fi)) * (q[c1] - q[c0]) * s.g.inv
 		})
 	}
+}
+
+// interiorFaces calls fn for every face of axis a that is not on the domain's walls, with the cells below (c0) and
+// above (c1) it along a; in parallel over z layers, each face once.
+func (s *Solver) interiorFaces(a int, fn func(fi, c0, c1 int)) {
+	n := s.g.n
+	d := s.g.dims(a)
+	cstep := [3]int{1, n[0], n[0] * n[1]}[a]
+	s.pool.For(d[2], 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			for j := 0; j < d[1]; j++ {
+				for i := 0; i < d[0]; i++ {
+					if ijk := [3]int{i, j, k}; ijk[a] == 0 || ijk[a] == d[a]-1 {
+						continue
+					}
+					c1 := i + n[0]*(j+n[1]*k)
+					fn(i+d[0]*(j+d[1]*k), c1-cstep, c1)
+				}
+			}
+		}
+	})
 }
 
 // correctDensity is the density-correction LCP: y ≥ 0 pushes liquid out of cells fuller than ρ_max; the offsets go
@@ -224,7 +224,7 @@ func (s *Solver) correctDensity() error {
 	s.applyGradient(s.y, 1, &s.delta) // δ = −(1/ρ_f) G y
 	// ρ_c ← ρ_c − ρ_max (K y)_c, and the faces take the mean change of their cells
 	s.mat.Mul(s.pool, s.y, s.w)
-	s.drho = resize(s.drho, len(s.w))
+	s.drho = grow.Resize(s.drho, len(s.w))
 	overfull := 0.0
 	for c := range s.w {
 		s.drho[c] = 0
@@ -235,27 +235,11 @@ func (s *Solver) correctDensity() error {
 		}
 	}
 	s.last.overfull = overfull
-	n := s.g.n
 	for a := 0; a < 3; a++ {
-		d := s.g.dims(a)
-		cstep := [3]int{1, n[0], n[0] * n[1]}[a]
 		rho := s.rhoF[a]
-		s.pool.For(d[2], 1, func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				for j := 0; j < d[1]; j++ {
-					for i := 0; i < d[0]; i++ {
-						ijk := [3]int{i, j, k}
-						if ijk[a] == 0 || ijk[a] == d[a]-1 {
-							continue
-						}
-						c1 := i + n[0]*(j+n[1]*k)
-						c0 := c1 - cstep
-						if dr := 0.5 * (s.drho[c0] + s.drho[c1]); dr != 0 {
-							fi := i + d[0]*(j+d[1]*k)
-							rho[fi] = max(rho[fi]+dr, 0)
-						}
-					}
-				}
+		s.interiorFaces(a, func(fi, c0, c1 int) {
+			if dr := 0.5 * (s.drho[c0] + s.drho[c1]); dr != 0 {
+				rho[fi] = max(rho[fi]+dr, 0)
 			}
 		})
 	}

@@ -1,5 +1,7 @@
 package flip
 
+import "github.com/slosh/slosh/internal/grow"
+
 // Particle rasterisation (§3.2.1): mass and momentum to the faces, mass to the cells, with the trilinear stencil.
 //
 // Particles are kept sorted by cell (z slowest), so the particles of a slab of two cell layers are one range of
@@ -12,8 +14,8 @@ package flip
 func (s *Solver) sortParticles() {
 	n := len(s.x)
 	nc := s.g.cells()
-	s.cellIdx = resize(s.cellIdx, n)
-	s.start = resize(s.start, nc+1)
+	s.cellIdx = grow.Resize(s.cellIdx, n)
+	s.start = grow.Resize(s.start, nc+1)
 	s.pool.For(n, 4096, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s.cellIdx[i] = int32(s.g.cellOf(s.g.gridCoords(s.x[i])))
@@ -26,7 +28,7 @@ func (s *Solver) sortParticles() {
 	for c := 0; c < nc; c++ {
 		s.start[c+1] += s.start[c]
 	}
-	s.tmpX, s.tmpV, s.tmpID = resize(s.tmpX, n), resize(s.tmpV, n), resize(s.tmpID, n)
+	s.tmpX, s.tmpV, s.tmpID = grow.Resize(s.tmpX, n), grow.Resize(s.tmpV, n), grow.Resize(s.tmpID, n)
 	next := s.tmpI[:0]
 	next = append(next, s.start[:nc]...)
 	for i, c := range s.cellIdx {
@@ -104,31 +106,6 @@ func addTo(d [3]int, gx [3]float64, kind int, m float64, mass []float64, mv floa
 			if mom != nil {
 				mom[row+sx.i0] += mv * w0
 				mom[row+sx.i1] += mv * w1
-			}
-		}
-	}
-}
-
-// scatter calls add for each sample of a stencil that lies in the grid of dims d, with its weight.
-func scatter(d [3]int, st stencil, add func(i int, w float64)) {
-	for dz := 0; dz < 2; dz++ {
-		z := st.i[2] + dz
-		if z < 0 || z >= d[2] {
-			continue
-		}
-		for dy := 0; dy < 2; dy++ {
-			y := st.i[1] + dy
-			if y < 0 || y >= d[1] {
-				continue
-			}
-			wyz := st.w[2][dz] * st.w[1][dy]
-			row := d[0] * (y + d[1]*z)
-			for dx := 0; dx < 2; dx++ {
-				x := st.i[0] + dx
-				if x < 0 || x >= d[0] {
-					continue
-				}
-				add(row+x, wyz*st.w[0][dx])
 			}
 		}
 	}

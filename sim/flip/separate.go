@@ -1,6 +1,10 @@
 package flip
 
-import "math"
+import (
+	"math"
+
+	"github.com/slosh/slosh/internal/grow"
+)
 
 // Particle separation, beyond the paper. The trilinear rasterisation cannot see how particles are arranged inside
 // a cell, and a cell at the free surface whose support reaches into the air is never full, so the unilateral
@@ -15,7 +19,7 @@ import "math"
 // sorted by cell at the step's start.
 func (s *Solver) separate() {
 	n := len(s.x)
-	s.sepOff = resize(s.sepOff, n)
+	s.sepOff = grow.Resize(s.sepOff, n)
 	clear(s.sepOff)
 	r := float64(s.Cfg.Separation) * s.spacing
 	if !(r > 0) {

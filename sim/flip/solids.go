@@ -1,6 +1,7 @@
 package flip
 
 import (
+	"github.com/slosh/slosh/internal/grow"
 	"math"
 
 	"github.com/slosh/slosh/sim/scene"
@@ -93,7 +94,7 @@ func (s *Solver) initSolids() {
 		so.on[k] = 2*s.g.n[k] + 4
 	}
 	no := so.on[0] * so.on[1] * so.on[2]
-	so.occStatic = resize(so.occStatic, no)
+	so.occStatic = grow.Resize(so.occStatic, no)
 	dom := s.sc.Domain
 	s.pool.For(so.on[2], 1, func(lo, hi int) {
 		for z := lo; z < hi; z++ {
@@ -123,11 +124,11 @@ func (s *Solver) initSolids() {
 	}
 	so.occ = append(so.occ[:0], so.occStatic...)
 	nc := s.g.cells()
-	so.cell = resize(so.cell, nc)
+	so.cell = grow.Resize(so.cell, nc)
 	for a := 0; a < 3; a++ {
 		d := s.g.dims(a)
-		so.face[a] = resize(so.face[a], d[0]*d[1]*d[2])
-		so.flux[a] = resize(so.flux[a], d[0]*d[1]*d[2])
+		so.face[a] = grow.Resize(so.face[a], d[0]*d[1]*d[2])
+		so.flux[a] = grow.Resize(so.flux[a], d[0]*d[1]*d[2])
 		clear(so.flux[a])
 	}
 	so.dirty = so.dirty[:0]
@@ -261,7 +262,7 @@ func (s *Solver) updateSolids(t float64) {
 			continue
 		}
 		n := (ms.ob.hi[0] - ms.ob.lo[0]) * (ms.ob.hi[1] - ms.ob.lo[1]) * (ms.ob.hi[2] - ms.ob.lo[2])
-		ms.occ = resize(ms.occ, n)
+		ms.occ = grow.Resize(ms.occ, n)
 		b := ms.ob
 		w0, w1 := b.hi[0]-b.lo[0], b.hi[1]-b.lo[1]
 		a := s.g.h / 2

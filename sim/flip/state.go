@@ -111,16 +111,11 @@ const headBytes = len(stateMagic) + 4 + 8*9
 // its source, for their meshes). Counts are checked against fixed limits, and against the bytes r holds when it
 // says (a bytes.Reader does), before anything is allocated for them.
 func DecodeState(r io.Reader, sc *scene.Scene) (*State, error) {
-	left := int64(-1)
-	if l, ok := r.(interface{ Len() int }); ok {
-		left = int64(l.Len())
+	br, left, err := binio.Open(r, stateMagic, "flip")
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
 	le := binary.LittleEndian
-	magic := make([]byte, len(stateMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != stateMagic {
-		return nil, errors.New("not a flip state (the data does not start with the flip state header)")
-	}
 	var version uint32
 	var steps, n, ne, nj, nb, neig int64
 	st := &State{}
@@ -153,7 +148,6 @@ func DecodeState(r io.Reader, sc *scene.Scene) (*State, error) {
 			n, nb, neig, need, left)
 	}
 	st.Steps = int(steps)
-	var err error
 	fail := func(what string, err error) (*State, error) {
 		return nil, fmt.Errorf("flip state: truncated %s (%d particles declared): %w", what, n, err)
 	}

@@ -2,6 +2,7 @@ package pbf
 
 import (
 	"fmt"
+	"github.com/slosh/slosh/internal/grow"
 	"io"
 
 	"github.com/slosh/slosh/sim"
@@ -85,13 +86,13 @@ func (s *Solver) loadState(st *State) {
 
 // sizeScratch sizes the per-particle arrays that are recomputed every step.
 func (s *Solver) sizeScratch(n int) {
-	s.p = resize(s.p, n)
-	s.tmp = resize(s.tmp, n)
-	s.omega = resize(s.omega, n)
-	s.lambda = resize(s.lambda, n)
-	s.bgrad = resize(s.bgrad, n)
-	s.ncount = resize(s.ncount, n)
-	s.tmpID = resize(s.tmpID, n)
+	s.p = grow.Resize(s.p, n)
+	s.tmp = grow.Resize(s.tmp, n)
+	s.omega = grow.Resize(s.omega, n)
+	s.lambda = grow.Resize(s.lambda, n)
+	s.bgrad = grow.Resize(s.bgrad, n)
+	s.ncount = grow.Resize(s.ncount, n)
+	s.tmpID = grow.Resize(s.tmpID, n)
 	for len(s.rho) < n {
 		s.rho = append(s.rho, 1)
 	}
@@ -104,7 +105,7 @@ func (s *Solver) mapSlots() {
 		s.slotOf = s.slotOf[:0]
 		return
 	}
-	s.slotOf = resize(s.slotOf, len(s.id))
+	s.slotOf = grow.Resize(s.slotOf, len(s.id))
 	for k, id := range s.id {
 		s.slotOf[id] = int32(k)
 	}

@@ -12,6 +12,7 @@ package pbf
 
 import (
 	"fmt"
+	"github.com/slosh/slosh/internal/grow"
 	"math"
 
 	"github.com/slosh/slosh/internal/machine"
@@ -186,7 +187,7 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	s.x = append(s.x[:0], pos...)
 	s.v = append(s.v[:0], vel...)
 	s.sizeScratch(n)
-	s.id = resize(s.id, n)
+	s.id = grow.Resize(s.id, n)
 	for i := range s.id {
 		s.id[i] = uint32(i)
 		s.rho[i] = 1
@@ -194,7 +195,7 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	s.time, s.steps = 0, 0
 	s.stats = sim.Stats{Particles: n}
 	s.budget = s.Cfg.ResolveBudget(n)
-	s.emitAcc = resize(s.emitAcc, len(sc.Emitters))
+	s.emitAcc = grow.Resize(s.emitAcc, len(sc.Emitters))
 	for k := range s.emitAcc {
 		s.emitAcc[k] = 0
 	}
@@ -218,20 +219,6 @@ func CheckMemory(budget int, dv Derived, limit int64) error {
 			budget, dv.Stride, float64(dv.H/dv.Spacing), machine.Bytes(need), machine.Bytes(limit))
 	}
 	return nil
-}
-
-// resize returns b with length n. A first allocation is exact; growing one (particles added while running: an
-// emitter adds a layer every few steps) leaves half as much room again, so the per-particle arrays are not
-// reallocated step after step.
-func resize[T any](b []T, n int) []T {
-	if cap(b) < n {
-		c := n
-		if cap(b) > 0 {
-			c = max(n, cap(b)*3/2)
-		}
-		return make([]T, n, c)
-	}
-	return b[:n]
 }
 
 // derive recomputes constants, the collider and the grid for a spacing, after checking that budget particles fit in
@@ -348,7 +335,7 @@ func (s *Solver) sortByCell() {
 	permute(s.pool, s.id, s.tmpID, order)
 	s.id, s.tmpID = s.tmpID, s.id
 	if s.hasBodies() {
-		s.tmpI = resize(s.tmpI, len(order))
+		s.tmpI = grow.Resize(s.tmpI, len(order))
 		permute(s.pool, s.body, s.tmpI, order)
 		s.body, s.tmpI = s.tmpI, s.body
 		permute(s.pool, s.rest, s.tmp, order)
@@ -375,7 +362,7 @@ func permute[T any](pool par.Pool, src, dst []T, order []int32) {
 // findNeighbors builds the neighbour lists once per step on the predicted positions (Algorithm 1, lines 5–7).
 func (s *Solver) findNeighbors() {
 	n := len(s.p)
-	s.nbr = resize(s.nbr, n*s.dv.Stride)
+	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
 	s.clip = s.grid.Neighbors(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
 }
 

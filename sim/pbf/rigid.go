@@ -1,6 +1,7 @@
 package pbf
 
 import (
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -35,7 +36,7 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 	}
 	s.bodies = append(s.bodies[:0], lay.Bodies...)
 	s.body, s.rest, s.wInv = lay.Body, lay.Rest, lay.WInv
-	s.slotOf = resize(s.slotOf, len(lay.Pos))
+	s.slotOf = grow.Resize(s.slotOf, len(lay.Pos))
 	for i := range s.slotOf {
 		s.slotOf[i] = int32(i)
 	}

@@ -294,16 +294,11 @@ func (st *State) Encode(w io.Writer) error {
 // bytes.Reader does); arrays otherwise grow as their data arrives, so a short input claiming billions of
 // particles costs no more memory than it holds.
 func DecodeState(r io.Reader) (*State, error) {
-	left := int64(-1)
-	if l, ok := r.(interface{ Len() int }); ok {
-		left = int64(l.Len())
+	br, left, err := binio.Open(r, stateMagic, "pbf")
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
 	le := binary.LittleEndian
-	magic := make([]byte, len(stateMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != stateMagic {
-		return nil, errors.New("not a pbf state (the data does not start with the pbf state header)")
-	}
 	var version uint32
 	var steps, n, nb, hasBodies, ne int64
 	st := &State{}
@@ -333,7 +328,6 @@ func DecodeState(r io.Reader) (*State, error) {
 			n, nb, ne, need, left)
 	}
 	st.Steps = int(steps)
-	var err error
 	fail := func(what string, err error) (*State, error) {
 		return nil, fmt.Errorf("pbf state: truncated %s (%d particles, %d bodies declared): %w", what, n, nb, err)
 	}
