@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/flip"
 	"github.com/slosh/slosh/sim/savefile"
@@ -95,5 +96,55 @@ func TestFlipHeadless(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("slosh bench's table has no %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// The A/B view's first use: the same dam break under unilateral and classic incompressibility, from one state.
+// Right after the split both are bit-identical; a frame later they differ; with B's pressure set to A's they stay
+// identical.
+func TestFlipABUnilateralAgainstClassic(t *testing.T) {
+	modes := Modes()
+	var fa, fb sim.Frame
+	for _, tc := range []struct {
+		value  string
+		differ bool
+	}{{"incompressible", true}, {"unilateral", false}} {
+		st, err := prepare(modes, &Options{Scene: "dambreak", Mode: flip.Name, Particles: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := openSession(modes, st, glInfo{}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := 0; f < 8; f++ {
+			if _, err := ss.frame(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		spec, err := parseAB(flip.New().Params(), "flip.pressure="+tc.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.startAB(spec, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		p := ss.solver.(abPair).pairOf()
+		p.Frame(&fa)
+		p.TwinFrame(&fb)
+		if same, i := sameFrames(&fa, &fb); !same {
+			t.Fatalf("B = %s: A and B differ right after the split (particle %d)", tc.value, i)
+		}
+		for f := 0; f < 3; f++ {
+			if _, _, err := abFrame(p, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.Frame(&fa)
+		p.TwinFrame(&fb)
+		if same, _ := sameFrames(&fa, &fb); same == tc.differ {
+			t.Errorf("B = %s: after 3 frames A and B bit-identical %v, want %v", tc.value, same, !tc.differ)
+		}
+		ss.Close()
 	}
 }
