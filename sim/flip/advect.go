@@ -83,9 +83,6 @@ func (s *Solver) transfer() {
 	alpha := float64(s.Cfg.FLIPRatio)
 	s.pool.For(len(s.x), 2048, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			if s.driven(p) {
-				continue
-			}
 			st := s.g.faceStencilAt(s.g.gridCoords(s.x[p]))
 			pic := st.vec(&s.u)
 			d := st.vec(&s.du)
@@ -96,9 +93,6 @@ func (s *Solver) transfer() {
 		}
 	})
 }
-
-// driven is false: every particle is liquid (bodies are solids on the grid, not particles).
-func (s *Solver) driven(int) bool { return false }
 
 // advect is §3.2.4: the density correction's offset and the separation's (separate.go), then the trapezoidal rule through the grid's velocity,
 // then the particle is put back outside every solid and inside the domain.

@@ -50,14 +50,13 @@ type Solver struct {
 	sc     *scene.Scene
 	pool   par.Pool
 
-	g               macGrid
-	spacing         float64 // particle spacing h/2
-	mass            float64 // every particle's mass
-	margin          float64 // how far off a solid's surface advection leaves a particle
-	domLo           [3]float64
-	domHi           [3]float64
-	static          []scene.Shape // the obstacles without a motion
-	pressureAtReset int32
+	g       macGrid
+	spacing float64 // particle spacing h/2
+	mass    float64 // every particle's mass
+	margin  float64 // how far off a solid's surface advection leaves a particle
+	domLo   [3]float64
+	domHi   [3]float64
+	static  []scene.Shape // the obstacles without a motion
 
 	// particles, sorted by cell after each step
 	x, v   [][4]float32
@@ -96,6 +95,7 @@ type Solver struct {
 	hadPaddle bool
 	paddleVel [3]float64
 	notice    string
+	haveRho   bool // rhoC holds a step's densities (not yet after a reset or a load)
 
 	time          float64
 	steps         int
@@ -124,12 +124,6 @@ func (s *Solver) Name() string { return Name }
 
 // Params implements sim.Solver.
 func (s *Solver) Params() *param.Set { return s.params }
-
-// Cell is the grid's cell size, m.
-func (s *Solver) Cell() float64 { return s.g.h }
-
-// GridSize is the grid's cells along each axis.
-func (s *Solver) GridSize() [3]int { return s.g.n }
 
 // bytesPerParticle: positions, velocities, ids, their sort copies and the cell index.
 const bytesPerParticle = 2*(16+16+4) + 4
@@ -243,7 +237,6 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 			s.static = append(s.static, sc.Obstacles[i].Shape)
 		}
 	}
-	s.pressureAtReset = s.Cfg.Pressure
 	nc := s.g.cells()
 	s.cellMass, s.rhoC, s.rhoMax = grow.Resize(s.cellMass, nc), grow.Resize(s.rhoC, nc), grow.Resize(s.rhoMax, nc)
 	s.sys = grow.Resize(s.sys, nc)
@@ -268,6 +261,7 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 	s.toolAcc, s.notice = 0, ""
 	s.stats = sim.Stats{Particles: n}
 	s.last = lastSolve{}
+	s.haveRho = false
 	return nil
 }
 
@@ -300,6 +294,7 @@ func (s *Solver) Step(dt float64) error {
 	s.sortParticles()
 	s.rasterise()
 	s.normalise()
+	s.haveRho = true
 	s.timer.Mark("rasterise")
 	s.movePaddle(dt)
 	s.predictBodies(dt)
@@ -468,7 +463,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	for i := range s.x {
 		c := s.g.cellOf(s.g.gridCoords(s.x[i]))
 		dst.Rho[i] = 1
-		if s.rhoC != nil && rf > 0 {
+		if s.haveRho && rf > 0 { // the cells' densities are the last step's
 			dst.Rho[i] = float32(s.rhoC[c] / rf)
 		}
 	}

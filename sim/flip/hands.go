@@ -1,7 +1,6 @@
 package flip
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -68,6 +67,7 @@ func (s *Solver) load(st *State) error {
 		s.ps.Eigen = append(s.ps.Eigen, st.Eig...)
 	}
 	s.stats.Particles = len(s.x)
+	s.haveRho = false
 	return nil
 }
 
@@ -247,11 +247,4 @@ func (s *Solver) emit(dt float64) {
 	if full {
 		s.notice = emit.BudgetNotice(s.budget, "flip.budget")
 	}
-}
-
-// encodeBytes is the state in its binary form, for tests and the A/B copy.
-func (s *Solver) encodeBytes() ([]byte, error) {
-	var buf bytes.Buffer
-	err := s.WriteState(&buf)
-	return buf.Bytes(), err
 }
