@@ -2,8 +2,6 @@ package app
 
 import (
 	"fmt"
-
-	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"image"
 	"io"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	gl "github.com/go-gl/gl/v4.1-core/gl"
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/gpu/render"

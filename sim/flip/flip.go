@@ -16,11 +16,11 @@ package flip
 
 import (
 	"fmt"
-	"github.com/slosh/slosh/internal/grow"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/blast"

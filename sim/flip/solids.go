@@ -1,9 +1,9 @@
 package flip
 
 import (
-	"github.com/slosh/slosh/internal/grow"
 	"math"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim/scene"
 )
 

@@ -2,9 +2,9 @@ package pbf
 
 import (
 	"fmt"
-	"github.com/slosh/slosh/internal/grow"
 	"io"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/blast"
 	"github.com/slosh/slosh/sim/emit"

@@ -12,9 +12,9 @@ package pbf
 
 import (
 	"fmt"
-	"github.com/slosh/slosh/internal/grow"
 	"math"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/grid"

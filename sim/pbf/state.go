@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/slosh/slosh/internal/binio"
 	"io"
 	"math"
 
+	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/rigid"
