@@ -286,6 +286,9 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("flip: time step %g must be positive", dt)
 	}
 	uic := s.Cfg.Pressure == PressureUIC
+	// the particles' mass follows ρ_f, as PBF's follows ρ0: the liquid moves the same at any density, and bodies
+	// float by their density against it
+	s.mass = float64(s.Cfg.Density) * s.spacing * s.spacing * s.spacing
 	s.timer.Begin()
 	s.emit(dt)
 	if n := blast.Apply(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v); n > 0 {

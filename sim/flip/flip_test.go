@@ -286,3 +286,18 @@ func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
 		t.Errorf("refining the grid moved the sphere from %.3f to %.3f submerged, away from 0.5", coarse, fine)
 	}
 }
+
+// The liquid's density sets buoyancy, not the liquid's motion: a dam break at 1000 and at 500 kg/m³ moves the same.
+func TestLiquidMovesTheSameAtAnyDensity(t *testing.T) {
+	a := newSolver(t, builtin(t, "dambreak"), "flip.cell=0.1")
+	b := newSolver(t, builtin(t, "dambreak"), "flip.cell=0.1", "flip.density=500")
+	frames(t, a, 10)
+	frames(t, b, 10)
+	for i := range a.x {
+		for k := 0; k < 3; k++ {
+			if d := math.Abs(float64(a.x[i][k] - b.x[i][k])); d > 1e-4 {
+				t.Fatalf("particle %d is %.3g m from where it is at 1000 kg/m³", i, d)
+			}
+		}
+	}
+}

@@ -104,7 +104,6 @@ func (s *Solver) ReadState(r io.Reader) error {
 		_ = s.load(&keep)
 		return fmt.Errorf("flip: %w", err)
 	}
-	s.mass = st.Mass
 	s.save()
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 // cost MPRGP more expansion steps than they saved: 530 against 350 ms a step at 128×64×64).
 type State struct {
 	Cell    float64 // the grid's cell size, m
-	Mass    float64 // each particle's mass, kg
+	Mass    float64 // each particle's mass when saved, kg (informative: the mass follows flip.density)
 	Time    float64
 	Steps   int
 	Pos     [][4]float32
