@@ -27,10 +27,16 @@ type CFL struct {
 const MaxSubsteps = 256
 
 // Register adds the CFL parameters to a set under prefix ("pbf" gives pbf.cfl, pbf.substeps, pbf.substeps_max)
-// in the panel group group.
+// in the panel group group, the CFL number in particle spacings.
 func (c *CFL) Register(s *param.Set, prefix, group string) {
-	s.Float(&c.Number, param.Spec{Name: prefix + ".cfl", Label: "CFL number", Group: group, Unit: "spacings", Min: 0.05, Max: 10, SoftMin: 0.2, SoftMax: 4,
-		Desc: "Time step: the fastest particle crosses at most this many particle spacings per step; each frame takes as many steps as that needs, between the two substep counts (Stats show how many)"})
+	c.RegisterIn(s, prefix, group, "spacings", "particle spacings")
+}
+
+// RegisterIn is Register with the CFL number's unit named: its short form for the panel ("cells") and its long
+// form for the description ("grid cells"), for modes whose CFL condition is on a grid.
+func (c *CFL) RegisterIn(s *param.Set, prefix, group, unit, long string) {
+	s.Float(&c.Number, param.Spec{Name: prefix + ".cfl", Label: "CFL number", Group: group, Unit: unit, Min: 0.05, Max: 10, SoftMin: 0.2, SoftMax: 4,
+		Desc: "Time step: the fastest particle crosses at most this many " + long + " per step; each frame takes as many steps as that needs, between the two substep counts (Stats show how many)"})
 	s.Int(&c.Min, param.Spec{Name: prefix + ".substeps", Label: "Substeps (fewest)", Group: group, Min: 1, Max: MaxSubsteps, SoftMin: 1, SoftMax: 16,
 		Desc: "Fewest steps per 1/60 s frame, however slow the fluid; set this and the most to the same value for a fixed Δt = 1/(60·substeps)"})
 	s.Int(&c.Max, param.Spec{Name: prefix + ".substeps_max", Label: "Substeps (most)", Group: group, Min: 1, Max: MaxSubsteps, SoftMin: 1, SoftMax: 64,

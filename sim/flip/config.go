@@ -78,7 +78,7 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "Unilateral incompressibility (cells may not exceed ρ_max but may expand freely; blurred obstacles; MPRGP) or classic incompressible FLIP (box-filter liquid cells, sharp obstacles, PCG): the comparison of §3.4"})
 	s.Choice(&c.FaceDensity, param.Spec{Name: "flip.face_density", Label: "Face density", Group: "FLIP|Solver", Items: []string{"liquid", "rasterised", "surface"},
 		Desc: "The density the pressure gradient divides by on a face (UIC): the liquid's; the face's rasterised density as in eq. 3.8 (livelier; the particles' sampling noise makes a resting pool shiver at a few cm/s); or (surface) the liquid's where a face is at least 80% full and the rasterised one, scaled to meet it, at the surface, where floating bodies need it"})
-	c.Step.Register(s, Name, "FLIP|Time step")
+	c.Step.RegisterIn(s, Name, "FLIP|Time step", "cells", "grid cells")
 	s.Float(&c.Tolerance, param.Spec{Name: "flip.tolerance", Label: "Solver tolerance", Group: "FLIP|Solver", Min: 1e-10, Max: 0.5, SoftMin: 1e-7, SoftMax: 1e-2, Log: true,
 		Desc: "The pressure solves stop when the residual (the projected gradient for the LCPs) falls below this fraction of the right-hand side's norm"})
 	s.Int(&c.MaxIterations, param.Spec{Name: "flip.max_iterations", Label: "Solver iterations (most)", Group: "FLIP|Solver", Min: 1, Max: 10000, SoftMin: 10, SoftMax: 2000,
