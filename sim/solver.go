@@ -42,6 +42,10 @@ type Frame struct {
 	// Body says per particle which rigid body it belongs to (−1: fluid); nil when the scene has no bodies.
 	Body   []int32
 	Bodies []BodyState // the rigid bodies
+	Radius float32     // particle radius for drawing, m
+	Time   float64     // simulated time, s
+	Steps  int
+
 	// Material says per particle what it is made of, as a material number (scene.Particle.Material: 0 the
 	// scene's default material, k its Materials[k−1]) indexing Palette; nil when the solver has one fluid.
 	// Resize leaves it alone: a solver that has materials sizes it to N itself.
@@ -49,9 +53,6 @@ type Frame struct {
 	// Palette is each material number's colour, linear RGB in [0, 1] (ScenePalette). With Material set, the
 	// renderer tints each particle's fluid with Palette[Material[i]]; without either it draws one water colour.
 	Palette [][3]float32
-	Radius float32     // particle radius for drawing, m
-	Time   float64     // simulated time, s
-	Steps  int
 }
 
 // BodyState is a rigid body's pose: a point x of the body as the scene placed it is now at
