@@ -124,3 +124,61 @@ func TestMaterialValidation(t *testing.T) {
 		t.Errorf("%d materials: %v", MaxMaterials, err)
 	}
 }
+
+// The several-fluid scenes open in sph with a few tens of thousands of particles of at least two materials, at the
+// density ratios they promise, the heavier fluid on top where the scene is an instability.
+func TestMaterialScenes(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		ratio      float64 // densest over lightest, at least
+		heavyOnTop bool
+	}{{"oil-and-water", 1.25, false}, {"rayleigh-taylor", 2, true}, {"three-liquids", 20, true}} {
+		sc, err := Builtin(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Mode != "sph" || sc.Camera == nil {
+			t.Errorf("%s: mode %q, camera %v", c.name, sc.Mode, sc.Camera)
+		}
+		ps, err := sc.Sample(sc.Particles.Spacing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) < 20000 || len(ps) > 60000 {
+			t.Errorf("%s: %d particles, want 20k–60k for the CPU mode", c.name, len(ps))
+		}
+		n := make([]int, sc.MaterialCount())
+		sumY := make([]float64, sc.MaterialCount())
+		for _, p := range ps {
+			n[p.Material]++
+			sumY[p.Material] += p.Pos[1]
+		}
+		lo, hi := -1, -1 // the lightest and densest materials present
+		for k := range n {
+			if n[k] == 0 {
+				continue
+			}
+			if lo < 0 || sc.MaterialOf(k).Density < sc.MaterialOf(lo).Density {
+				lo = k
+			}
+			if hi < 0 || sc.MaterialOf(k).Density > sc.MaterialOf(hi).Density {
+				hi = k
+			}
+		}
+		used := 0
+		for _, k := range n {
+			used += min(k, 1)
+		}
+		if used < 2 || len(sc.Materials) == 0 {
+			t.Fatalf("%s: particles of %d materials (%v)", c.name, used, n)
+		}
+		if r := sc.MaterialOf(hi).Density / sc.MaterialOf(lo).Density; r < c.ratio-1e-9 {
+			t.Errorf("%s: density ratio %g, want at least %g", c.name, r, c.ratio)
+		}
+		if c.heavyOnTop && !(sumY[hi]/float64(n[hi]) > sumY[lo]/float64(n[lo])) {
+			t.Errorf("%s: the densest fluid (%s, mean height %.3f m) is not above the lightest (%s, %.3f m)", c.name,
+				sc.MaterialOf(hi).Name, sumY[hi]/float64(n[hi]), sc.MaterialOf(lo).Name, sumY[lo]/float64(n[lo]))
+		}
+		t.Logf("%s: %d particles, per material %v", c.name, len(ps), n)
+	}
+}
