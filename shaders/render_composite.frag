@@ -17,6 +17,8 @@ uniform float uRefraction;     // screen offset per metre of thickness along the
 uniform float uSpecular;       // highlight strength
 uniform float uRadius;         // particle radius, m: the scale of the thickness view
 uniform vec3 uWaterColor;      // c: what thick water looks like; it absorbs 1 − c
+uniform bool uTinted;          // the fluids have colours of their own: c comes from uTint
+uniform sampler2D uTint;       // rgb: Σ colour·chord, a: Σ chord along the ray (thickness-sized), when uTinted
 
 out vec4 fragColor;
 
@@ -92,9 +94,17 @@ void main() {
 	vec3 behind = texture(uSceneColor, uvr).rgb;
 	// Beer–Lambert: each channel is absorbed in proportion to how little of it the water colour has. What is
 	// absorbed is replaced by light scattered in the water, which is the water colour, lit.
+	// With several fluids, c is the chord-weighted mean colour of the fluids along the ray.
+	vec3 c = uWaterColor;
+	if (uTinted) {
+		vec4 tint = texture(uTint, uv);
+		if (tint.a > 1e-6) {
+			c = clamp(tint.rgb / tint.a, 0.0, 1.0);
+		}
+	}
 	vec3 l = normalize(mat3(uView) * uLightDir.xyz);
-	vec3 T = exp(-uAbsorption * (1.0 - uWaterColor) * thickness);
-	vec3 inscatter = uWaterColor * (0.45 + 0.45 * max(dot(n, l), 0.0));
+	vec3 T = exp(-uAbsorption * (1.0 - c) * thickness);
+	vec3 inscatter = c * (0.45 + 0.45 * max(dot(n, l), 0.0));
 	vec3 refracted = behind * T + inscatter * (1.0 - T);
 
 	// Reflection of the environment, weighted by Schlick's Fresnel term.

@@ -1,8 +1,21 @@
 // Shared by the per-particle vertex shaders (sphere impostors, ellipsoid splats, spray): the colour modes of
-// render.color and the test for broken particles. Include after render_common.glsl.
+// render.color, each particle's fluid colour and the test for broken particles. Include after render_common.glsl.
 
 uniform int uColorMode;      // COLOR_WATER, COLOR_SPEED or COLOR_DENSITY
 uniform vec3 uWaterColor;
+uniform int uPaletteSize;              // colours in uPalette; 0: every particle is uWaterColor
+uniform vec3 uPalette[MAX_PALETTE];    // each material number's colour (render.Particles.Palette)
+
+// aMaterial is the particle's material number (render.Particles.Material; 0 when the frame has none).
+layout(location = ATTR_MATERIAL) in uint aMaterial;
+
+// fluidColor is the colour of the fluid the particle is made of: its material's, or the water colour.
+vec3 fluidColor() {
+	if (uPaletteSize <= 0) {
+		return uWaterColor;
+	}
+	return uPalette[min(int(aMaterial), uPaletteSize - 1)];
+}
 uniform float uSpeedMax;     // m/s at the top of the speed colormap
 uniform float uDensityRange; // |ρ/ρ0 − 1| at the ends of the diverging map
 
@@ -14,7 +27,7 @@ vec3 particleColor(vec3 vel, float rho) {
 	if (uColorMode == COLOR_DENSITY) {
 		return colormapDiverging((rho - 1.0) / max(uDensityRange, 1e-6));
 	}
-	return uWaterColor;
+	return fluidColor();
 }
 
 // Inf or NaN (exponent all ones); a bit test, which fast-math compilers cannot fold away like isnan.

@@ -45,6 +45,14 @@ type Frame struct {
 	Radius float32     // particle radius for drawing, m
 	Time   float64     // simulated time, s
 	Steps  int
+
+	// Material says per particle what it is made of, as a material number (scene.Particle.Material: 0 the
+	// scene's default material, k its Materials[k−1]) indexing Palette; nil when the solver has one fluid.
+	// Resize leaves it alone: a solver that has materials sizes it to N itself.
+	Material []uint8
+	// Palette is each material number's colour, linear RGB in [0, 1] (ScenePalette). With Material set, the
+	// renderer tints each particle's fluid with Palette[Material[i]]; without either it draws one water colour.
+	Palette [][3]float32
 }
 
 // BodyState is a rigid body's pose: a point x of the body as the scene placed it is now at
@@ -62,6 +70,17 @@ func (f *Frame) Resize(n int) {
 	f.Vel = grow(f.Vel, n)
 	f.Rho = grow(f.Rho, n)
 	f.ID = grow(f.ID, n)
+}
+
+// ScenePalette is the colour of each of sc's material numbers, for Frame.Palette: DefaultMaterial's at 0, then
+// each of sc.Materials.
+func ScenePalette(sc *scene.Scene) [][3]float32 {
+	out := make([][3]float32, sc.MaterialCount())
+	for k := range out {
+		c := sc.MaterialOf(k).Color
+		out[k] = [3]float32{float32(c[0]), float32(c[1]), float32(c[2])}
+	}
+	return out
 }
 
 func grow[T any](s []T, n int) []T {

@@ -28,6 +28,7 @@ type frameState struct {
 	read   uint32 // the caller's read framebuffer, restored at the end
 
 	fluid    fluidLook // how the particles are drawn this frame
+	tinted   bool      // the surface takes its colour from the particles' materials (the tint pass runs)
 	sceneFBO uint32    // where the scene passes draw: target, or the surface's scene image
 	depth    *target   // the surface's current eye-depth image: the splats', then the smoothed one
 }
@@ -59,12 +60,16 @@ func (r *Renderer) look(f *frameState) fluidLook {
 		}
 		return lookSpheres
 	}
-	r.drawErr = r.surf.ensure(f.vp, r.set.thicknessHalf)
-	if r.drawErr != nil {
+	if r.drawErr = r.surf.ensure(f.vp, r.set.thicknessHalf); r.drawErr != nil {
 		if f.p.Radius <= 0 {
 			return lookNone
 		}
 		return lookSpheres
+	}
+	if hasMaterials(f.p) {
+		// without its image the surface is still drawn, in the water colour, and Err says why
+		r.drawErr = r.surf.ensureTint()
+		f.tinted = r.drawErr == nil
 	}
 	return lookSurface
 }
@@ -87,6 +92,8 @@ type pass struct {
 //	                               against the scene
 //	thickness                      summed chord lengths through the ellipsoids (R16F, half size by default),
 //	                               then blurred
+//	tint                           frames with materials: chords weighted by each particle's fluid colour
+//	                               (RGBA16F, the thickness image's size)
 //	smooth                         curvature flow iterations or the narrow-range filter on the eye depth
 //	composite                      the shaded surface over the scene (or a debug image) into the target
 //	spray                          lonely particles as white points into the target
@@ -104,6 +111,7 @@ func (r *Renderer) framePasses() []pass {
 		{"ellipsoids", look(lookEllipsoids), r.drawEllipsoids},
 		{"splat", surface, r.drawSplatDepth},
 		{"thickness", surface, r.drawThickness},
+		{"tint", func(f *frameState) bool { return f.fluid == lookSurface && f.tinted }, r.drawTint},
 		{"smooth", func(f *frameState) bool { return f.fluid == lookSurface && r.smoothingOn() }, r.drawSmooth},
 		{"composite", surface, r.drawComposite},
 		{"spray", func(f *frameState) bool { return f.fluid == lookSurface && r.sprayOn(f) }, r.drawSpray},
@@ -170,6 +178,7 @@ func enable(cap uint32, on bool) {
 // and uploads the per-frame uniform block.
 func (r *Renderer) beginFrame(f *frameState) {
 	r.drawErr = nil
+	f.tinted = false
 	f.fluid = r.look(f)
 	f.sceneFBO = f.target
 	gl.Viewport(0, 0, int32(f.vp.W), int32(f.vp.H))
@@ -293,17 +302,34 @@ func (r *Renderer) drawParticles(f *frameState) {
 	prog := r.particleProg
 	prog.Use()
 	prog.SetFloat("uRadius", f.p.Radius*r.set.radiusScale)
-	r.setColorUniforms(prog)
+	r.setColorUniforms(prog, f)
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 
-// setColorUniforms sets the uniforms of render_instance.glsl's particle colours on prog, which is in use.
-func (r *Renderer) setColorUniforms(prog *glh.Program) {
+// setColorUniforms sets the uniforms of render_instance.glsl's particle colours on prog, which is in use: the
+// render.color mode and its ranges, and the fluid colours of f's particles.
+func (r *Renderer) setColorUniforms(prog *glh.Program, f *frameState) {
 	s := &r.set
 	prog.SetInt("uColorMode", s.color)
 	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
 	prog.SetFloat("uSpeedMax", s.speedMax)
 	prog.SetFloat("uDensityRange", s.densityRange)
+	setPalette(prog, f.p)
+}
+
+// hasMaterials says whether p's particles have fluid colours of their own.
+func hasMaterials(p Particles) bool { return p.Material != nil && len(p.Palette) > 0 }
+
+// setPalette sets render_instance.glsl's palette on prog, which is in use: p's colours (at most maxPalette) when
+// its particles carry materials, else none (every particle is the water colour).
+func setPalette(prog *glh.Program, p Particles) {
+	if !hasMaterials(p) {
+		prog.SetInt("uPaletteSize", 0)
+		return
+	}
+	n := min(len(p.Palette), maxPalette)
+	prog.SetInt("uPaletteSize", int32(n))
+	gl.Uniform3fv(prog.Loc("uPalette[0]"), int32(n), &p.Palette[0][0])
 }
 
 // bindParticleAttribs binds vao and points its position, velocity and density attributes at p's buffers (per
@@ -322,6 +348,16 @@ func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
 	} else {
 		gl.DisableVertexAttribArray(attrRho)
 		gl.VertexAttrib1f(attrRho, 1)
+	}
+	if hasMaterials(p) {
+		gl.BindBuffer(gl.ARRAY_BUFFER, p.Material.ID())
+		gl.EnableVertexAttribArray(attrMaterial)
+		gl.VertexAttribIPointerWithOffset(attrMaterial, 1, gl.UNSIGNED_BYTE, 1, 0)
+		gl.VertexAttribDivisor(attrMaterial, 1)
+		gl.BindBuffer(gl.ARRAY_BUFFER, 0)
+	} else {
+		gl.DisableVertexAttribArray(attrMaterial)
+		gl.VertexAttribI1ui(attrMaterial, 0)
 	}
 	if p.Body != nil {
 		gl.BindBuffer(gl.ARRAY_BUFFER, p.Body.ID())
@@ -349,6 +385,9 @@ func particleCount(p Particles) int {
 	}
 	if p.Ellipsoids != nil {
 		n = min(n, p.Ellipsoids.Size()/sizeofEllipsoid)
+	}
+	if hasMaterials(p) {
+		n = min(n, p.Material.Size())
 	}
 	return n
 }

@@ -62,6 +62,7 @@ const (
 	attrRho        = 2 // particles: float ρ/ρ0, per instance
 	attrEll0       = 3 // particles: Particles.Ellipsoids' four vec4s, per instance (attrEll0+k for the k-th)
 	attrBody       = 7 // particles: int rigid body (−1: fluid), per instance
+	attrMaterial   = 8 // particles: unsigned byte material number (Particles.Material), per instance
 	attrMeshPos    = 0 // meshes: vec3 position
 	attrMeshNormal = 1 // meshes: vec3 normal
 
@@ -75,6 +76,10 @@ const (
 	// The thickness blur spans thicknessBlurRadii particle radii, at most thicknessBlurMax pixels of its image.
 	thicknessBlurRadii = 3
 	thicknessBlurMax   = 12
+
+	// maxPalette is the number of colours the shaders' palette holds: the default material and a scene's
+	// materials. Material numbers past the palette take its last colour.
+	maxPalette = scene.MaxMaterials + 1
 
 	// frameBinding is the uniform-buffer binding point of the per-frame block (FrameBlock in render_common.glsl).
 	frameBinding = 1
@@ -102,6 +107,14 @@ type Particles struct {
 	Bodies []sim.BodyState
 	N      int
 	Radius float32 // sphere radius, m: the particles mode's spheres, the surface's without Ellipsoids, spray size
+	// Material, when non-nil and Palette is not empty, holds per particle an unsigned byte: its material number
+	// (sim.Frame.Material), indexing Palette (linear RGB). The water then takes each particle's colour: the
+	// particles and ellipsoids modes draw particles in it (render.color water), and the surface's absorption and
+	// in-scattered colour follow the chord-weighted mean colour of the fluid along each pixel's ray, so fluids
+	// that mix blend. Without them every particle is render.water_color. At most maxPalette colours are used;
+	// larger numbers take the last.
+	Material *glh.Buffer
+	Palette  [][3]float32
 }
 
 // settings are the live values of the render parameters.
@@ -148,6 +161,7 @@ type Renderer struct {
 	skyProg, groundProg, tankProg, meshProg, particleProg *glh.Program
 	// the fluid surface's programs (surface.go)
 	splatDepthProg, splatThickProg, thickBlurProg, ellipsoidProg *glh.Program
+	splatTintProg                                                *glh.Program
 	curvatureProg, narrowProg, compositeProg, sprayProg          *glh.Program
 
 	empty     *glh.VertexArray // for draws that pull no attributes
@@ -235,6 +249,8 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("ATTR_ELL2", attrEll0+2),
 		shaders.Int("ATTR_ELL3", attrEll0+3),
 		shaders.Int("ATTR_BODY", attrBody),
+		shaders.Int("ATTR_MATERIAL", attrMaterial),
+		shaders.Int("MAX_PALETTE", maxPalette),
 		shaders.Int("ATTR_MESH_POS", attrMeshPos),
 		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),
 		shaders.Int("COLOR_WATER", int(ColorWater)),
@@ -258,6 +274,7 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		{&r.particleProg, "particle", []string{"render_particles.vert", "render_particles.frag"}},
 		{&r.splatDepthProg, "fluid depth", []string{"render_ellipsoid.vert", "render_splat_depth.frag"}},
 		{&r.splatThickProg, "fluid thickness", []string{"render_ellipsoid.vert", "render_splat_thickness.frag"}},
+		{&r.splatTintProg, "fluid tint", []string{"render_ellipsoid.vert", "render_splat_tint.frag"}},
 		{&r.thickBlurProg, "thickness blur", []string{"render_fullscreen.vert", "render_thickness_blur.frag"}},
 		{&r.ellipsoidProg, "ellipsoid", []string{"render_ellipsoid.vert", "render_ellipsoid_shade.frag"}},
 		{&r.curvatureProg, "curvature flow", []string{"render_fullscreen.vert", "render_smooth_curvature.frag"}},
@@ -502,7 +519,7 @@ func (r *Renderer) Delete() {
 // programs lists every program the renderer owns.
 func (r *Renderer) programs() []*glh.Program {
 	return []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg,
-		r.splatDepthProg, r.splatThickProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg}
+		r.splatDepthProg, r.splatThickProg, r.splatTintProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg}
 }
 
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }

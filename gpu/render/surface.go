@@ -14,7 +14,8 @@ const (
 	unitThickness   = 1
 	unitSceneColor  = 2
 	unitSceneDepth  = 3
-	surfaceTexUnits = 4
+	unitTint        = 4
+	surfaceTexUnits = 5
 )
 
 // bindInstanceAttribs binds the instanced-attribute VAO of the ellipsoid and spray programs to f's particles:
@@ -53,7 +54,7 @@ func (r *Renderer) drawEllipsoids(f *frameState) {
 	passState{depthTest: true, depthWrite: true}.apply()
 	r.bindInstanceAttribs(f)
 	r.useSplatProgram(r.ellipsoidProg, f, false)
-	r.setColorUniforms(r.ellipsoidProg)
+	r.setColorUniforms(r.ellipsoidProg, f)
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 
@@ -108,6 +109,24 @@ func (r *Renderer) drawThickness(f *frameState) {
 		gl.DrawArrays(gl.TRIANGLES, 0, 3)
 	}
 	unbindTextures(unitThickness + 1)
+}
+
+// drawTint (frames whose particles carry materials) adds up, at each pixel, each particle's fluid colour weighted
+// by the chord its ray cuts through the particle's ellipsoid, and the chords, into the tint image: depth-tested
+// against the scene like the thickness, so the composite's colour is the mean over the fluid it sees through.
+func (r *Renderer) drawTint(f *frameState) {
+	t := r.surf.tint
+	blitDepth(t, r.surf.scene.id, f.vp.W, f.vp.H)
+	t.bind()
+	gl.ClearColor(0, 0, 0, 0)
+	gl.Clear(gl.COLOR_BUFFER_BIT)
+	passState{depthTest: true, blend: true, additive: true}.apply()
+	r.bindInstanceAttribs(f)
+	prog := r.splatTintProg
+	r.useSplatProgram(prog, f, true)
+	r.setColorUniforms(prog, f)
+	prog.SetInt("uColorMode", ColorWater) // the fluid's own colour, whatever render.color shows
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 
 // smoothingOn says whether render.smoothing does anything this frame.
@@ -194,6 +213,11 @@ func (r *Renderer) drawComposite(f *frameState) {
 	prog.SetFloat("uSpecular", s.specular)
 	prog.SetFloat("uRadius", r.smoothRadius(f))
 	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
+	prog.SetInt("uTint", unitTint)
+	prog.SetInt("uTinted", boolInt(f.tinted))
+	if f.tinted {
+		r.surf.tint.color.Bind(unitTint)
+	}
 	r.empty.Bind()
 	gl.DrawArrays(gl.TRIANGLES, 0, 3)
 	unbindTextures(surfaceTexUnits)

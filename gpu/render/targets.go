@@ -18,7 +18,7 @@ type target struct {
 }
 
 // newTarget makes a complete w×h target whose colour texture has the internal format internal (gl.RGBA8,
-// gl.RGBA32F, gl.R32F or gl.R16F), with a depth texture when withDepth.
+// gl.RGBA32F, gl.RGBA16F, gl.R32F or gl.R16F), with a depth texture when withDepth.
 func newTarget(w, h int, internal uint32, withDepth bool) (*target, error) {
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("render: target size %dx%d must be positive", w, h)
@@ -27,7 +27,7 @@ func newTarget(w, h int, internal uint32, withDepth bool) (*target, error) {
 	switch internal {
 	case gl.R32F, gl.R16F:
 		format, xtype = gl.RED, gl.FLOAT
-	case gl.RGBA32F:
+	case gl.RGBA32F, gl.RGBA16F:
 		xtype = gl.FLOAT
 	}
 	t := &target{w: w, h: h}
@@ -92,6 +92,9 @@ type surfaceTargets struct {
 	// not available everywhere (Apple's GL), and half floats hold a sum of chords well enough
 	thick *target
 	blur  *target // R16F, thick's size: the thickness blurred along x
+	// tint: Σ colour·chord and Σ chord (RGBA16F, thick's size, with the scene's depth), made by ensureTint for
+	// frames whose particles carry materials and kept with the others
+	tint *target
 
 	shaded *target // the eye-depth image the last composite read: splat or one of smooth
 }
@@ -126,9 +129,23 @@ func (s *surfaceTargets) ensure(v Viewport, half bool) error {
 	return nil
 }
 
+// ensureTint makes the tint image, the thickness image's size, when there is none; the other targets must exist.
+// A failure leaves none (the surface is drawn without it).
+func (s *surfaceTargets) ensureTint() error {
+	if s.tint != nil {
+		return nil
+	}
+	var err error
+	if s.tint, err = newTarget(s.thick.w, s.thick.h, gl.RGBA16F, true); err != nil {
+		s.tint = nil
+		return fmt.Errorf("render: fluid tint image for a %dx%d viewport: %w", s.vp.W, s.vp.H, err)
+	}
+	return nil
+}
+
 // Delete frees every target; safe to call twice.
 func (s *surfaceTargets) Delete() {
-	for _, t := range []*target{s.scene, s.splat, s.smooth[0], s.smooth[1], s.thick, s.blur} {
+	for _, t := range []*target{s.scene, s.splat, s.smooth[0], s.smooth[1], s.thick, s.blur, s.tint} {
 		t.Delete()
 	}
 	*s = surfaceTargets{}

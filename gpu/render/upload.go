@@ -19,13 +19,15 @@ var _ [sizeofEllipsoid]byte = [unsafe.Sizeof(csurface.Ellipsoid{})]byte{}
 // use; Delete frees the buffers.
 type FrameBuffers struct {
 	pos, vel, rho, body *glh.Buffer
-	capacity            int // particles the buffers hold
+	material            *glh.Buffer  // a byte per particle
+	palette             [][3]float32 // the last frame's, copied
+	capacity            int          // particles the buffers hold
 	ell                 *glh.Buffer
 	ellCapacity         int // particles ell holds
 }
 
-// Upload copies the positions, velocities, density ratios and (when there are rigid bodies) bodies of f into the
-// buffers, growing them when f has more particles than they hold (they are reused otherwise), and returns what to
+// Upload copies the positions, velocities, density ratios, (when there are rigid bodies) bodies and (when it has
+// several fluids) material numbers and palette of f into the buffers, growing them when f has more particles than they hold (they are reused otherwise), and returns what to
 // pass to Renderer.Draw. The returned buffers stay valid until the next Upload that grows them, or Delete.
 func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	if f == nil {
@@ -48,6 +50,11 @@ func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	if len(f.Body) >= n && len(f.Bodies) > 0 {
 		glh.Upload(u.body, 0, f.Body[:n])
 		p.Body = u.body
+	}
+	if len(f.Material) >= n && len(f.Palette) > 0 {
+		glh.Upload(u.material, 0, f.Material[:n])
+		u.palette = append(u.palette[:0], f.Palette...)
+		p.Material, p.Palette = u.material, u.palette
 	}
 	return p, nil
 }
@@ -84,7 +91,9 @@ func (u *FrameBuffers) grow(n int) error {
 	if u.pos, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
 		if u.vel, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
 			if u.rho, err = glh.NewBuffer(c*sizeofFloat, gl.DYNAMIC_DRAW); err == nil {
-				u.body, err = glh.NewBuffer(c*4, gl.DYNAMIC_DRAW)
+				if u.body, err = glh.NewBuffer(c*4, gl.DYNAMIC_DRAW); err == nil {
+					u.material, err = glh.NewBuffer(c, gl.DYNAMIC_DRAW)
+				}
 			}
 		}
 	}
@@ -108,7 +117,8 @@ func (u *FrameBuffers) deleteParticles() {
 	u.vel.Delete()
 	u.rho.Delete()
 	u.body.Delete()
-	u.pos, u.vel, u.rho, u.body, u.capacity = nil, nil, nil, nil, 0
+	u.material.Delete()
+	u.pos, u.vel, u.rho, u.body, u.material, u.capacity = nil, nil, nil, nil, nil, 0
 }
 
 // Screenshot reads the colour of framebuffer fbo (0: the window's back buffer) into an image, top row first. It

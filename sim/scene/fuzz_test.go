@@ -23,6 +23,12 @@ var fuzzSeeds = []string{
 	`{"name":"m","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"count":500},
 	"fluid":[{"shape":"cylinder","center":[0.5,0.3,0.5],"radius":0.3,"height":0.4,"rotation":[10,0,0]}],
 	"obstacles":[{"shape":"mesh","mesh":"bunny.obj","center":[0.5,0.8,0.5],"extent":0.2}]}`,
+	// materials, and blocks naming them, one unknown
+	`{"name":"mat","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},
+	"materials":[{"name":"oil","density":800,"viscosity":0.05,"color":[0.9,0.7,0.1]},{"name":"heavy","density":10000,"color":[1,0,0]}],
+	"fluid":[{"shape":"box","center":[0.5,0.2,0.5],"size":[1,0.4,1],"material":"heavy"},{"shape":"box","center":[0.5,0.6,0.5],"size":[1,0.4,1],"material":"oil"},{"shape":"sphere","center":[0.5,0.8,0.5],"radius":0.1}]}`,
+	`{"name":"mat","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},"materials":[{"name":"oil","density":1e300,"viscosity":1e300,"color":[1e300,0,0]}],
+	"fluid":[{"shape":"box","center":[0.5,0.2,0.5],"size":[1,0.4,1],"material":"oli"}]}`,
 	// an emitter far wider than the domain (makeslice: cap out of range; out of memory)
 	`{"name":"e","domain":{"min":[0,0,0],"max":[1000,0.004,0.004]},"particles":{"spacing":0.001},"fluid":[{"shape":"box","center":[0.002,0.002,0.002],"size":[0.004,0.004,0.004]}],"emitters":[{"center":[500,0.002,0.002],"direction":[0,1,0],"radius":1000,"speed":1}]}`,
 	// more particles than the limit (22 s and 3 GB), and exactly the limit by count
@@ -104,6 +110,9 @@ func FuzzScene(f *testing.F) {
 			t.Fatalf("%d particles, fewer than the lower bound %g", len(ps), least)
 		}
 		for _, p := range ps {
+			if p.Material < 0 || p.Material >= sc.MaterialCount() {
+				t.Fatalf("particle %v has material number %d of %d", p.Pos, p.Material, sc.MaterialCount())
+			}
 			for c := 0; c < 3; c++ {
 				if !(p.Pos[c] > sc.Domain.Min[c] && p.Pos[c] < sc.Domain.Max[c]) || math.IsNaN(p.Vel[c]) {
 					t.Fatalf("particle %v (velocity %v) outside the domain %v–%v", p.Pos, p.Vel, sc.Domain.Min, sc.Domain.Max)

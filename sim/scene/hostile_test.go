@@ -247,6 +247,7 @@ func TestCountLimits(t *testing.T) {
 		{head + fluid + `,"emitters":[` + many(MaxEmitters+1, `{"center":[0.5,0.9,0.5],"direction":[0,1,0],"radius":0.05,"speed":1}`) + `]}`, "emitters: 65 entries, over the limit of 64"},
 		{head + fluid + `,"blasts":[` + many(MaxBlasts+1, `{"time":1,"center":[0.5,0.5,0.5],"radius":0.1,"speed":1}`) + `]}`, "blasts: 65 entries, over the limit of 64 (each blast visits every particle"},
 		{head + `"fluid":[` + many(MaxFluidBlocks+1, sphere) + `]}`, "fluid: 257 entries, over the limit of 256"},
+		{head + `"materials":[` + many(MaxMaterials+1, `{"name":"m","density":1000,"color":[0,0,0]}`) + `],` + fluid + `}`, "materials: 17 entries, over the limit of 16"},
 		{head + fluid + `,"params":{"` + strings.Repeat("p", 500) + `":1}}`, "params: \"pppp"},
 		{`{"name":"` + strings.Repeat("n", 300) + `",` + head[len(`{"name":"x",`):] + fluid + `}`, "name: \"nnnn"},
 	}

@@ -47,6 +47,9 @@ const (
 	MaxEmitters = 64
 	// MaxBlasts bounds the blasts: each one is tested against every particle in the step it fires.
 	MaxBlasts = 64
+	// MaxMaterials bounds a scene's materials: each particle carries its material number in a byte, and the
+	// renderer keeps the palette (the default material and these) in one uniform array.
+	MaxMaterials = 16
 	// MaxMeshFiles bounds the distinct OBJ files a scene names (a file may be used by any number of shapes):
 	// each gets its own distance grid, kept in memory and on the GPU.
 	MaxMeshFiles = 32
@@ -73,6 +76,7 @@ func (s *Scene) checkCounts() error {
 		n, limit int
 		why      string
 	}{
+		{"materials", len(s.Materials), MaxMaterials, "particles carry their material number in a byte and the renderer's palette is small: share a material between blocks"},
 		{"fluid", len(s.Fluid), MaxFluidBlocks, "sampling tests every lattice point against the blocks: merge blocks into larger ones"},
 		{"obstacles", len(s.Obstacles), MaxObstacles, "every particle is tested against every obstacle in each solver iteration: merge obstacles, or use one mesh for many"},
 		{"bodies", len(s.Bodies), MaxBodies, "the solvers' work on bodies grows faster than their number"},

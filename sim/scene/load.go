@@ -103,6 +103,7 @@ func Open(nameOrPath string) (*Scene, error) {
 // Clone returns a deep copy.
 func (s *Scene) Clone() *Scene {
 	c := *s
+	c.Materials = append([]Material(nil), s.Materials...)
 	c.Fluid = append([]Fluid(nil), s.Fluid...)
 	c.Obstacles = append([]Obstacle(nil), s.Obstacles...)
 	for i, o := range c.Obstacles {

@@ -14,7 +14,7 @@ import (
 )
 
 // Marshal writes the scene as a scene file that Parse reads back to an equal scene: one top-level field a line,
-// the elements of fluid, obstacles, bodies, emitters and blasts one a line, everything else inline, fields in the order
+// the elements of materials, fluid, obstacles, bodies, emitters and blasts one a line, everything else inline, fields in the order
 // they are declared and empty optional fields left out, numbers in the fewest digits that read back exactly.
 //
 // Mesh shapes keep their mesh name as written. A shipped mesh's name resolves wherever the file is saved; a path

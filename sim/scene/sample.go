@@ -14,14 +14,23 @@ const MaxParticles = 1 << 24
 // Particle is one sampled fluid particle.
 type Particle struct {
 	Pos, Vel Vec3
+	// Material is the material number of the block the particle was sampled in: 0 for the default material
+	// (water), k for the scene's Materials[k−1] (Scene.MaterialOf).
+	Material int
 }
 
 // Sample places fluid particles on a cubic lattice of the given spacing anchored half a spacing inside the domain's
 // minimum corner: every lattice point that lies in the domain, inside a fluid block, and at least half a spacing
-// outside every obstacle (a moving one where it is at time 0, Obstacle.ShapeAt(0)). A point inside several blocks belongs to the first (its velocity). The order is
-// deterministic: x fastest, then y, then z. The spacing is checked first (CheckSpacing) and the particles counted
-// (Count) before anything is allocated.
-func (s *Scene) Sample(spacing float64) ([]Particle, error) {
+// outside every obstacle (a moving one where it is at time 0, Obstacle.ShapeAt(0)). A point inside several blocks belongs to the first (its velocity and material). The order is
+// deterministic: x fastest, then y, then z. A block naming a material the scene does not define is an error. The
+// spacing is checked first (CheckSpacing) and the particles counted (Count) before anything is allocated.
+func (s *Scene) Sample(spacing float64) (_ []Particle, err error) {
+	mats := make([]int, len(s.Fluid)) // each block's material number
+	for i := range s.Fluid {
+		if mats[i], err = s.MaterialNumber(s.Fluid[i].Material); err != nil {
+			return nil, fmt.Errorf("fluid[%d].material: %w", i, err)
+		}
+	}
 	n, err := s.Count(spacing)
 	if err != nil {
 		return nil, err
@@ -30,8 +39,8 @@ func (s *Scene) Sample(spacing float64) ([]Particle, error) {
 	if n == 0 {
 		return out, nil
 	}
-	s.lattice(spacing, func(p Vec3, v Vec3) bool {
-		out = append(out, Particle{Pos: p, Vel: v})
+	s.lattice(spacing, func(p Vec3, block int) bool {
+		out = append(out, Particle{Pos: p, Vel: s.Fluid[block].Velocity, Material: mats[block]})
 		return len(out) < n
 	})
 	return out, nil
@@ -47,7 +56,7 @@ func (s *Scene) count(spacing float64, limit int) (int, error) {
 		return 0, err
 	}
 	n := 0
-	s.lattice(spacing, func(Vec3, Vec3) bool { n++; return n <= limit })
+	s.lattice(spacing, func(Vec3, int) bool { n++; return n <= limit })
 	if n > limit {
 		return 0, fmt.Errorf("scene %s asks for more than %d particles at spacing %g m; use a larger spacing (about %.3g m)",
 			jsonmsg.Quote(s.Name), limit, spacing, spacing*math.Cbrt(max(1.01, s.FluidVolume()/(spacing*spacing*spacing)/float64(limit))))
@@ -210,9 +219,9 @@ func (s *Shape) innerBox() (Box, bool) {
 	return Box{}, false
 }
 
-// lattice calls emit with each lattice point inside the fluid (see Sample) and its block's velocity, in order,
-// until emit returns false. The caller has checked the spacing (CheckSpacing).
-func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) {
+// lattice calls emit with each lattice point inside the fluid (see Sample) and the index of the fluid block it
+// belongs to, in order, until emit returns false. The caller has checked the spacing (CheckSpacing).
+func (s *Scene) lattice(d float64, emit func(p Vec3, block int) bool) {
 	lo := s.Domain.Min
 	// Visit only lattice points in the bounds of some fluid block.
 	r := s.visitRange(d)
@@ -251,7 +260,7 @@ func (s *Scene) lattice(d float64, emit func(p, v Vec3) bool) {
 				if blocked {
 					continue
 				}
-				if !emit(p, s.Fluid[owner].Velocity) {
+				if !emit(p, owner) {
 					return
 				}
 			}

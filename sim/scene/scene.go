@@ -33,8 +33,10 @@ type Scene struct {
 	// Mode is the mode the scene opens in when none is asked for.
 	Mode string `json:"mode,omitempty"`
 
-	Domain    Box         `json:"domain"`
-	Particles Particles   `json:"particles"`
+	Domain    Box       `json:"domain"`
+	Particles Particles `json:"particles"`
+	// Materials are the fluids the blocks are made of, by name (material.go); none: every block is water.
+	Materials []Material  `json:"materials,omitempty"`
 	Fluid     []Fluid     `json:"fluid"`
 	Obstacles []Obstacle  `json:"obstacles,omitempty"`
 	Bodies    []Body      `json:"bodies,omitempty"`
@@ -65,10 +67,12 @@ type Particles struct {
 	Count   int     `json:"count,omitempty"`   // overrides Spacing when > 0
 }
 
-// Fluid is a block of fluid at rest or moving with an initial velocity.
+// Fluid is a block of fluid at rest or moving with an initial velocity, made of the material it names (one of the
+// scene's Materials; "" is DefaultMaterial, water).
 type Fluid struct {
 	Shape
-	Velocity Vec3 `json:"velocity,omitempty"`
+	Velocity Vec3   `json:"velocity,omitempty"`
+	Material string `json:"material,omitempty"`
 }
 
 // Body is a rigid body: a solid that moves with the fluid and floats or sinks by its density relative to the

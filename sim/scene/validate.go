@@ -66,6 +66,9 @@ func (s *Scene) Validate() error {
 			}
 		}
 	}
+	if err := s.validateMaterials(); err != nil {
+		return err
+	}
 	for i := range s.Obstacles {
 		path := fmt.Sprintf("obstacles[%d]", i)
 		if err := s.Obstacles[i].validate(path, meshes); err != nil {

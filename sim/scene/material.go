@@ -1,0 +1,118 @@
+package scene
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
+)
+
+// Material is what a fluid is made of: a scene lists its materials once, by name, and each fluid block names the
+// one it holds (Fluid.Material). A block that names none holds DefaultMaterial, water. How a mode uses density and
+// viscosity is the mode's (a mode with one fluid ignores them); the renderer tints each fluid with its colour.
+type Material struct {
+	Name string `json:"name"`
+	// Density is the rest density ρ0, kg/m³: water 1000, oil about 800.
+	Density float64 `json:"density"`
+	// Viscosity is the dynamic viscosity μ, Pa·s: water 0.001, olive oil about 0.08, honey about 10. 0 leaves
+	// only the mode's own viscosity parameter.
+	Viscosity float64 `json:"viscosity,omitempty"`
+	// Color is the fluid's colour, linear RGB in [0, 1]: what thick fluid looks like (it absorbs the rest).
+	Color [3]float64 `json:"color"`
+}
+
+// Ranges of a material's numbers (limits.go has the counts).
+const (
+	// MinMaterialDensity and MaxMaterialDensity bound a material's rest density (kg/m³), as a body's: air is 1.2,
+	// osmium about 22600.
+	MinMaterialDensity = 1
+	MaxMaterialDensity = 1e5
+	// MaxViscosity bounds a material's dynamic viscosity (Pa·s): a million times water's. Anything thicker is
+	// a solid to these solvers, and the explicit viscosity step would need steps shorter than a microsecond.
+	MaxViscosity = 1000
+	// maxMaterialNameBytes bounds a material's name.
+	maxMaterialNameBytes = 64
+)
+
+// DefaultMaterial is what a fluid block that names no material holds: water at 1000 kg/m³ and 0.001 Pa·s, in the
+// renderer's default water colour.
+func DefaultMaterial() Material {
+	return Material{Name: "water", Density: 1000, Viscosity: 0.001, Color: [3]float64{0.12, 0.40, 0.85}}
+}
+
+// Material numbers, as scene.Particle.Material and sim.Frame.Material carry them: 0 is DefaultMaterial and k ≥ 1 is
+// Materials[k−1], so that a particle made without a material (its zero value) is water.
+
+// MaterialNumber is the material number of a fluid block's material name: 0 for "" (the default material), k for
+// Materials[k−1]. An unknown name is an error naming it and the defined materials.
+func (s *Scene) MaterialNumber(name string) (int, error) {
+	if name == "" {
+		return 0, nil
+	}
+	for k := range s.Materials {
+		if s.Materials[k].Name == name {
+			return k + 1, nil
+		}
+	}
+	if len(s.Materials) == 0 {
+		return 0, fmt.Errorf("unknown material %s: the scene defines no materials (list them in its \"materials\", or leave the block's material out for water)", jsonmsg.Quote(name))
+	}
+	names := make([]string, len(s.Materials))
+	for k := range s.Materials {
+		names[k] = jsonmsg.Quote(s.Materials[k].Name)
+	}
+	return 0, fmt.Errorf("unknown material %s; the scene's materials are %s", jsonmsg.Quote(name), strings.Join(names, ", "))
+}
+
+// MaterialOf is the material with number k (see MaterialNumber): DefaultMaterial for 0 and for numbers the scene
+// does not have.
+func (s *Scene) MaterialOf(k int) Material {
+	if k >= 1 && k <= len(s.Materials) {
+		return s.Materials[k-1]
+	}
+	return DefaultMaterial()
+}
+
+// MaterialCount is the number of material numbers the scene's particles may carry: its materials and the default.
+func (s *Scene) MaterialCount() int { return len(s.Materials) + 1 }
+
+// validate checks a material at path: a name, a density, a viscosity and a colour within their ranges.
+func (m *Material) validate(path string) error {
+	switch {
+	case m.Name == "":
+		return errAt(path+".name", "missing: fluid blocks name their material by it")
+	case len(m.Name) > maxMaterialNameBytes:
+		return errAt(path+".name", "%s is longer than the %d bytes allowed", jsonmsg.Quote(m.Name), maxMaterialNameBytes)
+	case !(m.Density >= MinMaterialDensity) || m.Density > MaxMaterialDensity:
+		return errAt(path+".density", "%g kg/m³ is outside [%d, %g]; water is 1000, oil about 800", m.Density, MinMaterialDensity, float64(MaxMaterialDensity))
+	case !(m.Viscosity >= 0) || m.Viscosity > MaxViscosity:
+		return errAt(path+".viscosity", "%g Pa·s is outside [0, %d]; water is 0.001, honey about 10", m.Viscosity, MaxViscosity)
+	}
+	for c := 0; c < 3; c++ {
+		if !(m.Color[c] >= 0 && m.Color[c] <= 1) {
+			return errAt(fmt.Sprintf("%s.color[%d]", path, c), "%g is outside [0, 1]: colours are linear RGB", m.Color[c])
+		}
+	}
+	return nil
+}
+
+// validateMaterials checks the materials (unique names) and that every fluid block's material is one of them.
+func (s *Scene) validateMaterials() error {
+	seen := make(map[string]int, len(s.Materials))
+	for k := range s.Materials {
+		path := fmt.Sprintf("materials[%d]", k)
+		if err := s.Materials[k].validate(path); err != nil {
+			return err
+		}
+		if j, dup := seen[s.Materials[k].Name]; dup {
+			return errAt(path+".name", "%s is also the name of materials[%d]; names must differ", jsonmsg.Quote(s.Materials[k].Name), j)
+		}
+		seen[s.Materials[k].Name] = k
+	}
+	for i := range s.Fluid {
+		if _, err := s.MaterialNumber(s.Fluid[i].Material); err != nil {
+			return errAt(fmt.Sprintf("fluid[%d].material", i), "%v", err)
+		}
+	}
+	return nil
+}
