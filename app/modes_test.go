@@ -11,6 +11,7 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 func TestModeTable(t *testing.T) {
@@ -191,4 +192,21 @@ func lineDiff(a, b string) string {
 		return "(the same lines in another order)"
 	}
 	return strings.Join(out, "\n")
+}
+
+// Every shipped scene opens in the mode it names: a scene that names a mode slosh lacks waits outside assets/scenes.
+func TestShippedScenesNameAMode(t *testing.T) {
+	modes := Modes()
+	for _, name := range scene.BuiltinNames() {
+		sc, err := scene.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Mode == "" {
+			continue
+		}
+		if _, ok := findMode(modes, sc.Mode); !ok {
+			t.Errorf("scene %s opens in mode %q, which this slosh lacks (the modes are %v)", name, sc.Mode, ModeNames(modes))
+		}
+	}
 }
