@@ -229,6 +229,11 @@ func copyFrame(dst, src *sim.Frame) {
 		dst.Body = nil
 	}
 	dst.Bodies = append(dst.Bodies[:0], src.Bodies...)
+	dst.Material = append(dst.Material[:0], src.Material...)
+	if src.Material == nil {
+		dst.Material = nil
+	}
+	dst.Palette = append(dst.Palette[:0], src.Palette...)
 	dst.Radius, dst.Time, dst.Steps = src.Radius, src.Time, src.Steps
 }
 

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -67,5 +69,27 @@ func TestExportWritesFramesAndSidecar(t *testing.T) {
 	o.Out = filepath.Join(blocker, "cache")
 	if err := Export(o); err == nil || !strings.Contains(err.Error(), "writable") {
 		t.Errorf("export into a folder under a file: %v", err)
+	}
+}
+
+// copyFrame copies every field of a frame: a field added to sim.Frame and not copied fails here.
+func TestCopyFrameCopiesEveryField(t *testing.T) {
+	src := sim.Frame{
+		N: 2, Pos: [][4]float32{{1, 2, 3, 0}, {4, 5, 6, 0}}, Vel: [][4]float32{{7, 8, 9, 0}, {1, 1, 1, 0}},
+		Rho: []float32{1, 1.1}, ID: []uint32{1, 0}, Body: []int32{-1, 0},
+		Bodies:   []sim.BodyState{{Center: [3]float32{1, 2, 3}, Rot: [4]float32{0, 0, 0, 1}}},
+		Material: []uint8{0, 1}, Palette: [][3]float32{{0, 0, 1}, {1, 0, 0}},
+		Radius: 0.01, Time: 0.5, Steps: 30,
+	}
+	var dst sim.Frame
+	copyFrame(&dst, &src)
+	v := reflect.ValueOf(src)
+	for i := 0; i < v.NumField(); i++ {
+		if reflect.ValueOf(src).Field(i).IsZero() {
+			t.Fatalf("the test's frame leaves %s zero: set it", v.Type().Field(i).Name)
+		}
+	}
+	if !reflect.DeepEqual(dst, src) {
+		t.Errorf("copyFrame lost something:\n got %+v\nwant %+v", dst, src)
 	}
 }
