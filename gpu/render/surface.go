@@ -79,12 +79,7 @@ func (r *Renderer) drawSplatDepth(f *frameState) {
 // particles lining up along rays.
 func (r *Renderer) drawThickness(f *frameState) {
 	t := r.surf.thick
-	blitDepth(t, r.surf.scene.id, f.vp.W, f.vp.H)
-	t.bind()
-	gl.ClearColor(0, 0, 0, 0)
-	gl.Clear(gl.COLOR_BUFFER_BIT)
-	passState{depthTest: true, blend: true, additive: true}.apply()
-	r.bindInstanceAttribs(f)
+	r.beginAdditiveSplat(t, f)
 	r.useSplatProgram(r.splatThickProg, f, true)
 	r.splatThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
@@ -111,17 +106,23 @@ func (r *Renderer) drawThickness(f *frameState) {
 	unbindTextures(unitThickness + 1)
 }
 
-// drawTint (frames whose particles carry materials) adds up, at each pixel, each particle's fluid colour weighted
-// by the chord its ray cuts through the particle's ellipsoid, and the chords, into the tint image: depth-tested
-// against the scene like the thickness, so the composite's colour is the mean over the fluid it sees through.
-func (r *Renderer) drawTint(f *frameState) {
-	t := r.surf.tint
+// beginAdditiveSplat readies target t for splats that add up along rays: the scene's depth (scaled to t) to test
+// against, cleared colour, additive blending, and the particles' attributes.
+func (r *Renderer) beginAdditiveSplat(t *target, f *frameState) {
 	blitDepth(t, r.surf.scene.id, f.vp.W, f.vp.H)
 	t.bind()
 	gl.ClearColor(0, 0, 0, 0)
 	gl.Clear(gl.COLOR_BUFFER_BIT)
 	passState{depthTest: true, blend: true, additive: true}.apply()
 	r.bindInstanceAttribs(f)
+}
+
+// drawTint (frames whose particles carry materials) adds up, at each pixel, each particle's fluid colour weighted
+// by the chord its ray cuts through the particle's ellipsoid, and the chords, into the tint image: depth-tested
+// against the scene like the thickness, so the composite's colour is the mean over the fluid it sees through.
+func (r *Renderer) drawTint(f *frameState) {
+	t := r.surf.tint
+	r.beginAdditiveSplat(t, f)
 	prog := r.splatTintProg
 	r.useSplatProgram(prog, f, true)
 	r.setColorUniforms(prog, f)
