@@ -17,6 +17,8 @@ import (
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	gl43 "github.com/go-gl/gl/v4.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
+
+	"github.com/slosh/slosh/internal/testenv"
 )
 
 // Options configures the window that carries the context.
@@ -190,6 +192,4 @@ func CheckError(what string) error {
 // RequireGL reports whether tests must fail (not skip) when no context can be had: under SLOSH_REQUIRE_GL=1
 // (which `make test` sets) and on CI machines (CI set, as CI services do), where a skipped GL test would count as
 // a pass.
-func RequireGL() bool {
-	return os.Getenv("SLOSH_REQUIRE_GL") == "1" || os.Getenv("CI") != "" && os.Getenv("CI") != "false"
-}
+func RequireGL() bool { return testenv.Required() }
