@@ -60,3 +60,12 @@ type Stateful interface {
 	// ReadState replaces the state with one WriteState wrote. On error the solver keeps the state it had.
 	ReadState(r io.Reader) error
 }
+
+// ResolveBudget is a mode's particle budget for a reset with n particles: the budget parameter (never less than
+// n), or when it is 0, room to pour as much again and at least 65536.
+func ResolveBudget(budget int32, n int) int {
+	if budget > 0 {
+		return max(int(budget), n)
+	}
+	return max(2*n, 1<<16)
+}

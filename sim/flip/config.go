@@ -127,12 +127,7 @@ func ResolveCell(c *Config, sc *scene.Scene) (float64, error) {
 }
 
 // ResolveBudget is the budget for a reset with n particles.
-func (c *Config) ResolveBudget(n int) int {
-	if c.Budget > 0 {
-		return max(int(c.Budget), n)
-	}
-	return max(2*n, 1<<16)
-}
+func (c *Config) ResolveBudget(n int) int { return sim.ResolveBudget(c.Budget, n) }
 
 // MaxCells bounds the grid: a domain of more cells than this at the chosen cell size is refused before anything is
 // allocated (about 60 bytes a cell for the fields and the solver's vectors: 3.6 GB).

@@ -32,7 +32,7 @@ type Config struct {
 
 	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
 	Particles int32   // particle count on reset; 0 uses the spacing
-	Budget    int32   // most particles (emitters, dropped bodies stop there); 0 is automatic (AutoBudget)
+	Budget    int32   // most particles (emitters, dropped bodies stop there); 0 is automatic (sim.ResolveBudget)
 }
 
 // XSPHRefDt is the step the XSPH viscosity c is given for: one of the paper's 4 substeps of a 1/60 s frame.
@@ -119,17 +119,8 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "Most particles the solver holds, fixed at reset: emitters and dropped objects stop there (the GPU allocates for it); 0 is twice the scene's, at least 65536"})
 }
 
-// AutoBudget is the particle budget for a reset with n particles when Budget is 0: room to pour as much again,
-// and at least 65536.
-func AutoBudget(n int) int { return max(2*n, 1<<16) }
-
-// ResolveBudget is the budget for a reset with n particles: Budget, or AutoBudget, never less than n.
-func (c *Config) ResolveBudget(n int) int {
-	if c.Budget > 0 {
-		return max(int(c.Budget), n)
-	}
-	return AutoBudget(n)
-}
+// ResolveBudget is the budget for a reset with n particles (sim.ResolveBudget).
+func (c *Config) ResolveBudget(n int) int { return sim.ResolveBudget(c.Budget, n) }
 
 // Derived are the constants a step needs, computed once from the configuration and the particle spacing. The CPU
 // and GPU solvers use the same values, so their arithmetic agrees.
