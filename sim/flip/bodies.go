@@ -250,7 +250,7 @@ func (s *Solver) couple() {
 			idx := int(f.idx)
 			ijk := [3]int{idx % d[0], (idx / d[0]) % d[1], idx / (d[0] * d[1])}
 			c1 := ijk[0] + n[0]*(ijk[1]+n[1]*ijk[2])
-			c0 := c1 - [3]int{1, n[0], n[0] * n[1]}[a]
+			c0 := c1 - s.g.cellStep(a)
 			add(c0, 1, f)  // the face is the upper face of the cell below
 			add(c1, -1, f) // and the lower face of the cell above
 		}

@@ -358,14 +358,15 @@ func (s *Solver) gravity(dt float64) {
 	}
 }
 
-// clearWalls zeroes the faces of axis a on the domain's walls.
+// clearWalls zeroes the faces of axis a on the domain's walls: the two planes of the face grid at the ends of a,
+// visited alone rather than found among all the faces.
 func (s *Solver) clearWalls(u []float64, a int, d [3]int) {
-	for k := 0; k < d[2]; k++ {
-		for j := 0; j < d[1]; j++ {
-			for i := 0; i < d[0]; i++ {
-				if c := [3]int{i, j, k}[a]; c == 0 || c == d[a]-1 {
-					u[i+d[0]*(j+d[1]*k)] = 0
-				}
+	b, c := (a+1)%3, (a+2)%3 // the plane's axes
+	stride := [3]int{1, d[0], d[0] * d[1]}
+	for _, end := range [2]int{0, d[a] - 1} {
+		for y := 0; y < d[c]; y++ {
+			for x := 0; x < d[b]; x++ {
+				u[end*stride[a]+x*stride[b]+y*stride[c]] = 0
 			}
 		}
 	}

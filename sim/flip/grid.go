@@ -28,6 +28,16 @@ func (g *macGrid) dims(kind int) [3]int {
 	return d
 }
 
+// cellStep is the index step between neighbouring cells along axis a.
+func (g *macGrid) cellStep(a int) int { return [3]int{1, g.n[0], g.n[0] * g.n[1]}[a] }
+
+// faces are the faces of axis a below (lo) and above (hi) cell ijk.
+func (g *macGrid) faces(a int, ijk [3]int) (lo, hi int) {
+	d := g.dims(a)
+	lo = ijk[0] + d[0]*(ijk[1]+d[1]*ijk[2])
+	return lo, lo + [3]int{1, d[0], d[0] * d[1]}[a]
+}
+
 // cellKind names the cell-centred samples among the face kinds 0, 1, 2.
 const cellKind = 3
 

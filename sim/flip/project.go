@@ -91,69 +91,54 @@ func (s *Solver) volumeFraction(a, i int) float64 {
 	return 1 - s.sol.face[a][i]
 }
 
-// assemble builds K on the cells in the system, in parallel over z layers.
+// assemble builds K on the cells in the system.
 func (s *Solver) assemble() {
 	m := &s.mat
 	n := s.g.n
 	m.Resize(n[0], n[1], n[2])
 	inv2 := s.g.inv * s.g.inv
-	s.pool.For(n[2], 1, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			for j := 0; j < n[1]; j++ {
-				for i := 0; i < n[0]; i++ {
-					c := i + n[0]*(j+n[1]*k)
-					if !s.sys[c] {
-						continue
-					}
-					var diag float64
-					for a := 0; a < 3; a++ {
-						d := s.g.dims(a)
-						ijk := [3]int{i, j, k}
-						f0 := ijk[0] + d[0]*(ijk[1]+d[1]*ijk[2]) // the face below c along a
-						step := [3]int{1, d[0], d[0] * d[1]}[a]
-						wlo, whi := s.wf[a][f0]*inv2, s.wf[a][f0+step]*inv2
-						diag += wlo + whi
-						cstep := [3]int{1, n[0], n[0] * n[1]}[a]
-						if ijk[a]+1 < n[a] && s.sys[c+cstep] {
-							off := -whi
-							switch a {
-							case 0:
-								m.X[c] = off
-							case 1:
-								m.Y[c] = off
-							case 2:
-								m.Z[c] = off
-							}
-						}
-					}
-					m.Diag[c] = diag
-				}
+	offs := [3][]float64{m.X, m.Y, m.Z}
+	s.cells(func(c int, ijk [3]int) {
+		if !s.sys[c] {
+			return
+		}
+		var diag float64
+		for a := 0; a < 3; a++ {
+			f0, f1 := s.g.faces(a, ijk)
+			whi := s.wf[a][f1] * inv2
+			diag += s.wf[a][f0]*inv2 + whi
+			if next := c + s.g.cellStep(a); ijk[a]+1 < n[a] && s.sys[next] {
+				offs[a][c] = -whi
 			}
 		}
+		m.Diag[c] = diag
 	})
 }
 
 // divergence sets out[c] = D(flux)_c, flux_f = V_f u_f + the moving solids' flux, on the cells in the system.
 func (s *Solver) divergence(out []float64) {
+	s.cells(func(c int, ijk [3]int) {
+		if !s.sys[c] {
+			out[c] = 0
+			return
+		}
+		var div float64
+		for a := 0; a < 3; a++ {
+			f0, f1 := s.g.faces(a, ijk)
+			div += s.volumeFraction(a, f1)*s.u[a][f1] + s.sol.flux[a][f1] - s.volumeFraction(a, f0)*s.u[a][f0] - s.sol.flux[a][f0]
+		}
+		out[c] = div * s.g.inv
+	})
+}
+
+// cells calls fn for every cell with its indices, in parallel over z layers, each cell once.
+func (s *Solver) cells(fn func(c int, ijk [3]int)) {
 	n := s.g.n
 	s.pool.For(n[2], 1, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			for j := 0; j < n[1]; j++ {
 				for i := 0; i < n[0]; i++ {
-					c := i + n[0]*(j+n[1]*k)
-					if !s.sys[c] {
-						out[c] = 0
-						continue
-					}
-					var div float64
-					for a := 0; a < 3; a++ {
-						d := s.g.dims(a)
-						ijk := [3]int{i, j, k}
-						f0 := ijk[0] + d[0]*(ijk[1]+d[1]*ijk[2])
-						f1 := f0 + [3]int{1, d[0], d[0] * d[1]}[a]
-						div += s.volumeFraction(a, f1)*s.u[a][f1] + s.sol.flux[a][f1] - s.volumeFraction(a, f0)*s.u[a][f0] - s.sol.flux[a][f0]
-					}
-					out[c] = div * s.g.inv
+					fn(i+n[0]*(j+n[1]*k), [3]int{i, j, k})
 				}
 			}
 		}
@@ -179,7 +164,7 @@ func (s *Solver) applyGradient(q []float64, scale float64, f *[3][]float64) {
 func (s *Solver) interiorFaces(a int, fn func(fi, c0, c1 int)) {
 	n := s.g.n
 	d := s.g.dims(a)
-	cstep := [3]int{1, n[0], n[0] * n[1]}[a]
+	cstep := s.g.cellStep(a)
 	s.pool.For(d[2], 1, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			for j := 0; j < d[1]; j++ {
