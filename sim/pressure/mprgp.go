@@ -49,16 +49,11 @@ func (s *Solver) MPRGP(m *Matrix, b, p []float64, tol float64, maxIter int) (Res
 func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, maxIter int) (Result, error) {
 	m.check(b, lower, p)
 	var res Result
-	bn, err := s.prepare(m, b)
+	bn, maxIter, err := s.begin(m, b, p, maxIter)
 	if err != nil {
 		return res, err
 	}
-	n := m.Len()
-	if maxIter <= 0 {
-		maxIter = defaultIter(n)
-	}
 	// the bounds, projected warm start and a check of both
-	s.zeroOut(m, p)
 	lo := s.lo
 	sums := s.reduce(2, 1<<1, func(a, e int, out []float64) {
 		bad, negMax := out[0], out[1]

@@ -95,6 +95,20 @@ func (s *Solver) prepare(m *Matrix, b []float64) (float64, error) {
 	return math.Sqrt(sums[0]), nil
 }
 
+// begin is every solve's start: the system prepared (prepare), the iteration cap resolved (maxIter ≤ 0: 2n +
+// 100), and p set to 0 on the cells out of the system. It returns ‖b‖ over the system.
+func (s *Solver) begin(m *Matrix, b, p []float64, maxIter int) (float64, int, error) {
+	bn, err := s.prepare(m, b)
+	if err != nil {
+		return 0, 0, err
+	}
+	if maxIter <= 0 {
+		maxIter = defaultIter(m.Len())
+	}
+	s.zeroOut(m, p)
+	return bn, maxIter, nil
+}
+
 // zeroOut sets p to 0 on the cells out of the system, on the pool.
 func (s *Solver) zeroOut(m *Matrix, p []float64) {
 	diag := m.Diag
@@ -115,15 +129,10 @@ func (s *Solver) zeroOut(m *Matrix, p []float64) {
 func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result, error) {
 	m.check(b, p)
 	var res Result
-	bn, err := s.prepare(m, b)
+	bn, maxIter, err := s.begin(m, b, p, maxIter)
 	if err != nil {
 		return res, err
 	}
-	n := m.Len()
-	if maxIter <= 0 {
-		maxIter = defaultIter(n)
-	}
-	s.zeroOut(m, p)
 	if bn == 0 {
 		clear(p)
 		res.Converged = true
