@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/slosh/slosh/internal/binio"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -52,8 +53,6 @@ const (
 	maxStateCells     = MaxCells
 	// maxBodiesJSON bounds the bodies' description.
 	maxBodiesJSON = scene.MaxFileBytes
-	// maxStateSpeed bounds a particle's or body's speed in a state, m/s.
-	maxStateSpeed = 100 * scene.MaxSpeed
 )
 
 // bodyWire is a body's dynamic state as stored.
@@ -214,25 +213,8 @@ func (st *State) Validate() error {
 	if !(st.Time >= 0) || st.Time > 1e9 {
 		return fmt.Errorf("time %g is outside [0, 1e9] s", st.Time)
 	}
-	if len(st.Vel) != len(st.Pos) || len(st.ID) != len(st.Pos) {
-		return fmt.Errorf("%d positions, %d velocities and %d ids", len(st.Pos), len(st.Vel), len(st.ID))
-	}
-	seen := make([]bool, len(st.ID))
-	for i := range st.Pos {
-		p, v := st.Pos[i], st.Vel[i]
-		for a := 0; a < 3; a++ {
-			if !finite32(p[a]) || !finite32(v[a]) {
-				return fmt.Errorf("particle %d is not finite", i)
-			}
-		}
-		if sp := math.Sqrt(float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2])); sp > maxStateSpeed {
-			return fmt.Errorf("particle %d moves at %.3g m/s, over %g m/s", i, sp, float64(maxStateSpeed))
-		}
-		id := st.ID[i]
-		if int64(id) >= int64(len(st.ID)) || seen[id] {
-			return fmt.Errorf("particle ids are not 0..%d each once (id %d)", len(st.ID)-1, id)
-		}
-		seen[id] = true
+	if err := sim.CheckParticles(st.Pos, st.Vel, st.ID); err != nil {
+		return err
 	}
 	for i, e := range st.Emitted {
 		if !finite32(e) || e < 0 {
@@ -255,6 +237,11 @@ func (st *State) Validate() error {
 				return fmt.Errorf("body %d is not finite or out of range", i)
 			}
 		}
+		for _, v := range [][3]float64{b.V, b.Drive} {
+			if sp := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); sp > sim.MaxStateSpeed {
+				return fmt.Errorf("body %d moves at %.3g m/s; at most %g m/s", i, sp, float64(sim.MaxStateSpeed))
+			}
+		}
 		if l := b.Q[0]*b.Q[0] + b.Q[1]*b.Q[1] + b.Q[2]*b.Q[2] + b.Q[3]*b.Q[3]; math.Abs(l-1) > 1e-3 {
 			return fmt.Errorf("body %d's orientation is not a unit quaternion (|q|² = %g)", i, l)
 		}
@@ -267,8 +254,8 @@ func (st *State) Validate() error {
 	return nil
 }
 
-// checkFor checks a state against the solver's scene and grid: particles inside the domain (within a cell), the
-// emitters the scene has, a grid of the same cells, within the budget.
+// checkFor checks a state against the solver's scene and grid: the emitters the scene has, a grid of the same
+// cells, within the budget, and its particles placed as a liquid in the scene can be (sim.CheckPlacement).
 func (st *State) checkFor(sc *scene.Scene, cells, budget int) error {
 	if len(st.Pos) > budget {
 		return fmt.Errorf("%d particles exceed the particle budget of %d: raise flip.budget and reset", len(st.Pos), budget)
@@ -279,13 +266,6 @@ func (st *State) checkFor(sc *scene.Scene, cells, budget int) error {
 	if len(st.Eig) != 0 && len(st.Eig) != cells {
 		return fmt.Errorf("the state's grid has %d cells, this one %d: it was saved at another cell size", len(st.Eig), cells)
 	}
-	lo, hi := sc.Domain.Min, sc.Domain.Max
-	for i, p := range st.Pos {
-		for a := 0; a < 3; a++ {
-			if float64(p[a]) < lo[a]-st.Cell || float64(p[a]) > hi[a]+st.Cell {
-				return fmt.Errorf("particle %d at %v lies outside the scene's domain", i, p)
-			}
-		}
-	}
-	return nil
+	// inside the domain, at speeds a solver can follow, and no denser than a liquid seeded at half a cell
+	return sim.CheckPlacement(st.Pos, st.Vel, st.ID, sc, st.Cell/2)
 }

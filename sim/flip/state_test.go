@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -208,4 +209,26 @@ func FuzzDecodeState(f *testing.F) {
 			t.Fatalf("DecodeState returned a state that does not validate: %v", err)
 		}
 	})
+}
+
+// A state whose particles are piled on one point is refused before a step could try to separate them.
+func TestStateRefusesPiledParticles(t *testing.T) {
+	s := handsSolver(t)
+	var st State
+	s.SaveState(&st)
+	for i := range st.Pos {
+		st.Pos[i] = st.Pos[0]
+	}
+	var buf bytes.Buffer
+	if err := st.Encode(&buf, s.sc); err != nil {
+		t.Fatal(err)
+	}
+	n := len(s.x)
+	err := s.ReadState(bytes.NewReader(buf.Bytes()))
+	if err == nil || !strings.Contains(err.Error(), "particles lie in one") {
+		t.Fatalf("a state with every particle on one point: %v", err)
+	}
+	if len(s.x) != n {
+		t.Fatal("the refused state changed the solver")
+	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
-	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -71,20 +70,8 @@ func (st *State) Validate() error {
 			return fmt.Errorf("frame measurement %d (%g, %g) must be non-negative with a finite height", k, r[0], r[1])
 		}
 	}
-	if len(st.Vel) != n || len(st.ID) != n {
-		return fmt.Errorf("%d positions but %d velocities and %d ids", n, len(st.Vel), len(st.ID))
-	}
-	seen := make([]bool, n)
-	for i, id := range st.ID {
-		if int(id) >= n || seen[id] {
-			return fmt.Errorf("particle %d has id %d: ids must be 0..%d, each once", i, id, n-1)
-		}
-		seen[id] = true
-		for k := 0; k < 3; k++ {
-			if !finite(st.Pos[i][k]) || !finite(st.Vel[i][k]) {
-				return fmt.Errorf("particle %d (id %d) has a non-finite position or velocity", i, id)
-			}
-		}
+	if err := sim.CheckParticles(st.Pos, st.Vel, st.ID); err != nil {
+		return err
 	}
 	if len(st.Bodies) == 0 {
 		if st.Body != nil || st.Rest != nil || st.WInv != nil {
@@ -146,34 +133,20 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	if st.N() > budget {
 		return fmt.Errorf("the state has %d particles, over the budget of %d (raise pbf.budget and reset)", st.N(), budget)
 	}
+	if err := sim.CheckPlacement(st.Pos, st.Vel, st.ID, sc, st.Spacing); err != nil {
+		return err
+	}
 	dom := sc.Domain
 	size := dom.Size().MaxComp()
 	margin := min(2*st.Spacing, size) + 0.01*size
-	outside := func(p [3]float32) bool {
-		for k := 0; k < 3; k++ {
-			if x := float64(p[k]); !(x >= dom.Min[k]-margin && x <= dom.Max[k]+margin) {
-				return true
-			}
-		}
-		return false
-	}
 	where := fmt.Sprintf("the scene %q's domain %v–%v (with a margin of %.3g m): the state belongs to another scene", sc.Name, dom.Min, dom.Max, margin)
-	for i := range st.Pos {
-		p, v := st.Pos[i], st.Vel[i]
-		if outside([3]float32{p[0], p[1], p[2]}) {
-			return fmt.Errorf("particle %d (id %d) at (%.6g, %.6g, %.6g) lies outside %s", i, st.ID[i], p[0], p[1], p[2], where)
-		}
-		if sp := speed(v); sp > MaxStateSpeed {
-			return fmt.Errorf("particle %d (id %d) moves at %.3g m/s; at most %g m/s", i, st.ID[i], sp, float64(MaxStateSpeed))
-		}
-	}
 	diag := dom.Size().Len()
 	for b, bd := range st.Bodies {
-		if outside(bd.Center) {
+		if sim.Outside(bd.Center, dom, margin) {
 			return fmt.Errorf("body %d's centre (%.6g, %.6g, %.6g) lies outside %s", b, bd.Center[0], bd.Center[1], bd.Center[2], where)
 		}
-		if sp := speed(bd.Drive); sp > MaxStateSpeed {
-			return fmt.Errorf("body %d is driven at %.3g m/s; at most %g m/s", b, sp, float64(MaxStateSpeed))
+		if sp := sim.Speed(bd.Drive); sp > sim.MaxStateSpeed {
+			return fmt.Errorf("body %d is driven at %.3g m/s; at most %g m/s", b, sp, float64(sim.MaxStateSpeed))
 		}
 	}
 	for i, r := range st.Rest {
@@ -181,47 +154,7 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 			return fmt.Errorf("particle %d's rest offset from its body's centre is %.3g m, more than the domain's diagonal %.3g m", i, l, diag)
 		}
 	}
-	return st.checkPacking(dom)
-}
-
-// MaxStateSpeed bounds the speed of a particle or a driven body in a state, m/s: a hundred times what the scene
-// lets emitters and moving obstacles reach (scene.MaxSpeed).
-const MaxStateSpeed = 100 * scene.MaxSpeed
-
-// maxPacked is the most particles a cube two spacings wide may hold: a fluid at rest holds 8, and a compressed
-// one a few more; 64 is eight times the rest density.
-const maxPacked = 64
-
-// checkPacking refuses a state whose particles sit more densely than a fluid at its spacing can, which the
-// solver would answer with density errors of thousands of percent (or, for particles on top of each other, a
-// neighbour search that never ends). It counts the particles in cubes two spacings wide over the domain; a
-// spacing so fine for the domain that the cubes are too many to count is refused too.
-func (st *State) checkPacking(dom scene.Box) error {
-	if st.N() <= maxPacked {
-		return nil
-	}
-	cell := 2 * st.Spacing
-	dims, err := grid.Dims(f32(dom.Min), f32(dom.Max), float32(cell))
-	if err != nil {
-		return fmt.Errorf("the state's particle spacing %g m is too fine for the scene's domain %v–%v (%v): the state belongs to another scene", st.Spacing, dom.Min, dom.Max, err)
-	}
-	count := make([]uint8, int(dims[0])*int(dims[1])*int(dims[2]))
-	coord := func(x float32, k int) int {
-		c := int(math.Floor((float64(x) - dom.Min[k]) / cell))
-		return min(max(c, 0), int(dims[k])-1)
-	}
-	for i, p := range st.Pos {
-		c := coord(p[0], 0) + int(dims[0])*(coord(p[1], 1)+int(dims[1])*coord(p[2], 2))
-		if count[c]++; count[c] > maxPacked {
-			return fmt.Errorf("more than %d particles lie in one %.3g m cube (around particle %d at (%.6g, %.6g, %.6g)), over %d times the density of a fluid at the state's spacing %g m: its particles are packed for another spacing or another scene",
-				maxPacked, cell, i, p[0], p[1], p[2], maxPacked/8, st.Spacing)
-		}
-	}
 	return nil
-}
-
-func speed(v [4]float32) float64 {
-	return math.Sqrt(float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2]))
 }
 
 // The binary form: a magic line, a version, the scalars, then each array as a little-endian count and values.
