@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 
 	"github.com/slosh/slosh/internal/grow"
@@ -337,8 +338,9 @@ func (s *Solver) Step(dt float64) error {
 // fail restores the last good state after a solve that met non-finite numbers.
 func (s *Solver) fail(err error) error {
 	step := s.steps + 1
+	bad, _ := s.scan() // before the restore: the particles the step found (0 when only the grid was not finite)
 	_ = s.load(&s.good)
-	return &sim.NonFiniteError{Mode: Name, Step: step, Count: s.countNonFinite(), Restored: s.time,
+	return &sim.NonFiniteError{Mode: Name, Step: step, Count: bad, Restored: s.time,
 		Advice: advice + " (the pressure solve failed: " + err.Error() + ")"}
 }
 
@@ -392,7 +394,7 @@ func (s *Solver) movePaddle(dt float64) {
 
 // finish checks the step's state, restores the last good one when it is not finite, and fills the Stats.
 func (s *Solver) finish() error {
-	bad := s.countNonFinite()
+	bad, v2 := s.scan()
 	if bad > 0 {
 		step := s.steps
 		_ = s.load(&s.good)
@@ -400,7 +402,6 @@ func (s *Solver) finish() error {
 	}
 	s.save()
 	passes, total := s.timer.Passes()
-	v2, _ := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
 	s.stats = sim.Stats{Particles: len(s.x), Steps: s.steps, Time: s.time, StepMs: total, Passes: passes,
 		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.notice}
 	s.figures = s.appendFigures(s.figures[:0])
@@ -430,18 +431,26 @@ func (s *Solver) appendFigures(dst []sim.Figure) []sim.Figure {
 	return dst
 }
 
-// countNonFinite counts particles and bodies whose state is not finite.
-func (s *Solver) countNonFinite() int {
+// scan counts the particles and bodies whose state is not finite and finds the fastest finite particle's squared
+// speed, in one pass (max is exact in any order).
+func (s *Solver) scan() (int, float64) {
 	var bad atomic.Int64
+	var mu sync.Mutex
+	var vmax2 float64
 	s.pool.For(len(s.x), 8192, func(lo, hi int) {
-		n := 0
+		n, m := 0, 0.0
 		for i := lo; i < hi; i++ {
 			x, v := s.x[i], s.v[i]
 			if !finite32(x[0]+x[1]+x[2]) || !finite32(v[0]+v[1]+v[2]) {
 				n++
+				continue
 			}
+			m = math.Max(m, float64(v[0])*float64(v[0])+float64(v[1])*float64(v[1])+float64(v[2])*float64(v[2]))
 		}
 		bad.Add(int64(n))
+		mu.Lock()
+		vmax2 = math.Max(vmax2, m)
+		mu.Unlock()
 	})
 	n := int(bad.Load())
 	for i := range s.bodies {
@@ -450,7 +459,7 @@ func (s *Solver) countNonFinite() int {
 			n++
 		}
 	}
-	return n
+	return n, vmax2
 }
 
 func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }

@@ -101,6 +101,9 @@ func TestNonFiniteStepIsRestored(t *testing.T) {
 	if !errors.As(err, &nf) {
 		t.Fatalf("a NaN velocity gave %v, want a NonFiniteError", err)
 	}
+	if nf.Count < 1 {
+		t.Errorf("the error counts %d non-finite particles; the step had one", nf.Count)
+	}
 	if s.time != good.Time || len(s.x) != len(good.Pos) {
 		t.Fatalf("restored t=%g with %d particles, want t=%g with %d", s.time, len(s.x), good.Time, len(good.Pos))
 	}
