@@ -1,0 +1,734 @@
+// Package sph is Smoothed Particle Hydrodynamics on the CPU after Solenthaler's thesis (papers/004, ch. 2–4):
+// weakly compressible SPH with the Tait equation of state (WCSPH, ch. 2), predictive-corrective incompressible SPH
+// (PCISPH, ch. 3, Algorithm 2), and several fluids of different rest densities through the particle number
+// density (ch. 4 §4.2), with the adapted pressure forces, the adapted viscosity and a colour-field interface
+// tension between different fluids.
+//
+// A step (Step) is, for PCISPH, Algorithm 2: neighbours once (uniform grid, particles reordered by (cell, id));
+// densities, volumes and the solids' density at x(t); the non-pressure forces (gravity, viscosity eq. 4.13,
+// interface tension eq. 4.14–4.17); then pressures from zero, corrected until the largest predicted density error
+// is below η (at least MinIterations, at most MaxIterations), each iteration predicting v*, x* with the current
+// pressure forces, the density ρ* at x* with the step's neighbour lists, and p_i += δ ρ*_err,i (eq. 3.7–3.9).
+// The step ends at the last prediction, so the density error it reports is that of the positions it leaves.
+// WCSPH takes the pressures from the Tait equation (eq. 2.15 / 4.4) at x(t) and integrates once.
+//
+// Densities are relative, r_i = ρ_i/ρ0_i: with the number density r_i = V0 Σ_j W_ij + Φ_i (eq. 4.2 divided by
+// ρ0_i = m_i/V0), with the standard density r_i = V0 Σ_j (ρ0_j/ρ0_i) W_ij + Φ_i (eq. 2.13). The particle volume is
+// V_i = V0/r_i (eq. 4.3: 1/δ_i), the mass m_i = ρ0_i V0. Φ_i is the walls' and obstacles' density (sim/solid, the
+// density map the PBF mode uses): the fluid's own lattice continued beyond each solid. The solids push back with
+// the pressure force of that mirrored lattice (its particles carrying particle i's own pressure and volume), which
+// for the two forms is −V_i p_i ∇Φ_i and −2 p_i V_i² ∇Φ_i / V0; the collision projection keeps what is left inside.
+//
+// Kernels: poly6 for densities and the colour field (eq. 2.20), spiky gradients for pressure and colour gradients
+// (eq. 2.21), the viscosity kernel's Laplacian for viscosity (eq. 2.22), as in the thesis.
+package sph
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/slosh/slosh/internal/grow"
+	"github.com/slosh/slosh/internal/machine"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/grid"
+	"github.com/slosh/slosh/sim/par"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/solid"
+)
+
+// Name is the mode name.
+const Name = "sph"
+
+// MaxMaterials is the most fluids a run holds (material indices are bytes).
+const MaxMaterials = 256
+
+// Material is one fluid.
+type Material struct {
+	RestDensity float32 // ρ0, kg/m³
+	Viscosity   float32 // kinematic viscosity ν, m²/s (dynamic μ = ρ0 ν)
+}
+
+// Solver is the SPH solver. It is not safe for concurrent use.
+type Solver struct {
+	Cfg    Config
+	params *param.Set
+	dv     Derived
+	dvCfg  Config
+	col    solid.Collider
+	grid   *grid.Grid
+	sc     *scene.Scene
+	pool   par.Pool
+
+	mats    []Material
+	cfgMats bool      // mats[0] follows Cfg.RestDensity and Cfg.Viscosity (the scene named no materials)
+	rho0    []float32 // per material
+	mu      []float32 // per material, μ = ρ0 ν
+	mass    []float32 // per material, ρ0 V0
+
+	// particle state, in sorted order after each step
+	x, v   [][4]float32
+	id     []uint32
+	mat    []uint8
+	budget int
+
+	// per step
+	r, vol     []float32    // relative density ρ_i/ρ0_i and volume V_i at x(t)
+	bg         [][4]float32 // ∇Φ_i of the solids at x(t), Φ_i in w
+	pres, pnxt []float32    // pressures, and the next iteration's candidates (PCISPH)
+	rs         []float32    // relative density at the predicted positions (PCISPH), or r (WCSPH)
+	anp, ap    [][4]float32 // non-pressure and pressure accelerations
+	xs, vs     [][4]float32 // predicted positions and velocities
+	col_       []float32    // smoothed colour <c> (eq. 4.15)
+	nrm        [][4]float32 // colour normal n (eq. 4.16), |n| in w
+	nbr        []int32
+	ncount     []int32
+	tmp        [][4]float32
+	tmpID      []uint32
+	tmpM       []uint8
+
+	amax   float64 // largest acceleration of the last step, m/s² (the force condition of BeginFrame)
+	accMax float64 // largest acceleration of the last prediction
+	time  float64
+	steps int
+
+	// statistics of the last step
+	iters, itersMax int
+	errMax, errMean float64
+	etaMissed       bool
+	dtInner         float64
+	clip            int
+	frameSubsteps   int
+	timer           sim.Timer
+	stats           sim.Stats
+
+	good snapshot
+}
+
+// snapshot is the state a failed step goes back to.
+type snapshot struct {
+	x, v  [][4]float32
+	id    []uint32
+	mat   []uint8
+	amax  float64
+	time  float64
+	steps int
+}
+
+// New returns a solver with the default configuration and no particles.
+func New() *Solver {
+	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
+	s.Cfg.Register(s.params)
+	return s
+}
+
+// Name implements sim.Solver.
+func (s *Solver) Name() string { return Name }
+
+// Params implements sim.Solver.
+func (s *Solver) Params() *param.Set { return s.params }
+
+// Derived returns the constants of the current step.
+func (s *Solver) Derived() Derived { return s.dv }
+
+// ResolveSpacing picks the particle spacing: a particle count wins over a spacing, either over the scene's own.
+func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
+	switch {
+	case c.Particles > 0:
+		return sc.SpacingFor(int(c.Particles))
+	case c.Spacing > 0:
+		return float64(c.Spacing), nil
+	}
+	return sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
+}
+
+// Reset implements sim.Solver: the scene's fluid blocks, all of material 0 (sph.rest_density, sph.viscosity).
+func (s *Solver) Reset(sc *scene.Scene) error {
+	d, err := ResolveSpacing(&s.Cfg, sc)
+	if err != nil {
+		return err
+	}
+	ps, err := sc.Sample(d)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
+	}
+	pos := make([][4]float32, len(ps))
+	vel := make([][4]float32, len(ps))
+	for i, q := range ps {
+		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
+		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+	}
+	if err := s.ResetMaterials(sc, d, pos, vel, make([]uint8, len(pos)), nil); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ResetMaterials starts from given particles (ids 0..n−1 in order) of the given materials. mats nil is one
+// material from the configuration (sph.rest_density, sph.viscosity), which follows the parameters as they change;
+// given materials are kept as given.
+func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]float32, material []uint8, mats []Material) error {
+	n := len(pos)
+	if len(vel) != n || len(material) != n {
+		return fmt.Errorf("sph: %d positions, %d velocities and %d materials must be as many", n, len(vel), len(material))
+	}
+	if n == 0 {
+		return fmt.Errorf("sph: no particles")
+	}
+	cfgMats := mats == nil
+	if cfgMats {
+		mats = []Material{{RestDensity: s.Cfg.RestDensity, Viscosity: s.Cfg.Viscosity}}
+	}
+	if len(mats) > MaxMaterials {
+		return fmt.Errorf("sph: %d materials, at most %d", len(mats), MaxMaterials)
+	}
+	for k, m := range mats {
+		if !(m.RestDensity > 0) || math.IsInf(float64(m.RestDensity), 0) || !(m.Viscosity >= 0) || math.IsInf(float64(m.Viscosity), 0) {
+			return fmt.Errorf("sph: material %d has rest density %g kg/m³ and viscosity %g m²/s: the density must be positive and the viscosity not negative", k, m.RestDensity, m.Viscosity)
+		}
+	}
+	for i, m := range material {
+		if int(m) >= len(mats) {
+			return fmt.Errorf("sph: particle %d is of material %d, but there are %d materials", i, m, len(mats))
+		}
+	}
+	budget := s.Cfg.ResolveBudget(n)
+	s.sc = sc
+	s.time = 0
+	if err := s.derive(spacing, budget); err != nil {
+		return err
+	}
+	s.mats, s.cfgMats = append(s.mats[:0], mats...), cfgMats
+	s.x = append(s.x[:0], pos...)
+	s.v = append(s.v[:0], vel...)
+	s.mat = append(s.mat[:0], material...)
+	s.id = grow.Resize(s.id, n)
+	for i := range s.id {
+		s.id[i] = uint32(i)
+	}
+	s.sizeScratch(n)
+	for i := range s.r {
+		s.r[i], s.rs[i] = 1, 1
+	}
+	s.steps, s.amax, s.budget = 0, 0, budget
+	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
+	s.stats = sim.Stats{Particles: n}
+	s.updateMaterials()
+	s.save()
+	return nil
+}
+
+// BytesPerParticle is what the solver holds per particle: nine arrays of vec4 (144 bytes), eight of 4 bytes, the
+// material, and the neighbour list of stride entries.
+func BytesPerParticle(stride int) int64 { return 182 + 4*int64(stride) }
+
+// derive recomputes the constants, the collider and the grid for a spacing after checking memory; on error
+// nothing changes.
+func (s *Solver) derive(spacing float64, budget int) error {
+	dv, err := Derive(&s.Cfg, spacing)
+	if err != nil {
+		return err
+	}
+	limit := machine.MemoryBudget(8 << 30)
+	if need := int64(budget) * BytesPerParticle(dv.Stride); need > limit {
+		return fmt.Errorf("sph: %d particles (the budget) with neighbour lists of %d need about %s of memory, more than the %s a simulation may take here: lower sph.particles, sph.budget or sph.kernel_radius",
+			budget, dv.Stride, machine.Bytes(need), machine.Bytes(limit))
+	}
+	g, err := grid.New(f32(s.sc.Domain.Min), f32(s.sc.Domain.Max), dv.H)
+	if err != nil {
+		return fmt.Errorf("sph: %w", err)
+	}
+	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
+	s.col = solid.NewCollider(s.sc, dv.Radius)
+	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
+	return nil
+}
+
+func f32(v scene.Vec3) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+func (s *Solver) sizeScratch(n int) {
+	s.r = grow.Resize(s.r, n)
+	s.vol = grow.Resize(s.vol, n)
+	s.bg = grow.Resize(s.bg, n)
+	s.pres = grow.Resize(s.pres, n)
+	s.pnxt = grow.Resize(s.pnxt, n)
+	s.rs = grow.Resize(s.rs, n)
+	s.anp = grow.Resize(s.anp, n)
+	s.ap = grow.Resize(s.ap, n)
+	s.xs = grow.Resize(s.xs, n)
+	s.vs = grow.Resize(s.vs, n)
+	s.col_ = grow.Resize(s.col_, n)
+	s.nrm = grow.Resize(s.nrm, n)
+	s.ncount = grow.Resize(s.ncount, n)
+	s.tmp = grow.Resize(s.tmp, n)
+	s.tmpID = grow.Resize(s.tmpID, n)
+	s.tmpM = grow.Resize(s.tmpM, n)
+	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
+}
+
+// updateMaterials refreshes the per-material constants (material 0 from the parameters when they define it).
+func (s *Solver) updateMaterials() {
+	if s.cfgMats {
+		s.mats[0] = Material{RestDensity: s.Cfg.RestDensity, Viscosity: s.Cfg.Viscosity}
+	}
+	k := len(s.mats)
+	s.rho0, s.mu, s.mass = grow.Resize(s.rho0, k), grow.Resize(s.mu, k), grow.Resize(s.mass, k)
+	for m, mt := range s.mats {
+		s.rho0[m] = mt.RestDensity
+		s.mu[m] = mt.RestDensity * mt.Viscosity
+		s.mass[m] = mt.RestDensity * s.dv.V0
+	}
+}
+
+// Materials returns the fluids of the run.
+func (s *Solver) Materials() []Material { return append([]Material(nil), s.mats...) }
+
+// ParticleMaterials appends each particle's material to dst[:0], in the order Frame gives the particles.
+func (s *Solver) ParticleMaterials(dst []uint8) []uint8 { return append(dst[:0], s.mat...) }
+
+// nuMax is the largest kinematic viscosity of the materials.
+func (s *Solver) nuMax() float64 {
+	nu := 0.0
+	for _, m := range s.mats {
+		nu = math.Max(nu, float64(m.Viscosity))
+	}
+	return nu
+}
+
+// Step implements sim.Solver. A step longer than the stiffness (WCSPH) or the viscosity allow is taken as several
+// equal steps that do, so no setting of the substeps makes the explicit terms unstable.
+func (s *Solver) Step(dt float64) error {
+	if s.sc == nil {
+		return fmt.Errorf("sph: Step before Reset")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("sph: time step %g must be positive", dt)
+	}
+	if s.Cfg != s.dvCfg {
+		if err := s.derive(float64(s.dv.Spacing), s.budget); err != nil {
+			return err
+		}
+		s.sizeScratch(len(s.x)) // a larger kernel radius takes longer neighbour lists
+	}
+	s.updateMaterials()
+	s.timer.Begin()
+	n := 1
+	if lim := StableDt(&s.Cfg, &s.dv, s.nuMax()); dt > lim {
+		n = int(math.Ceil(dt / lim * (1 - 1e-9)))
+	}
+	h := dt / float64(n)
+	s.dtInner = h
+	s.itersMax, s.amax = 0, 0
+	for k := 0; k < n; k++ {
+		s.col.Obstacles = solid.Moved(s.sc, s.time+float64(k+1)*h, nil)
+		s.substep(h)
+		s.amax = math.Max(s.amax, s.accMax)
+	}
+	s.time += dt
+	s.steps++
+	return s.finish()
+}
+
+// substep is one pass of Algorithm 2 (PCISPH) or Algorithm 1 (WCSPH).
+func (s *Solver) substep(dt float64) {
+	s.sortByCell()
+	s.timer.Mark("grid")
+	s.findNeighbors()
+	s.timer.Mark("neighbours")
+	s.computeDensity()
+	s.timer.Mark("density")
+	s.nonPressure()
+	s.timer.Mark("forces")
+	if s.Cfg.Pressure == WCSPH {
+		s.pressureAccelPredict(s.pres, float32(dt), false)
+		copy(s.rs, s.r)
+		s.errMean, s.errMax = s.densityError(s.r)
+		s.iters = 0
+		s.timer.Mark("pressure")
+	} else {
+		s.solvePCISPH(dt)
+	}
+	s.x, s.xs = s.xs, s.x
+	s.v, s.vs = s.vs, s.v
+}
+
+// solvePCISPH is lines 7–23 of Algorithm 2, with the convergence test after each prediction.
+func (s *Solver) solvePCISPH(dt float64) {
+	if !s.Cfg.WarmStart {
+		clear(s.pres)
+	}
+	k := s.dv.PCIFactor(dt, s.Cfg.PressureForm)
+	eta := float64(s.Cfg.Eta) / 100
+	h := float32(dt)
+	s.pressureAccelPredict(s.pres, h, !s.Cfg.WarmStart) // v*, x* from the non-pressure forces and the pressures the step starts with
+	emax := s.predictDensity(k)
+	it := 0
+	for (emax > eta || it < int(s.Cfg.MinIterations)) && it < int(s.Cfg.MaxIterations) {
+		s.pres, s.pnxt = s.pnxt, s.pres // p_i += δ ρ*_err,i (eq. 3.9), computed by predictDensity
+		s.pressureAccelPredict(s.pres, h, false)
+		emax = s.predictDensity(k)
+		it++
+	}
+	s.timer.Mark("pressure")
+	s.iters = it
+	s.itersMax = max(s.itersMax, it)
+	s.etaMissed = emax > eta
+	s.errMean, s.errMax = s.densityError(s.rs)
+}
+
+// sortByCell bins the positions and reorders every per-particle array by (cell, id).
+func (s *Solver) sortByCell() {
+	s.grid.Build(s.x, s.id)
+	order := s.grid.Order
+	permute(s.pool, s.x, s.tmp, order)
+	s.x, s.tmp = s.tmp, s.x
+	permute(s.pool, s.v, s.tmp, order)
+	s.v, s.tmp = s.tmp, s.v
+	permute(s.pool, s.id, s.tmpID, order)
+	s.id, s.tmpID = s.tmpID, s.id
+	permute(s.pool, s.mat, s.tmpM, order)
+	s.mat, s.tmpM = s.tmpM, s.mat
+	permute(s.pool, s.pres, s.pnxt, order)
+	s.pres, s.pnxt = s.pnxt, s.pres
+}
+
+func permute[T any](pool par.Pool, src, dst []T, order []int32) {
+	pool.For(len(order), 8192, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			dst[k] = src[order[k]]
+		}
+	})
+}
+
+// findNeighbors builds the neighbour lists once per step at x(t) (Algorithm 2, lines 2–4); the PCISPH loop
+// reuses them at the predicted positions (§3.2.3, neighbourhood approximation).
+func (s *Solver) findNeighbors() {
+	s.nbr = grow.Resize(s.nbr, len(s.x)*s.dv.Stride)
+	s.clip = s.grid.Neighbors(s.x, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
+}
+
+func (s *Solver) neighbours(i int) []int32 {
+	b := i * s.dv.Stride
+	return s.nbr[b : b+int(s.ncount[i])]
+}
+
+// relDensity is r_i at position p from the neighbour list of i, positions pos: the number density
+// V0 Σ_j W_ij + Φ_i (eq. 4.2) or the standard V0 Σ_j (ρ0_j/ρ0_i) W_ij + Φ_i (eq. 2.13). It also returns ∇Φ_i.
+func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool) (r float32, b [4]float32) {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	sum := dv.W0
+	var inv float32
+	if standard {
+		inv = 1 / s.rho0[s.mat[i]]
+	}
+	for _, j := range s.neighbours(i) {
+		rx, ry, rz := p[0]-pos[j][0], p[1]-pos[j][1], p[2]-pos[j][2]
+		r2 := rx*rx + ry*ry + rz*rz
+		if r2 >= h2 {
+			continue
+		}
+		w := dv.Poly6.W(r2)
+		if standard {
+			w *= s.rho0[s.mat[j]] * inv
+		}
+		sum += w
+	}
+	phi, gx, gy, gz := s.col.Boundary(&dv.Wall, p[0], p[1], p[2])
+	return dv.V0*sum + phi, [4]float32{gx, gy, gz, phi}
+}
+
+// computeDensity evaluates r_i, V_i and the solids' ∇Φ_i at x(t); for WCSPH also the Tait pressure (eq. 2.15 and
+// 4.4 with ρ̃ for ρ), p_i = k ρ0_i/γ ((ρ_i/ρ0_i)^γ − 1), clamped at zero so the free surface does not pull.
+func (s *Solver) computeDensity() {
+	standard := s.Cfg.Density == DensityStandard
+	wc := s.Cfg.Pressure == WCSPH
+	k := s.Cfg.Stiffness / Gamma
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r, b := s.relDensity(i, s.x[i], s.x, standard)
+			s.r[i], s.bg[i] = r, b
+			s.vol[i] = s.dv.V0 / max(r, 1e-3)
+			if wc {
+				p := float32(0)
+				if r > 1 {
+					r2 := r * r
+					r7 := r2 * r2 * r2 * r
+					p = k * s.rho0[s.mat[i]] * (r7 - 1)
+				}
+				s.pres[i] = p
+			}
+		}
+	})
+}
+
+// tensionOn says whether the interface tension has anything to do: a coefficient and more than one fluid.
+func (s *Solver) tensionOn() bool { return s.Cfg.Tension > 0 && len(s.mats) > 1 }
+
+// nonPressure sets anp_i to gravity plus the adapted viscosity (eq. 4.13) and the interface tension (eq. 4.14),
+// divided by the mass.
+func (s *Solver) nonPressure() {
+	if s.tensionOn() {
+		s.colourField()
+	}
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	g := s.Cfg.Gravity
+	theta := s.Cfg.Tension
+	tension := s.tensionOn()
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi, vi, Vi := s.x[i], s.v[i], s.vol[i]
+			mi := s.mat[i]
+			mui := s.mu[mi]
+			ni := s.nrm[i]
+			var fx, fy, fz, div, wsum float32
+			for _, j := range s.neighbours(i) {
+				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				d := sqrt32(r2)
+				Vj := s.vol[j]
+				// eq. 4.13: (1/δ_i) Σ_j (μ_i + μ_j)/2 (1/δ_j)(v_j − v_i) ∇²W_ij, with 1/δ = V
+				c := 0.5 * (mui + s.mu[s.mat[j]]) * Vi * Vj * dv.Visc.Laplacian(d)
+				fx += c * (s.v[j][0] - vi[0])
+				fy += c * (s.v[j][1] - vi[1])
+				fz += c * (s.v[j][2] - vi[2])
+				if tension && ni[3] > 0 {
+					// eq. 4.17: κ_i = −Σ_j V_j (n̂_j − n̂_i)·∇W_ij / Σ_j V_j W_ij
+					gs := dv.Spiky.GradScale(d) * Vj
+					nj := s.nrm[j]
+					ux, uy, uz := unit(nj)
+					vx, vy, vz := unit(ni)
+					div += gs * ((ux-vx)*rx + (uy-vy)*ry + (uz-vz)*rz)
+					wsum += Vj * dv.Poly6.W(r2)
+				}
+			}
+			if tension && ni[3] > 0 {
+				wsum += Vi * dv.W0
+				kappa := -div / wsum
+				// eq. 4.14: F = (1/δ_i) θ κ n
+				t := theta * kappa * Vi
+				fx += t * ni[0]
+				fy += t * ni[1]
+				fz += t * ni[2]
+			}
+			im := 1 / s.mass[mi]
+			s.anp[i] = [4]float32{g[0] + fx*im, g[1] + fy*im, g[2] + fz*im, 0}
+		}
+	})
+	if tension {
+		s.balanceTension()
+	}
+}
+
+// colourField computes the smoothed, normalised colour <c>_i (eq. 4.15; the colour of material k is k) and the
+// interface normal n_i = Σ_j V_j (<c>_j − <c>_i) ∇W_ij (eq. 4.16). Normals shorter than 0.1/h are not on an
+// interface: they are set to zero (w = 0), and those particles feel no tension.
+func (s *Solver) colourField() {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi := s.x[i]
+			num := s.vol[i] * dv.W0 * float32(s.mat[i])
+			den := s.vol[i] * dv.W0
+			for _, j := range s.neighbours(i) {
+				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				w := s.vol[j] * dv.Poly6.W(r2)
+				num += w * float32(s.mat[j])
+				den += w
+			}
+			s.col_[i] = num / den
+		}
+	})
+	eps := 0.1 / dv.H
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi, ci := s.x[i], s.col_[i]
+			var nx, ny, nz float32
+			for _, j := range s.neighbours(i) {
+				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				g := s.vol[j] * (s.col_[j] - ci) * dv.Spiky.GradScale(sqrt32(r2))
+				nx += g * rx
+				ny += g * ry
+				nz += g * rz
+			}
+			l := sqrt32(nx*nx + ny*ny + nz*nz)
+			if l < eps {
+				s.nrm[i] = [4]float32{}
+				continue
+			}
+			s.nrm[i] = [4]float32{nx, ny, nz, l}
+		}
+	})
+}
+
+// balanceTension removes the net force of the interface tension. Eq. 4.14 is a force per particle, not a sum of
+// pair forces, and its sum over a closed interface, θ ∮ κ n dA, is zero only in the continuum: discretely a blob
+// would push itself along. The net force is taken back from the interface particles in proportion to their mass,
+// so the tension conserves momentum to rounding (the sum runs in particle order, so it is deterministic).
+func (s *Solver) balanceTension() {
+	g := s.Cfg.Gravity
+	var fx, fy, fz, m float64
+	for i := range s.x {
+		if s.nrm[i][3] == 0 {
+			continue
+		}
+		mi := float64(s.mass[s.mat[i]])
+		a := s.anp[i]
+		// the viscous part is a sum of pair forces and balances on its own; taking it out with the tension is
+		// harmless (it sums to zero) and keeps one pass
+		fx += mi * float64(a[0]-g[0])
+		fy += mi * float64(a[1]-g[1])
+		fz += mi * float64(a[2]-g[2])
+		m += mi
+	}
+	if m == 0 {
+		return
+	}
+	ax, ay, az := float32(fx/m), float32(fy/m), float32(fz/m)
+	for i := range s.x {
+		if s.nrm[i][3] != 0 {
+			s.anp[i][0] -= ax
+			s.anp[i][1] -= ay
+			s.anp[i][2] -= az
+		}
+	}
+}
+
+func unit(n [4]float32) (float32, float32, float32) {
+	if n[3] == 0 {
+		return 0, 0, 0
+	}
+	inv := 1 / n[3]
+	return n[0] * inv, n[1] * inv, n[2] * inv
+}
+
+// pressureAccelPredict computes each particle's pressure acceleration at x(t) from the pressures pres (eq. 4.12 or
+// 4.7; with the standard density eq. 2.18 or 2.17), plus the solids' mirrored push, and predicts v*_i = v_i +
+// Δt(anp_i + ap_i), x*_i = x_i + Δt v*_i, projected out of the solids (Algorithm 2, lines 12–13 and 20–22). A
+// projected particle's velocity is what the projection leaves, (x*_i − x_i)/Δt.
+func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	muller := s.Cfg.PressureForm == FormMuller
+	standard := s.Cfg.Density == DensityStandard
+	var mu sync.Mutex
+	acc := 0.0
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		amax := float32(0)
+		for i := lo; i < hi; i++ {
+			pi, p, Vi := s.x[i], pres[i], s.vol[i]
+			mi := s.mass[s.mat[i]]
+			var fx, fy, fz float32
+			if !zero {
+				for _, j := range s.neighbours(i) {
+					rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+					r2 := rx*rx + ry*ry + rz*rz
+					if r2 >= h2 {
+						continue
+					}
+					Vj := s.vol[j]
+					var c float32
+					switch {
+					case muller: // −V_i V_j (p_i + p_j)/2 ∇W_ij
+						c = Vi * Vj * 0.5 * (p + pres[j])
+					case standard: // −m_i m_j (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij with ρ = m/V
+						mj := s.mass[s.mat[j]]
+						c = p*Vi*Vi*(mj/mi) + pres[j]*Vj*Vj*(mi/mj)
+					default: // −(p_i/δ_i² + p_j/δ_j²) ∇W_ij with 1/δ = V
+						c = p*Vi*Vi + pres[j]*Vj*Vj
+					}
+					g := c * dv.Spiky.GradScale(sqrt32(r2))
+					fx -= g * rx
+					fy -= g * ry
+					fz -= g * rz
+				}
+				// the solids as the fluid's own lattice carrying p_i: Σ_b V0 ∇W_ib = ∇Φ_i
+				b := s.bg[i]
+				var cb float32
+				if muller {
+					cb = Vi * p
+				} else {
+					cb = 2 * p * Vi * Vi / dv.V0
+				}
+				fx -= cb * b[0]
+				fy -= cb * b[1]
+				fz -= cb * b[2]
+			}
+			im := 1 / mi
+			a := [4]float32{fx * im, fy * im, fz * im, 0}
+			s.ap[i] = a
+			an := s.anp[i]
+			tx, ty, tz := an[0]+a[0], an[1]+a[1], an[2]+a[2]
+			amax = max(amax, tx*tx+ty*ty+tz*tz)
+			x := s.x[i]
+			v := [4]float32{s.v[i][0] + dt*tx, s.v[i][1] + dt*ty, s.v[i][2] + dt*tz, 0}
+			q := [4]float32{x[0] + dt*v[0], x[1] + dt*v[1], x[2] + dt*v[2], 0}
+			c := q
+			s.col.Apply(&c)
+			if c != q {
+				inv := 1 / dt
+				v = [4]float32{(c[0] - x[0]) * inv, (c[1] - x[1]) * inv, (c[2] - x[2]) * inv, 0}
+			}
+			s.xs[i], s.vs[i] = c, v
+		}
+		mu.Lock()
+		acc = math.Max(acc, math.Sqrt(float64(amax)))
+		mu.Unlock()
+	})
+	s.accMax = acc
+}
+
+// predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines
+// 16–17) and the next pressures p_i + δ ρ0_i e_i (eq. 3.8–3.9) into pnxt, clamped at zero; it returns the largest
+// predicted density error max(ρ*/ρ0 − 1). The error may be negative: it lowers a pressure that overshot.
+func (s *Solver) predictDensity(k float64) float64 {
+	standard := s.Cfg.Density == DensityStandard
+	kf := float32(k)
+	var mu sync.Mutex
+	emax := 0.0
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		local := float32(0)
+		for i := lo; i < hi; i++ {
+			r, _ := s.relDensity(i, s.xs[i], s.xs, standard)
+			s.rs[i] = r
+			e := r - 1
+			local = max(local, e)
+			s.pnxt[i] = max(0, s.pres[i]+kf*s.rho0[s.mat[i]]*e)
+		}
+		mu.Lock()
+		emax = math.Max(emax, float64(local))
+		mu.Unlock()
+	})
+	return emax
+}
+
+// densityError is the mean and the largest of max(r_i − 1, 0) over the particles, in particle order.
+func (s *Solver) densityError(r []float32) (mean, mx float64) {
+	sum := 0.0
+	for _, ri := range r {
+		if e := float64(ri) - 1; e > 0 {
+			sum += e
+			mx = math.Max(mx, e)
+		}
+	}
+	return sum / float64(max(1, len(r))), mx
+}
+
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
