@@ -90,8 +90,8 @@ type Solver struct {
 
 	amax   float64 // largest acceleration of the last step, m/s² (the force condition of BeginFrame)
 	accMax float64 // largest acceleration of the last prediction
-	time  float64
-	steps int
+	time   float64
+	steps  int
 
 	// statistics of the last step
 	iters, itersMax int
