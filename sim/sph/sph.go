@@ -510,17 +510,18 @@ func (s *Solver) nonPressure() {
 					wsum += Vj * dv.Poly6.W(r2)
 				}
 			}
-			if tension && ni[3] > 0 {
-				wsum += Vi * dv.W0
-				kappa := -div / wsum
-				// eq. 4.14: F = (1/δ_i) θ κ n
-				t := theta * kappa * Vi
-				fx += t * ni[0]
-				fy += t * ni[1]
-				fz += t * ni[2]
-			}
 			im := 1 / s.mass[mi]
 			s.anp[i] = [4]float32{g[0] + fx*im, g[1] + fy*im, g[2] + fz*im, 0}
+			if tension {
+				s.tmp[i] = [4]float32{}
+				if ni[3] > 0 {
+					wsum += Vi * dv.W0
+					kappa := -div / wsum
+					// eq. 4.14: F = (1/δ_i) θ κ n, kept apart until balanceTension
+					t := theta * kappa * Vi * im
+					s.tmp[i] = [4]float32{t * ni[0], t * ni[1], t * ni[2], 0}
+				}
+			}
 		}
 	})
 	if tension {
@@ -583,19 +584,16 @@ func (s *Solver) colourField() {
 // would push itself along. The net force is taken back from the interface particles in proportion to their mass,
 // so the tension conserves momentum to rounding (the sum runs in particle order, so it is deterministic).
 func (s *Solver) balanceTension() {
-	g := s.Cfg.Gravity
 	var fx, fy, fz, m float64
 	for i := range s.x {
 		if s.nrm[i][3] == 0 {
 			continue
 		}
 		mi := float64(s.mass[s.mat[i]])
-		a := s.anp[i]
-		// the viscous part is a sum of pair forces and balances on its own; taking it out with the tension is
-		// harmless (it sums to zero) and keeps one pass
-		fx += mi * float64(a[0]-g[0])
-		fy += mi * float64(a[1]-g[1])
-		fz += mi * float64(a[2]-g[2])
+		a := s.tmp[i]
+		fx += mi * float64(a[0])
+		fy += mi * float64(a[1])
+		fz += mi * float64(a[2])
 		m += mi
 	}
 	if m == 0 {
@@ -604,9 +602,10 @@ func (s *Solver) balanceTension() {
 	ax, ay, az := float32(fx/m), float32(fy/m), float32(fz/m)
 	for i := range s.x {
 		if s.nrm[i][3] != 0 {
-			s.anp[i][0] -= ax
-			s.anp[i][1] -= ay
-			s.anp[i][2] -= az
+			a := s.tmp[i]
+			s.anp[i][0] += a[0] - ax
+			s.anp[i][1] += a[1] - ay
+			s.anp[i][2] += a[2] - az
 		}
 	}
 }

@@ -1,0 +1,21 @@
+package sph
+
+import (
+	"testing"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/simtest"
+)
+
+// Every parameter at its hard minimum and maximum on the dam break for 60 steps: finite and inside the domain,
+// or a clear error and recovery.
+func TestParameterSweep(t *testing.T) {
+	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, simtest.Builtin(t, "dambreak"), simtest.SweepOptions{
+		Steps: 60,
+		Base:  []string{"sph.spacing=0.05"},
+		Limit: map[string]simtest.Limit{
+			"sph.particles": {Max: 20000, Reason: "16 million particles is a GPU-sized run; the sweep checks the path with 20k"},
+			"sph.budget":    {Max: 100000, Reason: "the budget only sizes memory; 16 million would allocate gigabytes"},
+		},
+	})
+}
