@@ -82,4 +82,5 @@ func figure(st sim.Stats, name string) float64 {
 	return f.Value
 }
 
-var _ = scene.MaxParticles
+
+func sceneDambreak() (*scene.Scene, error) { return scene.Builtin("dambreak") }
