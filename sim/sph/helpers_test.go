@@ -82,5 +82,4 @@ func figure(st sim.Stats, name string) float64 {
 	return f.Value
 }
 
-
 func sceneDambreak() (*scene.Scene, error) { return scene.Builtin("dambreak") }
