@@ -128,6 +128,9 @@ type NonFiniteError struct {
 	Step     int     // the step that failed
 	Count    int     // particles (or cells) with non-finite state
 	Restored float64 // simulated time of the state that was restored
+	// Speed, when positive, says the state was finite but diverging: Count particles moved faster than Speed m/s,
+	// more than the most substeps a frame can follow.
+	Speed float64
 	// Advice is the mode's own word on what to change ("raise pbf.iterations or lower pbf.vorticity"); empty
 	// gives a generic hint.
 	Advice string
@@ -137,6 +140,10 @@ func (e *NonFiniteError) Error() string {
 	advice := e.Advice
 	if advice == "" {
 		advice = "lower the CFL number or the forces, or raise the substeps"
+	}
+	if e.Speed > 0 {
+		return fmt.Sprintf("%s: step %d diverged: %d particles moved faster than %.3g m/s; restored the state at t=%.3fs (%s)",
+			e.Mode, e.Step, e.Count, e.Speed, e.Restored, advice)
 	}
 	return fmt.Sprintf("%s: step %d produced non-finite state in %d particles; restored the state at t=%.3fs (%s)",
 		e.Mode, e.Step, e.Count, e.Restored, advice)

@@ -106,16 +106,36 @@ func (w *WallKernel) At(d float32) (phi, grad float32) {
 // the same way, ∇Φ = Σ_b ∇Φ_b Π_{c≠b} (1 − Φ_c) = Π (1 − Φ_c) Σ_b ∇Φ_b/(1 − Φ_b), which one pass accumulates without
 // storing the contacts (Φ_b ≤ 0.52, so the division is safe).
 func (c *Collider) Boundary(w *WallKernel, x, y, z float32) (phi, gx, gy, gz float32) {
+	phi, g, _ := c.boundary(w, nil, [3]float32{}, x, y, z)
+	return phi, g[0], g[1], g[2]
+}
+
+// BoundaryMoment is Boundary together with M·g, the solids' first moment (WallMoment) applied to an acceleration
+// g, combined over the solids with the gradient's weights.
+func (c *Collider) BoundaryMoment(w *WallKernel, m *WallMoment, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
+	return c.boundary(w, m, g, x, y, z)
+}
+
+func (c *Collider) boundary(w *WallKernel, m *WallMoment, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
 	inside := float32(1) // Π (1 − Φ_b): the fraction of the kernel not covered by solids
-	var sx, sy, sz float32
+	var sx, sy, sz, hx, hy, hz float32
 	add := func(d, nx, ny, nz float32) {
 		if d < w.H {
 			ph, a := w.At(d)
 			inside *= 1 - ph
-			g := a / (1 - ph) // ∇Φ_b = −A(d_b) n_b points into the solid
-			sx -= g * nx
-			sy -= g * ny
-			sz -= g * nz
+			f := 1 / (1 - ph)
+			ga := a * f // ∇Φ_b = −A(d_b) n_b points into the solid
+			sx -= ga * nx
+			sy -= ga * ny
+			sz -= ga * nz
+			if m != nil {
+				al, be := m.At(d)
+				gn := g[0]*nx + g[1]*ny + g[2]*nz
+				// M_b g = α n (n·g) + β (g − n (n·g))
+				hx += f * (al*gn*nx + be*(g[0]-gn*nx))
+				hy += f * (al*gn*ny + be*(g[1]-gn*ny))
+				hz += f * (al*gn*nz + be*(g[2]-gn*nz))
+			}
 		}
 	}
 	p := [3]float32{x, y, z}
@@ -129,5 +149,5 @@ func (c *Collider) Boundary(w *WallKernel, x, y, z float32) (phi, gx, gy, gz flo
 		d, nx, ny, nz := c.Obstacles[i].SDF(x, y, z)
 		add(d, nx, ny, nz)
 	}
-	return 1 - inside, inside * sx, inside * sy, inside * sz
+	return 1 - inside, [3]float32{inside * sx, inside * sy, inside * sz}, [3]float32{inside * hx, inside * hy, inside * hz}
 }

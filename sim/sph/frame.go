@@ -15,6 +15,7 @@ const (
 	FigTimeStep       = "time step"          // ms, the step taken (a step the stiffness or viscosity split: its part)
 	FigNeighborsMean  = "neighbours mean"
 	FigClipped        = "neighbour lists cut"
+	FigLimited        = "pressure limited" // particles whose pressure would have moved them over half a spacing a step
 )
 
 // advice is what an SPH user changes when a step blows up.
@@ -49,7 +50,7 @@ func (s *Solver) StepLimit() float64 {
 	if a > 0 {
 		dt = LambdaForce * math.Sqrt(float64(s.dv.H)/a)
 	}
-	return math.Min(dt, StableDt(&s.Cfg, &s.dv, s.nuMax()))
+	return math.Min(dt, s.stableDt())
 }
 
 // finish gathers the statistics and checks for non-finite state; on failure it restores the last good state.
@@ -57,16 +58,21 @@ func (s *Solver) finish() error {
 	st := &s.stats
 	st.Particles, st.Steps, st.Time = len(s.x), s.steps, s.time
 	st.Passes, st.StepMs = s.timer.Passes()
-	bad := 0
+	bad, fast := 0, 0
 	vmax2 := 0.0
 	nsum := 0
+	limit := s.runawaySpeed()
 	for i := range s.x {
 		x, v := s.x[i], s.v[i]
 		if !finite(x[0]) || !finite(x[1]) || !finite(x[2]) || !finite(v[0]) || !finite(v[1]) || !finite(v[2]) || !finite(s.rs[i]) {
 			bad++
 			continue
 		}
-		vmax2 = math.Max(vmax2, float64(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]))
+		v2 := float64(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+		if v2 > limit*limit {
+			fast++
+		}
+		vmax2 = math.Max(vmax2, v2)
 		nsum += int(s.ncount[i])
 	}
 	st.MaxSpeed = math.Sqrt(vmax2)
@@ -85,20 +91,34 @@ func (s *Solver) finish() error {
 	if s.clip > 0 {
 		figs = append(figs, sim.Figure{Name: FigClipped, Value: float64(s.clip), Warn: true})
 	}
+	if s.limited > 0 {
+		figs = append(figs, sim.Figure{Name: FigLimited, Value: float64(s.limited), Warn: true})
+	}
 	st.Figures = figs
 	st.Notice = ""
 	if s.etaMissed {
 		st.Notice = "PCISPH stopped at sph.max_iterations before the density error reached η"
 	}
-	if bad > 0 {
+	if bad > 0 || fast > 0 {
 		failed := s.steps
 		s.restore()
-		return &sim.NonFiniteError{Mode: Name, Step: failed, Count: bad, Restored: s.time, Advice: advice}
+		e := &sim.NonFiniteError{Mode: Name, Step: failed, Count: bad, Restored: s.time, Advice: advice}
+		if bad == 0 {
+			e.Count, e.Speed = fast, limit
+		}
+		return e
 	}
 	if s.steps%30 == 0 {
 		s.save()
 	}
 	return nil
+}
+
+// runawaySpeed is the speed no frame can follow: the CFL number's crossing at the most substeps a frame takes.
+// Water this fast is not a splash but a diverging solve (sph.density=standard at a strong density ratio, say),
+// and the step reports it as one instead of letting it fill the domain.
+func (s *Solver) runawaySpeed() float64 {
+	return math.Max(1, float64(s.Cfg.Step.Number)) * float64(s.dv.Spacing) * sim.MaxSubsteps / sim.FrameDt
 }
 
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }

@@ -17,7 +17,15 @@
 // V_i = V0/r_i (eq. 4.3: 1/δ_i), the mass m_i = ρ0_i V0. Φ_i is the walls' and obstacles' density (sim/solid, the
 // density map the PBF mode uses): the fluid's own lattice continued beyond each solid. The solids push back with
 // the pressure force of that mirrored lattice (its particles carrying particle i's own pressure and volume), which
-// for the two forms is −V_i p_i ∇Φ_i and −2 p_i V_i² ∇Φ_i / V0; the collision projection keeps what is left inside.
+// for the two forms is −V_i p_i ∇Φ_i and −2 p_i V_i² ∇Φ_i / V0, plus the hydrostatic part its ghosts carry (Adami
+// et al. 2012: p_b = p_i + ρ0 g·(x_b − x_i), summed through the solids' first moment, sim/solid moment.go), without
+// which the water along the side walls had no vertical support from them and sank, stirring a resting tank; the
+// collision projection keeps what is left inside.
+//
+// Several fluids: PCISPH scales a particle's density error by its neighbourhood's rest density (neighbourDensity),
+// WCSPH's sound-speed step and the viscous step use the strongest pair of fluids (stiffest), and no pressure moves
+// a particle more than half a spacing a step (pressureAccelPredict), so a diverging setting is reported (finish:
+// a particle faster than any frame follows restores the last good state) instead of filling the domain.
 //
 // Kernels: poly6 for densities and the colour field (eq. 2.20), spiky gradients for pressure and colour gradients
 // (eq. 2.21), the viscosity kernel's Laplacian for viscosity (eq. 2.22), as in the thesis.
@@ -76,6 +84,8 @@ type Solver struct {
 	// per step
 	r, vol     []float32    // relative density ρ_i/ρ0_i and volume V_i at x(t)
 	bg         [][4]float32 // ∇Φ_i of the solids at x(t), Φ_i in w
+	rbar       []float32    // PCISPH with several fluids: the rest density of i's neighbourhood (neighbourDensity)
+	hyd        [][4]float32 // M_i g of the solids at x(t): their ghosts' hydrostatic push (sim/solid, moment.go)
 	pres, pnxt []float32    // pressures, and the next iteration's candidates (PCISPH)
 	rs         []float32    // relative density at the predicted positions (PCISPH), or r (WCSPH)
 	anp, ap    [][4]float32 // non-pressure and pressure accelerations
@@ -88,10 +98,15 @@ type Solver struct {
 	tmpID      []uint32
 	tmpM       []uint8
 
-	amax   float64 // largest acceleration of the last step, m/s² (the force condition of BeginFrame)
-	accMax float64 // largest acceleration of the last prediction
-	time   float64
-	steps  int
+	// limited counts the particles of the last prediction whose pressure acceleration was cut to move them at most
+	// half a spacing in the step: a safety net, never reached by water the solver keeps near η (PCISPH) or its
+	// stiffness (WCSPH), that keeps a run bounded where the equations themselves diverge — the standard density
+	// at a 1:10 interface, whose error (Figure 4.3 b) grows the light particles' pressures without end.
+	limited int
+	amax    float64 // largest acceleration of the last step, m/s² (the force condition of BeginFrame)
+	accMax  float64 // largest acceleration of the last prediction
+	time    float64
+	steps   int
 
 	// statistics of the last step
 	iters, itersMax int
@@ -243,7 +258,7 @@ func (s *Solver) derive(spacing float64, budget int) error {
 		return fmt.Errorf("sph: %w", err)
 	}
 	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
-	s.col = solid.NewCollider(s.sc, dv.Radius)
+	s.col = solid.NewCollider(s.sc, dv.Contact)
 	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
 	return nil
 }
@@ -254,6 +269,7 @@ func (s *Solver) sizeScratch(n int) {
 	s.r = grow.Resize(s.r, n)
 	s.vol = grow.Resize(s.vol, n)
 	s.bg = grow.Resize(s.bg, n)
+	s.hyd = grow.Resize(s.hyd, n)
 	s.pres = grow.Resize(s.pres, n)
 	s.pnxt = grow.Resize(s.pnxt, n)
 	s.rs = grow.Resize(s.rs, n)
@@ -290,13 +306,24 @@ func (s *Solver) Materials() []Material { return append([]Material(nil), s.mats.
 // ParticleMaterials appends each particle's material to dst[:0], in the order Frame gives the particles.
 func (s *Solver) ParticleMaterials(dst []uint8) []uint8 { return append(dst[:0], s.mat...) }
 
-// nuMax is the largest kinematic viscosity of the materials.
-func (s *Solver) nuMax() float64 {
-	nu := 0.0
+// stiffest is what the explicit terms' step conditions need of the materials: the largest viscosity a particle
+// can feel, max μ / min ρ0 (a light particle beside the most viscous fluid: eq. 4.13 averages the μ of the pair and
+// divides by the light particle's mass), and the density ratio max ρ0 / min ρ0, by which a heavy particle's Tait
+// pressure (eq. 4.4) accelerates a light neighbour more than its own fluid's would.
+func (s *Solver) stiffest() (nu, ratio float64) {
+	muMax, lo, hi := 0.0, math.Inf(1), 0.0
 	for _, m := range s.mats {
-		nu = math.Max(nu, float64(m.Viscosity))
+		rho := float64(m.RestDensity)
+		muMax = math.Max(muMax, rho*float64(m.Viscosity))
+		lo, hi = math.Min(lo, rho), math.Max(hi, rho)
 	}
-	return nu
+	return muMax / lo, hi / lo
+}
+
+// stableDt is StableDt for the run's configuration and materials.
+func (s *Solver) stableDt() float64 {
+	nu, ratio := s.stiffest()
+	return StableDt(&s.Cfg, &s.dv, nu, ratio)
 }
 
 // Step implements sim.Solver. A step longer than the stiffness (WCSPH) or the viscosity allow is taken as several
@@ -317,7 +344,7 @@ func (s *Solver) Step(dt float64) error {
 	s.updateMaterials()
 	s.timer.Begin()
 	n := 1
-	if lim := StableDt(&s.Cfg, &s.dv, s.nuMax()); dt > lim {
+	if lim := s.stableDt(); dt > lim {
 		n = int(math.Ceil(dt / lim * (1 - 1e-9)))
 	}
 	h := dt / float64(n)
@@ -417,8 +444,9 @@ func (s *Solver) neighbours(i int) []int32 {
 }
 
 // relDensity is r_i at position p from the neighbour list of i, positions pos: the number density
-// V0 Σ_j W_ij + Φ_i (eq. 4.2) or the standard V0 Σ_j (ρ0_j/ρ0_i) W_ij + Φ_i (eq. 2.13). It also returns ∇Φ_i.
-func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool) (r float32, b [4]float32) {
+// V0 Σ_j W_ij + Φ_i (eq. 4.2) or the standard V0 Σ_j (ρ0_j/ρ0_i) W_ij + Φ_i (eq. 2.13). It also returns ∇Φ_i and,
+// when hyd is not nil, sets it to the solids' M_i g.
+func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool, hyd *[4]float32) (r float32, b [4]float32) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
 	sum := dv.W0
@@ -438,6 +466,11 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 		}
 		sum += w
 	}
+	if hyd != nil {
+		phi, gr, mg := s.col.BoundaryMoment(&dv.Wall, &dv.Ghost, s.Cfg.Gravity, p[0], p[1], p[2])
+		*hyd = [4]float32{mg[0], mg[1], mg[2], 0}
+		return dv.V0*sum + phi, [4]float32{gr[0], gr[1], gr[2], phi}
+	}
 	phi, gx, gy, gz := s.col.Boundary(&dv.Wall, p[0], p[1], p[2])
 	return dv.V0*sum + phi, [4]float32{gx, gy, gz, phi}
 }
@@ -450,7 +483,7 @@ func (s *Solver) computeDensity() {
 	k := s.Cfg.Stiffness / Gamma
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			r, b := s.relDensity(i, s.x[i], s.x, standard)
+			r, b := s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
 			s.r[i], s.bg[i] = r, b
 			s.vol[i] = s.dv.V0 / max(r, 1e-3)
 			if wc {
@@ -461,6 +494,44 @@ func (s *Solver) computeDensity() {
 					p = k * s.rho0[s.mat[i]] * (r7 - 1)
 				}
 				s.pres[i] = p
+			}
+		}
+	})
+	if !wc && len(s.mats) > 1 {
+		s.neighbourDensity()
+	}
+}
+
+// neighbourDensity sets rbar_i, the rest density PCISPH's correction scales particle i's density error by
+// (eq. 3.8: p̃_i = δ ρ*_err,i), for several fluids. δ (eq. 3.7) balances i's pressure against the displacement it
+// gives i's neighbours, Δx_j = Δt² F_ji/m_j, and that displacement is m_i/m_j times larger for a light neighbour
+// of a heavy particle: with ρ0_i in eq. 3.8 a heavy particle at an interface of 1:10 throws its light neighbours
+// ten times too far and the correction diverges. Redoing eq. 3.7's sum with each neighbour's own mass,
+// Σ_j |∇W_ij|²/m_j, gives p̃_i = δ ρ̄_i e_i with ρ̄_i = Σ_j |∇W_ij|² / Σ_j (|∇W_ij|²/ρ0_j): the |∇W|²-weighted
+// harmonic mean of the neighbours' rest densities, ρ0 inside one fluid.
+func (s *Solver) neighbourDensity() {
+	s.rbar = grow.Resize(s.rbar, len(s.x))
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi := s.x[i]
+			var num, den float32
+			for _, j := range s.neighbours(i) {
+				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				if r2 >= h2 {
+					continue
+				}
+				g := dv.Spiky.GradScale(sqrt32(r2))
+				w := g * g * r2
+				num += w
+				den += w / s.rho0[s.mat[j]]
+			}
+			if den > 0 {
+				s.rbar[i] = num / den
+			} else {
+				s.rbar[i] = s.rho0[s.mat[i]]
 			}
 		}
 	})
@@ -629,8 +700,23 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	standard := s.Cfg.Density == DensityStandard
 	var mu sync.Mutex
 	acc := 0.0
+	invV0 := 1 / dv.V0
+	// 1/(c ρ0 |g| h) without ρ0: the pressure the hydrostatic gradient builds over a kernel radius, twice that for
+	// Müller's form, whose pressures are twice Monaghan's for the same force
+	g := s.Cfg.Gravity
+	ph := sqrt32(g[0]*g[0]+g[1]*g[1]+g[2]*g[2]) * dv.H
+	if muller {
+		ph *= 2
+	}
+	invPh := float32(0)
+	if ph > 0 {
+		invPh = 1 / ph
+	}
+	aLim := 0.5 * dv.Spacing / (dt * dt)
+	total := 0
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		amax := float32(0)
+		limited := 0
 		for i := lo; i < hi; i++ {
 			pi, p, Vi := s.x[i], pres[i], s.vol[i]
 			mi := s.mass[s.mat[i]]
@@ -669,9 +755,25 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 				fx -= cb * b[0]
 				fy -= cb * b[1]
 				fz -= cb * b[2]
+				// their ghosts' hydrostatic part (sim/solid, moment.go): +m_i (V_i/V0)² M_i g, scaled by
+				// min(1, p_i/p_h) so that no ghost's pressure leaves [0, 2 p_i] (p_h: the hydrostatic pressure
+				// across a kernel radius); a particle the water does not load gets no support it does not need
+				if p > 0 {
+					sc := min(1, p*invPh/s.rho0[s.mat[i]]) * mi * (Vi * invV0) * (Vi * invV0)
+					hb := s.hyd[i]
+					fx += sc * hb[0]
+					fy += sc * hb[1]
+					fz += sc * hb[2]
+				}
 			}
 			im := 1 / mi
 			a := [4]float32{fx * im, fy * im, fz * im, 0}
+			if m2 := a[0]*a[0] + a[1]*a[1] + a[2]*a[2]; m2 > aLim*aLim {
+				// no pressure moves a particle more than half a spacing in a step (see limited)
+				f := aLim / sqrt32(m2)
+				a = [4]float32{a[0] * f, a[1] * f, a[2] * f, 0}
+				limited++
+			}
 			s.ap[i] = a
 			an := s.anp[i]
 			tx, ty, tz := an[0]+a[0], an[1]+a[1], an[2]+a[2]
@@ -689,9 +791,11 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 		}
 		mu.Lock()
 		acc = math.Max(acc, math.Sqrt(float64(amax)))
+		total += limited
 		mu.Unlock()
 	})
 	s.accMax = acc
+	s.limited = total
 }
 
 // predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines
@@ -700,16 +804,21 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 func (s *Solver) predictDensity(k float64) float64 {
 	standard := s.Cfg.Density == DensityStandard
 	kf := float32(k)
+	multi := len(s.mats) > 1
 	var mu sync.Mutex
 	emax := 0.0
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		local := float32(0)
 		for i := lo; i < hi; i++ {
-			r, _ := s.relDensity(i, s.xs[i], s.xs, standard)
+			r, _ := s.relDensity(i, s.xs[i], s.xs, standard, nil)
 			s.rs[i] = r
 			e := r - 1
 			local = max(local, e)
-			s.pnxt[i] = max(0, s.pres[i]+kf*s.rho0[s.mat[i]]*e)
+			rho := s.rho0[s.mat[i]]
+			if multi {
+				rho = s.rbar[i]
+			}
+			s.pnxt[i] = max(0, s.pres[i]+kf*rho*e)
 		}
 		mu.Lock()
 		emax = math.Max(emax, float64(local))

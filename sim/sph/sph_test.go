@@ -14,7 +14,7 @@ func TestPCISPHMeetsEtaAtTenTimesWCSPHStep(t *testing.T) {
 	const spacing = "sph.spacing=0.025"
 
 	w := newSolver(t, damBreak, spacing, "sph.pressure=wcsph", "sph.stiffness=2e5")
-	dtW := StableDt(&w.Cfg, &w.dv, w.nuMax())
+	dtW := w.stableDt()
 	errW := 0.0
 	runFixed(t, w, dtW, end, func() { errW = math.Max(errW, figure(w.Stats(), FigDensityErrMax)) })
 	t.Logf("WCSPH k=2e5: Δt %.3g ms, largest density error %.2f%%", 1000*dtW, errW)
@@ -47,16 +47,53 @@ func TestPCISPHMeetsEtaAtTenTimesWCSPHStep(t *testing.T) {
 }
 
 // A tank of water at rest (0.2 m deep, 0.02 m spacing, walls on five sides) under PCISPH settles: the fastest
-// particle after 2 s.
+// particle and the root mean square speed after 2 s.
 func TestRestingTank(t *testing.T) {
 	s := newSolver(t, tank)
 	runFrames(t, s, 120, nil)
 	v := s.Stats().MaxSpeed
-	t.Logf("fastest particle after 2 s: %.3f m/s", v)
-	// The issue asks for 1 cm/s; the density-map walls do not reach it yet (see the package's report): they mirror
-	// a particle's own pressure, so the walls give no support along themselves and the layer next to them
-	// circulates at some 0.2–0.5 m/s. This bound holds the present state so a regression shows.
-	if v > 0.8 {
-		t.Errorf("fastest particle %.3f m/s after 2 s in a resting tank", v)
+	rms := 0.0
+	for _, u := range s.v {
+		rms += float64(u[0]*u[0] + u[1]*u[1] + u[2]*u[2])
+	}
+	rms = math.Sqrt(rms / float64(len(s.v)))
+	t.Logf("after 2 s: fastest particle %.3f m/s, rms speed %.4f m/s", v, rms)
+	// The issue asks for the fastest particle under 1 cm/s. The bulk is there (rms 5 mm/s); single particles
+	// still move at 2–3 cm/s: PCISPH stops each step at up to η of density error, and that error is corrected
+	// in the next one. Before the ghosts carried the hydrostatic gradient (sim/solid, moment.go), the collision
+	// radius was cut to a quarter spacing and the warm start was off, these were 0.49 m/s and 0.15 m/s.
+	if v > 0.05 || rms > 0.01 {
+		t.Errorf("resting tank after 2 s: fastest particle %.3f m/s (want under 0.05), rms %.4f m/s (want under 0.01)", v, rms)
+	}
+}
+
+// The walls' ghosts carry the hydrostatic gradient (sim/solid, moment.go): with the hydrostatic pressure set on
+// a resting lattice, the pressure acceleration of a particle beside a side wall or on the floor is the bulk's. With
+// ghosts that mirror the particle's own pressure, the side wall's first layer got 7.9 m/s² against the bulk's 9.3
+// and the floor's 4.7.
+func TestWallsCarryHydrostaticPressure(t *testing.T) {
+	s := newSolver(t, tank, "sph.viscosity=0")
+	s.sortByCell()
+	s.findNeighbors()
+	s.computeDensity()
+	s.nonPressure()
+	for i := range s.x {
+		s.pres[i] = 1000 * 9.81 * (0.2 - s.x[i][1])
+	}
+	s.pressureAccelPredict(s.pres, 1e-4, false)
+	at := func(x, y, z float32) float32 {
+		for i, p := range s.x {
+			if math.Abs(float64(p[0]-x)) < 1e-4 && math.Abs(float64(p[1]-y)) < 1e-4 && math.Abs(float64(p[2]-z)) < 1e-4 {
+				return s.ap[i][1]
+			}
+		}
+		t.Fatalf("no particle at (%g, %g, %g)", x, y, z)
+		return 0
+	}
+	bulk := at(0.15, 0.09, 0.11)
+	for _, c := range [][3]float32{{0.01, 0.09, 0.11}, {0.15, 0.01, 0.11}, {0.29, 0.05, 0.11}, {0.15, 0.09, 0.01}} {
+		if a := at(c[0], c[1], c[2]); math.Abs(float64(a-bulk)) > 0.02*float64(bulk) {
+			t.Errorf("particle at %v beside a wall: pressure acceleration %.2f m/s² up, the bulk's %.2f", c, a, bulk)
+		}
 	}
 }
