@@ -84,6 +84,9 @@ type Solver struct {
 	// per step
 	r, vol     []float32    // relative density ρ_i/ρ0_i and volume V_i at x(t)
 	bg         [][4]float32 // ∇Φ_i of the solids at x(t), Φ_i in w
+	gsc        []float32    // spiky gradient scale of each neighbour pair at x(t), 0 beyond h (pairGradients)
+	pa, pq     []float32    // the pressure force's factors of each particle (pressureTerms)
+	prec       [][4]float32 // x_i and A_i q_i, what the pressure loop reads of a neighbour (pressureTerms)
 	rbar       []float32    // PCISPH with several fluids: the rest density of i's neighbourhood (neighbourDensity)
 	hyd        [][4]float32 // M_i g of the solids at x(t): their ghosts' hydrostatic push (sim/solid, moment.go)
 	pres, pnxt []float32    // pressures, and the next iteration's candidates (PCISPH)
@@ -237,9 +240,9 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 	return nil
 }
 
-// BytesPerParticle is what the solver holds per particle: nine arrays of vec4 (144 bytes), eight of 4 bytes, the
-// material, and the neighbour list of stride entries.
-func BytesPerParticle(stride int) int64 { return 182 + 4*int64(stride) }
+// BytesPerParticle is what the solver holds per particle: twelve arrays of vec4 (192 bytes), eleven of 4 bytes,
+// the material, and the neighbour list and its gradients, stride entries each.
+func BytesPerParticle(stride int) int64 { return 237 + 8*int64(stride) }
 
 // derive recomputes the constants, the collider and the grid for a spacing after checking memory; on error
 // nothing changes.
@@ -449,23 +452,29 @@ func (s *Solver) neighbours(i int) []int32 {
 func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool, hyd *[4]float32) (r float32, b [4]float32) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
-	sum := dv.W0
-	var inv float32
+	px, py, pz := p[0], p[1], p[2]
+	nb := s.neighbours(i)
+	// Σ_j (h² − r²)³ (times ρ0_j/ρ0_i), poly6's constant applied once
+	var acc float32
 	if standard {
-		inv = 1 / s.rho0[s.mat[i]]
-	}
-	for _, j := range s.neighbours(i) {
-		rx, ry, rz := p[0]-pos[j][0], p[1]-pos[j][1], p[2]-pos[j][2]
-		r2 := rx*rx + ry*ry + rz*rz
-		if r2 >= h2 {
-			continue
+		inv := 1 / s.rho0[s.mat[i]]
+		for _, j := range nb {
+			q := &pos[j]
+			rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+			if d := h2 - (rx*rx + ry*ry + rz*rz); d > 0 {
+				acc += d * d * d * s.rho0[s.mat[j]] * inv
+			}
 		}
-		w := dv.Poly6.W(r2)
-		if standard {
-			w *= s.rho0[s.mat[j]] * inv
+	} else {
+		for _, j := range nb {
+			q := &pos[j]
+			rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+			if d := h2 - (rx*rx + ry*ry + rz*rz); d > 0 {
+				acc += d * d * d
+			}
 		}
-		sum += w
 	}
+	sum := dv.W0 + dv.Poly6.Coef()*acc
 	if hyd != nil {
 		phi, gr, mg := s.col.BoundaryMoment(&dv.Wall, &dv.Ghost, s.Cfg.Gravity, p[0], p[1], p[2])
 		*hyd = [4]float32{mg[0], mg[1], mg[2], 0}
@@ -475,12 +484,13 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 	return dv.V0*sum + phi, [4]float32{gx, gy, gz, phi}
 }
 
-// computeDensity evaluates r_i, V_i and the solids' ∇Φ_i at x(t); for WCSPH also the Tait pressure (eq. 2.15 and
+// computeDensity evaluates the pair gradients, r_i, V_i and the solids' ∇Φ_i at x(t); for WCSPH also the Tait pressure (eq. 2.15 and
 // 4.4 with ρ̃ for ρ), p_i = k ρ0_i/γ ((ρ_i/ρ0_i)^γ − 1), clamped at zero so the free surface does not pull.
 func (s *Solver) computeDensity() {
 	standard := s.Cfg.Density == DensityStandard
 	wc := s.Cfg.Pressure == WCSPH
 	k := s.Cfg.Stiffness / Gamma
+	s.pairGradients()
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r, b := s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
@@ -689,15 +699,72 @@ func unit(n [4]float32) (float32, float32, float32) {
 	return n[0] * inv, n[1] * inv, n[2] * inv
 }
 
+// pressureTerms writes the pressure force's factors, −A_i A_j (q_i + q_j) ∇W_ij for every form:
+// Monaghan's with the number density (eq. 4.12), −(p_i/δ_i² + p_j/δ_j²): A = 1, q = p V²; with the standard
+// density (eq. 2.18), −m_i m_j (p_i/ρ_i² + p_j/ρ_j²) with ρ = m/V: A = m, q = p V²/m²; Müller's (eq. 4.7),
+// −V_i V_j (p_i + p_j)/2: A = V, q = p/2. pq_i is q_i; prec_i packs x_i with A_i q_i, so that the pressure loop
+// reads one 16-byte record per neighbour (and A_j from pa only for the forms where A is not 1).
+func (s *Solver) pressureTerms(pres []float32) (unit bool) {
+	n := len(s.x)
+	s.pa, s.pq, s.prec = grow.Resize(s.pa, n), grow.Resize(s.pq, n), grow.Resize(s.prec, n)
+	form := 0
+	switch {
+	case s.Cfg.PressureForm == FormMuller:
+		form = 2
+	case s.Cfg.Density == DensityStandard:
+		form = 1
+	}
+	s.pool.For(n, 4096, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p, V := pres[i], s.vol[i]
+			var a, q float32
+			switch form {
+			case 0:
+				a, q = 1, p*V*V
+			case 1:
+				m := s.mass[s.mat[i]]
+				a, q = m, p*V*V/(m*m)
+			default:
+				a, q = V, 0.5*p
+			}
+			x := s.x[i]
+			s.pa[i], s.pq[i], s.prec[i] = a, q, [4]float32{x[0], x[1], x[2], a * q}
+		}
+	})
+	return form == 0
+}
+
+// pairGradients stores the spiky gradient's scale for every neighbour pair at x(t), ∇W_ij = g_ij (x_i − x_j),
+// 0 beyond h: the pressure force is evaluated at x(t) in every PCISPH iteration, and only the pressures change.
+func (s *Solver) pairGradients() {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	s.gsc = grow.Resize(s.gsc, len(s.x)*dv.Stride)
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pi := s.x[i]
+			nb := s.neighbours(i)
+			gs := s.gsc[i*dv.Stride:][:len(nb)]
+			for k, j := range nb {
+				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+				r2 := rx*rx + ry*ry + rz*rz
+				g := float32(0)
+				if r2 < h2 {
+					g = dv.Spiky.GradScale(sqrt32(r2))
+				}
+				gs[k] = g
+			}
+		}
+	})
+}
+
 // pressureAccelPredict computes each particle's pressure acceleration at x(t) from the pressures pres (eq. 4.12 or
 // 4.7; with the standard density eq. 2.18 or 2.17), plus the solids' mirrored push, and predicts v*_i = v_i +
 // Δt(anp_i + ap_i), x*_i = x_i + Δt v*_i, projected out of the solids (Algorithm 2, lines 12–13 and 20–22). A
 // projected particle's velocity is what the projection leaves, (x*_i − x_i)/Δt.
 func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	dv := &s.dv
-	h2 := dv.H * dv.H
 	muller := s.Cfg.PressureForm == FormMuller
-	standard := s.Cfg.Density == DensityStandard
 	var mu sync.Mutex
 	acc := 0.0
 	invV0 := 1 / dv.V0
@@ -714,6 +781,11 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	}
 	aLim := 0.5 * dv.Spacing / (dt * dt)
 	total := 0
+	unit := false
+	if !zero {
+		unit = s.pressureTerms(pres)
+	}
+	prec, pa, pq, gsc, stride := s.prec, s.pa, s.pq, s.gsc, s.dv.Stride
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		amax := float32(0)
 		limited := 0
@@ -722,27 +794,27 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			mi := s.mass[s.mat[i]]
 			var fx, fy, fz float32
 			if !zero {
-				for _, j := range s.neighbours(i) {
-					rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
-					r2 := rx*rx + ry*ry + rz*rz
-					if r2 >= h2 {
-						continue
+				// −A_i A_j (q_i + q_j) ∇W_ij (pressureTerms), with ∇W_ij's scale from the step's start (pairGradients)
+				nb := s.neighbours(i)
+				gs := gsc[i*stride:][:len(nb)]
+				qi := pq[i]
+				if unit {
+					for k, j := range nb {
+						r := &prec[j]
+						g := gs[k] * (qi + r[3])
+						fx -= g * (pi[0] - r[0])
+						fy -= g * (pi[1] - r[1])
+						fz -= g * (pi[2] - r[2])
 					}
-					Vj := s.vol[j]
-					var c float32
-					switch {
-					case muller: // −V_i V_j (p_i + p_j)/2 ∇W_ij
-						c = Vi * Vj * 0.5 * (p + pres[j])
-					case standard: // −m_i m_j (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij with ρ = m/V
-						mj := s.mass[s.mat[j]]
-						c = p*Vi*Vi*(mj/mi) + pres[j]*Vj*Vj*(mi/mj)
-					default: // −(p_i/δ_i² + p_j/δ_j²) ∇W_ij with 1/δ = V
-						c = p*Vi*Vi + pres[j]*Vj*Vj
+				} else {
+					ai := pa[i]
+					for k, j := range nb {
+						r := &prec[j]
+						g := gs[k] * ai * (pa[j]*qi + r[3])
+						fx -= g * (pi[0] - r[0])
+						fy -= g * (pi[1] - r[1])
+						fz -= g * (pi[2] - r[2])
 					}
-					g := c * dv.Spiky.GradScale(sqrt32(r2))
-					fx -= g * rx
-					fy -= g * ry
-					fz -= g * rz
 				}
 				// the solids as the fluid's own lattice carrying p_i: Σ_b V0 ∇W_ib = ∇Φ_i
 				b := s.bg[i]
@@ -778,14 +850,13 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			an := s.anp[i]
 			tx, ty, tz := an[0]+a[0], an[1]+a[1], an[2]+a[2]
 			amax = max(amax, tx*tx+ty*ty+tz*tz)
-			x := s.x[i]
 			v := [4]float32{s.v[i][0] + dt*tx, s.v[i][1] + dt*ty, s.v[i][2] + dt*tz, 0}
-			q := [4]float32{x[0] + dt*v[0], x[1] + dt*v[1], x[2] + dt*v[2], 0}
+			q := [4]float32{pi[0] + dt*v[0], pi[1] + dt*v[1], pi[2] + dt*v[2], 0}
 			c := q
 			s.col.Apply(&c)
 			if c != q {
 				inv := 1 / dt
-				v = [4]float32{(c[0] - x[0]) * inv, (c[1] - x[1]) * inv, (c[2] - x[2]) * inv, 0}
+				v = [4]float32{(c[0] - pi[0]) * inv, (c[1] - pi[1]) * inv, (c[2] - pi[2]) * inv, 0}
 			}
 			s.xs[i], s.vs[i] = c, v
 		}
