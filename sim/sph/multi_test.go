@@ -128,11 +128,16 @@ func settled(t *testing.T, s *Solver, what string) {
 	}
 }
 
-// The same with PCISPH: the correction scales each density error by its neighbourhood's rest density
+// The same with PCISPH at η = 0.3 %: the correction scales each density error by its neighbourhood's rest density
 // (neighbourDensity); with the particle's own, the heavy particles at the interface threw their light neighbours
-// ten times too far and the layers mixed within a second.
+// ten times too far and the layers mixed within a second. At the default η = 1 % the layers hold but the light
+// side's density swings by up to 20 % and its particles by up to 1 m/s: scenes with a strong density ratio set
+// sph.eta lower.
 func TestTwoFluidsPCISPH(t *testing.T) {
 	s := New()
+	if err := s.Params().Assign("sph.eta=0.3"); err != nil {
+		t.Fatal(err)
+	}
 	twoLayers(t, s)
 	settled(t, s, "PCISPH")
 }
