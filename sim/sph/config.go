@@ -91,9 +91,11 @@ const DefaultCFL = 0.5
 // (k = v²/η with the front speed) asks for 30 times less, as in the paper, whose Table 3.1 needed 7·10⁴.
 const DefaultStiffness = 1e5
 
-// MaxKernelRadius is the largest kernel radius offered, in spacings. Above 2 a resting tank does not settle:
-// its floor layer stirs (at 2.2 spacings the fastest particle moves at 0.5 m/s after 0.7 s, at 2.5 at 1.5 m/s,
-// with WCSPH too), where at 2 it is 0.03 m/s; the cause is not found yet.
+// MaxKernelRadius is the largest kernel radius offered, in spacings. Above 2 a resting tank does not settle: it
+// stirs (at 2.2 spacings the fastest particle moves at 0.5 m/s after 0.7 s, at 2.5 at 1.5 m/s, with WCSPH too),
+// where at 2 it is 0.03 m/s, although the walls balance the hydrostatic pressure as well at 2.5 as at 2. Most
+// likely this is the pairing instability of kernels whose Fourier transform goes negative, as poly6's does, which
+// sets in with the neighbour count (Dehnen & Aly 2012): 32 neighbours at 2 spacings, 65 at 2.5.
 const MaxKernelRadius = 2.0
 
 // DefaultViscosity is ν of the default fluid, m²/s.
