@@ -128,6 +128,10 @@ type Solver struct {
 	hands // the sandbox's tools, scene emitters and blasts (hands.go)
 
 	good State // the state a failed step goes back to
+
+	// spacing is the particle spacing derive was given (Derived keeps it in float32): re-deriving after a
+	// parameter change, and a loaded state, use it, so the constants stay what the reset made them
+	spacing float64
 }
 
 // New returns a solver with the default configuration and no particles.
@@ -271,7 +275,7 @@ func (s *Solver) derive(spacing float64, budget int) error {
 	if err != nil {
 		return fmt.Errorf("sph: %w", err)
 	}
-	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
+	s.dv, s.dvCfg, s.grid, s.spacing = dv, s.Cfg, g, spacing
 	s.col = solid.NewCollider(s.sc, dv.Contact)
 	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
 	return nil
@@ -350,7 +354,7 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("sph: time step %g must be positive", dt)
 	}
 	if s.Cfg != s.dvCfg {
-		if err := s.derive(float64(s.dv.Spacing), s.budget); err != nil {
+		if err := s.derive(s.spacing, s.budget); err != nil {
 			return err
 		}
 		s.sizeScratch(len(s.x)) // a larger kernel radius takes longer neighbour lists

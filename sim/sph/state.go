@@ -224,11 +224,14 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	return sim.CheckPlacement(st.Pos, st.Vel, st.ID, sc, st.Spacing)
 }
 
-// checkRun checks that a state belongs to the solver's run: the same particle spacing (the save file's parameters
-// reset the solver to it) and the same fluids.
+// checkRun checks that a state belongs to the solver's run: the same fluids, and a particle spacing the scene can
+// be sampled at (a save file's sph.particles or sph.spacing may have been changed after its run's reset, so the
+// state's spacing is the one that counts, as in the PBF modes).
 func (s *Solver) checkRun(st *State) error {
-	if d := float32(st.Spacing); d != s.dv.Spacing {
-		return fmt.Errorf("the state's particle spacing is %g m, this run's %g m: set sph.spacing=%g and reset before loading", d, s.dv.Spacing, d)
+	if st.Spacing != s.spacing {
+		if err := s.sc.CheckSpacing(st.Spacing); err != nil {
+			return fmt.Errorf("the state's particle spacing does not fit the scene %q: %w", s.sc.Name, err)
+		}
 	}
 	if len(st.Materials) != len(s.mats) || st.ConfigMaterial != s.cfgMats {
 		return fmt.Errorf("the state has %d fluids, this run %d (the scene %q names %d materials): it was saved with another scene",
@@ -249,7 +252,7 @@ func (s *Solver) StateKind() string { return Name }
 
 // SaveState copies the whole state into dst, reusing its slices.
 func (s *Solver) SaveState(dst *State) {
-	dst.Spacing, dst.Time, dst.Steps, dst.Amax = float64(s.dv.Spacing), s.time, s.steps, s.amax
+	dst.Spacing, dst.Time, dst.Steps, dst.Amax = s.spacing, s.time, s.steps, s.amax
 	dst.Pos = append(dst.Pos[:0], s.x...)
 	dst.Vel = append(dst.Vel[:0], s.v...)
 	dst.ID = append(dst.ID[:0], s.id...)
@@ -262,7 +265,8 @@ func (s *Solver) SaveState(dst *State) {
 }
 
 // LoadState replaces the state with st after checking it against the scene the solver was reset with and its run
-// (the same spacing, fluids and emitters). On error the solver keeps its state.
+// (the same fluids and emitters); a state of another spacing sets the solver's. On error the solver keeps its
+// state.
 func (s *Solver) LoadState(st *State) error {
 	if s.sc == nil {
 		return fmt.Errorf("sph: load a state after a reset with its scene")
@@ -272,6 +276,11 @@ func (s *Solver) LoadState(st *State) error {
 	}
 	if err := s.checkRun(st); err != nil {
 		return fmt.Errorf("sph: %w", err)
+	}
+	if st.Spacing != s.spacing {
+		if err := s.derive(st.Spacing, s.budget); err != nil {
+			return err
+		}
 	}
 	s.loadState(st)
 	s.save()
