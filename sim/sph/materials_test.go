@@ -116,8 +116,8 @@ func TestBenchDambreakScene(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := s.Cfg
-	got := fmt.Sprint(c.Pressure, c.KernelRadius, c.Eta, c.Viscosity, c.Step.Min, c.Step.Max)
-	if want := fmt.Sprint(PCISPH, 2, 0.1, 0.01, 17, 17); got != want {
-		t.Errorf("pressure, kernel radius, η, viscosity, substeps: %s, want %s", got, want)
+	got := fmt.Sprint(c.Pressure, c.KernelRadius, c.Eta, c.MaxIterations, c.Viscosity, c.Step.Min, c.Step.Max)
+	if want := fmt.Sprint(PCISPH, 2, 0.1, 100, 0.01, 17, 17); got != want {
+		t.Errorf("pressure, kernel radius, η, most iterations, viscosity, substeps: %s, want %s", got, want)
 	}
 }
