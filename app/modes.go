@@ -11,6 +11,7 @@ import (
 	"github.com/slosh/slosh/sim/flip"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/sph"
 )
 
 // DefaultMode is the mode used when neither the command line nor the scene names one.
@@ -52,7 +53,7 @@ type gpuSolver interface {
 	Delete()
 }
 
-// Modes returns the mode table. New modes (sph, reduced, voronoi) are one entry each.
+// Modes returns the mode table. New modes (reduced, voronoi) are one entry each.
 func Modes() []Mode {
 	pbfParams := func() *param.Set {
 		c := pbf.DefaultConfig()
@@ -92,6 +93,14 @@ func Modes() []Mode {
 			Desc:      "mass-full FLIP on a MAC grid with unilateral incompressibility and blurred obstacles, or classic incompressible FLIP (flip.pressure), on the CPU",
 			Params:    func() *param.Set { return flip.New().Params() },
 			New:       func(*glh.Context) (sim.Solver, error) { return flip.New(), nil },
+		},
+		{
+			Name:      sph.Name,
+			Title:     "SPH",
+			StateKind: sph.Name,
+			Desc:      "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
+			Params:    func() *param.Set { return sph.New().Params() },
+			New:       func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
 		},
 	}
 }

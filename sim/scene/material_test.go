@@ -2,7 +2,6 @@ package scene
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -127,15 +126,14 @@ func TestMaterialValidation(t *testing.T) {
 }
 
 // The several-fluid scenes open in sph with a few tens of thousands of particles of at least two materials, at the
-// density ratios they promise, the heavier fluid on top where the scene is an instability. They wait in docs/scenes
-// until the sph mode lands (a shipped scene must open in its mode).
+// density ratios they promise, the heavier fluid on top where the scene is an instability.
 func TestMaterialScenes(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		ratio      float64 // densest over lightest, at least
 		heavyOnTop bool
 	}{{"oil-and-water", 1.25, false}, {"rayleigh-taylor", 2, true}, {"three-liquids", 20, true}} {
-		sc, err := LoadFile(filepath.Join("..", "..", "docs", "scenes", c.name+".json"))
+		sc, err := Builtin(c.name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 
 func TestBuiltinScenesLoadAndSample(t *testing.T) {
 	names := BuiltinNames()
-	for _, want := range []string{"bunny-bath", "dam-obstacle", "dambreak", "double-dambreak", "duck-pond", "fountain", "fountains", "obstacles", "pool",
-		"quad-dambreak", "underwater-blast", "wave-tank"} {
+	for _, want := range []string{"bench-dambreak", "bunny-bath", "dam-obstacle", "dambreak", "double-dambreak", "duck-pond", "fountain", "fountains",
+		"obstacles", "oil-and-water", "pool", "quad-dambreak", "rayleigh-taylor", "three-liquids", "underwater-blast", "wave-tank"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want

@@ -50,7 +50,7 @@ type Config struct {
 	Step          sim.CFL // steps per 1/60 s frame: the velocity condition, plus the force, viscous and sound ones
 
 	RestDensity  float32    // ρ0 of material 0 (the scene's fluid unless it names materials), kg/m³
-	Viscosity    float32    // kinematic viscosity ν of material 0, m²/s (μ = ρ0 ν in eq. 2.19/4.13)
+	Viscosity    float32    // artificial kinematic viscosity ν, m²/s: material 0's, or added to each scene material's μ/ρ0
 	Tension      float32    // interface tension coefficient θ (eq. 4.14), N/m, between different materials
 	KernelRadius float32    // h in particle spacings
 	Gravity      [3]float32 // m/s²
@@ -121,9 +121,9 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "number: each particle counts its neighbours as its own fluid, ρ̃ = m_i Σ W (§4.2.3), sharp at interfaces; standard: ρ = Σ m_j W (eq. 2.13), smeared across fluids of different densities"})
 	c.Step.Register(s, "sph", "SPH|Time step")
 	s.Float(&c.RestDensity, param.Spec{Name: "sph.rest_density", Label: "Rest density ρ0", Group: "SPH|Fluid", Unit: "kg/m³", Min: 1, Max: 1e5, SoftMin: 100, SoftMax: 3000, OnReset: true,
-		Desc: "Rest density of the scene's fluid (material 0)"})
+		Desc: "Rest density of the scene's fluid when the scene names no materials (a scene's materials have their own)"})
 	s.Float(&c.Viscosity, param.Spec{Name: "sph.viscosity", Label: "Viscosity ν", Group: "SPH|Fluid", Unit: "m²/s", Min: 0, Max: 0.5, SoftMin: 0, SoftMax: 0.05,
-		Desc: "Kinematic viscosity ν of the scene's fluid (μ = ρ0 ν in eq. 2.19 / 4.13); damps the particle noise, and large values make honey"})
+		Desc: "Artificial viscosity ν every SPH fluid needs to damp its particle noise (μ = ρ0 ν in eq. 2.19 / 4.13): the fluid's viscosity when the scene names no materials, and added to each of a scene's materials' own μ/ρ0; large values make honey"})
 	s.Float(&c.Tension, param.Spec{Name: "sph.tension", Label: "Interface tension θ", Group: "SPH|Fluid", Unit: "N/m", Min: 0, Max: 100, SoftMin: 0, SoftMax: 20,
 		Desc: "Tension between different fluids (eq. 4.14, colour field): rounds blobs of one fluid in another; 0 is miscible. The free surface feels none"})
 	s.Float(&c.KernelRadius, param.Spec{Name: "sph.kernel_radius", Label: "Kernel radius h", Group: "SPH|Fluid", Unit: "× spacing", Min: 1.5, Max: MaxKernelRadius, SoftMin: 1.5, SoftMax: MaxKernelRadius,

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/slosh/slosh/sim"
-	"github.com/slosh/slosh/sim/solid"
 )
 
 // The figures the solver reports in sim.Stats.Figures.
@@ -95,9 +94,9 @@ func (s *Solver) finish() error {
 		figs = append(figs, sim.Figure{Name: FigLimited, Value: float64(s.limited), Warn: true})
 	}
 	st.Figures = figs
-	st.Notice = ""
+	st.Notice, s.notice = s.notice, "" // the emitters' and blasts' (hands.go)
 	if s.etaMissed {
-		st.Notice = "PCISPH stopped at sph.max_iterations before the density error reached η"
+		st.Notice = joinNotice(st.Notice, "PCISPH stopped at sph.max_iterations before the density error reached η")
 	}
 	if bad > 0 || fast > 0 {
 		failed := s.steps
@@ -121,30 +120,19 @@ func (s *Solver) runawaySpeed() float64 {
 	return math.Max(1, float64(s.Cfg.Step.Number)) * float64(s.dv.Spacing) * sim.MaxSubsteps / sim.FrameDt
 }
 
+func joinNotice(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
-func (s *Solver) save() {
-	g := &s.good
-	g.x = append(g.x[:0], s.x...)
-	g.v = append(g.v[:0], s.v...)
-	g.id = append(g.id[:0], s.id...)
-	g.mat = append(g.mat[:0], s.mat...)
-	g.amax, g.time, g.steps = s.amax, s.time, s.steps
-}
+// save keeps the state as the last good one; restore goes back to it.
+func (s *Solver) save() { s.SaveState(&s.good) }
 
-func (s *Solver) restore() {
-	g := &s.good
-	s.x = append(s.x[:0], g.x...)
-	s.v = append(s.v[:0], g.v...)
-	s.id = append(s.id[:0], g.id...)
-	s.mat = append(s.mat[:0], g.mat...)
-	s.amax, s.time, s.steps = g.amax, g.time, g.steps
-	s.sizeScratch(len(s.x))
-	for i := range s.rs {
-		s.r[i], s.rs[i] = 1, 1
-	}
-	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
-}
+func (s *Solver) restore() { s.loadState(&s.good) }
 
 // Frame implements sim.Solver. Rho is ρ_i/ρ0_i of each particle's own fluid.
 func (s *Solver) Frame(dst *sim.Frame) {
@@ -155,6 +143,12 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	copy(dst.ID, s.id)
 	dst.Body = nil
 	dst.Bodies = dst.Bodies[:0]
+	if s.palette != nil { // the scene names materials: each particle's, and their colours
+		dst.Material = append(dst.Material[:0], s.mat...)
+		dst.Palette = append(dst.Palette[:0], s.palette...)
+	} else {
+		dst.Material, dst.Palette = nil, nil
+	}
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps
 }

@@ -75,6 +75,10 @@ type Solver struct {
 	mu      []float32 // per material, μ = ρ0 ν
 	mass    []float32 // per material, ρ0 V0
 
+	// the scene's materials (materials.go); both nil when it names none
+	sceneNu []float32    // per material, the scene's own ν_k = μ_k/ρ_k, to which sph.viscosity is added
+	palette [][3]float32 // the materials' colours for Frame (sim.ScenePalette)
+
 	// particle state, in sorted order after each step
 	x, v   [][4]float32
 	id     []uint32
@@ -121,17 +125,13 @@ type Solver struct {
 	timer           sim.Timer
 	stats           sim.Stats
 
-	good snapshot
-}
+	hands // the sandbox's tools, scene emitters and blasts (hands.go)
 
-// snapshot is the state a failed step goes back to.
-type snapshot struct {
-	x, v  [][4]float32
-	id    []uint32
-	mat   []uint8
-	amax  float64
-	time  float64
-	steps int
+	good State // the state a failed step goes back to
+
+	// spacing is the particle spacing derive was given (Derived keeps it in float32): re-deriving after a
+	// parameter change, and a loaded state, use it, so the constants stay what the reset made them
+	spacing float64
 }
 
 // New returns a solver with the default configuration and no particles.
@@ -161,8 +161,14 @@ func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
 	return sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
 }
 
-// Reset implements sim.Solver: the scene's fluid blocks, all of material 0 (sph.rest_density, sph.viscosity).
+// Reset implements sim.Solver: the scene's fluid blocks, each of its material. A scene that names no materials
+// is one fluid of sph.rest_density and sph.viscosity, following them as they change; one that names some gives
+// material k the scene's rest density ρ_k and the kinematic viscosity ν_k = μ_k/ρ_k + sph.viscosity (materials.go),
+// material 0 being scene.DefaultMaterial (water).
 func (s *Solver) Reset(sc *scene.Scene) error {
+	if err := s.resetBodies(sc); err != nil {
+		return err
+	}
 	d, err := ResolveSpacing(&s.Cfg, sc)
 	if err != nil {
 		return err
@@ -176,12 +182,18 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	}
 	pos := make([][4]float32, len(ps))
 	vel := make([][4]float32, len(ps))
+	mat := make([]uint8, len(ps))
 	for i, q := range ps {
 		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
 		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+		mat[i] = uint8(q.Material)
 	}
-	if err := s.ResetMaterials(sc, d, pos, vel, make([]uint8, len(pos)), nil); err != nil {
+	mats, nu := sceneMaterials(sc, s.Cfg.Viscosity)
+	if err := s.ResetMaterials(sc, d, pos, vel, mat, mats); err != nil {
 		return err
+	}
+	if nu != nil {
+		s.sceneNu, s.palette = nu, sim.ScenePalette(sc)
 	}
 	return nil
 }
@@ -232,9 +244,12 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 	for i := range s.r {
 		s.r[i], s.rs[i] = 1, 1
 	}
+	clear(s.pres)
 	s.steps, s.amax, s.budget = 0, 0, budget
 	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
 	s.stats = sim.Stats{Particles: n}
+	s.sceneNu, s.palette = nil, nil
+	s.resetHands(sc)
 	s.updateMaterials()
 	s.save()
 	return nil
@@ -260,7 +275,7 @@ func (s *Solver) derive(spacing float64, budget int) error {
 	if err != nil {
 		return fmt.Errorf("sph: %w", err)
 	}
-	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
+	s.dv, s.dvCfg, s.grid, s.spacing = dv, s.Cfg, g, spacing
 	s.col = solid.NewCollider(s.sc, dv.Contact)
 	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
 	return nil
@@ -339,11 +354,13 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("sph: time step %g must be positive", dt)
 	}
 	if s.Cfg != s.dvCfg {
-		if err := s.derive(float64(s.dv.Spacing), s.budget); err != nil {
+		if err := s.derive(s.spacing, s.budget); err != nil {
 			return err
 		}
 		s.sizeScratch(len(s.x)) // a larger kernel radius takes longer neighbour lists
 	}
+	s.followViscosity() // materials.go
+	s.pour(dt)          // hands.go: the emitters and the scene's blasts, before the step
 	s.updateMaterials()
 	s.timer.Begin()
 	n := 1
@@ -354,7 +371,7 @@ func (s *Solver) Step(dt float64) error {
 	s.dtInner = h
 	s.itersMax, s.amax = 0, 0
 	for k := 0; k < n; k++ {
-		s.col.Obstacles = solid.Moved(s.sc, s.time+float64(k+1)*h, nil)
+		s.moveObstacles(s.time + float64(k+1)*h) // hands.go: moving obstacles and the paddle
 		s.substep(h)
 		s.amax = math.Max(s.amax, s.accMax)
 	}

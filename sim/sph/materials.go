@@ -1,0 +1,39 @@
+package sph
+
+import (
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// A scene's materials (sim/scene, material.go) as the solver's fluids. Material number k of the scene's particles
+// (0 the default material, water; k ≥ 1 the scene's Materials[k−1]) is the solver's material k, with the scene's
+// rest density ρ_k and dynamic viscosity μ_k. The solver's kinematic viscosity is ν_k = μ_k/ρ_k + sph.viscosity:
+// the scene's viscosity is the fluid's physical one (water's 0.001 Pa·s is ν = 10⁻⁶ m²/s, far below what damps a
+// particle simulation's noise), and sph.viscosity is the artificial viscosity every SPH fluid needs on top, the
+// same for all of them, followed as it changes.
+
+// sceneMaterials returns the fluids of a scene that names materials, with sph.viscosity nu0 added, and each one's
+// own kinematic viscosity μ_k/ρ_k; both nil when the scene names none.
+func sceneMaterials(sc *scene.Scene, nu0 float32) (mats []Material, own []float32) {
+	if len(sc.Materials) == 0 {
+		return nil, nil
+	}
+	n := sc.MaterialCount()
+	mats, own = make([]Material, n), make([]float32, n)
+	for k := range n {
+		m := sc.MaterialOf(k)
+		own[k] = float32(m.Viscosity / m.Density)
+		mats[k] = Material{RestDensity: float32(m.Density), Viscosity: own[k] + nu0}
+	}
+	return mats, own
+}
+
+// followViscosity gives the scene's materials sph.viscosity as it is now (a scene without materials has material 0
+// follow it through updateMaterials; materials given to ResetMaterials are kept as given).
+func (s *Solver) followViscosity() {
+	if len(s.sceneNu) != len(s.mats) {
+		return
+	}
+	for k := range s.mats {
+		s.mats[k].Viscosity = s.sceneNu[k] + s.Cfg.Viscosity
+	}
+}
