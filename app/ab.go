@@ -246,6 +246,16 @@ func (t pairTools) AddFluid(pos, vel [][3]float32) int {
 	return k
 }
 
+// Refill implements sim.Refiller, so that an undo brings each side's fluids back as they were.
+func (t pairTools) Refill(ps []sim.Particle) int {
+	a, b := t.hands()
+	k := sim.Refill(a, ps)
+	if kb := sim.Refill(b, ps); kb != k {
+		t.p.warn = fmt.Sprintf("B took %d of the %d particles A took", kb, k)
+	}
+	return k
+}
+
 func (t pairTools) Drain(center [3]float32, radius float32) ([]sim.Particle, error) {
 	a, b := t.hands()
 	gone, err := a.Drain(center, radius)

@@ -469,17 +469,13 @@ func (v *viewer) undoLast() {
 		return
 	}
 	h.undo = nil
-	pos, vel := make([][3]float32, len(rec.removed)), make([][3]float32, len(rec.removed))
-	for i, p := range rec.removed {
-		pos[i], vel[i] = p.Pos, p.Vel
-	}
 	v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 		if rec.label == "drop" {
 			if err := hs.RemoveBody(rec.body); err != nil {
 				return "", fmt.Errorf("undo drop: %w", err)
 			}
 		}
-		k := hs.AddFluid(pos, vel)
+		k := sim.Refill(hs, rec.removed)
 		return fmt.Sprintf("undid the %s (%d particles back)", rec.label, k), nil
 	}), func() {
 		if rec.label == "drop" && rec.body < len(h.bodies) {

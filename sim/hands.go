@@ -31,9 +31,29 @@ type Hands interface {
 	SetTools(t Tools)
 }
 
-// Particle is one particle's position and velocity, for tools that add or remove fluid.
+// Particle is one particle's position and velocity, for tools that add or remove fluid, and its material
+// (scene.Particle's numbering) where the mode keeps several fluids.
 type Particle struct {
 	Pos, Vel [3]float32
+	Material uint8
+}
+
+// Refiller is a Hands that puts particles back as they were, material included: a mode with several fluids.
+type Refiller interface {
+	Refill(ps []Particle) int
+}
+
+// Refill puts removed particles back through h — undoing a drain — with their materials where h keeps them
+// (Refiller), else as h's own fluid (AddFluid). It returns how many fitted in the budget.
+func Refill(h Hands, ps []Particle) int {
+	if r, ok := h.(Refiller); ok {
+		return r.Refill(ps)
+	}
+	pos, vel := make([][3]float32, len(ps)), make([][3]float32, len(ps))
+	for i, p := range ps {
+		pos[i], vel[i] = p.Pos, p.Vel
+	}
+	return h.AddFluid(pos, vel)
 }
 
 // Tools are the kinematic tools acting inside the steps.

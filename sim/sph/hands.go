@@ -52,13 +52,36 @@ func (s *Solver) AddFluid(pos, vel [][3]float32) int {
 		p[i] = [4]float32{pos[i][0], pos[i][1], pos[i][2], 0}
 		v[i] = [4]float32{vel[i][0], vel[i][1], vel[i][2], 0}
 	}
-	s.appendFluid(p, v)
+	s.appendFluid(p, v, nil)
 	s.save()
 	return k
 }
 
-// appendFluid adds particles of material 0 with the next ids, at zero pressure.
-func (s *Solver) appendFluid(pos, vel [][4]float32) {
+// Refill implements sim.Refiller: drained particles come back as the fluid they were (a material the run does
+// not have, from another run's undo, comes back as material 0).
+func (s *Solver) Refill(ps []sim.Particle) int {
+	if s.sc == nil {
+		return 0
+	}
+	k := min(len(ps), max(0, s.budget-len(s.x)))
+	if k == 0 {
+		return 0
+	}
+	p, v, m := make([][4]float32, k), make([][4]float32, k), make([]uint8, k)
+	for i, q := range ps[:k] {
+		p[i] = [4]float32{q.Pos[0], q.Pos[1], q.Pos[2], 0}
+		v[i] = [4]float32{q.Vel[0], q.Vel[1], q.Vel[2], 0}
+		if int(q.Material) < len(s.mats) {
+			m[i] = q.Material
+		}
+	}
+	s.appendFluid(p, v, m)
+	s.save()
+	return k
+}
+
+// appendFluid adds particles with the next ids, at zero pressure, of the given materials (nil: material 0).
+func (s *Solver) appendFluid(pos, vel [][4]float32, mat []uint8) {
 	if len(pos) == 0 {
 		return
 	}
@@ -67,7 +90,11 @@ func (s *Solver) appendFluid(pos, vel [][4]float32) {
 	s.v = append(s.v, vel...)
 	for i := range pos {
 		s.id = append(s.id, uint32(n0+i))
-		s.mat = append(s.mat, 0)
+		m := uint8(0)
+		if mat != nil {
+			m = mat[i]
+		}
+		s.mat = append(s.mat, m)
 		// pressures are state (sph.warm_start starts from them) and sizeScratch does not keep what it grows
 		s.pres = append(s.pres[:n0+i], 0)
 		s.rs = append(s.rs[:n0+i], 1)
@@ -89,7 +116,7 @@ func (s *Solver) Drain(center [3]float32, radius float32) ([]sim.Particle, error
 		if !(dx*dx+dy*dy+dz*dz <= r2) {
 			return false
 		}
-		out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{s.v[i][0], s.v[i][1], s.v[i][2]}})
+		out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{s.v[i][0], s.v[i][1], s.v[i][2]}, Material: s.mat[i]})
 		return true
 	})
 	s.save()
@@ -162,7 +189,7 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 		s.notice = emit.BudgetNotice(s.budget, "sph.budget")
 		return
 	}
-	s.appendFluid(pos, vel)
+	s.appendFluid(pos, vel, nil)
 }
 
 // moveObstacles places the moving obstacles and the paddle where they are at time t; static ones stay where the

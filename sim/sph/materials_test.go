@@ -121,3 +121,30 @@ func TestBenchDambreakScene(t *testing.T) {
 		t.Errorf("pressure, kernel radius, η, most iterations, viscosity, substeps: %s, want %s", got, want)
 	}
 }
+
+// Undoing a drain (sim.Refill) brings oil back as oil: the drained particles carry their material.
+func TestDrainUndoKeepsMaterials(t *testing.T) {
+	s := newSolver(t, layersScene)
+	count := func() (n [2]int) {
+		for _, m := range s.mat {
+			n[m]++
+		}
+		return n
+	}
+	before := count()
+	gone, err := s.Drain([3]float32{0.2, 0.05, 0.1}, 0.08) // across the two fluids' boundary at x = 0.2
+	if err != nil {
+		t.Fatal(err)
+	}
+	drained := count()
+	if drained[0] == before[0] || drained[1] == before[1] {
+		t.Fatalf("the drain took %d particles: want some of each fluid (%v → %v)", len(gone), before, drained)
+	}
+	if k := sim.Refill(s, gone); k != len(gone) {
+		t.Fatalf("Refill put back %d of %d", k, len(gone))
+	}
+	if after := count(); after != before {
+		t.Errorf("fluids by material: %v before the drain, %v after its undo", before, after)
+	}
+	checkIDs(t, s)
+}
