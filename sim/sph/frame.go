@@ -26,6 +26,7 @@ const advice = "raise sph.substeps or sph.max_iterations, lower sph.cfl, the gra
 // for WCSPH only, the speed of sound, Δt ≤ 0.4 h/√k (eq. 2.27). PCISPH has no stiffness term (§3.3.1).
 func (s *Solver) BeginFrame(frameDt float64) int {
 	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
+	v2 = s.bodyReach(v2) // rigid bodies (bodies.go)
 	n := s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), float64(s.dv.Spacing), frameDt)
 	lo := max(1, int(s.Cfg.Step.Min))
 	hi := max(lo, int(s.Cfg.Step.Max))
@@ -69,6 +70,7 @@ func (s *Solver) finish() error {
 		vmax2 = math.Max(vmax2, float64(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]))
 		nsum += int(s.ncount[i])
 	}
+	bad += s.badBodies() // rigid bodies (bodies.go)
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.Substeps = s.frameSubsteps
 	figs := append(st.Figures[:0],
@@ -110,6 +112,7 @@ func (s *Solver) save() {
 	g.id = append(g.id[:0], s.id...)
 	g.mat = append(g.mat[:0], s.mat...)
 	g.amax, g.time, g.steps = s.amax, s.time, s.steps
+	s.saveBodies() // rigid bodies (bodies.go)
 }
 
 func (s *Solver) restore() {
@@ -124,6 +127,7 @@ func (s *Solver) restore() {
 		s.r[i], s.rs[i] = 1, 1
 	}
 	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
+	s.restoreBodies() // rigid bodies (bodies.go)
 }
 
 // Frame implements sim.Solver. Rho is ρ_i/ρ0_i of each particle's own fluid.
@@ -134,7 +138,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	copy(dst.Rho, s.rs)
 	copy(dst.ID, s.id)
 	dst.Body = nil
-	dst.Bodies = dst.Bodies[:0]
+	dst.Bodies = s.frameBodies(dst.Bodies) // rigid bodies (bodies.go)
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps
 }

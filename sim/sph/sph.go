@@ -104,6 +104,8 @@ type Solver struct {
 	stats           sim.Stats
 
 	good snapshot
+
+	bodies bodySet // rigid bodies (bodies.go)
 }
 
 // snapshot is the state a failed step goes back to.
@@ -165,7 +167,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if err := s.ResetMaterials(sc, d, pos, vel, make([]uint8, len(pos)), nil); err != nil {
 		return err
 	}
-	return nil
+	return s.resetBodies(sc) // rigid bodies (bodies.go)
 }
 
 // ResetMaterials starts from given particles (ids 0..n−1 in order) of the given materials. mats nil is one
@@ -215,6 +217,7 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 		s.r[i], s.rs[i] = 1, 1
 	}
 	s.steps, s.amax, s.budget = 0, 0, budget
+	s.installBodies(nil) // rigid bodies (bodies.go): Reset adds the scene's after this
 	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
 	s.stats = sim.Stats{Particles: n}
 	s.updateMaterials()
@@ -335,6 +338,7 @@ func (s *Solver) Step(dt float64) error {
 
 // substep is one pass of Algorithm 2 (PCISPH) or Algorithm 1 (WCSPH).
 func (s *Solver) substep(dt float64) {
+	s.beginBodies(dt) // rigid bodies (bodies.go): poses at t and as predicted at t + Δt
 	s.sortByCell()
 	s.timer.Mark("grid")
 	s.findNeighbors()
@@ -343,6 +347,7 @@ func (s *Solver) substep(dt float64) {
 	s.timer.Mark("density")
 	s.nonPressure()
 	s.timer.Mark("forces")
+	s.predictBodies() // rigid bodies (bodies.go): the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
 		s.pressureAccelPredict(s.pres, float32(dt), false)
 		copy(s.rs, s.r)
@@ -352,6 +357,7 @@ func (s *Solver) substep(dt float64) {
 	} else {
 		s.solvePCISPH(dt)
 	}
+	s.stepBodies(dt) // rigid bodies (bodies.go): the reaction at the final pressures, then the bodies' step
 	s.x, s.xs = s.xs, s.x
 	s.v, s.vs = s.vs, s.v
 }
@@ -439,6 +445,7 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 		sum += w
 	}
 	phi, gx, gy, gz := s.col.Boundary(&dv.Wall, p[0], p[1], p[2])
+	phi, gx, gy, gz = s.bodyBoundary(p, phi, gx, gy, gz) // rigid bodies (bodies.go)
 	return dv.V0*sum + phi, [4]float32{gx, gy, gz, phi}
 }
 
@@ -680,6 +687,7 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			v := [4]float32{s.v[i][0] + dt*tx, s.v[i][1] + dt*ty, s.v[i][2] + dt*tz, 0}
 			q := [4]float32{x[0] + dt*v[0], x[1] + dt*v[1], x[2] + dt*v[2], 0}
 			c := q
+			s.bodyApply(&c) // rigid bodies (bodies.go)
 			s.col.Apply(&c)
 			if c != q {
 				inv := 1 / dt
