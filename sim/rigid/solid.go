@@ -36,13 +36,14 @@ type Solid struct {
 // maxSolidSamples bounds the lattice a body's mass properties are summed over.
 const maxSolidSamples = 1 << 21
 
-// maxHull is the most surface points a body collides with.
+// maxHull sets how many surface points a body collides with: the shell is thinned by the integer stride
+// len/maxHull, leaving between maxHull and 2·maxHull points (all of them when there are fewer).
 const maxHull = 2048
 
 // NewSolid measures a body's shape at length scale h (a grid cell, a kernel radius): mass, centre of mass and
 // inertia from a lattice of spacing min(h/4, extent/10) inside it (coarser where that would exceed 2²¹ points),
-// and up to 2048 points on its surface for contacts: the lattice points within max(spacing, h/4) of the surface,
-// moved onto it along the distance field's gradient. The result is a function of spec and h alone, so a body
+// and about 2048 points on its surface for contacts (maxHull): the lattice points within max(spacing, h/4) of the
+// surface, moved onto it along the distance field's gradient. The result is a function of spec and h alone, so a body
 // measured again (a loaded state) is the same body to the bit.
 func NewSolid(spec scene.Body, h float64) (Solid, error) {
 	bb := spec.Shape.Bounds()

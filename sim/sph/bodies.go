@@ -32,20 +32,21 @@ import (
 // wall term is half), so a body floats by Archimedes' principle.
 //
 // The mirror alone gives the ghosts inside the body particle i's own pressure; the water's pressure falls across
-// the surface by ρ0 g·(x_b − x_i), so each wetted face pushed with the pressure up to a kernel radius deeper, and
-// bodies floated a third of a spacing high (hydroTable: the correction, after Adami, Hu & Adams 2012, joins the
-// non-pressure forces once a step, at most what the mirrored pressure has to give). With it a box and a sphere of
-// half the water's density float 52 % and 51 % submerged, of a quarter 24 %, at 2 cm spacing (bodies 4 and 6
-// spacings across).
+// the surface, so each wetted face pushed with the pressure up to a kernel radius deeper, and bodies floated a third
+// of a spacing high. hydroTable's correction (after Adami, Hu & Adams 2012) joins the non-pressure forces once a
+// step; with it spheres of a half and a quarter of the water's density float 45 % and 22 % submerged at 2 cm
+// spacing (6 spacings across), 47.7 % and 23.8 % at 1 cm.
 //
 // A step (substep in sph.go): the bodies' Φ at x(t) uses their pose at t (beginBodies); the pressure solve —
-// predicted densities and the collision projection of the predicted positions (bodyApply: particles are kept
-// half a spacing outside, as from the walls) — sees each body where it will be at t + Δt falling freely
-// (predictBodies); after the solve each body takes the reaction and gravity by symplectic Euler (v, ω first, then
-// the pose, the quaternion renormalised), then inelastic contacts with the domain's walls, the obstacles (with
-// the paddle, as the collider holds them) and each other through its surface points (rigid.Solid, as the grid
-// mode's). The coupling is explicit; bodies down to 150 kg/m³ (the duck pond's lightest) float calmly, since the
-// pressure reaches only the layers the solve's iterations touch in one step.
+// predicted densities and the collision projection of the predicted positions (bodyApply: particles are kept a
+// quarter spacing outside) — sees each body where it will be at t + Δt, first falling freely,
+// then after each pressure-force evaluation moved by that evaluation's force (followBodies), so the solve sees
+// the body give way; after the solve each body takes the reaction at the final pressures, with the impulses of
+// the collision projection (bodyForces: momentum is kept to rounding), and gravity, by symplectic Euler (v, ω
+// first, then the pose, the quaternion renormalised), then inelastic contacts with the domain's walls, the
+// obstacles (with the paddle, as the collider holds them) and each other through its surface points (rigid.Solid,
+// as the grid mode's). Bodies down to 150 kg/m³ (the duck pond's lightest) float; at η = 1 % a resting body's
+// vertical speed jitters at about 5 cm/s RMS (0.2 mm a step), which η = 0.1 % brings under 1 cm/s.
 //
 // A body being dragged (DriveBody) moves at the given velocity without turning, pushes the water and takes no
 // force; when let go it keeps that velocity (thrown). Bodies are not particles: Frame gives their poses only.
@@ -55,13 +56,19 @@ type body struct {
 	rigid.Solid
 	force, torque [3]float64 // the fluid's reaction in the last step, N and N·m
 	reach         float64    // the farthest surface point from the centre of mass, m
-	now, next     bodySDF    // the posed distance field at t and as predicted at t + Δt
+	now           bodySDF    // the posed distance field at t
+	next          bodySDF    // as predicted at t + Δt, for the solve's densities and collision projection
+	cNext         [3]float64 // its centre of mass
+	proj          bodySDF    // the pose the last collision projection used
+	cProj         [3]float64
 }
 
 // bodySet holds the bodies and their per-step scratch.
 type bodySet struct {
 	hydro   hydroTable
 	scale   []float32 // per particle: the share of the hydrostatic correction it takes this step
+	near    []int32   // the particles within h of a body at t: the only ones its pressure force acts on
+	flag    []bool
 	list    []body
 	pred    bool          // Φ and the projection use the predicted poses (during the pressure solve)
 	partial [][6]float64  // per fixed chunk of particles and body: force and torque, summed in chunk order
@@ -117,6 +124,15 @@ func (e *bodySDF) at(x, y, z float32) (d, nx, ny, nz float32) {
 	return float32(e.sdf.Distance(u) * e.tf.Scale), float32(n[0]), float32(n[1]), float32(n[2])
 }
 
+// dist is the signed distance alone.
+func (e *bodySDF) dist(x, y, z float32) float32 {
+	if e.sdf == nil {
+		d, _, _, _ := e.ob.SDF(x, y, z)
+		return d
+	}
+	return float32(e.sdf.Distance(e.tf.Inverse(scene.Vec3{float64(x), float64(y), float64(z)})) * e.tf.Scale)
+}
+
 // newBody measures a body at the particle spacing d (rigid.NewSolid with length scale d: a lattice of d/4).
 func newBody(spec scene.Body, d float64) (body, error) {
 	sol, err := rigid.NewSolid(spec, d)
@@ -156,31 +172,58 @@ func (s *Solver) installBodies(list []body) {
 	for i := range list {
 		b := &list[i]
 		b.now = s.pose(b, b.C, b.Q)
-		b.next = b.now
+		b.next, b.cNext = b.now, b.C
+		b.proj, b.cProj = b.now, b.C
 	}
 }
 
-// beginBodies poses the bodies at t for this step's densities (with this step's kernel radius) and predicts where
-// each will be at t + Δt falling freely, v + Δt g and ω unchanged, or moving at the velocity it is dragged at. The
-// fluid's reaction is left out of the prediction: with the last step's reaction in it, a body resting on the
-// water bobbed faster (its vertical speed's RMS 0.068 against 0.058 m/s for a sphere of half the water's density
-// at 2 cm spacing) and floated no truer.
+// beginBodies poses the bodies at t for this step's densities (with this step's kernel radius) and predicts them
+// at t + Δt falling freely, or moving at the velocity they are dragged at (followBodies corrects the prediction).
 func (s *Solver) beginBodies(dt float64) {
 	s.bodies.pred = false
-	g := s.Cfg.Gravity
 	for i := range s.bodies.list {
 		b := &s.bodies.list[i]
 		b.now = s.pose(b, b.C, b.Q)
-		p := b.Solid
-		if b.Driving {
-			p.V, p.W = b.Drive, [3]float64{}
-		} else {
-			for a := 0; a < 3; a++ {
-				p.V[a] += dt * float64(g[a])
-			}
+		s.predictPose(b, dt, [3]float64{}, [3]float64{})
+	}
+}
+
+// predictPose sets a body's predicted pose at t + Δt under gravity and a force and torque (a dragged body: at its
+// velocity).
+func (s *Solver) predictPose(b *body, dt float64, f, tau [3]float64) {
+	p := b.Solid
+	if b.Driving {
+		p.V, p.W = b.Drive, [3]float64{}
+	} else {
+		g := s.Cfg.Gravity
+		ii := b.InvInertia()
+		for a := 0; a < 3; a++ {
+			p.V[a] += dt * (float64(g[a]) + f[a]/b.Mass)
+			p.W[a] += dt * (ii[a][0]*tau[0] + ii[a][1]*tau[1] + ii[a][2]*tau[2])
 		}
-		p.Advance(dt, [3]float64{}, [3]float64{})
-		b.next = s.pose(b, p.C, p.Q)
+	}
+	p.Advance(dt, [3]float64{}, [3]float64{})
+	b.next, b.cNext = s.pose(b, p.C, p.Q), p.C
+}
+
+// followBodies runs after each pressure-force evaluation of the solve (pressureAccelPredict): the pose its
+// collision projection used is kept for the reaction, and each body's prediction is corrected with the force and
+// torque of the pressures pres, so the next predicted densities see the body give way to the pressure it meets.
+// Without this the coupling is explicit (the solve sees the body fall freely, the body takes the reaction after):
+// a floating body then bounced on the water, the pressure's clamp at zero rectified the bounce, and bodies of half
+// the water's density floated 40 % submerged with their vertical speed jittering at 5 cm/s RMS.
+func (s *Solver) followBodies(pres []float32, dt float32, zero bool) {
+	for k := range s.bodies.list {
+		b := &s.bodies.list[k]
+		b.proj, b.cProj = b.next, b.cNext
+	}
+	if !s.bodies.pred {
+		return // WCSPH's one evaluation, or no bodies
+	}
+	s.bodyForces(pres, float64(dt), zero, false)
+	for k := range s.bodies.list {
+		b := &s.bodies.list[k]
+		s.predictPose(b, float64(dt), b.force, b.torque)
 	}
 }
 
@@ -192,10 +235,11 @@ func (s *Solver) predictBodies() {
 	}
 	s.bodies.hydro.update(&s.dv)
 	s.bodies.scale = grow.Resize(s.bodies.scale, len(s.x))
+	s.bodies.flag = grow.Resize(s.bodies.flag, len(s.x))
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			x := s.x[i]
-			s.bodies.scale[i] = 0
+			s.bodies.scale[i], s.bodies.flag[i] = 0, false
 			var hx, hy, hz, pk float32
 			push := float32(-1)
 			for k := range s.bodies.list {
@@ -207,6 +251,7 @@ func (s *Solver) predictBodies() {
 				if d >= s.dv.H {
 					continue
 				}
+				s.bodies.flag[i] = true
 				t := s.hydroForce(i, d, nx, ny, nz)
 				hx += t[0]
 				hy += t[1]
@@ -221,7 +266,7 @@ func (s *Solver) predictBodies() {
 			if l == 0 {
 				continue
 			}
-			// the mirrored pressure may lose no more than it has: at most the push of the step's starting pressures
+			// clamped where the water's pressure is low: at most the mirrored push of the step's starting pressures
 			c := min(1, pk/l)
 			s.bodies.scale[i] = c
 			im := c / s.mass[s.mat[i]]
@@ -230,6 +275,12 @@ func (s *Solver) predictBodies() {
 			s.anp[i][2] += hz * im
 		}
 	})
+	s.bodies.near = s.bodies.near[:0]
+	for i, f := range s.bodies.flag {
+		if f {
+			s.bodies.near = append(s.bodies.near, int32(i))
+		}
+	}
 	s.bodies.pred = true
 }
 
@@ -275,7 +326,8 @@ func (s *Solver) hydroForce(i int, d, nx, ny, nz float32) [3]float32 {
 }
 
 // bodyBoundary adds the bodies' density to the walls' Φ and ∇Φ at p as more solids of the union (boundary.go):
-// with P = Π_k (1 − Φ_k) and S = Σ_k ∇Φ_k/(1 − Φ_k), Φ' = 1 − (1 − Φ)P and ∇Φ' = ∇Φ P + (1 − Φ) P S.
+// with P = Π_k (1 − Φ_k) and S = Σ_k ∇Φ_k/(1 − Φ_k), Φ' = 1 − (1 − Φ)P and ∇Φ' = ∇Φ P + (1 − Φ) P S. During the
+// pressure solve (predicted positions, predicted poses) only Φ' is meaningful.
 func (s *Solver) bodyBoundary(p [4]float32, phi, gx, gy, gz float32) (float32, float32, float32, float32) {
 	if len(s.bodies.list) == 0 {
 		return phi, gx, gy, gz
@@ -289,6 +341,14 @@ func (s *Solver) bodyBoundary(p [4]float32, phi, gx, gy, gz float32) (float32, f
 			e = &s.bodies.list[k].next
 		}
 		if !e.near(p[0], p[1], p[2]) {
+			continue
+		}
+		if s.bodies.pred {
+			// predicted densities read Φ alone (predictDensity drops the gradient): no normal for a mesh
+			if d := e.dist(p[0], p[1], p[2]); d < w.H {
+				ph, _ := w.At(d)
+				P *= 1 - ph
+			}
 			continue
 		}
 		d, nx, ny, nz := e.at(p[0], p[1], p[2])
@@ -309,10 +369,10 @@ func (s *Solver) bodyBoundary(p [4]float32, phi, gx, gy, gz float32) (float32, f
 	return 1 - in, gx*P + in*sx, gy*P + in*sy, gz*P + in*sz
 }
 
-// bodyApply projects a predicted position out of the bodies (at their predicted poses), half a spacing clear of
-// their surfaces as of the walls'.
+// bodyApply projects a predicted position out of the bodies (at their predicted poses), bodyClearance clear of
+// their surfaces.
 func (s *Solver) bodyApply(c *[4]float32) {
-	r := s.col.Radius
+	r := s.bodyClearance()
 	for k := range s.bodies.list {
 		e := &s.bodies.list[k].next
 		if !e.near(c[0], c[1], c[2]) {
@@ -328,14 +388,24 @@ func (s *Solver) bodyApply(c *[4]float32) {
 
 // hydroTable is the hydrostatic correction of the mirrored pressure. The mirror gives each ghost of a body particle
 // i's own pressure, p_b = p_i; the fluid's pressure falls across the surface by ρ0 g·(x_b − x_i) (Adami, Hu &
-// Adams 2012 extrapolate the wall pressure so), and without that term every wetted face pushes with the pressure
-// up to a kernel radius deeper: a held box 4 spacings tall took the buoyancy of 0.34 spacings more depth, and a
-// box of half the water's density floated 44 % submerged (a submerged body would rise for the same reason through
-// both faces). The ghosts' sum Σ_b V0 (g·(x_b − x_i)) ∇W_ib over the half-lattice beyond a plane at distance d is
-// T = B_n(d) (g·n) n + B_t(d) g_t, n the outward normal and g_t gravity's tangential part, with B_n = Σ V0 |W'|
-// z_b²/r and B_t = Σ V0 |W'| s_b²/r (z_b the ghost's depth beyond the particle, s_b one lateral offset),
-// tabulated like the walls' Φ. It does not depend on the pressures, so it joins the non-pressure forces once a
-// step, and the body takes its reaction with the pressure's.
+// Adams 2012 extrapolate the wall pressure so), and without that term each wetted face pushes with the pressure up
+// to a kernel radius deeper. The ghosts' sum Σ_b V0 (g·(x_b − x_i)) ∇W_ib over the half-lattice beyond a plane at
+// distance d is T = B_n(d) (g·n) n + B_t(d) g_t, n the outward normal and g_t gravity's tangential part, with
+// B_n = Σ V0 |W'| z_b²/r and B_t = Σ V0 |W'| s_b²/r (z_b the ghost's depth beyond the particle, s_b one lateral
+// offset), tabulated like the walls' Φ. It does not depend on the pressures, so it joins the non-pressure forces
+// once a step (predictBodies), and the body takes its reaction with the pressure's. It is clamped where the
+// water's pressure is too low to give it (a splash under a body must not stick to it).
+//
+// What is left is first order in the spacing: the layer a floating body presses on settles a little closer than
+// half a spacing, where the mirror pushes harder per pascal, and bodies float a little high. The submerged fraction
+// of spheres 6 spacings across (TestHalfDensityBodyFloatsHalfSubmerged's scene), averaged over a second:
+//
+//	density / water      without the correction      with it, 2 cm spacing      with it, 1 cm
+//	1/2                  38.8 %                      45.1 %                     47.7 %
+//	1/4                  17.9 %                      22.0 %                     23.8 %
+//
+// (Twice the term floated a half-density box 4 spacings tall at 50 %, but spheres too deep, 54 % and 31 %: no
+// gain fits every shape, so the term is kept as derived.)
 type hydroTable struct {
 	h, d, v0 float32
 	invStep  float32
@@ -401,15 +471,16 @@ func (s *Solver) wallCoefficient(p, vi float32) float32 {
 	return 2 * p * vi * vi / s.dv.V0
 }
 
-// stepBodies ends a step for the bodies: the reaction to the mirrored pressure forces at x(t) with the step's final
-// pressures, gravity, symplectic Euler, contacts; then the poses at the step's end serve the next densities.
-func (s *Solver) stepBodies(dt float64) {
-	s.bodies.pred = false
+// bodyForces sets each body's force and torque: the reaction to the mirrored pressure forces at x(t) with the
+// pressures pres (none when zero: the solve's first prediction without pressures) and the hydrostatic correction
+// (predictBodies), plus, with proj, the impulses of the last collision projection. Summed in fixed chunks of
+// particles, in order.
+func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 	nb := len(s.bodies.list)
-	if nb == 0 {
-		return
+	n := len(s.bodies.near)
+	if proj {
+		n = len(s.x)
 	}
-	n := len(s.x)
 	chunks := (n + bodyChunk - 1) / bodyChunk
 	part := s.bodies.partial[:0]
 	for range chunks * nb {
@@ -417,36 +488,82 @@ func (s *Solver) stepBodies(dt float64) {
 	}
 	s.bodies.partial = part
 	w := &s.dv.Wall
+	h, r := float32(dt), s.bodyClearance()
 	s.pool.For(chunks, 1, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			acc := part[ch*nb : (ch+1)*nb]
-			for i := ch * bodyChunk; i < min(n, (ch+1)*bodyChunk); i++ {
+			for l := ch * bodyChunk; l < min(n, (ch+1)*bodyChunk); l++ {
+				i := l
+				if !proj {
+					i = int(s.bodies.near[l])
+				}
 				x := s.x[i]
-				cb := s.wallCoefficient(s.pres[i], s.vol[i])
-				in := 1 - s.bg[i][3] // Π over every solid of (1 − Φ_b) at x(t)
+				if s.bodies.flag[i] {
+					var cb float32
+					if !zero {
+						cb = s.wallCoefficient(pres[i], s.vol[i])
+					}
+					in := 1 - s.bg[i][3] // Π over every solid of (1 − Φ_b) at x(t)
+					for k := range s.bodies.list {
+						b := &s.bodies.list[k]
+						e := &b.now
+						if !e.near(x[0], x[1], x[2]) {
+							continue
+						}
+						d, nx, ny, nz := e.at(x[0], x[1], x[2])
+						if d >= w.H {
+							continue
+						}
+						ph, a := w.At(d)
+						// the particle feels −cb (1 − Φ) ∇Φ_k/(1 − Φ_k) = +cb (1 − Φ) A/(1 − Φ_k) n; the body the opposite
+						f := -float64(cb * in * a / (1 - ph))
+						var hf [3]float32 // the particle's hydrostatic correction; the body takes −hf
+						if c := s.bodies.scale[i]; c > 0 {
+							hf = s.hydroForce(i, d, nx, ny, nz)
+							hf = [3]float32{c * hf[0], c * hf[1], c * hf[2]}
+						}
+						fx, fy, fz := f*float64(nx)-float64(hf[0]), f*float64(ny)-float64(hf[1]), f*float64(nz)-float64(hf[2])
+						// the lever: the nearest surface point from the centre of mass
+						rx := float64(x[0]) - float64(d*nx) - b.C[0]
+						ry := float64(x[1]) - float64(d*ny) - b.C[1]
+						rz := float64(x[2]) - float64(d*nz) - b.C[2]
+						t := &acc[k]
+						t[0] += fx
+						t[1] += fy
+						t[2] += fz
+						t[3] += ry*fz - rz*fy
+						t[4] += rz*fx - rx*fz
+						t[5] += rx*fy - ry*fx
+					}
+				}
+				if !proj {
+					continue
+				}
+				// the collision projection (bodyApply) moved the particle by δ along n: a velocity δ/Δt it got from
+				// the body, which takes −m δ/Δt² over the step (an inelastic contact; momentum is kept)
+				an, ap, v := s.anp[i], s.ap[i], s.v[i]
+				vx, vy, vz := v[0]+h*(an[0]+ap[0]), v[1]+h*(an[1]+ap[1]), v[2]+h*(an[2]+ap[2])
+				c := [3]float32{x[0] + h*vx, x[1] + h*vy, x[2] + h*vz}
+				m := float64(s.mass[s.mat[i]]) / (dt * dt)
 				for k := range s.bodies.list {
 					b := &s.bodies.list[k]
-					e := &b.now
-					if !e.near(x[0], x[1], x[2]) {
+					e := &b.proj
+					if !e.near(c[0], c[1], c[2]) {
 						continue
 					}
-					d, nx, ny, nz := e.at(x[0], x[1], x[2])
-					if d >= w.H {
+					d, nx, ny, nz := e.at(c[0], c[1], c[2])
+					if d >= r {
 						continue
 					}
-					ph, a := w.At(d)
-					// the particle feels −cb (1 − Φ) ∇Φ_k/(1 − Φ_k) = +cb (1 − Φ) A/(1 − Φ_k) n; the body the opposite
-					f := -float64(cb * in * a / (1 - ph))
-					var hf [3]float32 // the particle's hydrostatic correction; the body takes −hf
-					if c := s.bodies.scale[i]; c > 0 {
-						hf = s.hydroForce(i, d, nx, ny, nz)
-						hf = [3]float32{c * hf[0], c * hf[1], c * hf[2]}
-					}
-					fx, fy, fz := f*float64(nx)-float64(hf[0]), f*float64(ny)-float64(hf[1]), f*float64(nz)-float64(hf[2])
-					// the lever: the nearest surface point from the centre of mass
-					rx := float64(x[0]) - float64(d*nx) - b.C[0]
-					ry := float64(x[1]) - float64(d*ny) - b.C[1]
-					rz := float64(x[2]) - float64(d*nz) - b.C[2]
+					dd := r - d
+					c[0] += dd * nx
+					c[1] += dd * ny
+					c[2] += dd * nz
+					f := -m * float64(dd)
+					fx, fy, fz := f*float64(nx), f*float64(ny), f*float64(nz)
+					rx := float64(c[0]) - float64(r*nx) - b.cProj[0]
+					ry := float64(c[1]) - float64(r*ny) - b.cProj[1]
+					rz := float64(c[2]) - float64(r*nz) - b.cProj[2]
 					t := &acc[k]
 					t[0] += fx
 					t[1] += fy
@@ -458,7 +575,6 @@ func (s *Solver) stepBodies(dt float64) {
 			}
 		}
 	})
-	g := s.Cfg.Gravity
 	for k := range s.bodies.list {
 		b := &s.bodies.list[k]
 		var t [6]float64
@@ -468,6 +584,21 @@ func (s *Solver) stepBodies(dt float64) {
 			}
 		}
 		b.force, b.torque = [3]float64{t[0], t[1], t[2]}, [3]float64{t[3], t[4], t[5]}
+	}
+}
+
+// stepBodies ends a step for the bodies: the reaction at the step's final pressures with the projection's
+// impulses (bodyForces), gravity, symplectic Euler, contacts; then the poses at the step's end serve the next
+// densities.
+func (s *Solver) stepBodies(dt float64) {
+	if len(s.bodies.list) == 0 {
+		return
+	}
+	s.bodyForces(s.pres, dt, false, true)
+	s.bodies.pred = false
+	g := s.Cfg.Gravity
+	for k := range s.bodies.list {
+		b := &s.bodies.list[k]
 		if b.Driving {
 			b.V, b.W = b.Drive, [3]float64{}
 		} else {
@@ -794,3 +925,10 @@ func checkBodyWire(w *bodyWire) error {
 	}
 	return nil
 }
+
+// bodyClearance is how far the collision projection keeps particles from a body's surface: a quarter spacing, half
+// the walls' clearance. The projection's impulses go to the body (momentum), and at half a spacing it held the layer
+// a floating body presses on, carrying up to half the body's weight beside the pressure: the half-density box of
+// TestHalfDensityBodyFloatsHalfSubmerged rode 6 % of its height higher. At a quarter spacing it carries 3 %, and
+// still stops particles the pressure did not.
+func (s *Solver) bodyClearance() float32 { return 0.5 * s.col.Radius }

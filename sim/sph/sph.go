@@ -700,6 +700,7 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 		mu.Unlock()
 	})
 	s.accMax = acc
+	s.followBodies(pres, dt, zero) // rigid bodies (bodies.go): the prediction follows these pressures
 }
 
 // predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines
