@@ -69,6 +69,7 @@ type bodySet struct {
 	scale   []float32 // per particle: the share of the hydrostatic correction it takes this step
 	near    []int32   // the particles within h of a body at t: the only ones its pressure force acts on
 	flag    []bool
+	bounds  []scene.Box // contactBodies' scratch
 	list    []body
 	pred    bool          // Φ and the projection use the predicted poses (during the pressure solve)
 	partial [][6]float64  // per fixed chunk of particles and body: force and torque, summed in chunk order
@@ -88,21 +89,25 @@ type bodySDF struct {
 	tf     mesh.Transform
 }
 
-// pose builds the distance field of b's shape posed at centre c and orientation q.
+// pose builds the distance field of b's shape posed at centre c and orientation q. A mesh's bounds are the sphere
+// its surface points reach (and a spacing for those the thinned hull left out): the box around its turned vertices
+// costs a pass over them, and pose runs after every pressure evaluation of the solve.
 func (s *Solver) pose(b *body, c [3]float64, q [4]float64) bodySDF {
 	sol := b.Solid
 	sol.C, sol.Q = c, q
 	sh := sol.Posed()
-	bb := sh.Bounds()
 	g := float64(s.dv.H)
-	e := bodySDF{
-		lo: [3]float32{float32(bb.Min[0] - g), float32(bb.Min[1] - g), float32(bb.Min[2] - g)},
-		hi: [3]float32{float32(bb.Max[0] + g), float32(bb.Max[1] + g), float32(bb.Max[2] + g)},
-	}
+	var e bodySDF
 	if md := sh.MeshData(); md != nil {
+		r := b.reach + g + float64(s.dv.Spacing)
+		e.lo = [3]float32{float32(c[0] - r), float32(c[1] - r), float32(c[2] - r)}
+		e.hi = [3]float32{float32(c[0] + r), float32(c[1] + r), float32(c[2] + r)}
 		e.sdf, e.tf = md.SDF, sh.MeshTransform()
 		return e
 	}
+	bb := sh.Bounds()
+	e.lo = [3]float32{float32(bb.Min[0] - g), float32(bb.Min[1] - g), float32(bb.Min[2] - g)}
+	e.hi = [3]float32{float32(bb.Max[0] + g), float32(bb.Max[1] + g), float32(bb.Max[2] + g)}
 	if obs := solid.PackObstacles([]scene.Obstacle{{Shape: sh}}); len(obs) == 1 {
 		e.ob = obs[0]
 	}
@@ -114,14 +119,19 @@ func (e *bodySDF) near(x, y, z float32) bool {
 	return x >= e.lo[0] && x <= e.hi[0] && y >= e.lo[1] && y <= e.hi[1] && z >= e.lo[2] && z <= e.hi[2]
 }
 
-// at is the signed distance to the posed body and its outward normal.
-func (e *bodySDF) at(x, y, z float32) (d, nx, ny, nz float32) {
+// at is the signed distance to the posed body and, when it is under lim, its outward normal (a mesh's normal costs
+// six more distance lookups; beyond lim the normal is zero).
+func (e *bodySDF) at(x, y, z, lim float32) (d, nx, ny, nz float32) {
 	if e.sdf == nil {
 		return e.ob.SDF(x, y, z)
 	}
 	u := e.tf.Inverse(scene.Vec3{float64(x), float64(y), float64(z)})
+	d = float32(e.sdf.Distance(u) * e.tf.Scale)
+	if d >= lim {
+		return d, 0, 0, 0
+	}
 	n := e.tf.Rotate.MulVec(e.sdf.Normal(u))
-	return float32(e.sdf.Distance(u) * e.tf.Scale), float32(n[0]), float32(n[1]), float32(n[2])
+	return d, float32(n[0]), float32(n[1]), float32(n[2])
 }
 
 // dist is the signed distance alone.
@@ -247,7 +257,7 @@ func (s *Solver) predictBodies() {
 				if !b.now.near(x[0], x[1], x[2]) {
 					continue
 				}
-				d, nx, ny, nz := b.now.at(x[0], x[1], x[2])
+				d, nx, ny, nz := b.now.at(x[0], x[1], x[2], s.dv.H)
 				if d >= s.dv.H {
 					continue
 				}
@@ -351,7 +361,7 @@ func (s *Solver) bodyBoundary(p [4]float32, phi, gx, gy, gz float32) (float32, f
 			}
 			continue
 		}
-		d, nx, ny, nz := e.at(p[0], p[1], p[2])
+		d, nx, ny, nz := e.at(p[0], p[1], p[2], w.H)
 		if d >= w.H {
 			continue
 		}
@@ -378,7 +388,7 @@ func (s *Solver) bodyApply(c *[4]float32) {
 		if !e.near(c[0], c[1], c[2]) {
 			continue
 		}
-		if d, nx, ny, nz := e.at(c[0], c[1], c[2]); d < r {
+		if d, nx, ny, nz := e.at(c[0], c[1], c[2], r); d < r {
 			c[0] += (r - d) * nx
 			c[1] += (r - d) * ny
 			c[2] += (r - d) * nz
@@ -510,7 +520,7 @@ func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 						if !e.near(x[0], x[1], x[2]) {
 							continue
 						}
-						d, nx, ny, nz := e.at(x[0], x[1], x[2])
+						d, nx, ny, nz := e.at(x[0], x[1], x[2], w.H)
 						if d >= w.H {
 							continue
 						}
@@ -551,7 +561,7 @@ func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 					if !e.near(c[0], c[1], c[2]) {
 						continue
 					}
-					d, nx, ny, nz := e.at(c[0], c[1], c[2])
+					d, nx, ny, nz := e.at(c[0], c[1], c[2], r)
 					if d >= r {
 						continue
 					}
@@ -636,9 +646,20 @@ func (s *Solver) contactBodies() {
 	for k := range s.bodies.list {
 		s.bodies.list[k].ContactStatic(s.sc.Domain, obstacles)
 	}
+	// pairs whose bounds (grown by a spacing, for what earlier pairs' pushes move) are apart cannot touch
+	bounds := s.bodies.bounds[:0]
+	g := float64(s.dv.Spacing)
+	for k := range s.bodies.list {
+		sh := s.bodies.list[k].Posed()
+		bb := sh.Bounds()
+		bounds = append(bounds, scene.Box{Min: bb.Min.Sub(scene.Vec3{g, g, g}), Max: bb.Max.Add(scene.Vec3{g, g, g})})
+	}
+	s.bodies.bounds = bounds
 	for i := range s.bodies.list {
 		for j := i + 1; j < len(s.bodies.list); j++ {
-			rigid.ContactSolids(&s.bodies.list[i].Solid, &s.bodies.list[j].Solid)
+			if rigid.Overlaps(bounds[i], bounds[j]) {
+				rigid.ContactSolids(&s.bodies.list[i].Solid, &s.bodies.list[j].Solid)
+			}
 		}
 	}
 }
