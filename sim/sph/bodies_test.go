@@ -117,8 +117,9 @@ func momentum(s *Solver) (fluid, bodies [3]float64) {
 
 // A body thrown into water exchanges momentum with it and creates none: a sphere thrown at 1.5 m/s into a ball of
 // water, both falling freely far from the walls (the test checks that nothing comes within a kernel radius of
-// them), for a fifth of a second. The total momentum changes by gravity's impulse (M_total g t) to within 1 % of the
-// momentum the body brought, while the body gives the water a good part of it.
+// them), for a fifth of a second. The total momentum changes by gravity's impulse (M_total g t) to within 0.01 % of
+// the momentum the body brought (measured 0.0002 %, float32 rounding; without the collision projection's impulses
+// 0.4 %), while the body gives the water a good part of it.
 func TestThrownBodyConservesMomentum(t *testing.T) {
 	s := newSolver(t, `{
   "name": "throw", "domain": {"min": [0, 0, 0], "max": [1, 1, 0.6]},
@@ -149,8 +150,8 @@ func TestThrownBodyConservesMomentum(t *testing.T) {
 	for a := 0; a < 3; a++ {
 		want := mt * float64(g[a]) * s.time
 		got := f1[a] + b1[a] - f0[a] - b0[a]
-		t.Logf("axis %d: momentum change %.5f, gravity's impulse %.5f (%.3f %% of the body's); the water took %.4f", a, got, want, 100*math.Abs(got-want)/brought, f1[a]-f0[a]-(mt-b.Mass)*float64(g[a])*s.time)
-		if math.Abs(got-want) > 0.01*brought {
+		t.Logf("axis %d: momentum change %.7f, gravity's impulse %.7f (%.5f %% of the body's); the water took %.4f", a, got, want, 100*math.Abs(got-want)/brought, f1[a]-f0[a]-(mt-b.Mass)*float64(g[a])*s.time)
+		if math.Abs(got-want) > 1e-4*brought {
 			t.Errorf("axis %d: the total momentum changed by %.5f kg·m/s, gravity's impulse is %.5f: %.2f %% of the body's %.4f", a, got, want, 100*math.Abs(got-want)/brought, brought)
 		}
 	}
