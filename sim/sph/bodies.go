@@ -26,10 +26,11 @@ import (
 //	F_k = Σ_i cb_i (1 − Φ_i) ∇Φ_k(x_i)/(1 − Φ_k(x_i)) − h_ik,   τ_k = Σ_i (x_i − d_ik n_ik − c_k) × f_ik
 //
 // with cb_i the coefficient of pressureAccelPredict (Monaghan's form 2 p_i V_i²/V0, Müller's V_i p_i) at the step's
-// final pressures, h_ik the hydrostatic correction below, and the torque's lever the nearest surface point. In the
-// continuum both forms integrate to ∮ p n dA over the wetted surface (for Monaghan's, Σ_i 2pV0² Σ_b ∇W_ib over two
-// half-spaces is p per unit area; Müller's form holds the fluid at twice the pressure for half the force, and its
-// wall term is half), so a body floats by Archimedes' principle.
+// final pressures, h_ik the hydrostatic correction below, the torque's lever the nearest surface point, and to
+// these the impulses of the collision projection (bodyForces). In the continuum both forms integrate to ∮ p n dA
+// over the wetted surface (for Monaghan's, Σ_i 2pV0² Σ_b ∇W_ib over two half-spaces is p per unit area; Müller's
+// form holds the fluid at twice the pressure for half the force, and its wall term is half), so a body floats by
+// Archimedes' principle.
 //
 // The mirror alone gives the ghosts inside the body particle i's own pressure; the water's pressure falls across
 // the surface, so each wetted face pushed with the pressure up to a kernel radius deeper, and bodies floated a third
