@@ -347,7 +347,7 @@ func (s *Solver) substep(dt float64) {
 	s.timer.Mark("density")
 	s.nonPressure()
 	s.timer.Mark("forces")
-	s.predictBodies() // rigid bodies (bodies.go): the solve sees them at t + Δt
+	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
 		s.pressureAccelPredict(s.pres, float32(dt), false)
 		copy(s.rs, s.r)
