@@ -65,8 +65,8 @@ func sameSPHState(t *testing.T, a, b string) {
 }
 
 // The SPH mode has the sandbox's hands, save files and replays: a sitting in the window (pouring, a drain and its
-// undo, the paddle, a parameter changed in the panel, and a drop the mode refuses for now) replays headless into
-// the window's state bit for bit.
+// undo, the paddle, a parameter changed in the panel, a dropped body) replays headless into the window's state bit
+// for bit.
 func TestSPHSittingReplays(t *testing.T) {
 	v := openViewer(t, gltest.Acquire(t), Options{Scene: "oil-and-water", Particles: 2500, Sets: []string{"render.mode=particles"}})
 	if v.drv.Mode().Name != sph.Name {
@@ -89,14 +89,11 @@ func TestSPHSittingReplays(t *testing.T) {
 	settle(v, 60*time.Millisecond)
 	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl) // undo the drain
 	settle(v, 60*time.Millisecond)
-	press(v, glfw.Key3) // a drop, which this mode refuses for now
+	press(v, glfw.Key3) // a drop: a body that floats on the oil
 	x, y = screenOf(v, mgl32.Vec3{0.5, 0.35, 0.2})
 	click(v, x, y, 0, 0)
-	frames(t, v, "the refused drop", func() bool { return v.status.isErr })
-	if !strings.Contains(v.status.msg, "rigid bodies are coming") {
-		t.Errorf("the drop's status: %q", v.status.msg)
-	}
-	v.status.set("", false)
+	frames(t, v, "the drop", func() bool { return len(v.drv.PickFrame().Bodies) == 1 })
+	settle(v, 60*time.Millisecond)
 
 	v.drv.SetPaused(true)
 	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
@@ -120,7 +117,7 @@ func TestSPHSittingReplays(t *testing.T) {
 	for _, a := range f.Actions {
 		ops[a.Op]++
 	}
-	for _, op := range []replay.Op{replay.OpDrain, replay.OpAddFluid, replay.OpSetTools, replay.OpParams} {
+	for _, op := range []replay.Op{replay.OpDrain, replay.OpAddFluid, replay.OpSetTools, replay.OpParams, replay.OpAddBody} {
 		if ops[op] == 0 {
 			t.Fatalf("the replay has no %s action: %v", op, ops)
 		}
@@ -129,8 +126,8 @@ func TestSPHSittingReplays(t *testing.T) {
 	if err := Replay(ReplayOptions{File: rp, Save: out, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	if st := sphState(t, sp); st.Steps == 0 || len(st.Materials) != 2 {
-		t.Fatalf("the sitting's state: step %d, %d fluids", st.Steps, len(st.Materials))
+	if st := sphState(t, sp); st.Steps == 0 || len(st.Materials) != 2 || len(st.Bodies) == 0 {
+		t.Fatalf("the sitting's state: step %d, %d fluids, %d bytes of bodies", st.Steps, len(st.Materials), len(st.Bodies))
 	}
 	sameSPHState(t, sp, out)
 }
@@ -208,9 +205,8 @@ func TestSPHRecordsSeveralFluids(t *testing.T) {
 	}
 }
 
-// Every plain fluid scene that ships opens in sph from the command line, its other modes' parameters skipped;
-// duck-pond, which has bodies, says clearly that they are not in this mode yet; the several-fluid scenes and the
-// benchmark dam break open in sph by themselves.
+// Every plain fluid scene that ships opens in sph from the command line, its other modes' parameters skipped, the
+// duck pond with its bodies; the several-fluid scenes and the benchmark dam break open in sph by themselves.
 func TestSPHRunsTheShippedScenes(t *testing.T) {
 	modes := Modes()
 	for _, name := range []string{"dambreak", "pool", "obstacles", "fountain", "wave-tank", "bunny-bath", "duck-pond",
@@ -227,15 +223,6 @@ func TestSPHRunsTheShippedScenes(t *testing.T) {
 			t.Fatalf("%s opens in %s", name, st.mode.Name)
 		}
 		ss, err := openSession(modes, st, glInfo{}, io.Discard)
-		if name == "duck-pond" {
-			if err == nil || !strings.Contains(err.Error(), "rigid bodies") {
-				t.Errorf("duck-pond in sph: %v, want the clear error about bodies", err)
-			}
-			if ss != nil {
-				ss.Close()
-			}
-			continue
-		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -188,7 +188,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	for i := range pos {
 		in := false
 		for k := range bodies {
-			if bodies[k].spec.Shape.Distance(scene.Vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}) < 0.5*d {
+			if bodies[k].Spec.Shape.Distance(scene.Vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}) < 0.5*d {
 				in = true
 				break
 			}
@@ -272,7 +272,7 @@ func (s *Solver) BeginFrame(frameDt float64) int {
 	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
 	for i := range s.bodies {
 		b := &s.bodies[i]
-		v2 = math.Max(v2, b.v[0]*b.v[0]+b.v[1]*b.v[1]+b.v[2]*b.v[2])
+		v2 = math.Max(v2, b.V[0]*b.V[0]+b.V[1]*b.V[1]+b.V[2]*b.V[2])
 	}
 	s.frameSubsteps = s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), s.g.h, frameDt)
 	return s.frameSubsteps
@@ -455,7 +455,7 @@ func (s *Solver) scan() (int, float64) {
 	n := int(bad.Load())
 	for i := range s.bodies {
 		b := &s.bodies[i]
-		if !finite64(b.c[0] + b.c[1] + b.c[2] + b.v[0] + b.v[1] + b.v[2] + b.w[0] + b.w[1] + b.w[2] + b.q[0] + b.q[1] + b.q[2] + b.q[3]) {
+		if !finite64(b.C[0] + b.C[1] + b.C[2] + b.V[0] + b.V[1] + b.V[2] + b.W[0] + b.W[1] + b.W[2] + b.Q[0] + b.Q[1] + b.Q[2] + b.Q[3]) {
 			n++
 		}
 	}

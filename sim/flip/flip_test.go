@@ -272,7 +272,7 @@ func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
 			frames(t, s, 1)
 			// the surface away from the body: the top particles' centres, plus the half spacing they stand for
 			surface := level(s, 0.13, 0.37) + s.spacing/2
-			d := min(max(surface-(s.bodies[0].c[1]-r), 0), 2*r) // depth of the sphere's bottom
+			d := min(max(surface-(s.bodies[0].C[1]-r), 0), 2*r) // depth of the sphere's bottom
 			sum += d * d * (3*r - d) / (4 * r * r * r)          // the submerged cap's share of the volume
 		}
 		return sum / n

@@ -32,7 +32,7 @@ func (s *Solver) SaveState(dst *State) {
 	dst.Bodies = dst.Bodies[:0]
 	for i := range s.bodies {
 		b := &s.bodies[i]
-		dst.Bodies = append(dst.Bodies, BodyState{Spec: b.spec, Origin: b.origin, C: b.c, Q: b.q, V: b.v, W: b.w, Driving: b.driving, Drive: b.drive})
+		dst.Bodies = append(dst.Bodies, BodyState{Spec: b.Spec, Origin: b.Origin, C: b.C, Q: b.Q, V: b.V, W: b.W, Driving: b.Driving, Drive: b.Drive})
 	}
 	dst.Eig = dst.Eig[:0]
 	if len(s.ps.Eigen) == len(s.p) {
@@ -52,7 +52,7 @@ func (s *Solver) load(st *State) error {
 		if err != nil {
 			return fmt.Errorf("body %d: %w", i, err)
 		}
-		b.origin, b.c, b.q, b.v, b.w, b.driving, b.drive = bs.Origin, bs.C, bs.Q, bs.V, bs.W, bs.Driving, bs.Drive
+		b.Origin, b.C, b.Q, b.V, b.W, b.Driving, b.Drive = bs.Origin, bs.C, bs.Q, bs.V, bs.W, bs.Driving, bs.Drive
 		bodies = append(bodies, b)
 	}
 	s.bodies = bodies
@@ -216,10 +216,10 @@ func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
 		return
 	}
 	b := &s.bodies[i]
-	b.driving = on
-	b.drive = [3]float64{float64(v[0]), float64(v[1]), float64(v[2])}
+	b.Driving = on
+	b.Drive = [3]float64{float64(v[0]), float64(v[1]), float64(v[2])}
 	if on {
-		b.v, b.w = b.drive, [3]float64{}
+		b.V, b.W = b.Drive, [3]float64{}
 	}
 	s.save()
 }

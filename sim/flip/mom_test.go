@@ -17,7 +17,7 @@ func momentum(s *Solver) (liquid, bodies [3]float64) {
 	for i := range s.bodies {
 		b := &s.bodies[i]
 		for a := 0; a < 3; a++ {
-			bodies[a] += b.mass * b.v[a]
+			bodies[a] += b.Mass * b.V[a]
 		}
 	}
 	return liquid, bodies

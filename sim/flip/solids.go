@@ -242,7 +242,7 @@ func (s *Solver) updateSolids(t float64) {
 	}
 	for b := range s.bodies {
 		bd := &s.bodies[b]
-		so.moving = append(so.moving, movingSolid{shape: bd.posed(), lin: bd.vStar, ang: bd.wStar, cen: bd.c, body: b})
+		so.moving = append(so.moving, movingSolid{shape: bd.Posed(), lin: bd.vStar, ang: bd.wStar, cen: bd.C, body: b})
 	}
 	// put back the static occupancy where moving solids were, and clear their flux
 	for _, b := range so.dirty {

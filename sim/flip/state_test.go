@@ -34,8 +34,8 @@ func sameState(t *testing.T, a, b *Solver, what string) {
 	}
 	for i := range a.bodies {
 		p, q := &a.bodies[i], &b.bodies[i]
-		if p.c != q.c || p.q != q.q || p.v != q.v || p.w != q.w {
-			t.Fatalf("%s: body %d differs: %v %v against %v %v", what, i, p.c, p.v, q.c, q.v)
+		if p.C != q.C || p.Q != q.Q || p.V != q.V || p.W != q.W {
+			t.Fatalf("%s: body %d differs: %v %v against %v %v", what, i, p.C, p.V, q.C, q.V)
 		}
 	}
 	if a.time != b.time || a.steps != b.steps {
@@ -141,13 +141,13 @@ func TestHands(t *testing.T) {
 	checkIDs(t, s)
 	s.DriveBody(1, [3]float32{0.5, 0, 0}, true)
 	frames(t, s, 3)
-	if v := s.bodies[1].v; v != [3]float64{0.5, 0, 0} {
+	if v := s.bodies[1].V; v != [3]float64{0.5, 0, 0} {
 		t.Fatalf("a dragged body moves at %v, want 0.5 m/s along x", v)
 	}
 	s.DriveBody(1, [3]float32{0.5, 0, 0}, false)
 	frames(t, s, 1)
-	if v := s.bodies[1].v[0]; !(v > 0.05) {
-		t.Fatalf("a thrown body stopped at once: %v", s.bodies[1].v)
+	if v := s.bodies[1].V[0]; !(v > 0.05) {
+		t.Fatalf("a thrown body stopped at once: %v", s.bodies[1].V)
 	}
 	if err := s.RemoveBody(1); err != nil || len(s.bodies) != 1 {
 		t.Fatalf("RemoveBody: %v, %d bodies", err, len(s.bodies))

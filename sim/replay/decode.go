@@ -360,6 +360,15 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 	*a = Action{Step: j.Step, Op: Op(j.Op), Params: j.Params}
 	if j.Fluid != nil {
 		a.Fluid = &Fluid{Pos: j.Fluid.Pos, Vel: j.Fluid.Vel}
+		if j.Fluid.Material != nil {
+			a.Fluid.Material = make([]uint8, len(j.Fluid.Material))
+			for i, m := range j.Fluid.Material {
+				if m < 0 || m > scene.MaxMaterials {
+					return fmt.Errorf("%s: fluid.material[%d]: %d is outside [0, %d]", path, i, m, scene.MaxMaterials)
+				}
+				a.Fluid.Material[i] = uint8(m)
+			}
+		}
 	}
 	if j.Drain != nil {
 		a.Drain = &Drain{Center: j.Drain.Center, Radius: j.Drain.Radius}

@@ -26,8 +26,9 @@ type (
 		Tools  *toolsJSON                 `json:"tools,omitempty"`
 	}
 	fluidJSON struct {
-		Pos [][3]float32 `json:"pos"`
-		Vel [][3]float32 `json:"vel"`
+		Pos      [][3]float32 `json:"pos"`
+		Vel      [][3]float32 `json:"vel"`
+		Material []int        `json:"material,omitempty"` // numbers, not the base64 string JSON gives a []uint8
 	}
 	drainJSON struct {
 		Center [3]float32 `json:"center"`
@@ -166,6 +167,9 @@ func (a *Action) marshal() ([]byte, error) {
 	switch a.Op {
 	case OpAddFluid:
 		j.Fluid = &fluidJSON{Pos: a.Fluid.Pos, Vel: a.Fluid.Vel}
+		for _, m := range a.Fluid.Material {
+			j.Fluid.Material = append(j.Fluid.Material, int(m))
+		}
 		if j.Fluid.Pos == nil {
 			j.Fluid.Pos, j.Fluid.Vel = [][3]float32{}, [][3]float32{} // [], not null
 		}

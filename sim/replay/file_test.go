@@ -164,6 +164,9 @@ func TestNumbersRoundTripExactly(t *testing.T) {
 		fl := &Fluid{}
 		for k := 0; k < 5; k++ {
 			fl.Pos, fl.Vel = append(fl.Pos, v3()), append(fl.Vel, v3())
+			if i%2 == 1 { // fluid put back with its materials (an undone drain)
+				fl.Material = append(fl.Material, uint8(rng.IntN(scene.MaxMaterials+1)))
+			}
 		}
 		add(Action{Op: OpAddFluid, Fluid: fl})
 		add(Action{Op: OpDrain, Drain: &Drain{Center: v3(), Radius: float32(math.Abs(float64(f32())))}})

@@ -186,6 +186,18 @@ func (lh *loggedHands) AddFluid(pos, vel [][3]float32) int {
 	return k
 }
 
+// Refill implements sim.Refiller: fluid put back with its materials is recorded with them.
+func (lh *loggedHands) Refill(ps []sim.Particle) int {
+	lh.before()
+	k := sim.Refill(lh.h, ps)
+	fl := &Fluid{Pos: make([][3]float32, len(ps)), Vel: make([][3]float32, len(ps)), Material: make([]uint8, len(ps))}
+	for i, p := range ps {
+		fl.Pos[i], fl.Vel[i], fl.Material[i] = p.Pos, p.Vel, p.Material
+	}
+	lh.record(Action{Op: OpAddFluid, Fluid: fl})
+	return k
+}
+
 func (lh *loggedHands) Drain(center [3]float32, radius float32) ([]sim.Particle, error) {
 	lh.before()
 	out, err := lh.h.Drain(center, radius)

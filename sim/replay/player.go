@@ -60,7 +60,11 @@ func apply(s sim.Solver, a *Action) error {
 	}
 	switch a.Op {
 	case OpAddFluid:
-		h.AddFluid(a.Fluid.Pos, a.Fluid.Vel)
+		if a.Fluid.Material != nil {
+			sim.Refill(h, a.Fluid.Particles())
+		} else {
+			h.AddFluid(a.Fluid.Pos, a.Fluid.Vel)
+		}
 	case OpDrain:
 		_, err := h.Drain(a.Drain.Center, a.Drain.Radius)
 		return err

@@ -173,6 +173,21 @@ type Action struct {
 // Fluid is an AddFluid call: particle positions and their velocities, as many of each.
 type Fluid struct {
 	Pos, Vel [][3]float32
+	// Material is each particle's material (scene.Particle's numbering) where fluid is put back as it was
+	// (sim.Refill: an undone drain of several fluids); nil is the mode's own fluid (sim.Hands.AddFluid).
+	Material []uint8
+}
+
+// Particles are the fluid as sim.Refill takes it.
+func (f *Fluid) Particles() []sim.Particle {
+	ps := make([]sim.Particle, len(f.Pos))
+	for i := range ps {
+		ps[i] = sim.Particle{Pos: f.Pos[i], Vel: f.Vel[i]}
+		if f.Material != nil {
+			ps[i].Material = f.Material[i]
+		}
+	}
+	return ps
 }
 
 // Drain is a Drain call: the fluid within Radius of Center is removed.
@@ -371,6 +386,14 @@ func (a *Action) check() error {
 	case OpAddFluid:
 		if len(a.Fluid.Pos) != len(a.Fluid.Vel) {
 			return fmt.Errorf("fluid: %d positions but %d velocities", len(a.Fluid.Pos), len(a.Fluid.Vel))
+		}
+		if a.Fluid.Material != nil && len(a.Fluid.Material) != len(a.Fluid.Pos) {
+			return fmt.Errorf("fluid: %d positions but %d materials", len(a.Fluid.Pos), len(a.Fluid.Material))
+		}
+		for i, m := range a.Fluid.Material {
+			if int(m) > scene.MaxMaterials {
+				return fmt.Errorf("fluid.material[%d]: %d is over the %d materials a scene can name", i, m, scene.MaxMaterials)
+			}
 		}
 		for i := range a.Fluid.Pos {
 			if err := finite32(fmt.Sprintf("fluid.pos[%d]", i), a.Fluid.Pos[i][:]...); err != nil {

@@ -1,8 +1,9 @@
-// Package rigid holds what every particle mode's rigid bodies share: unit quaternions and rotation extraction, and
-// the layout of a reset with bodies, as in unified particle physics (Macklin, Müller, Chentanez & Kim 2014): a body
-// is particles sampled from its shape on the fluid's lattice, each standing for the volume of a fluid particle, with
-// inverse mass by the density ratio. Particle ids: fluid particles are 0..F−1, then each body's particles are one
-// contiguous range.
+// Package rigid holds what every mode's rigid bodies share: unit quaternions and rotation extraction; the layout
+// of a reset with bodies, as in unified particle physics (Macklin, Müller, Chentanez & Kim 2014), where a body is
+// particles sampled from its shape on the fluid's lattice, each standing for the volume of a fluid particle, with
+// inverse mass by the density ratio (particle ids: fluid particles are 0..F−1, then each body's particles are one
+// contiguous range); and Solid, a body held as its shape (the FLIP and SPH modes): mass properties measured on a
+// lattice, the pose, its integration, and inelastic contacts with walls, solids and other bodies.
 package rigid
 
 import (

@@ -8,7 +8,6 @@ import (
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
-	"github.com/slosh/slosh/sim/simtest"
 )
 
 var (
@@ -182,29 +181,4 @@ func solidAt(t *testing.T, s *Solver, at float64) [4]float32 {
 	sh := s.sc.Obstacles[0].ShapeAt(at)
 	c := sh.Center
 	return [4]float32{float32(c[0]), float32(c[1]), float32(c[2]), s.col.Obstacles[0].A[3]}
-}
-
-// Until the mode has rigid bodies (bodystub.go), dropping one, removing one and a scene with bodies say so.
-func TestBodiesNotYet(t *testing.T) {
-	s := newSolver(t, handsScene)
-	n := len(s.x)
-	_, _, err := s.AddBody(scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.2, 0.2, 0.1}, Radius: 0.03}, Density: 500})
-	if err == nil || !strings.Contains(err.Error(), "use pbf or flip") {
-		t.Errorf("AddBody: %v", err)
-	}
-	if err := s.RemoveBody(0); err == nil {
-		t.Error("RemoveBody of a body that is not there succeeded")
-	}
-	s.DriveBody(0, [3]float32{1, 0, 0}, true)
-	if len(s.x) != n {
-		t.Fatal("the body tools changed the particles")
-	}
-	sc := s.sc
-	err = s.Reset(simtest.Parse(t, simtest.HandsScene))
-	if err == nil || !strings.Contains(err.Error(), "rigid bodies") || !strings.Contains(err.Error(), "pbf") {
-		t.Errorf("a scene with a body: %v", err)
-	}
-	if len(s.x) != n || s.sc != sc {
-		t.Error("a refused reset changed the solver")
-	}
 }

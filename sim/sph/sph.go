@@ -125,7 +125,8 @@ type Solver struct {
 	timer           sim.Timer
 	stats           sim.Stats
 
-	hands // the sandbox's tools, scene emitters and blasts (hands.go)
+	hands          // the sandbox's tools, scene emitters and blasts (hands.go)
+	bodies bodySet // rigid bodies (bodies.go)
 
 	good State // the state a failed step goes back to
 
@@ -166,9 +167,6 @@ func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
 // material k the scene's rest density ρ_k and the kinematic viscosity ν_k = μ_k/ρ_k + sph.viscosity (materials.go),
 // material 0 being scene.DefaultMaterial (water).
 func (s *Solver) Reset(sc *scene.Scene) error {
-	if err := s.resetBodies(sc); err != nil {
-		return err
-	}
 	d, err := ResolveSpacing(&s.Cfg, sc)
 	if err != nil {
 		return err
@@ -195,7 +193,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if nu != nil {
 		s.sceneNu, s.palette = nu, sim.ScenePalette(sc)
 	}
-	return nil
+	return s.resetBodies(sc) // rigid bodies (bodies.go)
 }
 
 // ResetMaterials starts from given particles (ids 0..n−1 in order) of the given materials. mats nil is one
@@ -246,6 +244,7 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 	}
 	clear(s.pres)
 	s.steps, s.amax, s.budget = 0, 0, budget
+	s.installBodies(nil) // rigid bodies (bodies.go): Reset adds the scene's after this
 	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
 	s.stats = sim.Stats{Particles: n}
 	s.sceneNu, s.palette = nil, nil
@@ -382,6 +381,7 @@ func (s *Solver) Step(dt float64) error {
 
 // substep is one pass of Algorithm 2 (PCISPH) or Algorithm 1 (WCSPH).
 func (s *Solver) substep(dt float64) {
+	s.beginBodies(dt) // rigid bodies (bodies.go): poses at t and as predicted at t + Δt
 	s.sortByCell()
 	s.timer.Mark("grid")
 	s.findNeighbors()
@@ -390,6 +390,7 @@ func (s *Solver) substep(dt float64) {
 	s.timer.Mark("density")
 	s.nonPressure()
 	s.timer.Mark("forces")
+	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
 		s.pressureAccelPredict(s.pres, float32(dt), false)
 		copy(s.rs, s.r)
@@ -399,6 +400,7 @@ func (s *Solver) substep(dt float64) {
 	} else {
 		s.solvePCISPH(dt)
 	}
+	s.stepBodies(dt) // rigid bodies (bodies.go): the reaction at the final pressures, then the bodies' step
 	s.x, s.xs = s.xs, s.x
 	s.v, s.vs = s.vs, s.v
 }
@@ -492,12 +494,16 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 		}
 	}
 	sum := dv.W0 + dv.Poly6.Coef()*acc
+	var phi, gx, gy, gz float32
 	if hyd != nil {
-		phi, gr, mg := s.col.BoundaryMoment(&dv.Wall, &dv.Ghost, s.Cfg.Gravity, p[0], p[1], p[2])
+		var gr, mg [3]float32
+		phi, gr, mg = s.col.BoundaryMoment(&dv.Wall, &dv.Ghost, s.Cfg.Gravity, p[0], p[1], p[2])
+		gx, gy, gz = gr[0], gr[1], gr[2]
 		*hyd = [4]float32{mg[0], mg[1], mg[2], 0}
-		return dv.V0*sum + phi, [4]float32{gr[0], gr[1], gr[2], phi}
+	} else {
+		phi, gx, gy, gz = s.col.Boundary(&dv.Wall, p[0], p[1], p[2])
 	}
-	phi, gx, gy, gz := s.col.Boundary(&dv.Wall, p[0], p[1], p[2])
+	phi, gx, gy, gz = s.bodyBoundary(p, phi, gx, gy, gz) // rigid bodies (bodies.go)
 	return dv.V0*sum + phi, [4]float32{gx, gy, gz, phi}
 }
 
@@ -870,6 +876,7 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			v := [4]float32{s.v[i][0] + dt*tx, s.v[i][1] + dt*ty, s.v[i][2] + dt*tz, 0}
 			q := [4]float32{pi[0] + dt*v[0], pi[1] + dt*v[1], pi[2] + dt*v[2], 0}
 			c := q
+			s.bodyApply(&c) // rigid bodies (bodies.go)
 			s.col.Apply(&c)
 			if c != q {
 				inv := 1 / dt
@@ -884,6 +891,7 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	})
 	s.accMax = acc
 	s.limited = total
+	s.followBodies(pres, dt, zero) // rigid bodies (bodies.go): the prediction follows these pressures
 }
 
 // predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines

@@ -2,6 +2,7 @@ package sph
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -37,6 +38,9 @@ type State struct {
 	// the same for the pouring tool.
 	Emitted []float32
 	ToolAcc float32
+	// Bodies are the rigid bodies as bodies.go writes them (appendBodyState), read against the solver's scene when
+	// the state is loaded; empty is none.
+	Bodies []byte
 }
 
 // N is the particle count.
@@ -60,6 +64,9 @@ const (
 	headBytes     = len(stateMagic) + 4 + 8*8 // magic, version, spacing, time, steps, amax, flags, three counts
 	particleBytes = 16 + 16 + 4 + 1 + 4       // position, velocity, id, material, pressure
 	materialBytes = 8
+	// maxStateBodyBytes bounds the bodies' part: two counts, the bodies' description as a scene file, and each
+	// body's dynamic state.
+	maxStateBodyBytes = 16 + scene.MaxFileBytes + scene.MaxBodies*256
 )
 
 // Encode writes the state in its binary form.
@@ -72,7 +79,7 @@ func (st *State) Encode(w io.Writer) error {
 	for _, v := range []any{
 		[]byte(stateMagic), uint32(stateVersion), st.Spacing, st.Time, int64(st.Steps), st.Amax, flags,
 		int64(len(st.Pos)), int64(len(st.Materials)), int64(len(st.Emitted)),
-		st.Pos, st.Vel, st.ID, st.Mat, st.Pres, st.Materials, st.Emitted, st.ToolAcc,
+		st.Pos, st.Vel, st.ID, st.Mat, st.Pres, st.Materials, st.Emitted, st.ToolAcc, int64(len(st.Bodies)), st.Bodies,
 	} {
 		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
 			return fmt.Errorf("writing the sph state: %w", err)
@@ -115,7 +122,7 @@ func DecodeState(r io.Reader) (*State, error) {
 	case steps < 0 || steps > maxStateSteps:
 		return nil, fmt.Errorf("sph state: steps: %d is outside [0, %d]", steps, int64(maxStateSteps))
 	}
-	need := int64(headBytes) + n*particleBytes + nm*materialBytes + ne*4 + 4
+	need := int64(headBytes) + n*particleBytes + nm*materialBytes + ne*4 + 4 + 8
 	if left >= 0 && need > left {
 		return nil, fmt.Errorf("sph state: it declares %d particles, %d materials and %d emitters, %d bytes, but holds %d bytes: it is truncated or damaged",
 			n, nm, ne, need, left)
@@ -147,6 +154,16 @@ func DecodeState(r io.Reader) (*State, error) {
 	}
 	if err := binary.Read(br, le, &st.ToolAcc); err != nil {
 		return fail("pouring tool", err)
+	}
+	var nb int64
+	if err := binary.Read(br, le, &nb); err != nil {
+		return fail("bodies' length", err)
+	}
+	if nb < 0 || nb > maxStateBodyBytes || (left >= 0 && need+nb > left) {
+		return nil, fmt.Errorf("sph state: the bodies take %d bytes, outside [0, %d] or more than the state holds: it is truncated or damaged", nb, maxStateBodyBytes)
+	}
+	if st.Bodies, err = binio.ReadArray[byte](br, nb); err != nil {
+		return fail("bodies", err)
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, errors.New("sph state: unexpected data after the end")
@@ -277,12 +294,25 @@ func (s *Solver) LoadState(st *State) error {
 	if err := s.checkRun(st); err != nil {
 		return fmt.Errorf("sph: %w", err)
 	}
+	var list []body
+	if len(st.Bodies) > 0 {
+		br := bytes.NewReader(st.Bodies)
+		l, err := s.readBodyState(br)
+		if err != nil {
+			return fmt.Errorf("sph state: %w", err)
+		}
+		if br.Len() != 0 {
+			return fmt.Errorf("sph state: %d bytes after the bodies: the state is damaged", br.Len())
+		}
+		list = l
+	}
 	if st.Spacing != s.spacing {
 		if err := s.derive(st.Spacing, s.budget); err != nil {
 			return err
 		}
 	}
 	s.loadState(st)
+	s.installBodies(list)
 	s.save()
 	return nil
 }
@@ -314,6 +344,11 @@ func (s *Solver) loadState(st *State) {
 func (s *Solver) WriteState(w io.Writer) error {
 	var st State
 	s.SaveState(&st)
+	var b bytes.Buffer
+	if err := s.appendBodyState(&b); err != nil {
+		return err
+	}
+	st.Bodies = b.Bytes()
 	return st.Encode(w)
 }
 

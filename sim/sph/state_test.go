@@ -9,6 +9,7 @@ import (
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/simtest"
 )
 
 // handsScene is a small pool with a sphere obstacle moving back and forth, an emitter pouring into it and a blast
@@ -58,14 +59,14 @@ func sameState(t *testing.T, a, b *Solver, what string) {
 		}
 	}
 	var bx, by bytes.Buffer
-	if err := x.Encode(&bx); err != nil {
+	if err := a.WriteState(&bx); err != nil {
 		t.Fatal(err)
 	}
-	if err := y.Encode(&by); err != nil {
+	if err := b.WriteState(&by); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(bx.Bytes(), by.Bytes()) {
-		t.Fatalf("%s: the states differ (materials, emitters or the last step's acceleration): %+v %g %v against %+v %g %v",
+		t.Fatalf("%s: the states differ (materials, emitters, bodies or the last step's acceleration): %+v %g %v against %+v %g %v",
 			what, x.Materials, x.Amax, x.Emitted, y.Materials, y.Amax, y.Emitted)
 	}
 }
@@ -86,6 +87,7 @@ func TestStateContinuesBitForBit(t *testing.T) {
 		{"wcsph", handsScene, []string{"sph.pressure=wcsph", "sph.stiffness=2e4"}, nil},
 		{"two fluids", layersScene, []string{"sph.warm_start=true", "sph.tension=5"}, nil},
 		{"loaded where sph.spacing changed", handsScene, nil, []string{"sph.spacing=0.03"}},
+		{"a floating body", simtest.HandsScene, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newSolver(t, c.scene, c.sets...)

@@ -1,0 +1,102 @@
+package rigid
+
+import (
+	"math"
+	"testing"
+
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// NewSolid measures mass, centre and inertia against the exact values of a box and a sphere, and puts its contact
+// points on the surface.
+func TestNewSolidMassProperties(t *testing.T) {
+	cases := []struct {
+		name    string
+		spec    scene.Body
+		mass    float64
+		inertia [3]float64 // principal moments in the rest frame
+	}{
+		{"box", scene.Body{Shape: scene.Shape{Kind: scene.ShapeBox, Center: scene.Vec3{0.3, 0.2, 0.1}, Size: scene.Vec3{0.2, 0.1, 0.06}}, Density: 500},
+			500 * 0.2 * 0.1 * 0.06, [3]float64{
+				500 * 0.2 * 0.1 * 0.06 / 12 * (0.1*0.1 + 0.06*0.06),
+				500 * 0.2 * 0.1 * 0.06 / 12 * (0.2*0.2 + 0.06*0.06),
+				500 * 0.2 * 0.1 * 0.06 / 12 * (0.2*0.2 + 0.1*0.1)}},
+		{"sphere", scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.5, 0.5, 0.5}, Radius: 0.05}, Density: 2000},
+			2000 * 4 * math.Pi / 3 * 0.05 * 0.05 * 0.05, [3]float64{}},
+	}
+	cases[1].inertia = [3]float64{0.4 * cases[1].mass * 0.0025, 0.4 * cases[1].mass * 0.0025, 0.4 * cases[1].mass * 0.0025}
+	for _, c := range cases {
+		b, err := NewSolid(c.spec, 0.02)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := math.Abs(b.Mass/c.mass - 1); r > 0.01 {
+			t.Errorf("%s: mass %.5g kg, exact %.5g (%.2f %% off)", c.name, b.Mass, c.mass, 100*r)
+		}
+		for a := 0; a < 3; a++ {
+			if d := math.Abs(b.Origin[a] - c.spec.Center[a]); d > 1e-6 {
+				t.Errorf("%s: centre of mass %v, exact %v", c.name, b.Origin, c.spec.Center)
+			}
+			if r := math.Abs(b.IBody[a][a]/c.inertia[a] - 1); r > 0.02 {
+				t.Errorf("%s: inertia about axis %d %.4g, exact %.4g (%.2f %% off)", c.name, a, b.IBody[a][a], c.inertia[a], 100*r)
+			}
+		}
+		if len(b.Hull) < maxHull/4 || len(b.Hull) >= 2*maxHull {
+			t.Fatalf("%s: %d hull points", c.name, len(b.Hull))
+		}
+		for _, o := range b.Hull {
+			p := scene.Vec3{b.Origin[0] + o[0], b.Origin[1] + o[1], b.Origin[2] + o[2]}
+			if d := c.spec.Distance(p); math.Abs(d) > 1e-9 {
+				t.Fatalf("%s: a hull point lies %.3g m off the surface", c.name, d)
+			}
+		}
+	}
+	if _, err := NewSolid(scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Radius: 0.05}}, 0.02); err == nil {
+		t.Error("a body of density 0 was measured")
+	}
+}
+
+// ContactStatic keeps a body in the domain and out of a solid and takes the velocity into them; ContactSolids
+// separates two overlapping bodies and makes their approach inelastic, keeping momentum.
+func TestContacts(t *testing.T) {
+	dom := scene.Box{Min: scene.Vec3{0, 0, 0}, Max: scene.Vec3{1, 1, 1}}
+	b, err := NewSolid(scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.5, 0.03, 0.5}, Radius: 0.05}, Density: 1000}, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.V = [3]float64{0.3, -2, 0}
+	b.ContactStatic(dom, nil)
+	if low := b.C[1] - 0.05; math.Abs(low-ContactMargin) > 1e-9 {
+		t.Errorf("the sphere's bottom is at %g after the floor's contact, want the margin %g", low, ContactMargin)
+	}
+	if b.V != [3]float64{0.3, 0, 0} {
+		t.Errorf("after the floor's contact the sphere moves at %v, want (0.3, 0, 0)", b.V)
+	}
+	// a solid: the half-space x > 0.6
+	wall := func(p scene.Vec3) (float64, scene.Vec3) { return 0.6 - p[0], scene.Vec3{-1, 0, 0} }
+	b.C = [3]float64{0.57, 0.5, 0.5}
+	b.V = [3]float64{1, 0, 0}
+	b.ContactStatic(dom, wall)
+	if right := b.C[0] + 0.05; right > 0.6+1e-3 {
+		t.Errorf("the sphere reaches x = %g inside the solid from 0.6", right)
+	}
+	if b.V[0] > 0 {
+		t.Errorf("the sphere still moves into the solid at %g m/s", b.V[0])
+	}
+
+	a, _ := NewSolid(scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.4, 0.5, 0.5}, Radius: 0.05}, Density: 1000}, 0.02)
+	c, _ := NewSolid(scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.48, 0.5, 0.5}, Radius: 0.05}, Density: 3000}, 0.02)
+	a.V, c.V = [3]float64{2, 0, 0}, [3]float64{-1, 0, 0}
+	p0 := a.Mass*a.V[0] + c.Mass*c.V[0]
+	ContactSolids(&a, &c)
+	if gap := c.C[0] - a.C[0]; gap < 0.1-0.005 {
+		t.Errorf("the spheres' centres are %g apart after the contact, want about 0.1", gap)
+	}
+	if p1 := a.Mass*a.V[0] + c.Mass*c.V[0]; math.Abs(p1-p0) > 1e-9*math.Abs(p0) {
+		t.Errorf("the contact changed the momentum from %g to %g", p0, p1)
+	}
+	// inelastic along the contact normal, which the surface points give to within their spacing
+	if a.V[0]-c.V[0] > 0.05*3 {
+		t.Errorf("after the contact the spheres still approach at %g m/s of the 3 they met at", a.V[0]-c.V[0])
+	}
+}
