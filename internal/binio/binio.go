@@ -49,3 +49,25 @@ func Open(r io.Reader, magic, kind string) (*bufio.Reader, int64, error) {
 	}
 	return br, left, nil
 }
+
+// Write writes values little-endian, in order, through a buffer; kind names the state in the error ("pbf").
+func Write(w io.Writer, kind string, values ...any) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for _, v := range values {
+		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
+			return fmt.Errorf("writing the %s state: %w", kind, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the %s state: %w", kind, err)
+	}
+	return nil
+}
+
+// End checks that br, after a state's last field, holds nothing more.
+func End(br *bufio.Reader, kind string) error {
+	if _, err := br.ReadByte(); err != io.EOF {
+		return fmt.Errorf("%s state: unexpected data after the end", kind)
+	}
+	return nil
+}

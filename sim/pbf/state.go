@@ -1,7 +1,6 @@
 package pbf
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -192,8 +191,6 @@ type bodyWire struct {
 
 // Encode writes the state in its binary form.
 func (st *State) Encode(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	le := binary.LittleEndian
 	hasBodies := int64(0)
 	if len(st.Bodies) > 0 {
 		hasBodies = 1
@@ -211,15 +208,7 @@ func (st *State) Encode(w io.Writer) error {
 		}
 	}
 	head = append(head, st.Emitted, int64(len(st.Reach)), st.Reach)
-	for _, v := range head {
-		if err := binary.Write(bw, le, v); err != nil {
-			return fmt.Errorf("writing the pbf state: %w", err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing the pbf state: %w", err)
-	}
-	return nil
+	return binio.Write(w, "pbf", head...)
 }
 
 // DecodeState reads a state Encode wrote and validates it. The counts it declares are checked before anything
@@ -313,8 +302,8 @@ func DecodeState(r io.Reader) (*State, error) {
 			return nil, fmt.Errorf("pbf state: truncated frame measurements: %w", err)
 		}
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, errors.New("pbf state: unexpected data after the end")
+	if err := binio.End(br, "pbf"); err != nil {
+		return nil, err
 	}
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("pbf state: %w", err)

@@ -1,10 +1,8 @@
 package sph
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -71,24 +69,14 @@ const (
 
 // Encode writes the state in its binary form.
 func (st *State) Encode(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
 	flags := int64(0)
 	if st.ConfigMaterial {
 		flags = 1
 	}
-	for _, v := range []any{
+	return binio.Write(w, "sph",
 		[]byte(stateMagic), uint32(stateVersion), st.Spacing, st.Time, int64(st.Steps), st.Amax, flags,
 		int64(len(st.Pos)), int64(len(st.Materials)), int64(len(st.Emitted)),
-		st.Pos, st.Vel, st.ID, st.Mat, st.Pres, st.Materials, st.Emitted, st.ToolAcc, int64(len(st.Bodies)), st.Bodies,
-	} {
-		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
-			return fmt.Errorf("writing the sph state: %w", err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing the sph state: %w", err)
-	}
-	return nil
+		st.Pos, st.Vel, st.ID, st.Mat, st.Pres, st.Materials, st.Emitted, st.ToolAcc, int64(len(st.Bodies)), st.Bodies)
 }
 
 // DecodeState reads a state Encode wrote and validates it. The counts it declares are checked before anything is
@@ -165,8 +153,8 @@ func DecodeState(r io.Reader) (*State, error) {
 	if st.Bodies, err = binio.ReadArray[byte](br, nb); err != nil {
 		return fail("bodies", err)
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, errors.New("sph state: unexpected data after the end")
+	if err := binio.End(br, "sph"); err != nil {
+		return nil, err
 	}
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("sph state: %w", err)
