@@ -1,9 +1,7 @@
 package flip
 
 import (
-	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -69,7 +67,7 @@ type bodyWire struct {
 func (st *State) Encode(w io.Writer, sc *scene.Scene) error {
 	var specs []byte
 	if len(st.Bodies) > 0 {
-		one := sc.Portable()
+		one := *sc.Portable() // a copy: Portable returns the scene itself for built-in scenes, which must keep its bodies
 		one.Bodies = make([]scene.Body, len(st.Bodies))
 		for i := range st.Bodies {
 			one.Bodies[i] = st.Bodies[i].Spec
@@ -79,7 +77,6 @@ func (st *State) Encode(w io.Writer, sc *scene.Scene) error {
 			return fmt.Errorf("writing the flip state's bodies: %w", err)
 		}
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
 	items := []any{
 		[]byte(stateMagic), uint32(stateVersion), st.Cell, st.Mass, st.Time, int64(st.Steps),
 		int64(len(st.Pos)), int64(len(st.Emitted)), int64(len(specs)), int64(len(st.Bodies)), int64(len(st.Eig)),
@@ -93,15 +90,7 @@ func (st *State) Encode(w io.Writer, sc *scene.Scene) error {
 		items = append(items, wire)
 	}
 	items = append(items, st.Eig)
-	for _, v := range items {
-		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
-			return fmt.Errorf("writing the flip state: %w", err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing the flip state: %w", err)
-	}
-	return nil
+	return binio.Write(w, "flip", items...)
 }
 
 const headBytes = len(stateMagic) + 4 + 8*9
@@ -193,8 +182,8 @@ func DecodeState(r io.Reader, sc *scene.Scene) (*State, error) {
 	if st.Eig, err = binio.ReadArray[float64](br, neig); err != nil {
 		return fail("power-iteration vector", err)
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, errors.New("flip state: unexpected data after the end")
+	if err := binio.End(br, "flip"); err != nil {
+		return nil, err
 	}
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("flip state: %w", err)
