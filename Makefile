@@ -89,6 +89,8 @@ bench: build
 			./$(BIN) bench --scene docs/bench/flip-dambreak-$$g.json --frames 3 --warmup 2 --set flip.pressure=$$p --set flip.substeps=2 --set flip.substeps_max=2 --json $(BENCH_OUT)/flip-$$p-$$g.json
 		done
 	done
+	# SPH: PCISPH on the shared 97k dam break (510 steps at η = 0.1 %)
+	./$(BIN) bench --scene bench-dambreak --frames 30 --warmup 0 --json $(BENCH_OUT)/sph-bench-dambreak.json
 	if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then
 		$(GO) test -bench 'Step' -benchtime 5x -run XXX ./gpu/pbf/
 		for n in 8000 32000 128000; do
