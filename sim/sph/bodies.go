@@ -34,9 +34,9 @@ import (
 //
 // The mirror alone gives the ghosts inside the body particle i's own pressure; the water's pressure falls across
 // the surface, so each wetted face pushed with the pressure up to a kernel radius deeper, and bodies floated a third
-// of a spacing high. hydroTable's correction (after Adami, Hu & Adams 2012) joins the non-pressure forces once a
-// step; with it spheres of a half and a quarter of the water's density float 45 % and 22 % submerged at 2 cm
-// spacing (6 spacings across), 47.7 % and 23.8 % at 1 cm.
+// of a spacing high. The hydrostatic correction (hydroForce, after Adami, Hu & Adams 2012) joins the non-pressure forces once a
+// step; with it spheres of a half and a quarter of the water's density float 52 % and 28 % submerged at 2 cm
+// spacing (6 spacings across; without it, 39 % and 18 %).
 //
 // A step (substep in sph.go): the bodies' Φ at x(t) uses their pose at t (beginBodies); the pressure solve —
 // predicted densities and the collision projection of the predicted positions (bodyApply: particles are kept a
@@ -66,7 +66,6 @@ type body struct {
 
 // bodySet holds the bodies and their per-step scratch.
 type bodySet struct {
-	hydro   hydroTable
 	scale   []float32 // per particle: the share of the hydrostatic correction it takes this step
 	near    []int32   // the particles within h of a body at t: the only ones its pressure force acts on
 	flag    []bool
@@ -239,12 +238,11 @@ func (s *Solver) followBodies(pres []float32, dt float32, zero bool) {
 }
 
 // predictBodies adds the hydrostatic part of the bodies' mirrored pressure to the non-pressure accelerations (see
-// hydroTable) and switches Φ and the collision projection to the predicted poses for the pressure solve.
+// hydroForce) and switches Φ and the collision projection to the predicted poses for the pressure solve.
 func (s *Solver) predictBodies() {
 	if len(s.bodies.list) == 0 {
 		return
 	}
-	s.bodies.hydro.update(&s.dv)
 	s.bodies.scale = grow.Resize(s.bodies.scale, len(s.x))
 	s.bodies.flag = grow.Resize(s.bodies.flag, len(s.x))
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
@@ -317,10 +315,11 @@ func (s *Solver) smoothPressure(i int) float32 {
 
 // hydroForce is the force on particle i from the hydrostatic part of a body's mirrored pressure, the body at
 // distance d along its outward normal n: −c_i ρ0_i (1 − Φ_i)/(1 − Φ_k) T with T = B_n g_n n + B_t g_t
-// (hydroTable) and c_i = V_i²/V0 (Monaghan's form) or V_i/2 (Müller's).
+// (the first moments, Derived.Ghost) and c_i = V_i²/V0 (Monaghan's form) or V_i/2 (Müller's).
 func (s *Solver) hydroForce(i int, d, nx, ny, nz float32) [3]float32 {
 	ph, _ := s.dv.Wall.At(d)
-	bn, bt := s.bodies.hydro.at(d)
+	al, be := s.dv.Ghost.At(d)
+	bn, bt := -al, -be
 	g := s.Cfg.Gravity
 	gn := g[0]*nx + g[1]*ny + g[2]*nz
 	vi := s.vol[i]
@@ -397,13 +396,13 @@ func (s *Solver) bodyApply(c *[4]float32) {
 	}
 }
 
-// hydroTable is the hydrostatic correction of the mirrored pressure. The mirror gives each ghost of a body particle
+// The hydrostatic correction of the bodies' mirrored pressure. The mirror gives each ghost of a body particle
 // i's own pressure, p_b = p_i; the fluid's pressure falls across the surface by ρ0 g·(x_b − x_i) (Adami, Hu &
 // Adams 2012 extrapolate the wall pressure so), and without that term each wetted face pushes with the pressure up
 // to a kernel radius deeper. The ghosts' sum Σ_b V0 (g·(x_b − x_i)) ∇W_ib over the half-lattice beyond a plane at
 // distance d is T = B_n(d) (g·n) n + B_t(d) g_t, n the outward normal and g_t gravity's tangential part, with
 // B_n = Σ V0 |W'| z_b²/r and B_t = Σ V0 |W'| s_b²/r (z_b the ghost's depth beyond the particle, s_b one lateral
-// offset), tabulated like the walls' Φ. It does not depend on the pressures, so it joins the non-pressure forces
+// offset): the walls' first moments, B_n = −α and B_t = −β of solid.WallMoment (Derived.Ghost). It does not depend on the pressures, so it joins the non-pressure forces
 // once a step (predictBodies), and the body takes its reaction with the pressure's. It is clamped where the
 // water's pressure is too low to give it (a splash under a body must not stick to it).
 //
@@ -415,64 +414,11 @@ func (s *Solver) bodyApply(c *[4]float32) {
 //	1/2                  38.8 %                      45.1 %                     47.7 %
 //	1/4                  17.9 %                      22.0 %                     23.8 %
 //
+// (measured before the walls' ghosts carried the hydrostatic gradient too and the collision radius became a
+// quarter spacing; at 2 cm now: 52 % and 28 %).
+//
 // (Twice the term floated a half-density box 4 spacings tall at 50 %, but spheres too deep, 54 % and 31 %: no
 // gain fits every shape, so the term is kept as derived.)
-type hydroTable struct {
-	h, d, v0 float32
-	invStep  float32
-	last     int
-	bn, bt   []float32
-}
-
-// update tabulates B_n and B_t for the step's kernel radius, spacing and particle volume (again only when they
-// changed).
-func (t *hydroTable) update(dv *Derived) {
-	if t.h == dv.H && t.d == dv.Spacing && t.v0 == dv.V0 && t.bn != nil {
-		return
-	}
-	h, d, v0 := float64(dv.H), float64(dv.Spacing), float64(dv.V0)
-	step := d / solid.WallPerSpacing
-	last := int(math.Ceil(h/step-1e-9)) + 1
-	t.h, t.d, t.v0, t.invStep, t.last = dv.H, dv.Spacing, dv.V0, float32(1/step), last
-	t.bn, t.bt = make([]float32, last+1), make([]float32, last+1)
-	cs := 45 / (math.Pi * math.Pow(h, 6))
-	n := int(math.Ceil(h / d))
-	for k := 0; k <= last; k++ {
-		dk := float64(k) * step
-		var bn, bt float64
-		for l := 0; ; l++ {
-			z := dk + (float64(l)+0.5)*d
-			if z >= h {
-				break
-			}
-			for j := -n; j <= n; j++ {
-				for i := -n; i <= n; i++ {
-					sx, sy := float64(i)*d, float64(j)*d
-					r2 := sx*sx + sy*sy + z*z
-					if r2 >= h*h {
-						continue
-					}
-					r := math.Sqrt(r2)
-					w := v0 * cs * (h - r) * (h - r) / r
-					bn += w * z * z
-					bt += w * sx * sx
-				}
-			}
-		}
-		t.bn[k], t.bt[k] = float32(bn), float32(bt)
-	}
-}
-
-// at interpolates B_n and B_t at distance d (0 from h on; d < 0 reads d = 0).
-func (t *hydroTable) at(d float32) (bn, bt float32) {
-	if d >= t.h {
-		return 0, 0
-	}
-	x := max(d, 0) * t.invStep
-	k := min(int(x), t.last-1)
-	f := x - float32(k)
-	return t.bn[k] + f*(t.bn[k+1]-t.bn[k]), t.bt[k] + f*(t.bt[k+1]-t.bt[k])
-}
 
 // wallCoefficient is cb_i of pressureAccelPredict: the mirrored pressure force on particle i is −cb_i ∇Φ_i.
 func (s *Solver) wallCoefficient(p, vi float32) float32 {

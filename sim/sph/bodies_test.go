@@ -54,7 +54,7 @@ func waterLevel(s *Solver, area float64) float64 {
 // A body floats by its density: spheres 6 spacings across of a half and a quarter of the water's density, dropped
 // from just above the water, settle for a second; the submerged fraction of each, averaged over the next second,
 // is its density ratio to within 7 and 5 points (measured 45.3 % and 22.7 %: the coupling's error is first order in
-// the spacing, hydroTable). Without the hydrostatic correction of the mirrored pressure they float at about 38 and
+// the spacing, hydroForce). Without the hydrostatic correction of the mirrored pressure they float at about 38 and
 // 18 %.
 func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
 	s := newSolver(t, pond(`{"shape": "sphere", "center": [0.15, 0.2, 0.15], "radius": 0.06, "density": 500},
