@@ -90,7 +90,7 @@ type Sample struct {
 type Panels struct {
 	ring      []Sample
 	plotNames []string    // the plotted figures' names; a step plotting others starts a new history
-	plotUnit  string      // their unit
+	plotUnits []string    // their units: figures of one unit share a scale
 	series    [][]float32 // per plotted figure, a ring of its values for imgui's plot
 	start, n  int         // oldest sample and count
 	lastSteps int
@@ -123,17 +123,16 @@ func NewPanels() *Panels {
 // count or time that goes backwards means the scene was reset, and starts a new history, as does a step that plots
 // other figures (another mode); the same step twice is recorded once.
 func (p *Panels) Record(s sim.Stats) {
-	var names []string
-	unit := ""
+	var names, units []string
 	for _, f := range s.Figures {
 		if f.Plot {
 			names = append(names, f.Name)
-			unit = f.Unit
+			units = append(units, f.Unit)
 		}
 	}
-	if !slices.Equal(names, p.plotNames) {
+	if !slices.Equal(names, p.plotNames) || !slices.Equal(units, p.plotUnits) {
 		p.ClearHistory()
-		p.plotNames, p.plotUnit = names, unit
+		p.plotNames, p.plotUnits = names, units
 		p.series = make([][]float32, len(names))
 		for k := range p.series {
 			p.series[k] = make([]float32, HistoryLen)
@@ -684,9 +683,9 @@ func (p *Panels) passTable(id string, passes []sim.Pass, total float64, em float
 	imgui.EndTable()
 }
 
-// figurePlot draws the plotted figures over the recorded steps on a shared scale (PBF's density error mean and
-// max, the way the PBF paper's Figure 4 plots density over a simulation): the first in the plot colour, the
-// others in the warning colour.
+// figurePlot draws the plotted figures over the recorded steps, those of one unit on a shared scale (PBF's density
+// error mean and max, the way the PBF paper's Figure 4 plots density over a simulation; SPH's iterations and time
+// step each on their own): the first of each unit in the plot colour, the others in the warning colour.
 func (p *Panels) figurePlot(em float32) {
 	if len(p.plotNames) == 0 {
 		return
@@ -695,34 +694,48 @@ func (p *Panels) figurePlot(em float32) {
 		textDisabled(p.plotNames[0] + ": no steps recorded yet")
 		return
 	}
-	top := float32(0)
-	for _, ser := range p.series {
-		for k := 0; k < p.n; k++ {
-			top = max(top, ser[(p.start+k)%len(ser)])
+	top := map[string]float32{}
+	var units []string // in order of first appearance
+	for k, ser := range p.series {
+		u := p.plotUnits[k]
+		if _, ok := top[u]; !ok {
+			units = append(units, u)
+			top[u] = 0
+		}
+		for j := 0; j < p.n; j++ {
+			top[u] = max(top[u], ser[(p.start+j)%len(ser)])
 		}
 	}
-	if !(top > 0) {
-		top = 1
+	for u, t := range top {
+		if !(t > 0) {
+			t = 1
+		}
+		top[u] = 1.1 * t
 	}
-	top *= 1.1
 	first := p.ring[p.start]
 	last := p.ring[(p.start+p.n-1)%len(p.ring)]
 	imgui.Text(fmt.Sprintf("Last %.2f s", last.Time-first.Time))
 	size := imgui.Vec2{X: imgui.ContentRegionAvail().X, Y: 4.5 * em} // PlotLines takes no negative widths
 	for k, name := range p.plotNames {
-		if k > 0 {
+		u := p.plotUnits[k]
+		warn := slices.Index(p.plotUnits, u) != k // not the first of its unit
+		if warn {
 			imgui.PushStyleColor(imgui.StyleColorPlotLines, colorWarning)
 		}
 		label := name
 		if k < len(last.Values) {
-			label = fmt.Sprintf("%s %s", name, sim.FormatValue(last.Values[k], p.plotUnit))
+			label = fmt.Sprintf("%s %s", name, sim.FormatValue(last.Values[k], u))
 		}
-		imgui.PlotLinesV("##"+name, p.series[k][:p.n], p.start, label, 0, top, size)
-		if k > 0 {
+		imgui.PlotLinesV("##"+name, p.series[k][:p.n], p.start, label, 0, top[u], size)
+		if warn {
 			imgui.PopStyleColor()
 		}
 	}
-	textDisabled(fmt.Sprintf("all 0 to %s, t = %.2f to %.2f s", sim.FormatValue(float64(top), p.plotUnit), first.Time, last.Time))
+	scales := make([]string, len(units))
+	for i, u := range units {
+		scales[i] = "0 to " + sim.FormatValue(float64(top[u]), u)
+	}
+	textDisabled(fmt.Sprintf("%s, t = %.2f to %.2f s", strings.Join(scales, "; "), first.Time, last.Time))
 }
 
 // groupDigits writes 1234567 as "1 234 567".

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,8 +48,12 @@ func TestParameterPanelDrawsEveryKind(t *testing.T) {
 	u := newTestUI(t)
 	tp := newTestParams()
 	p := NewPanels()
-	for i := 0; i < 50; i++ {
-		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, Figures: errFigures(0.1*float64(i%7), 1)})
+	for i := 0; i < 50; i++ { // density errors in %, and iterations on a scale of their own
+		figs := append(errFigures(0.1*float64(i%7), 1), sim.Figure{Name: "iterations", Value: float64(3 + i%5), Plot: true})
+		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, Figures: figs})
+	}
+	if !slices.Equal(p.plotUnits, []string{"%", "%", ""}) {
+		t.Fatalf("plotted units %q, want the errors' and the iterations'", p.plotUnits)
 	}
 	m := &Model{
 		Title: "slosh", Modes: []string{"pbf", "flip"}, Mode: 1, Scenes: []string{"dambreak", "pool"},

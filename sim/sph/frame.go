@@ -83,10 +83,10 @@ func (s *Solver) finish() error {
 		sim.Figure{Name: FigDensityErrMax, Value: 100 * s.errMax, Unit: "%", Plot: true, Warn: s.etaMissed},
 	)
 	if s.Cfg.Pressure == PCISPH {
-		figs = append(figs, sim.Figure{Name: FigIterations, Value: float64(s.itersMax), Warn: s.etaMissed})
+		figs = append(figs, sim.Figure{Name: FigIterations, Value: float64(s.itersMax), Plot: true, Warn: s.etaMissed})
 	}
 	figs = append(figs,
-		sim.Figure{Name: FigTimeStep, Value: 1000 * s.dtInner, Unit: "ms"},
+		sim.Figure{Name: FigTimeStep, Value: 1000 * s.dtInner, Unit: "ms", Plot: true},
 		sim.Figure{Name: FigNeighborsMean, Value: float64(nsum) / float64(max(1, len(s.x)))},
 	)
 	if s.clip > 0 {
