@@ -16,7 +16,7 @@ import (
 // (sim/blast) push the fluid at the step's start, and moving obstacles and the paddle (a kinematic sphere,
 // sim/solid.Moved) are placed where they are at each substep's end, where both the solids' density map and the
 // collision projection meet them, so the paddle pushes the fluid out of its way as the walls do. Ids stay 0..N−1:
-// draining renumbers the rest in order. Rigid bodies are bodystub.go's.
+// draining renumbers the rest in order. Rigid bodies are bodies.go's.
 
 // hands is the solver's part that the tools and emitters keep between steps.
 type hands struct {
