@@ -93,22 +93,10 @@ func (s *Solver) Params() *param.Set { return s.params }
 // Derived returns the constants of the current step.
 func (s *Solver) Derived() Derived { return s.dv }
 
-// ResolveSpacing picks the particle spacing for a scene under a configuration: a particle count wins over a
-// spacing, and either wins over the scene's own.
-func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
-	switch {
-	case c.Particles > 0:
-		return sc.SpacingFor(int(c.Particles))
-	case c.Spacing > 0:
-		return float64(c.Spacing), nil
-	}
-	return sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
-}
-
 // Sample resolves the particle spacing for a scene under c and samples the scene's fluid blocks into positions and
 // velocities as the PBF solvers store them; a scene that yields no particles is an error.
 func Sample(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, err error) {
-	d, err := ResolveSpacing(c, sc)
+	d, err := sc.ResolveSpacing(float64(c.Spacing), int(c.Particles))
 	if err != nil {
 		return 0, nil, nil, err
 	}

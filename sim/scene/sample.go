@@ -385,6 +385,15 @@ func (s *Scene) spacingFor(n, limit int) (float64, error) {
 	return best, nil
 }
 
+// ResolveSpacing is the spacing a mode runs the scene at: a particle count it is given (when > 0) wins over a
+// spacing it is given (when > 0), and either over the scene's own particles.count and particles.spacing.
+func (s *Scene) ResolveSpacing(spacing float64, count int) (float64, error) {
+	if count > 0 || spacing > 0 {
+		return s.Spacing(spacing, count)
+	}
+	return s.Spacing(s.Particles.Spacing, s.Particles.Count)
+}
+
 // Spacing resolves the scene's resolution: count (when > 0) wins over spacing.
 func (s *Scene) Spacing(spacing float64, count int) (float64, error) {
 	if count > 0 {
