@@ -71,3 +71,18 @@ func End(br *bufio.Reader, kind string) error {
 	}
 	return nil
 }
+
+// ReadParticles reads the arrays every particle state begins with: n positions, n velocities (xyz, w unused) and
+// n ids. An error names the array that ran short ("truncated velocities: ...").
+func ReadParticles(r io.Reader, n int64) (pos, vel [][4]float32, id []uint32, err error) {
+	if pos, err = ReadArray[[4]float32](r, n); err != nil {
+		return nil, nil, nil, fmt.Errorf("truncated positions: %w", err)
+	}
+	if vel, err = ReadArray[[4]float32](r, n); err != nil {
+		return nil, nil, nil, fmt.Errorf("truncated velocities: %w", err)
+	}
+	if id, err = ReadArray[uint32](r, n); err != nil {
+		return nil, nil, nil, fmt.Errorf("truncated ids: %w", err)
+	}
+	return pos, vel, id, nil
+}

@@ -119,14 +119,8 @@ func DecodeState(r io.Reader) (*State, error) {
 	fail := func(what string, err error) (*State, error) {
 		return nil, fmt.Errorf("sph state: truncated %s (%d particles declared): %w", what, n, err)
 	}
-	if st.Pos, err = binio.ReadArray[[4]float32](br, n); err != nil {
-		return fail("positions", err)
-	}
-	if st.Vel, err = binio.ReadArray[[4]float32](br, n); err != nil {
-		return fail("velocities", err)
-	}
-	if st.ID, err = binio.ReadArray[uint32](br, n); err != nil {
-		return fail("ids", err)
+	if st.Pos, st.Vel, st.ID, err = binio.ReadParticles(br, n); err != nil {
+		return nil, fmt.Errorf("sph state: %w (%d particles declared)", err, n)
 	}
 	if st.Mat, err = binio.ReadArray[uint8](br, n); err != nil {
 		return fail("materials", err)
