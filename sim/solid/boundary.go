@@ -45,13 +45,25 @@ type WallKernel struct {
 // NewWallKernel tabulates Φ and A for kernel radius h and particle spacing d with particle volume mr = m/ρ0, by
 // summing poly6 and the normal component of spiky's gradient over the ghost lattice in float64.
 func NewWallKernel(h, d, mr float64) WallKernel {
+	c6 := 315 / (64 * math.Pi * math.Pow(h, 9))
+	cs := 45 / (math.Pi * math.Pow(h, 6))
+	return tabulate(h, d, func(_, z, r2 float64) (phi, grad float64) {
+		u := h*h - r2
+		r := math.Sqrt(r2)
+		return mr * c6 * u * u * u, mr * cs * (h - r) * (h - r) * z / r // |∂W_spiky/∂r| · z/r: the normal component
+	})
+}
+
+// tabulate sums two functions of a ghost over the ghost lattice beyond a plane at each table distance d_k, in
+// float64: term gets the ghost's offset x along one lateral axis, its depth z beyond the particle, and r², and
+// returns its two contributions. The lattice's first plane lies half a spacing beyond the plane, laterally aligned
+// with the particle.
+func tabulate(h, d float64, term func(x, z, r2 float64) (a, b float64)) WallKernel {
 	step := d / WallPerSpacing
 	last := min(int(math.Ceil(h/step-1e-9)), WallTableSize-1)
 	w := WallKernel{H: float32(h), InvStep: float32(1 / step), Last: int32(last)}
-	c6 := 315 / (64 * math.Pi * math.Pow(h, 9))
-	cs := 45 / (math.Pi * math.Pow(h, 6))
 	n := int(math.Ceil(h / d))
-	var phi, grad [WallTableSize]float64
+	var sa, sb [WallTableSize]float64
 	for k := 0; k <= last; k++ {
 		dk := float64(k) * step
 		for l := 0; ; l++ {
@@ -65,18 +77,17 @@ func NewWallKernel(h, d, mr float64) WallKernel {
 					if r2 >= h*h {
 						continue
 					}
-					u := h*h - r2
-					phi[k] += mr * c6 * u * u * u
-					r := math.Sqrt(r2)
-					grad[k] += mr * cs * (h - r) * (h - r) * z / r // |∂W_spiky/∂r| · z/r: the normal component
+					a, b := term(d*float64(i), z, r2)
+					sa[k] += a
+					sb[k] += b
 				}
 			}
 		}
 	}
 	for k := 0; k <= last; k++ {
-		e := [4]float32{float32(phi[k]), float32(grad[k])}
+		e := [4]float32{float32(sa[k]), float32(sb[k])}
 		if k < last {
-			e[2], e[3] = float32(phi[k+1])-e[0], float32(grad[k+1])-e[1]
+			e[2], e[3] = float32(sa[k+1])-e[0], float32(sb[k+1])-e[1]
 		}
 		w.Table[k] = e
 	}

@@ -20,62 +20,19 @@ import "math"
 // WallMoment is α(d) and β(d), the normal and tangential first moments of the spiky gradient over the ghost
 // lattice beyond a plane at distance d, tabulated as WallKernel is.
 type WallMoment struct {
-	H       float32
-	InvStep float32
-	Last    int32
-	// Table[k] = (α(d_k), β(d_k), α(d_{k+1}) − α(d_k), β(d_{k+1}) − β(d_k)).
-	Table [WallTableSize][4]float32
+	t WallKernel // (α, β) where WallKernel holds (Φ, A)
 }
 
 // NewWallMoment tabulates α and β for kernel radius h, particle spacing d and particle volume mr, over the ghost
 // lattice NewWallKernel sums.
 func NewWallMoment(h, d, mr float64) WallMoment {
-	step := d / WallPerSpacing
-	last := min(int(math.Ceil(h/step-1e-9)), WallTableSize-1)
-	m := WallMoment{H: float32(h), InvStep: float32(1 / step), Last: int32(last)}
 	cs := 45 / (math.Pi * math.Pow(h, 6))
-	n := int(math.Ceil(h / d))
-	var al, be [WallTableSize]float64
-	for k := 0; k <= last; k++ {
-		dk := float64(k) * step
-		for l := 0; ; l++ {
-			z := dk + (float64(l)+0.5)*d
-			if z >= h {
-				break
-			}
-			for j := -n; j <= n; j++ {
-				for i := -n; i <= n; i++ {
-					x := d * float64(i)
-					r2 := x*x + d*d*float64(j*j) + z*z
-					if r2 >= h*h {
-						continue
-					}
-					r := math.Sqrt(r2)
-					c := -mr * cs * (h - r) * (h - r) / r // W'(r)/r of spiky, times the ghost's volume
-					al[k] += c * z * z
-					be[k] += c * x * x
-				}
-			}
-		}
-	}
-	for k := 0; k <= last; k++ {
-		e := [4]float32{float32(al[k]), float32(be[k])}
-		if k < last {
-			e[2], e[3] = float32(al[k+1])-e[0], float32(be[k+1])-e[1]
-		}
-		m.Table[k] = e
-	}
-	return m
+	return WallMoment{tabulate(h, d, func(x, z, r2 float64) (alpha, beta float64) {
+		r := math.Sqrt(r2)
+		c := -mr * cs * (h - r) * (h - r) / r // W'(r)/r of spiky, times the ghost's volume
+		return c * z * z, c * x * x
+	})}
 }
 
 // At returns α(d) and β(d); both are 0 from d = h on.
-func (m *WallMoment) At(d float32) (alpha, beta float32) {
-	if d >= m.H {
-		return 0, 0
-	}
-	t := max(d, 0) * m.InvStep
-	k := min(int32(t), m.Last-1)
-	f := t - float32(k)
-	e := &m.Table[k]
-	return e[0] + f*e[2], e[1] + f*e[3]
-}
+func (m *WallMoment) At(d float32) (alpha, beta float32) { return m.t.At(d) }
