@@ -151,23 +151,12 @@ func (s *Solver) Params() *param.Set { return s.params }
 // Derived returns the constants of the current step.
 func (s *Solver) Derived() Derived { return s.dv }
 
-// ResolveSpacing picks the particle spacing: a particle count wins over a spacing, either over the scene's own.
-func ResolveSpacing(c *Config, sc *scene.Scene) (float64, error) {
-	switch {
-	case c.Particles > 0:
-		return sc.SpacingFor(int(c.Particles))
-	case c.Spacing > 0:
-		return float64(c.Spacing), nil
-	}
-	return sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
-}
-
 // Reset implements sim.Solver: the scene's fluid blocks, each of its material. A scene that names no materials
 // is one fluid of sph.rest_density and sph.viscosity, following them as they change; one that names some gives
 // material k the scene's rest density ρ_k and the kinematic viscosity ν_k = μ_k/ρ_k + sph.viscosity (materials.go),
 // material 0 being scene.DefaultMaterial (water).
 func (s *Solver) Reset(sc *scene.Scene) error {
-	d, err := ResolveSpacing(&s.Cfg, sc)
+	d, err := sc.ResolveSpacing(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
 	if err != nil {
 		return err
 	}
@@ -513,9 +502,10 @@ func (s *Solver) computeDensity() {
 	standard := s.Cfg.Density == DensityStandard
 	wc := s.Cfg.Pressure == WCSPH
 	k := s.Cfg.Stiffness / Gamma
-	s.pairGradients()
+	s.gsc = grow.Resize(s.gsc, len(s.x)*s.dv.Stride)
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			s.pairGradients(i)
 			r, b := s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
 			s.r[i], s.bg[i] = r, b
 			s.vol[i] = s.dv.V0 / max(r, 1e-3)
@@ -544,20 +534,17 @@ func (s *Solver) computeDensity() {
 // harmonic mean of the neighbours' rest densities, ρ0 inside one fluid.
 func (s *Solver) neighbourDensity() {
 	s.rbar = grow.Resize(s.rbar, len(s.x))
-	dv := &s.dv
-	h2 := dv.H * dv.H
+	stride := s.dv.Stride
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi := s.x[i]
+			nb := s.neighbours(i)
+			gs := s.gsc[i*stride:][:len(nb)] // the pair gradients' scales at x(t) (pairGradients): |∇W_ij| = g r
 			var num, den float32
-			for _, j := range s.neighbours(i) {
+			for k, j := range nb {
 				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
-				r2 := rx*rx + ry*ry + rz*rz
-				if r2 >= h2 {
-					continue
-				}
-				g := dv.Spiky.GradScale(sqrt32(r2))
-				w := g * g * r2
+				g := gs[k]
+				w := g * g * (rx*rx + ry*ry + rz*rz)
 				num += w
 				den += w / s.rho0[s.mat[j]]
 			}
@@ -757,28 +744,24 @@ func (s *Solver) pressureTerms(pres []float32) (unit bool) {
 	return form == 0
 }
 
-// pairGradients stores the spiky gradient's scale for every neighbour pair at x(t), ∇W_ij = g_ij (x_i − x_j),
-// 0 beyond h: the pressure force is evaluated at x(t) in every PCISPH iteration, and only the pressures change.
-func (s *Solver) pairGradients() {
+// pairGradients stores the spiky gradient's scale for each of particle i's neighbours at x(t), ∇W_ij = g_ij (x_i −
+// x_j), 0 beyond h: the pressure force is evaluated at x(t) in every PCISPH iteration, and only the pressures
+// change. computeDensity calls it for each particle beside its density.
+func (s *Solver) pairGradients(i int) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
-	s.gsc = grow.Resize(s.gsc, len(s.x)*dv.Stride)
-	s.pool.For(len(s.x), 512, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			pi := s.x[i]
-			nb := s.neighbours(i)
-			gs := s.gsc[i*dv.Stride:][:len(nb)]
-			for k, j := range nb {
-				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
-				r2 := rx*rx + ry*ry + rz*rz
-				g := float32(0)
-				if r2 < h2 {
-					g = dv.Spiky.GradScale(sqrt32(r2))
-				}
-				gs[k] = g
-			}
+	pi := s.x[i]
+	nb := s.neighbours(i)
+	gs := s.gsc[i*dv.Stride:][:len(nb)]
+	for k, j := range nb {
+		rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+		r2 := rx*rx + ry*ry + rz*rz
+		g := float32(0)
+		if r2 < h2 {
+			g = dv.Spiky.GradScale(sqrt32(r2))
 		}
-	})
+		gs[k] = g
+	}
 }
 
 // pressureAccelPredict computes each particle's pressure acceleration at x(t) from the pressures pres (eq. 4.12 or
