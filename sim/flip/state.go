@@ -8,6 +8,7 @@ import (
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -53,15 +54,6 @@ const (
 	maxBodiesJSON = scene.MaxFileBytes
 )
 
-// bodyWire is a body's dynamic state as stored.
-type bodyWire struct {
-	Origin, C [3]float64
-	Q         [4]float64
-	V, W      [3]float64
-	Driving   int64
-	Drive     [3]float64
-}
-
 // Encode writes the state. The bodies' shapes travel as a scene's bodies (JSON), read back through the scene
 // parser's validation.
 func (st *State) Encode(w io.Writer, sc *scene.Scene) error {
@@ -83,7 +75,7 @@ func (st *State) Encode(w io.Writer, sc *scene.Scene) error {
 		st.Pos, st.Vel, st.ID, st.Emitted, st.ToolAcc, specs,
 	}
 	for _, b := range st.Bodies {
-		wire := bodyWire{Origin: b.Origin, C: b.C, Q: b.Q, V: b.V, W: b.W, Drive: b.Drive}
+		wire := rigid.Motion{Origin: b.Origin, C: b.C, Q: b.Q, V: b.V, W: b.W, Drive: b.Drive}
 		if b.Driving {
 			wire.Driving = 1
 		}
@@ -130,7 +122,7 @@ func DecodeState(r io.Reader, sc *scene.Scene) (*State, error) {
 	case (nb > 0) != (nj > 0):
 		return nil, fmt.Errorf("flip state: %d bodies but a description of %d bytes: the state is damaged", nb, nj)
 	}
-	need := int64(headBytes) + n*36 + ne*4 + 4 + nj + nb*int64(binary.Size(bodyWire{})) + neig*8
+	need := int64(headBytes) + n*36 + ne*4 + 4 + nj + nb*int64(binary.Size(rigid.Motion{})) + neig*8
 	if left >= 0 && need > left {
 		return nil, fmt.Errorf("flip state: it declares %d particles, %d bodies and %d cells, %d bytes, but holds %d bytes: it is truncated or damaged",
 			n, nb, neig, need, left)
@@ -152,7 +144,7 @@ func DecodeState(r io.Reader, sc *scene.Scene) (*State, error) {
 	if err != nil {
 		return fail("bodies", err)
 	}
-	wires, err := binio.ReadArray[bodyWire](br, nb)
+	wires, err := binio.ReadArray[rigid.Motion](br, nb)
 	if err != nil {
 		return fail("bodies", err)
 	}

@@ -329,3 +329,27 @@ func Overlaps(a, b scene.Box) bool {
 	}
 	return true
 }
+
+// Motion is what of a Solid changes as it moves: the state files store it as it is (little-endian, fixed size;
+// Driving 0 or 1), the shape beside it as a scene's body.
+type Motion struct {
+	Origin, C [3]float64
+	Q         [4]float64
+	V, W      [3]float64
+	Driving   int64
+	Drive     [3]float64
+}
+
+// Motion returns the body's motion as stored.
+func (s *Solid) Motion() Motion {
+	m := Motion{Origin: s.Origin, C: s.C, Q: s.Q, V: s.V, W: s.W, Drive: s.Drive}
+	if s.Driving {
+		m.Driving = 1
+	}
+	return m
+}
+
+// SetMotion sets the body's motion from a stored one.
+func (s *Solid) SetMotion(m Motion) {
+	s.Origin, s.C, s.Q, s.V, s.W, s.Driving, s.Drive = m.Origin, m.C, m.Q, m.V, m.W, m.Driving != 0, m.Drive
+}

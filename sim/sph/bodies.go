@@ -765,17 +765,8 @@ func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
 
 // The bodies in a save file, after the particles (state.go): int64 count, int64 description length, the
 // description (the bodies as a scene's JSON, read back through the scene parser's validation, meshes and all),
-// then per body a bodyWire. Everything that carries over a step is there (pose, velocities, the drag); mass properties are measured again from the shapes at the run's spacing,
+// then per body its rigid.Motion. Everything that carries over a step is there (pose, velocities, the drag); mass properties are measured again from the shapes at the run's spacing,
 // the same numbers to the bit, so a loaded run continues bit for bit.
-
-// bodyWire is a body's dynamic state as stored.
-type bodyWire struct {
-	Origin, C [3]float64
-	Q         [4]float64
-	V, W      [3]float64
-	Driving   int64
-	Drive     [3]float64
-}
 
 // appendBodyState writes the bodies (the shapes against the solver's scene, for mesh paths).
 func (s *Solver) appendBodyState(w io.Writer) error {
@@ -794,10 +785,7 @@ func (s *Solver) appendBodyState(w io.Writer) error {
 	items := []any{int64(len(s.bodies.list)), int64(len(specs)), specs}
 	for i := range s.bodies.list {
 		b := &s.bodies.list[i]
-		wire := bodyWire{Origin: b.Origin, C: b.C, Q: b.Q, V: b.V, W: b.W, Drive: b.Drive}
-		if b.Driving {
-			wire.Driving = 1
-		}
+		wire := b.Motion()
 		items = append(items, wire)
 	}
 	for _, v := range items {
@@ -808,8 +796,8 @@ func (s *Solver) appendBodyState(w io.Writer) error {
 	return nil
 }
 
-// bodyWireBytes is the size of one stored body's dynamic state.
-var bodyWireBytes = int64(binary.Size(bodyWire{}))
+// bodyMotionBytes is the size of one stored body's dynamic state.
+var bodyMotionBytes = int64(binary.Size(rigid.Motion{}))
 
 // readBodyState reads what appendBodyState wrote, for this solver's scene and spacing, and checks it: the count
 // against rigid.CheckCount and the description's length against scene.MaxFileBytes before anything is allocated,
@@ -835,7 +823,7 @@ func (s *Solver) readBodyState(r io.Reader) ([]body, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sph state: truncated bodies: %w", err)
 	}
-	wires, err := binio.ReadArray[bodyWire](r, nb)
+	wires, err := binio.ReadArray[rigid.Motion](r, nb)
 	if err != nil {
 		return nil, fmt.Errorf("sph state: truncated bodies: %w", err)
 	}
@@ -862,7 +850,7 @@ func (s *Solver) readBodyState(r io.Reader) ([]body, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sph state: body %d: %w", i, err)
 		}
-		b.Origin, b.C, b.Q, b.V, b.W, b.Driving, b.Drive = w.Origin, w.C, w.Q, w.V, w.W, w.Driving != 0, w.Drive
+		b.SetMotion(w)
 		list = append(list, b)
 	}
 	return list, nil
@@ -870,7 +858,7 @@ func (s *Solver) readBodyState(r io.Reader) ([]body, error) {
 
 // checkBodyWire refuses a stored body that is not finite, out of range, faster than sim.MaxStateSpeed or not a
 // rotation.
-func checkBodyWire(w *bodyWire) error {
+func checkBodyWire(w *rigid.Motion) error {
 	vals := []float64{w.Q[0], w.Q[1], w.Q[2], w.Q[3], float64(w.Driving)}
 	for _, v := range [][3]float64{w.Origin, w.C, w.V, w.W, w.Drive} {
 		vals = append(vals, v[:]...)
