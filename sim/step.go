@@ -78,6 +78,14 @@ type Figure struct {
 	Warn bool
 }
 
+// Clone returns a copy that shares no slices with s: what a solver's Stats returns, so the caller may keep it while
+// the solver reuses its own.
+func (s Stats) Clone() Stats {
+	s.Passes = append([]Pass(nil), s.Passes...)
+	s.Figures = append([]Figure(nil), s.Figures...)
+	return s
+}
+
 // Figure returns the figure named name and whether there is one.
 func (s *Stats) Figure(name string) (Figure, bool) {
 	for _, f := range s.Figures {

@@ -735,11 +735,9 @@ func (s *Solver) Stats() sim.Stats {
 	if err := s.poll(false); err != nil && s.pendingErr == nil {
 		s.pendingErr = err
 	}
-	st := s.stats
+	st := s.stats.Clone()
 	// the measurements describe the newest step whose record has come back; the counts are the newest step's
 	st.Particles, st.Steps, st.Time = s.n, s.steps, s.time
-	st.Passes = append([]sim.Pass(nil), st.Passes...)
-	st.Figures = append([]sim.Figure(nil), st.Figures...)
 	st.Notice, s.notice = s.notice, ""
 	st.Substeps = s.plan.substeps
 	return st

@@ -488,4 +488,4 @@ func (s *Solver) Frame(dst *sim.Frame) {
 }
 
 // Stats implements sim.Solver.
-func (s *Solver) Stats() sim.Stats { return s.stats }
+func (s *Solver) Stats() sim.Stats { return s.stats.Clone() }

@@ -642,10 +642,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 
 // Stats implements sim.Solver.
 func (s *Solver) Stats() sim.Stats {
-	st := s.stats
-	st.Passes = append([]sim.Pass(nil), st.Passes...)
-	st.Figures = append([]sim.Figure(nil), st.Figures...)
-	return st
+	return s.stats.Clone()
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }

@@ -163,8 +163,5 @@ func (s *Solver) Frame(dst *sim.Frame) {
 
 // Stats implements sim.Solver.
 func (s *Solver) Stats() sim.Stats {
-	st := s.stats
-	st.Passes = append([]sim.Pass(nil), st.Passes...)
-	st.Figures = append([]sim.Figure(nil), st.Figures...)
-	return st
+	return s.stats.Clone()
 }
