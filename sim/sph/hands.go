@@ -40,21 +40,11 @@ func (s *Solver) Budget() int { return s.budget }
 
 // AddFluid implements sim.Hands: particles of material 0 (water, or the scene's fluid) with the next ids.
 func (s *Solver) AddFluid(pos, vel [][3]float32) int {
-	if s.sc == nil {
-		return 0
+	ps := make([]sim.Particle, min(len(pos), len(vel)))
+	for i := range ps {
+		ps[i] = sim.Particle{Pos: pos[i], Vel: vel[i]}
 	}
-	k := min(len(pos), len(vel), max(0, s.budget-len(s.x)))
-	if k == 0 {
-		return 0
-	}
-	p, v := make([][4]float32, k), make([][4]float32, k)
-	for i := range k {
-		p[i] = [4]float32{pos[i][0], pos[i][1], pos[i][2], 0}
-		v[i] = [4]float32{vel[i][0], vel[i][1], vel[i][2], 0}
-	}
-	s.appendFluid(p, v, nil)
-	s.save()
-	return k
+	return s.Refill(ps)
 }
 
 // Refill implements sim.Refiller: drained particles come back as the fluid they were (a material the run does
