@@ -13,6 +13,7 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/flip"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/savefile"
 )
 
@@ -103,13 +104,22 @@ func TestFlipHeadless(t *testing.T) {
 // Right after the split both are bit-identical; a frame later they differ; with B's pressure set to A's they stay
 // identical.
 func TestFlipABUnilateralAgainstClassic(t *testing.T) {
+	checkABSplit(t, Options{Scene: "dambreak", Mode: flip.Name, Particles: 3000}, 8, flip.New().Params(), "flip.pressure", "incompressible", "unilateral")
+}
+
+// checkABSplit runs o for warm frames, splits it into an A/B pair with name=other (and then name=same, A's own
+// value): right after the split A and B are bit-identical; 3 frames later they differ with other and stay
+// identical with same.
+func checkABSplit(t *testing.T, o Options, warm int, params *param.Set, name, other, same string) {
+	t.Helper()
 	modes := Modes()
 	var fa, fb sim.Frame
 	for _, tc := range []struct {
 		value  string
 		differ bool
-	}{{"incompressible", true}, {"unilateral", false}} {
-		st, err := prepare(modes, &Options{Scene: "dambreak", Mode: flip.Name, Particles: 3000})
+	}{{other, true}, {same, false}} {
+		oc := o
+		st, err := prepare(modes, &oc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,12 +127,12 @@ func TestFlipABUnilateralAgainstClassic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for f := 0; f < 8; f++ {
+		for f := 0; f < warm; f++ {
 			if _, err := ss.frame(nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		spec, err := parseAB(flip.New().Params(), "flip.pressure="+tc.value)
+		spec, err := parseAB(params, name+"="+tc.value)
 		if err != nil {
 			t.Fatal(err)
 		}

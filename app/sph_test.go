@@ -14,7 +14,6 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 
 	"github.com/slosh/slosh/gpu/gltest"
-	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/savefile"
@@ -241,48 +240,5 @@ func TestSPHRunsTheShippedScenes(t *testing.T) {
 // The A/B view compares PCISPH with WCSPH from one state: identical right after the split, different a few frames
 // later; with B's solver the same as A's they stay identical.
 func TestSPHABPressureSolvers(t *testing.T) {
-	modes := Modes()
-	var fa, fb sim.Frame
-	for _, tc := range []struct {
-		value  string
-		differ bool
-	}{{"wcsph", true}, {"pcisph", false}} {
-		st, err := prepare(modes, &Options{Scene: "dambreak", Mode: sph.Name, Particles: 2000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := openSession(modes, st, glInfo{}, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for f := 0; f < 4; f++ {
-			if _, err := ss.frame(nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		spec, err := parseAB(sph.New().Params(), "sph.pressure="+tc.value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ss.startAB(spec, io.Discard); err != nil {
-			t.Fatal(err)
-		}
-		p := ss.solver.(abPair).pairOf()
-		p.Frame(&fa)
-		p.TwinFrame(&fb)
-		if same, i := sameFrames(&fa, &fb); !same {
-			t.Fatalf("B = %s: A and B differ right after the split (particle %d)", tc.value, i)
-		}
-		for f := 0; f < 3; f++ {
-			if _, _, err := abFrame(p, nil, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		p.Frame(&fa)
-		p.TwinFrame(&fb)
-		if same, _ := sameFrames(&fa, &fb); same == tc.differ {
-			t.Errorf("B = %s: after 3 frames A and B bit-identical %v, want %v", tc.value, same, !tc.differ)
-		}
-		ss.Close()
-	}
+	checkABSplit(t, Options{Scene: "dambreak", Mode: sph.Name, Particles: 2000}, 4, sph.New().Params(), "sph.pressure", "wcsph", "pcisph")
 }
