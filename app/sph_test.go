@@ -8,18 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/go-gl/glfw/v3.3/glfw"
-	"github.com/go-gl/mathgl/mgl32"
 
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim/export"
-	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/sph"
-	"github.com/slosh/slosh/ui"
 )
 
 // sphState decodes a save file's SPH state.
@@ -63,64 +57,16 @@ func sameSPHState(t *testing.T, a, b string) {
 	}
 }
 
-// The SPH mode has the sandbox's hands, save files and replays: a sitting in the window (pouring, a drain and its
-// undo, the paddle, a parameter changed in the panel, a dropped body) replays headless into the window's state bit
-// for bit.
+// The SPH mode has the sandbox's hands, save files and replays: a sitting in the window of two fluids (a dropped
+// body, a drain and its undo, the paddle, a parameter changed in the panel) replays headless into the window's
+// state bit for bit.
 func TestSPHSittingReplays(t *testing.T) {
 	v := openViewer(t, gltest.Acquire(t), Options{Scene: "oil-and-water", Particles: 2500, Sets: []string{"render.mode=particles"}})
 	if v.drv.Mode().Name != sph.Name {
 		t.Fatalf("oil-and-water opened in %s, want sph", v.drv.Mode().Name)
 	}
-	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 6 })
-	press(v, glfw.Key4) // pour
-	x, y := screenOf(v, mgl32.Vec3{0.5, 0.3, 0.2})
-	click(v, x, y, 0, 80*time.Millisecond)
-	press(v, glfw.Key5) // drain
-	x, y = screenOf(v, mgl32.Vec3{0.15, 0.1, 0.2})
-	click(v, x, y, 0, 80*time.Millisecond)
-	x, y = screenOf(v, mgl32.Vec3{0.7, 0.1, 0.2})
-	x2, y2 := screenOf(v, mgl32.Vec3{0.9, 0.1, 0.2})
-	click(v, x, y, glfw.ModControl, 60*time.Millisecond, x2, y2) // the paddle
-	if err := v.drv.Params().SetString("sph.viscosity", "0.01"); err != nil {
-		t.Fatal(err)
-	}
-	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ParamsChanged: true})
-	settle(v, 60*time.Millisecond)
-	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl) // undo the drain
-	settle(v, 60*time.Millisecond)
-	press(v, glfw.Key3) // a drop: a body that floats on the oil
-	x, y = screenOf(v, mgl32.Vec3{0.5, 0.35, 0.2})
-	click(v, x, y, 0, 0)
-	frames(t, v, "the drop", func() bool { return len(v.drv.PickFrame().Bodies) == 1 })
-	settle(v, 60*time.Millisecond)
-
-	v.drv.SetPaused(true)
-	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
 	dir := t.TempDir()
-	rp, sp := filepath.Join(dir, "sitting"+ReplayExt), filepath.Join(dir, "sitting.slosh")
-	v.saveReplay(rp)
-	v.saveState(sp)
-	frames(t, v, "the files", func() bool {
-		_, e1 := os.Stat(rp)
-		_, e2 := os.Stat(sp)
-		return e1 == nil && e2 == nil
-	})
-	if v.status.isErr {
-		t.Fatalf("status %q", v.status.msg)
-	}
-	f, err := replay.Read(rp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := map[replay.Op]int{}
-	for _, a := range f.Actions {
-		ops[a.Op]++
-	}
-	for _, op := range []replay.Op{replay.OpDrain, replay.OpAddFluid, replay.OpSetTools, replay.OpParams, replay.OpAddBody} {
-		if ops[op] == 0 {
-			t.Fatalf("the replay has no %s action: %v", op, ops)
-		}
-	}
+	rp, sp := sittingWith(t, v, dir, "sph.viscosity", "0.01")
 	out := filepath.Join(dir, "replayed.slosh")
 	if err := Replay(ReplayOptions{File: rp, Save: out, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 		t.Fatal(err)
