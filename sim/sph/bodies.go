@@ -882,9 +882,9 @@ func checkBodyWire(w *rigid.Motion) error {
 	return nil
 }
 
-// bodyClearance is how far the collision projection keeps particles from a body's surface: a quarter spacing, half
-// the walls' clearance. The projection's impulses go to the body (momentum), and at half a spacing it held the layer
-// a floating body presses on, carrying up to half the body's weight beside the pressure: the half-density box of
-// TestHalfDensityBodyFloatsHalfSubmerged rode 6 % of its height higher. At a quarter spacing it carries 3 %, and
-// still stops particles the pressure did not.
-func (s *Solver) bodyClearance() float32 { return 0.5 * s.col.Radius }
+// bodyClearance is how far the collision projection keeps particles from a body's surface: a quarter spacing (the
+// walls' clearance under PCISPH, Derived.Contact). The projection's impulses go to the body (momentum), and at half
+// a spacing it held the layer a floating body presses on, carrying up to half the body's weight beside the
+// pressure: the half-density box of TestHalfDensityBodyFloatsHalfSubmerged rode 6 % of its height higher. At a
+// quarter spacing it carries 3 %, and still stops particles the pressure did not.
+func (s *Solver) bodyClearance() float32 { return 0.25 * s.dv.Spacing }
