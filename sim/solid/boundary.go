@@ -115,50 +115,80 @@ func (w *WallKernel) At(d float32) (phi, grad float32) {
 // slightly under-dense: by 0.6% and 1.5% of ρ0 in their first layer at h = 2 spacings (0.7% and 2% at 1.5), where
 // the continuous integrals made them 3.5% and 3.4% over-dense (10% and 12%). The gradient weights each solid's term
 // the same way, ∇Φ = Σ_b ∇Φ_b Π_{c≠b} (1 − Φ_c) = Π (1 − Φ_c) Σ_b ∇Φ_b/(1 − Φ_b), which one pass accumulates without
-// storing the contacts (Φ_b ≤ 0.52, so the division is safe).
+// storing the contacts (Φ_b ≤ 0.52, so the division is safe). BoundaryExact combines the box's own walls exactly
+// (edges.go).
 func (c *Collider) Boundary(w *WallKernel, x, y, z float32) (phi, gx, gy, gz float32) {
-	phi, g, _ := c.boundary(w, nil, [3]float32{}, x, y, z)
+	phi, g, _ := c.boundary(w, nil, nil, [3]float32{}, x, y, z)
 	return phi, g[0], g[1], g[2]
 }
 
-// BoundaryMoment is Boundary together with M·g, the solids' first moment (WallMoment) applied to an acceleration
-// g, combined over the solids with the gradient's weights.
-func (c *Collider) BoundaryMoment(w *WallKernel, m *WallMoment, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
-	return c.boundary(w, m, g, x, y, z)
+// BoundaryExact is Boundary with the domain's walls combined exactly where they meet (edges.go); the box as a
+// whole then joins the obstacles' union as one solid.
+func (c *Collider) BoundaryExact(w *WallKernel, gh *Ghosts, x, y, z float32) (phi, gx, gy, gz float32) {
+	phi, g, _ := c.boundary(w, nil, gh, [3]float32{}, x, y, z)
+	return phi, g[0], g[1], g[2]
 }
 
-func (c *Collider) boundary(w *WallKernel, m *WallMoment, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
-	inside := float32(1) // Π (1 − Φ_b): the fraction of the kernel not covered by solids
-	var sx, sy, sz, hx, hy, hz float32
-	add := func(d, nx, ny, nz float32) {
-		if d < w.H {
-			ph, a := w.At(d)
-			inside *= 1 - ph
-			f := 1 / (1 - ph)
-			ga := a * f // ∇Φ_b = −A(d_b) n_b points into the solid
-			sx -= ga * nx
-			sy -= ga * ny
-			sz -= ga * nz
-			if m != nil {
-				al, be := m.At(d)
-				gn := g[0]*nx + g[1]*ny + g[2]*nz
-				// M_b g = α n (n·g) + β (g − n (n·g))
-				hx += f * (al*gn*nx + be*(g[0]-gn*nx))
-				hy += f * (al*gn*ny + be*(g[1]-gn*ny))
-				hz += f * (al*gn*nz + be*(g[2]-gn*nz))
-			}
+// BoundaryMoment is BoundaryExact together with M·g, the solids' first moment (WallMoment) applied to an
+// acceleration g, combined over the solids with the gradient's weights.
+func (c *Collider) BoundaryMoment(w *WallKernel, m *WallMoment, gh *Ghosts, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
+	return c.boundary(w, m, gh, g, x, y, z)
+}
+
+// boundary combines the solids within h of (x, y, z); the moment only when m is set, the box's walls exactly
+// when gh is.
+func (c *Collider) boundary(w *WallKernel, m *WallMoment, gh *Ghosts, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
+	inside := float32(1)  // Π (1 − Φ_b): the fraction of the kernel not covered by solids
+	var sg, sm [3]float32 // Σ_b ∇Φ_b/(1 − Φ_b) and Σ_b M_b g/(1 − Φ_b)
+	add := func(ph float32, gb, mb [3]float32) {
+		inside *= 1 - ph
+		f := 1 / (1 - ph)
+		for k := range 3 {
+			sg[k] += f * gb[k]
+			sm[k] += f * mb[k]
 		}
 	}
+	// plane is a solid's Φ_b, ∇Φ_b = −A(d) n and M_b g = α n (n·g) + β (g − n (n·g)) at distance d from a plane
+	// with unit normal n into the fluid
+	plane := func(d float32, n [3]float32) (ph float32, gb, mb [3]float32) {
+		ph, a := w.At(d)
+		gb = [3]float32{-a * n[0], -a * n[1], -a * n[2]}
+		if m != nil {
+			al, be := m.At(d)
+			gn := g[0]*n[0] + g[1]*n[1] + g[2]*n[2]
+			for k := range 3 {
+				mb[k] = al*gn*n[k] + be*(g[k]-gn*n[k])
+			}
+		}
+		return ph, gb, mb
+	}
 	p := [3]float32{x, y, z}
+	var near [6]wall
+	nw := 0
 	for k := 0; k < 3; k++ {
-		var axis [3]float32
-		axis[k] = 1
-		add(p[k]-(c.Lo[k]-c.Radius), axis[0], axis[1], axis[2])    // the wall at the domain's low side
-		add((c.Hi[k]+c.Radius)-p[k], -axis[0], -axis[1], -axis[2]) // and at its high side
+		if d := p[k] - (c.Lo[k] - c.Radius); d < w.H { // the wall at the domain's low side
+			near[nw] = wall{axis: k, sign: 1, dist: d}
+			nw++
+		}
+		if d := (c.Hi[k] + c.Radius) - p[k]; d < w.H { // and at its high side
+			near[nw] = wall{axis: k, sign: -1, dist: d}
+			nw++
+		}
+	}
+	if gh == nil || nw < 2 {
+		for _, wl := range near[:nw] {
+			var n [3]float32
+			n[wl.axis] = wl.sign
+			add(plane(wl.dist, n))
+		}
+	} else {
+		add(gh.box(near[:nw], plane, m != nil, g))
 	}
 	for i := range c.Obstacles {
 		d, nx, ny, nz := c.Obstacles[i].SDF(x, y, z)
-		add(d, nx, ny, nz)
+		if d < w.H {
+			add(plane(d, [3]float32{nx, ny, nz}))
+		}
 	}
-	return 1 - inside, [3]float32{inside * sx, inside * sy, inside * sz}, [3]float32{inside * hx, inside * hy, inside * hz}
+	return 1 - inside, [3]float32{inside * sg[0], inside * sg[1], inside * sg[2]}, [3]float32{inside * sm[0], inside * sm[1], inside * sm[2]}
 }

@@ -166,6 +166,7 @@ type Derived struct {
 	Visc  kernel.Viscosity[float32] // viscosity Laplacian (eq. 2.22)
 	Wall  solid.WallKernel          // the solids' density Φ and gradient (sim/solid, boundary.go)
 	Ghost solid.WallMoment          // the solids' first moment, for ghost pressures with the hydrostatic gradient
+	Edges solid.Ghosts              // the ghosts beyond the box's edges and corners, summed directly
 	W0    float32                   // poly6 at 0, the self term
 
 	// G is Σ_j |∇W_ij|² over the filled prototype neighbourhood at the rest spacing (Σ_j ∇W_ij is zero there):
@@ -213,7 +214,7 @@ func Derive(c *Config, d float64) (Derived, error) {
 	dv := Derived{
 		Spacing: float32(d), H: float32(h), Radius: float32(0.5 * d), Contact: float32(0.5 * d), V0: float32(v0),
 		Poly6: kernel.NewPoly6(float32(h)), Spiky: kernel.NewSpiky(float32(h)), Visc: kernel.NewViscosity(float32(h)),
-		Wall: solid.NewWallKernel(h, d, v0), Ghost: solid.NewWallMoment(h, d, v0), G: g2,
+		Wall: solid.NewWallKernel(h, d, v0), Ghost: solid.NewWallMoment(h, d, v0), Edges: solid.NewGhosts(h, d, v0), G: g2,
 		Stride: min(512, max(32, (capacity+7)/8*8)),
 	}
 	dv.W0 = dv.Poly6.W(0)

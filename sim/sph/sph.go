@@ -486,11 +486,11 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 	var phi, gx, gy, gz float32
 	if hyd != nil {
 		var gr, mg [3]float32
-		phi, gr, mg = s.col.BoundaryMoment(&dv.Wall, &dv.Ghost, s.Cfg.Gravity, p[0], p[1], p[2])
+		phi, gr, mg = s.col.BoundaryMoment(&dv.Wall, &dv.Ghost, &dv.Edges, s.Cfg.Gravity, p[0], p[1], p[2])
 		gx, gy, gz = gr[0], gr[1], gr[2]
 		*hyd = [4]float32{mg[0], mg[1], mg[2], 0}
 	} else {
-		phi, gx, gy, gz = s.col.Boundary(&dv.Wall, p[0], p[1], p[2])
+		phi, gx, gy, gz = s.col.BoundaryExact(&dv.Wall, &dv.Edges, p[0], p[1], p[2])
 	}
 	phi, gx, gy, gz = s.bodyBoundary(p, phi, gx, gy, gz) // rigid bodies (bodies.go)
 	return dv.V0*sum + phi, [4]float32{gx, gy, gz, phi}
