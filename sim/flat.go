@@ -1,0 +1,51 @@
+package sim
+
+// FlatFrame is what a 2D mode (reduced) shows instead of particles in 3D: a rectangle of fluid seen head-on, with
+// x to the right, y up and the origin at the rectangle's lower-left corner, in metres. The solver paints the
+// fluid's picture itself (dye, a speed map, streaks: whatever its view setting says) as an image over the
+// rectangle; the renderer (gpu/flat) fits the rectangle into the window, draws the image, then the shapes, the
+// lines and the tracers on top, in that order. Slices are reused between calls when they are large enough.
+type FlatFrame struct {
+	Size [2]float32 // the rectangle's width and height, m
+
+	// Image is ImageW × ImageH texels covering the rectangle, row-major from the bottom row, linear RGBA in
+	// [0, 1]; alpha blends it over the background. Empty: no image.
+	ImageW, ImageH int
+	Image          [][4]float32
+
+	Shapes  []FlatShape // bodies, obstacles, zones: filled convex polygons with outlines
+	Lines   []FlatLine  // strokes being drawn, arrows, trails
+	Tracers []FlatPoint // particles carried by the flow
+
+	// Status is a line about the game the window shows over the view ("Level 2 · 3/5 crates · 0:41 left");
+	// Message, when set, a banner in the middle ("Level complete! Press N for the next one").
+	Status, Message string
+}
+
+// FlatShape is a filled convex polygon (counter-clockwise, world coordinates) with an outline; a circle comes as
+// a polygon of enough sides. Alpha 0 in Fill or Line leaves that part out.
+type FlatShape struct {
+	Points     [][2]float32
+	Fill, Line [4]float32
+}
+
+// FlatLine is a polyline of the given width in pixels.
+type FlatLine struct {
+	Points [][2]float32
+	Color  [4]float32
+	Width  float32
+}
+
+// FlatPoint is a tracer: a dot of the given size in pixels.
+type FlatPoint struct {
+	Pos   [2]float32
+	Color [4]float32
+	Size  float32
+}
+
+// Flat is a solver that shows a FlatFrame: the window draws it in place of the particles and the surface, and
+// maps the mouse into the rectangle for the mode's hands.
+type Flat interface {
+	Solver
+	FlatFrame(dst *FlatFrame)
+}
