@@ -49,6 +49,14 @@ var fuzzSeeds = []string{
 	// a byte-order mark, UTF-16
 	"\xEF\xBB\xBF{}",
 	"\xFF\xFE{\x00}\x00",
+	// 2D scenes: one with one of everything, a concave polygon, a goal asking for more crates than there are,
+	// 3D parts in a 2D scene
+	`{"name":"flat","mode":"reduced","flat":{"size":[2,1.2],"bodies":[{"shape":"box","center":[0.3,0.6],"size":[0.12,0.12],"density":600,"crate":true,"angle":10},
+	{"shape":"circle","center":[1,0.6],"radius":0.1,"static":true},{"shape":"polygon","center":[1.5,0.3],"points":[[-0.1,-0.1],[0.1,-0.1],[0,0.1]],"density":300,"friction":0.5,"restitution":0.2}],
+	"currents":[{"points":[[0.2,0.3],[1,0.5],[1.8,0.3]],"speed":0.4,"width":0.15,"key":1}],"goal":{"zone":{"min":[1.6,0.1],"max":[1.95,0.5]},"crates":1,"time":60,"next":"reduced-2"}}}`,
+	`{"name":"c","flat":{"size":[1,1],"bodies":[{"shape":"polygon","center":[0.5,0.5],"points":[[0,0],[0.1,0],[0.02,0.02],[0,0.1]],"density":300}]}}`,
+	`{"name":"g","flat":{"size":[1,1],"bodies":[{"shape":"box","center":[0.5,0.5],"size":[0.1,0.1],"density":300}],"goal":{"zone":{"min":[0,0],"max":[0.2,0.2]},"crates":2}}}`,
+	`{"name":"d","domain":{"min":[0,0,0],"max":[1,1,1]},"flat":{"size":[1,1]}}`,
 	// a pipe or device as a mesh
 	`{"name":"p","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},"fluid":[{"shape":"mesh","mesh":"/dev/zero","center":[0.5,0.5,0.5],"extent":0.3}]}`,
 }

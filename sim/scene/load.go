@@ -120,6 +120,9 @@ func (s *Scene) Clone() *Scene {
 		cam := *s.Camera
 		c.Camera = &cam
 	}
+	if s.Flat != nil {
+		c.Flat = s.Flat.clone()
+	}
 	if s.Params != nil {
 		c.Params = ParamValues{}
 		for k, v := range s.Params {

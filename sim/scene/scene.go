@@ -44,6 +44,9 @@ type Scene struct {
 	Blasts    []Blast     `json:"blasts,omitempty"`
 	Camera    *Camera     `json:"camera,omitempty"`
 	Params    ParamValues `json:"params,omitempty"`
+	// Flat makes this a 2D scene for the reduced mode (flat.go): a rectangle of fluid with bodies, currents and
+	// a goal, and none of the 3D parts above.
+	Flat *Flat `json:"flat,omitempty"`
 
 	// Source is where the scene came from (a file path or "builtin:NAME"); not part of the file.
 	Source string `json:"-"`

@@ -16,6 +16,9 @@ func (s *Scene) Validate() error {
 	if err := s.checkCounts(); err != nil {
 		return err
 	}
+	if s.Flat != nil {
+		return s.validateFlat()
+	}
 	meshes := newMeshLoader(s.Source)
 	d := s.Domain
 	if err := checkPoint("domain.min", d.Min); err != nil {
