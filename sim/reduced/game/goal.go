@@ -1,0 +1,97 @@
+package game
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// The level's goal: the crates the scene asks for, each brought into the zone and settled there for homeTime,
+// before the time runs out.
+
+// homeTime is how long a crate must stay in the goal zone, moving slower than homeSpeed zone sizes a second, to
+// count: a crate swept through the zone does not.
+const (
+	homeTime  = 0.5
+	homeSpeed = 0.5
+)
+
+// Outcome is where a level stands.
+type Outcome int
+
+const (
+	Playing Outcome = iota
+	Won
+	Lost
+)
+
+// level tracks a level's goal.
+type level struct {
+	goal      *scene.Goal // nil: a sandbox scene with no goal
+	delivered int
+	outcome   Outcome
+	endTime   float64 // simulated time the level was won or lost
+}
+
+// update advances the goal by a step of dt ending at simulated time t.
+func (l *level) update(w *world, t, dt float64) {
+	g := l.goal
+	if g == nil || l.outcome != Playing {
+		return
+	}
+	z := g.Zone
+	size := math.Min(z.Max[0]-z.Min[0], z.Max[1]-z.Min[1])
+	for i, b := range w.bodies {
+		if !b.spec.Crate || b.delivered {
+			continue
+		}
+		p, _, v, _ := w.pose(i)
+		// the body's frame sits at its centre for boxes and circles and wherever the scene put it for
+		// polygons, which is inside them (convex, around Center)
+		in := p[0] >= z.Min[0] && p[0] <= z.Max[0] && p[1] >= z.Min[1] && p[1] <= z.Max[1]
+		if in && math.Hypot(v[0], v[1]) < homeSpeed*size {
+			b.home += dt
+		} else {
+			b.home = 0
+		}
+		if b.home >= homeTime {
+			b.delivered = true
+			l.delivered++
+		}
+	}
+	switch {
+	case l.delivered >= g.Crates:
+		l.outcome, l.endTime = Won, t
+	case g.Time > 0 && t >= g.Time:
+		l.outcome, l.endTime = Lost, t
+	}
+}
+
+// status is the level's line for the window, at simulated time t.
+func (l *level) status(t float64) string {
+	g := l.goal
+	if g == nil {
+		return fmt.Sprintf("%.1f s", t)
+	}
+	s := fmt.Sprintf("%d/%d crates home", l.delivered, g.Crates)
+	if g.Time > 0 {
+		left := math.Max(g.Time-t, 0)
+		s += fmt.Sprintf(" · %d:%02d left", int(left)/60, int(left)%60)
+	}
+	return s
+}
+
+// message is the banner for a finished level; "" while it is played.
+func (l *level) message() string {
+	switch l.outcome {
+	case Won:
+		if l.goal.Next != "" {
+			return fmt.Sprintf("Level complete in %.1f s! Press N for the next level (%s), R to play again", l.endTime, l.goal.Next)
+		}
+		return fmt.Sprintf("Level complete in %.1f s — that was the last level! Press R to play again", l.endTime)
+	case Lost:
+		return fmt.Sprintf("Time's up: %d of %d crates home. Press R to try again", l.delivered, l.goal.Crates)
+	}
+	return ""
+}
