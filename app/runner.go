@@ -24,6 +24,8 @@ type Published struct {
 	Ellipsoids []csurface.Ellipsoid
 	// Twin is the second simulation's frame when the solver steps two (an A/B pair, twinSolver); nil otherwise.
 	Twin *TwinPublished
+	// Flat is what a 2D mode shows (sim.Flat); nil for the 3D modes.
+	Flat *sim.FlatFrame
 }
 
 // TwinPublished is the second simulation of an A/B comparison as the Runner hands it over with each frame.
@@ -435,6 +437,14 @@ func (r *Runner) publish(box *Published) {
 		box.Steps = box.Steps[:0]
 	}
 	r.solver.Frame(&box.Frame)
+	if fs, ok := r.solver.(sim.Flat); ok {
+		if box.Flat == nil {
+			box.Flat = &sim.FlatFrame{}
+		}
+		fs.FlatFrame(box.Flat)
+	} else {
+		box.Flat = nil
+	}
 	box.Stats = r.solver.Stats()
 	box.Ellipsoids = r.kernels(box.Ellipsoids, &box.Frame)
 	if ts, ok := r.solver.(twinSolver); ok {

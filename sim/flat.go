@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/slosh/slosh/sim/scene"
+
 // FlatFrame is what a 2D mode (reduced) shows instead of particles in 3D: a rectangle of fluid seen head-on, with
 // x to the right, y up and the origin at the rectangle's lower-left corner, in metres. The solver paints the
 // fluid's picture itself (dye, a speed map, streaks: whatever its view setting says) as an image over the
@@ -48,4 +50,24 @@ type FlatPoint struct {
 type Flat interface {
 	Solver
 	FlatFrame(dst *FlatFrame)
+}
+
+// FlatHands is what the 2D game's hands ask of a flat solver, between steps as Hands' calls are: draw a current,
+// excite a drawn one again, grab, drag and throw a body, spawn and remove bodies. Positions are in the
+// rectangle's coordinates (FlatFrame).
+type FlatHands interface {
+	// Draw adds the current the player drew: the flow along the polyline at speed (m/s) within width (m) of it,
+	// made divergence free, joins the basis as a new mode unless the basis already holds it, and is excited once.
+	// It returns a message for the status line ("current 3 on key 3").
+	Draw(points [][2]float32, speed, width float32) (string, error)
+	// Excite excites the drawn current on digit key k (1–9) again.
+	Excite(k int) error
+	// Grab takes hold of the body under p and returns its index, or −1 when there is none; MoveGrab pulls the
+	// held body towards p; Release lets go, and the body keeps the velocity it had.
+	Grab(p [2]float32) int
+	MoveGrab(p [2]float32)
+	Release()
+	// Spawn adds a body (in scene.FlatBody's terms) and returns its index; RemoveFlatBody removes body i.
+	Spawn(b scene.FlatBody) (int, error)
+	RemoveFlatBody(i int) error
 }
