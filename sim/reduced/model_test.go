@@ -165,6 +165,33 @@ func TestProjectionOfABasisModeIsItsUnitVector(t *testing.T) {
 	}
 }
 
+// Energy is the kinetic energy ½∫|u|² dA of the velocity on the grid, measured independently by the midpoint
+// rule over Grid.Sample on a finer lattice.
+func TestEnergyIsKineticEnergy(t *testing.T) {
+	m := newModel(t, func(p *Params) { p.Width, p.Height, p.NX, p.NY = 1.6, 0.8, 96, 48 })
+	g := m.Grid()
+	if err := m.SetCoefficients(randomState(m, 11, 0.3)); err != nil {
+		t.Fatal(err)
+	}
+	f := g.NewField()
+	if err := m.Velocity(f); err != nil {
+		t.Fatal(err)
+	}
+	const sub = 4
+	nx, ny := sub*g.NX, sub*g.NY
+	hx, hy := g.W/float64(nx), g.H/float64(ny)
+	var e float64
+	for j := 0; j < ny; j++ {
+		for i := 0; i < nx; i++ {
+			u, v := g.Sample(f, (float64(i)+0.5)*hx, (float64(j)+0.5)*hy)
+			e += 0.5 * (u*u + v*v) * hx * hy
+		}
+	}
+	if d := math.Abs(e/m.Energy() - 1); d > 0.02 {
+		t.Errorf("Energy %g, ½∫|u|² %g (relative difference %.3g)", m.Energy(), e, d)
+	}
+}
+
 // triple against Simpson quadrature, for products with an even and an odd number of sines.
 func TestTripleIntegral(t *testing.T) {
 	const l = 1.7
@@ -337,8 +364,8 @@ func TestBadParameters(t *testing.T) {
 		{"negative grid", func(p *Params) { p.NX = -65 }, "grid"},
 		{"one cell", func(p *Params) { p.NY = 1 }, "grid"},
 		{"huge grid", func(p *Params) { p.NX, p.NY = 1<<30, 1<<30 }, "grid"},
-		{"no modes", func(p *Params) { p.Modes = 0 }, "modes"},
-		{"huge mode count", func(p *Params) { p.Modes = 1 << 40 }, "modes"},
+		{"no modes", func(p *Params) { p.Modes = 0 }, "modes: must be in [1, 1024]"},
+		{"huge mode count", func(p *Params) { p.Modes = 1 << 40 }, "modes: must be in [1, 1024]"},
 		{"negative drawn", func(p *Params) { p.MaxDrawn = -1 }, "drawn"},
 		{"drawn over the mode budget", func(p *Params) { p.MaxDrawn = MaxModes }, "drawn"},
 		{"basis over budget", func(p *Params) { p.NX, p.NY, p.Modes, p.MaxDrawn = 1024, 1024, 64, 0 }, "budget"},
