@@ -140,3 +140,33 @@ func TestDrawnModeDiffuses(t *testing.T) {
 		t.Errorf("drawn mode after diffusion %g, want %g", got, want)
 	}
 }
+
+// The same strokes and steps give the same state bit for bit on any number of workers (replays depend on it).
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	var states [][]float64
+	for _, w := range []int{1, 2, 5} {
+		m := newModel(t, func(p *Params) { p.Workers, p.Viscosity = w, 1e-3 })
+		if err := m.SetCoefficients(randomState(m, 4, 0.1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Enrich(jet(t, m.Grid(), 0.5), jet(t, m.Grid(), 0.3)); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Excite(m.Modes()-1, 0.5); err != nil {
+			t.Fatal(err)
+		}
+		for s := 0; s < 50; s++ {
+			if err := m.Step(1.0 / 60); err != nil {
+				t.Fatal(err)
+			}
+		}
+		states = append(states, m.Coefficients())
+	}
+	for w := 1; w < len(states); w++ {
+		for k := range states[0] {
+			if states[w][k] != states[0][k] {
+				t.Fatalf("worker count %d: coefficient %d is %v, with one worker %v", w, k, states[w][k], states[0][k])
+			}
+		}
+	}
+}

@@ -406,6 +406,10 @@ func (m *Model) AddField(f Field, scale float64) error {
 	return nil
 }
 
+// DivergenceFree makes f divergence free in place with solid walls (see Projector): what a drawn field becomes
+// before it joins the basis, for showing it.
+func (m *Model) DivergenceFree(f Field) error { return m.proj.Project(f) }
+
 // Velocity writes the velocity B r on the faces into dst (dst must have the grid's shape). Sample it with
 // Grid.Sample for tracers and dye.
 func (m *Model) Velocity(dst Field) error {
