@@ -30,13 +30,21 @@ func (g Grid) PaintStroke(f Field, pts []StrokePoint, radius float64) error {
 	if !(radius > 0) || math.IsInf(radius, 0) {
 		return fmt.Errorf("reduced: paint: radius %g: must be positive and finite", radius)
 	}
+	reach := 1e6 * math.Max(g.W, g.H) // far beyond the box, yet no overflow in the distances
 	for k, p := range pts {
 		for _, x := range [4]float64{p.X, p.Y, p.VX, p.VY} {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return fmt.Errorf("reduced: paint: stroke point %d is not finite", k)
 			}
 		}
+		if math.Abs(p.X) > reach || math.Abs(p.Y) > reach {
+			return fmt.Errorf("reduced: paint: stroke point %d at (%g, %g) is too far from the %g×%g box",
+				k, p.X, p.Y, g.W, g.H)
+		}
 	}
+	radius = math.Min(radius, reach)
+	// index clamps the fractional face index f into [0, n-1] before converting it
+	index := func(f float64, n int) int { return int(math.Max(0, math.Min(float64(n-1), f))) }
 	paint := func(out []float64, nx, ny int, x0, y0 float64, vel func(StrokePoint) float64) {
 		best := make([]float64, len(out)) // squared distance to the stroke, +Inf where none yet
 		val := make([]float64, len(out))
@@ -47,8 +55,8 @@ func (g Grid) PaintStroke(f Field, pts []StrokePoint, radius float64) error {
 			a, b := pts[s], pts[min(s+1, len(pts)-1)]
 			lx, hx := math.Min(a.X, b.X)-radius, math.Max(a.X, b.X)+radius
 			ly, hy := math.Min(a.Y, b.Y)-radius, math.Max(a.Y, b.Y)+radius
-			i0, i1 := max(0, int(math.Ceil((lx-x0)/g.DX))), min(nx-1, int(math.Floor((hx-x0)/g.DX)))
-			j0, j1 := max(0, int(math.Ceil((ly-y0)/g.DY))), min(ny-1, int(math.Floor((hy-y0)/g.DY)))
+			i0, i1 := index(math.Ceil((lx-x0)/g.DX), nx), index(math.Floor((hx-x0)/g.DX), nx)
+			j0, j1 := index(math.Ceil((ly-y0)/g.DY), ny), index(math.Floor((hy-y0)/g.DY), ny)
 			ex, ey := b.X-a.X, b.Y-a.Y
 			l2 := ex*ex + ey*ey
 			for j := j0; j <= j1; j++ {

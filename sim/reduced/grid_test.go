@@ -83,6 +83,16 @@ func TestSampleAndPaint(t *testing.T) {
 	if got := p.U[g.UIndex(10, 0)]; got != 0 {
 		t.Errorf("u far from the stroke %g", got)
 	}
+	// a brush larger than the box paints every face, the nearest point's velocity weighted by about one
+	huge := g.NewField()
+	if err := g.PaintStroke(huge, []StrokePoint{{X: 1, Y: 0.5, VX: 1, VY: 2}}, 1e300); err != nil {
+		t.Fatal(err)
+	}
+	for k := range huge.U {
+		if math.Abs(huge.U[k]-1) > 1e-9 {
+			t.Fatalf("a huge brush painted u %d with %g", k, huge.U[k])
+		}
+	}
 	for _, bad := range []struct {
 		pts []StrokePoint
 		r   float64
@@ -91,6 +101,7 @@ func TestSampleAndPaint(t *testing.T) {
 		{[]StrokePoint{{X: 1}}, 0},
 		{[]StrokePoint{{X: 1}}, math.Inf(1)},
 		{[]StrokePoint{{X: math.NaN()}}, 0.1},
+		{[]StrokePoint{{X: 1e300}}, 0.1},
 	} {
 		if err := g.PaintStroke(p, bad.pts, bad.r); err == nil {
 			t.Errorf("stroke %v radius %g accepted", bad.pts, bad.r)

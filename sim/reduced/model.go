@@ -299,10 +299,10 @@ func (m *Model) Advect(dt float64) error {
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
 		return errors.New("reduced: advect: the state is not finite")
 	}
-	steps := max(1, int(math.Ceil(dt*norm/taylorReach)))
-	if float64(steps) > maxSubsteps || dt*norm/taylorReach > maxSubsteps {
+	if dt*norm/taylorReach > maxSubsteps {
 		return fmt.Errorf("reduced: advect: dt %g × ‖A‖ %g needs more than %d sub-steps", dt, norm, maxSubsteps)
 	}
+	steps := max(1, int(math.Ceil(dt*norm/taylorReach)))
 	e0 := dot(m.r, m.r)
 	h := dt / float64(steps)
 	sum, term, next := m.sum[:n], m.term[:n], m.next[:n]
