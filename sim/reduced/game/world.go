@@ -216,3 +216,16 @@ func (w *world) applyForce(i int, f, p [2]float64) {
 func (w *world) mass(i int) float64 { return w.bodies[i].b.GetMass() }
 
 func (w *world) step(dt float64) { w.b2.Step(dt, velocityIterations, positionIterations) }
+
+// finite says whether every body's pose and velocity are finite numbers.
+func (w *world) finite() bool {
+	for i := range w.bodies {
+		p, a, v, s := w.pose(i)
+		for _, x := range []float64{p[0], p[1], a, v[0], v[1], s} {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,136 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim/reduced"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// The player's hands (sim.FlatHands): currents drawn with the mouse, the bodies grabbed, thrown, spawned and
+// removed.
+
+// currentColours tint the dye along each drawn current, by key.
+var currentColours = [10][3]float32{
+	{0.9, 0.9, 0.9}, {0.95, 0.35, 0.3}, {0.95, 0.75, 0.2}, {0.35, 0.85, 0.4}, {0.3, 0.8, 0.95},
+	{0.7, 0.45, 0.95}, {0.95, 0.5, 0.8}, {0.6, 0.9, 0.8}, {0.95, 0.6, 0.3}, {0.8, 0.8, 0.5},
+}
+
+// Draw implements sim.FlatHands.
+func (s *Solver) Draw(points [][2]float32, speed, width float32) (string, error) {
+	return s.draw(points, float64(speed), float64(width), 0)
+}
+
+// draw paints a current along points at speed within width, makes it divergence free, adds it to the basis
+// (000 §5.2) and excites it once. key is the digit key it goes on, or 0 for the next free one.
+func (s *Solver) draw(points [][2]float32, speed, width float64, key int) (string, error) {
+	if len(points) < 2 || len(points) > scene.MaxCurrentPoints {
+		return "", fmt.Errorf("a current is a stroke of 2 to %d points, not %d", scene.MaxCurrentPoints, len(points))
+	}
+	if !(speed > 0 && speed <= scene.MaxFlatSpeed) || !(width > 0 && width <= max(s.world.size[0], s.world.size[1])) {
+		return "", fmt.Errorf("a current of %g m/s and %g m wide: speed must be in (0, %g], width in (0, the rectangle]", speed, width, float64(scene.MaxFlatSpeed))
+	}
+	pts := make([]reduced.StrokePoint, 0, len(points))
+	for k, p := range points {
+		if !(p[0] >= 0 && float64(p[0]) <= s.world.size[0] && p[1] >= 0 && float64(p[1]) <= s.world.size[1]) {
+			return "", fmt.Errorf("stroke point %d (%g, %g) lies outside the rectangle", k, p[0], p[1])
+		}
+		// the velocity along the stroke: the direction of the segment through the point
+		a, b := points[max(k-1, 0)], points[min(k+1, len(points)-1)]
+		dx, dy := float64(b[0]-a[0]), float64(b[1]-a[1])
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			continue
+		}
+		pts = append(pts, reduced.StrokePoint{X: float64(p[0]), Y: float64(p[1]), VX: speed * dx / l, VY: speed * dy / l})
+	}
+	if len(pts) < 2 {
+		return "", errors.New("the stroke has no length")
+	}
+	f := s.grid.NewField()
+	if err := s.grid.PaintStroke(f, pts, width/2); err != nil {
+		return "", err
+	}
+	if err := s.model.DivergenceFree(f); err != nil {
+		return "", err
+	}
+	norm := s.grid.Norm(f)
+	if !(norm > 0) {
+		return "", errors.New("the stroke paints no flow that can exist in a closed box (it runs straight into a wall)")
+	}
+	if key == 0 {
+		key = s.nextKey
+	}
+	if s.model.Modes()-s.model.Params().Modes >= maxDrawn {
+		// the basis is full: the current is what the basis can hold of it, once
+		if err := s.model.AddField(f, 1); err != nil {
+			return "", err
+		}
+		s.dye.paint(points, width/2, currentColours[0])
+		return fmt.Sprintf("the basis holds %d drawn currents, its most: this one is projected onto it, not kept", maxDrawn), nil
+	}
+	res, err := s.model.Enrich(f)
+	if err != nil {
+		return "", err
+	}
+	c := res.Currents[0]
+	if err := s.model.ExciteCurrent(c, norm); err != nil {
+		return "", err
+	}
+	s.keys[key] = drawn{on: true, current: c, norm: norm}
+	s.nextKey = key%9 + 1
+	s.dye.paint(points, width/2, currentColours[key])
+	if len(res.Added) == 0 {
+		return fmt.Sprintf("current on key %d (the basis already held it)", key), nil
+	}
+	return fmt.Sprintf("current on key %d: mode %d joins the basis", key, res.Added[0]), nil
+}
+
+// Excite implements sim.FlatHands.
+func (s *Solver) Excite(k int) error {
+	if k < 1 || k > 9 || !s.keys[k].on {
+		return fmt.Errorf("no current on key %d", k)
+	}
+	d := s.keys[k]
+	return s.model.ExciteCurrent(d.current, d.norm)
+}
+
+// Grab implements sim.FlatHands.
+func (s *Solver) Grab(p [2]float32) int {
+	q := [2]float64{float64(p[0]), float64(p[1])}
+	i := s.world.at(q)
+	if i < 0 || s.world.bodies[i].spec.Static {
+		return -1
+	}
+	s.world.hold(i, q, float64(s.cfg.Gravity))
+	return i
+}
+
+// MoveGrab implements sim.FlatHands.
+func (s *Solver) MoveGrab(p [2]float32) { s.world.moveHold([2]float64{float64(p[0]), float64(p[1])}) }
+
+// Release implements sim.FlatHands.
+func (s *Solver) Release() { s.world.release() }
+
+// Spawn implements sim.FlatHands.
+func (s *Solver) Spawn(b scene.FlatBody) (int, error) {
+	if len(s.world.bodies) >= scene.MaxBodies {
+		return 0, fmt.Errorf("there are %d bodies, the most a scene may have", len(s.world.bodies))
+	}
+	probe := scene.Scene{Name: "spawn", Flat: &scene.Flat{Size: s.world.size, Bodies: []scene.FlatBody{b}}}
+	if err := probe.Validate(); err != nil {
+		return 0, err
+	}
+	return s.world.add(b)
+}
+
+// RemoveFlatBody implements sim.FlatHands.
+func (s *Solver) RemoveFlatBody(i int) error {
+	if i < 0 || i >= len(s.world.bodies) {
+		return fmt.Errorf("no body %d (there are %d)", i, len(s.world.bodies))
+	}
+	s.world.remove(i)
+	return nil
+}

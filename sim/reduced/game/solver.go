@@ -1,0 +1,230 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/par"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/reduced"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Solver is the reduced mode: a sim.Solver, sim.Flat and sim.FlatHands.
+//
+// A step, with the time splitting of §5.3: the reduced fluid advects and diffuses (§5.1); its velocity u_r on the
+// background grid gives each body's vortex panels the flow to cancel, solved body by body and then by Schwarz
+// iterations between them (§5.3.1–5.3.2, images at the walls §5.3.3); the panels' velocity u_p is fed back into
+// the basis (§5.3.4) after the tracers and the dye have moved in u_r + u_p; the panels' dynamic pressure and
+// buoyancy push the bodies (§5.3.5), and Box2D steps them.
+type Solver struct {
+	cfg    Config
+	params *param.Set
+	pool   par.Pool
+
+	sc    *scene.Scene
+	model *reduced.Model
+	grid  reduced.Grid
+	world *world
+	lvl   level
+
+	ur, up reduced.Field // the reduced velocity and the panels' velocity on the grid faces
+
+	// drawn currents: the model's current number and the field's norm at the speed it was drawn (Excite
+	// restores that speed), by digit key
+	keys    [10]drawn
+	nextKey int
+
+	tracers [][2]float32
+	rng     *rand.Rand
+	dye     dyeField
+
+	time  float64
+	steps int
+	stats sim.Stats
+	speed float64 // the fastest flow on the grid after the last step, m/s
+
+	// the solver's state before the step in progress, restored if the step fails
+	saved []float64
+}
+
+// drawn is a current on a digit key.
+type drawn struct {
+	on      bool
+	current int
+	norm    float64
+}
+
+// New returns a solver with the default parameters; Reset gives it a scene.
+func New() *Solver {
+	s := &Solver{cfg: DefaultConfig(), params: param.NewSet()}
+	s.cfg.Register(s.params)
+	return s
+}
+
+// Name implements sim.Solver.
+func (s *Solver) Name() string { return Name }
+
+// Params implements sim.Solver.
+func (s *Solver) Params() *param.Set { return s.params }
+
+// Reset implements sim.Solver: a 2D scene's rectangle, bodies, currents and goal.
+func (s *Solver) Reset(sc *scene.Scene) error {
+	if sc == nil || sc.Flat == nil {
+		name := "the scene"
+		if sc != nil {
+			name = fmt.Sprintf("the scene %q", sc.Name)
+		}
+		return fmt.Errorf("%s is a 3D scene; the reduced mode plays 2D scenes (a \"flat\" section: the reduced-* levels)", name)
+	}
+	f := sc.Flat
+	c := &s.cfg
+	nx, ny := gridCells(f.Size, int(c.Grid))
+	p := reduced.DefaultParams()
+	p.Width, p.Height, p.NX, p.NY = f.Size[0], f.Size[1], nx, ny
+	p.Modes, p.Viscosity, p.MaxDrawn = int(c.Modes), float64(c.Viscosity), maxDrawn
+	model, err := reduced.New(p)
+	if err != nil {
+		return fmt.Errorf("reduced: %w", err)
+	}
+	w, err := newWorld(f, [2]float64{0, -float64(c.Gravity)})
+	if err != nil {
+		return fmt.Errorf("scene %q: %w", sc.Name, err)
+	}
+	*s = Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: model.Grid(), world: w,
+		lvl: level{goal: f.Goal}, nextKey: 1, rng: rand.New(rand.NewPCG(1, 2))}
+	s.ur, s.up = s.grid.NewField(), s.grid.NewField()
+	for i := range f.Currents {
+		cu := &f.Currents[i]
+		pts := make([][2]float32, len(cu.Points))
+		for k, q := range cu.Points {
+			pts[k] = [2]float32{float32(q[0]), float32(q[1])}
+		}
+		if _, err := s.draw(pts, cu.Speed, cu.Width, cu.Key); err != nil {
+			return fmt.Errorf("scene %q: flat.currents[%d]: %w", sc.Name, i, err)
+		}
+	}
+	s.dye.reset(s.grid)
+	s.seedTracers(int(c.Tracers))
+	if err := s.model.Velocity(s.ur); err != nil {
+		return err
+	}
+	s.speed = s.maxSpeed()
+	s.stats = sim.Stats{Particles: len(s.tracers)}
+	return nil
+}
+
+// maxDrawn is how many drawn modes the basis may gain in a sitting: the currents a scene ships and the ones the
+// player draws. Each costs a few dozen milliseconds to add and makes every advection step a little dearer.
+const maxDrawn = 24
+
+// gridCells returns the background grid's cells along each side: cells along the longer side, and as many as
+// keep the cells about square along the other.
+func gridCells(size scene.Vec2, cells int) (nx, ny int) {
+	if size[0] >= size[1] {
+		return cells, max(4, int(math.Round(float64(cells)*size[1]/size[0])))
+	}
+	return max(4, int(math.Round(float64(cells)*size[0]/size[1]))), cells
+}
+
+// BeginFrame implements sim.Solver: the CFL condition on the fastest flow on the grid, in grid cells.
+func (s *Solver) BeginFrame(frameDt float64) int {
+	n := s.cfg.Step.Substeps(s.speed, min(s.grid.DX, s.grid.DY), frameDt)
+	s.stats.Substeps = n
+	return n
+}
+
+// Step implements sim.Solver.
+func (s *Solver) Step(dt float64) error {
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("reduced: step of %g s", dt)
+	}
+	s.saved = s.model.Coefficients()
+	var passes [8]sim.Pass
+	np := 0
+	stage := func(name string, start time.Time) time.Time {
+		now := time.Now()
+		passes[np] = sim.Pass{Name: name, Ms: float64(now.Sub(start).Microseconds()) / 1000}
+		np++
+		return now
+	}
+	t := time.Now()
+	start := t
+	if err := s.model.Advect(dt); err != nil {
+		return s.fail(err)
+	}
+	t = stage("advect", t)
+	if err := s.model.Diffuse(dt); err != nil {
+		return s.fail(err)
+	}
+	t = stage("diffuse", t)
+	if err := s.model.Velocity(s.ur); err != nil {
+		return s.fail(err)
+	}
+	clear(s.up.U)
+	clear(s.up.V)
+	t = stage("velocity", t)
+	s.advectTracers(dt)
+	s.dye.advect(s.grid, s.ur, s.up, dt, s.pool)
+	t = stage("tracers and dye", t)
+	s.world.step(dt)
+	s.time += dt
+	s.steps++
+	s.lvl.update(s.world, s.time, dt)
+	t = stage("bodies", t)
+	s.speed = s.maxSpeed()
+	if !finite(s.speed) || !s.world.finite() {
+		return s.fail(errors.New("the flow or a body became non-finite"))
+	}
+	s.stats = sim.Stats{Particles: len(s.tracers), Steps: s.steps, Time: s.time, StepMs: float64(time.Since(start).Microseconds()) / 1000,
+		Passes: append(s.stats.Passes[:0], passes[:np]...), Substeps: s.stats.Substeps, MaxSpeed: s.speed, Figures: s.figures()}
+	return nil
+}
+
+// fail restores the coefficients the step started from and reports the step as non-finite.
+func (s *Solver) fail(err error) error {
+	if s.saved != nil {
+		_ = s.model.SetCoefficients(s.saved) // finite: they were the state before this step
+	}
+	return &sim.NonFiniteError{Mode: Name, Step: s.steps + 1, Count: 1, Restored: s.time,
+		Advice: fmt.Sprintf("%v; lower the current speed or raise reduced.substeps", err)}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// maxSpeed is the fastest flow of u_r + u_p on the grid's faces.
+func (s *Solver) maxSpeed() float64 {
+	m := 0.0
+	for k, u := range s.ur.U {
+		m = max(m, math.Abs(u+s.up.U[k]))
+	}
+	for k, v := range s.ur.V {
+		m = max(m, math.Abs(v+s.up.V[k]))
+	}
+	return m
+}
+
+// velocity is the combined field u_r + u_p at p.
+func (s *Solver) velocity(x, y float64) (float64, float64) {
+	u, v := s.grid.Sample(s.ur, x, y)
+	pu, pv := s.grid.Sample(s.up, x, y)
+	return u + pu, v + pv
+}
+
+func (s *Solver) figures() []sim.Figure {
+	f := append(s.stats.Figures[:0],
+		sim.Figure{Name: "modes", Value: float64(s.model.Modes())},
+		sim.Figure{Name: "kinetic energy", Value: s.model.Energy() * float64(s.cfg.Density), Unit: "J/m", Plot: true},
+	)
+	if g := s.lvl.goal; g != nil {
+		f = append(f, sim.Figure{Name: "crates home", Value: float64(s.lvl.delivered)})
+	}
+	return f
+}
+
+// Stats implements sim.Solver.
+func (s *Solver) Stats() sim.Stats { return s.stats }
