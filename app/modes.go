@@ -11,6 +11,7 @@ import (
 	"github.com/slosh/slosh/sim/flip"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
+	"github.com/slosh/slosh/sim/reduced/game"
 	"github.com/slosh/slosh/sim/sph"
 )
 
@@ -34,6 +35,10 @@ type Mode struct {
 	// StateKind is the kind of state the solver saves and loads (sim.Stateful); "" when it cannot. Modes of one
 	// kind load each other's save files.
 	StateKind string
+
+	// Flat says the mode plays 2D scenes (scene.Scene.Flat) and its solver is a sim.Flat: the window draws its
+	// FlatFrame instead of particles in 3D, and its hands are sim.FlatHands.
+	Flat bool
 
 	// Params returns a parameter set with the solver's names, bounds and defaults without building the solver (no
 	// GL needed): for `slosh params`, for checking --set before a window opens, and as the panel's mirror of a
@@ -101,6 +106,14 @@ func Modes() []Mode {
 			Desc:      "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
 			Params:    func() *param.Set { return sph.New().Params() },
 			New:       func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
+		},
+		{
+			Name:   game.Name,
+			Title:  "reduced fluid",
+			Desc:   "the 2D game: a model-reduced fluid (Laplacian eigenfunctions and currents you draw) carrying Box2D crates through vortex panels, on the CPU; plays the reduced-* levels",
+			Flat:   true,
+			Params: func() *param.Set { return game.New().Params() },
+			New:    func(*glh.Context) (sim.Solver, error) { return game.New(), nil },
 		},
 	}
 }
