@@ -55,7 +55,8 @@ func TestNaiveFeedbackLayout(t *testing.T) {
 }
 
 // As the threshold goes to zero the quadtree feedback approaches the naive one (and equals it at zero), while a
-// larger threshold evaluates the panels fewer times; its error stays within panels × threshold.
+// larger threshold evaluates the panels fewer times. Its error stays within 10 × threshold (measured 1 to 6 ×:
+// the metric bounds each panel's error, and the errors of many panels partly cancel).
 func TestQuadtreeApproachesNaive(t *testing.T) {
 	for _, g := range []Grid{{NX: 65, NY: 65, Width: 1, Height: 1}, {NX: 40, NY: 23, Width: 1, Height: 1}} {
 		s := scatter(t, par.Pool{})
@@ -90,8 +91,8 @@ func TestQuadtreeApproachesNaive(t *testing.T) {
 			if e > prevErr*(1+1e-9) || evals < prevEvals {
 				t.Errorf("threshold %g: error %g after %g, evaluations %d after %d", th, e, prevErr, evals, prevEvals)
 			}
-			if n := float64(s.Panels() + s.Images()); e > n*th {
-				t.Errorf("threshold %g: error %g above panels × threshold %g", th, e, n*th)
+			if e > 10*th {
+				t.Errorf("threshold %g: error %g above 10 × threshold", th, e)
 			}
 			if th == 0 && e != 0 {
 				t.Errorf("threshold 0: error %g, want exactly naive", e)

@@ -84,3 +84,24 @@ func TestBuoyancy(t *testing.T) {
 		t.Errorf("circle's polygon area %g, πr² %g", c.Area(), math.Pi*9*h*h)
 	}
 }
+
+// The velocity that enters q is the one the body's panels cancelled, the neighbours' panels included: a circle at
+// rest in still fluid, a cell from a square moving toward it, feels the square's push of fluid, faster on its
+// near side, and (eq. 5.21 along the outward normal) is drawn toward the square (force along -x); alone it feels
+// nothing.
+func TestDynamicPressureFromNeighbour(t *testing.T) {
+	s := mustSystem(t, DefaultOptions(1, 1), twoBodies(t)...)
+	solveIn(t, s, still)
+	f, err := s.Forces(nil, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != 2 || !(f[1].Dynamic.X < 0) || math.Abs(f[1].Dynamic.Y) > math.Abs(f[1].Dynamic.X) {
+		t.Errorf("circle next to the moving square: %+v", f)
+	}
+	alone := mustSystem(t, DefaultOptions(1, 1), twoBodies(t)[1])
+	solveIn(t, alone, still)
+	if f, _ = alone.Forces(f, 1, 0); f[0].Dynamic != (Vec{}) {
+		t.Errorf("circle alone at rest in still fluid: %+v", f)
+	}
+}

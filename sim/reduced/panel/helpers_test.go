@@ -77,7 +77,9 @@ func boundaryError(t testing.TB, s *System, i int, f func(Vec) Vec) (worst, mean
 		t.Fatal(err)
 	}
 	for k, p := range pts {
-		u := vel[k].add(f(p)).sub(s.bodyVelocity(i, p))
+		r := p.sub(b.Pos)
+		body := Vec{b.Vel.X - b.Omega*r.Y, b.Vel.Y + b.Omega*r.X} // v + ω × r
+		u := vel[k].add(f(p)).sub(body)
 		d := math.Abs(u.dot(nrm[k]))
 		worst = max(worst, d)
 		mean += d
