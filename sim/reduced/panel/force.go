@@ -1,0 +1,56 @@
+package panel
+
+import "fmt"
+
+// Force is the fluid's push on one body (§5.3.5), about the body's position (Body.Pos): apply Force at that point
+// and Torque about it (for Box2D, ApplyForce at the body's position plus ApplyTorque).
+type Force struct {
+	Dynamic        Vec     // eq. 5.21: Σ A_k q_k n_k over the panels, q = ½ρ|u_rel|²
+	DynamicTorque  float64 // of the dynamic forces at the panel centres
+	Buoyancy       Vec     // eq. 5.22: Σ -ρ A_k h_k g n_k over the panels, h the depth below the domain's top
+	BuoyancyTorque float64
+}
+
+// Total is the dynamic and buoyancy forces and torques together.
+func (f Force) Total() (Vec, float64) {
+	return f.Dynamic.add(f.Buoyancy), f.DynamicTorque + f.BuoyancyTorque
+}
+
+// Forces sets dst[i] (dst grows to the number of bodies) to the force and torque on body i from the last Solve:
+// the dynamic pressure q = ½ρ|u_rel|² of eq. 5.20, where u_rel is the velocity the body's panels cancelled (the
+// ambient fluid plus the other bodies' panels and all images, relative to the body, which excludes the body's own
+// panels), averaged over each panel's collocation points and pushed along its outward normal times its length
+// (eq. 5.21, "normal to the panels"), so a body is drawn toward the side where the relative flow is faster
+// (Bernoulli: pressure falls as ½ρ|u|² rises) and a uniform stream, q the same everywhere, gives a closed body no
+// net force; and, when gravity g > 0 (acting along -y), buoyancy -ρ A h g n at each panel centre (eq. 5.22) with
+// h the depth below the top of the domain, which sums to ρ·area·g upward for a body wholly in the fluid.
+// Non-finite or negative density or gravity are errors.
+func (s *System) Forces(dst []Force, rho, g float64) ([]Force, error) {
+	if !finite(rho) || rho < 0 || !finite(g) || g < 0 {
+		return dst, fmt.Errorf("panel: forces: density %g and gravity %g must be finite and non-negative", rho, g)
+	}
+	const kq = CollocationPoints
+	dst = dst[:0]
+	for i, b := range s.bodies {
+		var f Force
+		for k := s.off[i]; k < s.off[i+1]; k++ {
+			var u2 float64
+			for p := k * kq; p < (k+1)*kq; p++ {
+				u2 += s.rel[p].dot(s.rel[p])
+			}
+			q := 0.5 * rho * u2 / kq
+			arm := s.mid[k].sub(b.Pos)
+			fd := s.n[k].scale(s.l[k] * q)
+			f.Dynamic = f.Dynamic.add(fd)
+			f.DynamicTorque += arm.cross(fd)
+			if g > 0 {
+				h := s.opt.Height - s.mid[k].Y
+				fb := s.n[k].scale(-rho * s.l[k] * h * g)
+				f.Buoyancy = f.Buoyancy.add(fb)
+				f.BuoyancyTorque += arm.cross(fb)
+			}
+		}
+		dst = append(dst, f)
+	}
+	return dst, nil
+}
