@@ -26,6 +26,20 @@ func (f Force) Total() (Vec, float64) {
 // h the depth below the top of the domain, which sums to ρ·area·g upward for a body wholly in the fluid.
 // Non-finite or negative density or gravity are errors.
 func (s *System) Forces(dst []Force, rho, g float64) ([]Force, error) {
+	return s.forces(dst, rho, g, false)
+}
+
+// ImpactForces is Forces with the other reading of eq. 5.21's "dynamic pressure … normal to the panels": the
+// velocity pressure of engineering's wind loads, the flow's push on the faces it runs into. A panel whose relative
+// flow enters it (u_rel·n < 0, averaged over its collocation points) is pushed inward, along −n, by
+// A·½ρ(u_rel·n)²; a panel the flow leaves feels nothing. A uniform stream U then drags a body downstream with
+// ½ρU² times its width across the stream, as a current carries a crate, where Forces' Bernoulli suction
+// (potential flow) gives a closed body no net force at all (d'Alembert). Buoyancy is the same in both.
+func (s *System) ImpactForces(dst []Force, rho, g float64) ([]Force, error) {
+	return s.forces(dst, rho, g, true)
+}
+
+func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, error) {
 	if !finite(rho) || rho < 0 || !finite(g) || g < 0 {
 		return dst, fmt.Errorf("panel: forces: density %g and gravity %g must be finite and non-negative", rho, g)
 	}
@@ -34,11 +48,19 @@ func (s *System) Forces(dst []Force, rho, g float64) ([]Force, error) {
 	for i, b := range s.bodies {
 		var f Force
 		for k := s.off[i]; k < s.off[i+1]; k++ {
-			var u2 float64
+			var u2, un float64
 			for p := k * kq; p < (k+1)*kq; p++ {
 				u2 += s.rel[p].dot(s.rel[p])
+				un += s.rel[p].dot(s.n[k])
 			}
 			q := 0.5 * rho * u2 / kq
+			if impact {
+				un /= kq
+				q = 0
+				if un < 0 {
+					q = -0.5 * rho * un * un // inward: the flow runs into the panel
+				}
+			}
 			arm := s.mid[k].sub(b.Pos)
 			fd := s.n[k].scale(s.l[k] * q)
 			f.Dynamic = f.Dynamic.add(fd)

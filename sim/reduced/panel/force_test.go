@@ -105,3 +105,32 @@ func TestDynamicPressureFromNeighbour(t *testing.T) {
 		t.Errorf("circle alone at rest in still fluid: %+v", f)
 	}
 }
+
+// The impact reading of eq. 5.21: a uniform stream U pushes a square of side a held still downstream with
+// ½ρU²·a (only the upstream side faces the flow, and both its collocation points see U head-on), and no torque;
+// a square moving at U through still fluid feels the same force backwards. (The Bernoulli reading, Forces, gives
+// the held square no force at all in that stream: TestDynamicPressureForce.)
+func TestImpactForce(t *testing.T) {
+	const rho, a, U = 2.0, 4 * h, 1.5
+	opt := DefaultOptions(1, 1)
+	opt.Images = false
+	c := Vec{0.5, 0.5}
+	s := mustSystem(t, opt, Body{Shape: mustPolygon(t, square(a), h), Pos: c})
+	solveIn(t, s, uniform(Vec{U, 0}))
+	f, err := s.ImpactForces(nil, rho, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.5 * rho * U * U * a
+	if d := f[0].Dynamic; math.Abs(d.X-want) > 1e-9*want || math.Abs(d.Y) > 1e-9*want || math.Abs(f[0].DynamicTorque) > 1e-9*want*a {
+		t.Errorf("uniform stream: force %v torque %g, want (%g, 0) and 0", d, f[0].DynamicTorque, want)
+	}
+	s = mustSystem(t, opt, Body{Shape: mustPolygon(t, square(a), h), Pos: c, Vel: Vec{0, U}})
+	solveIn(t, s, uniform(Vec{}))
+	if f, err = s.ImpactForces(f, rho, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d := f[0].Dynamic; math.Abs(d.Y+want) > 1e-9*want || math.Abs(d.X) > 1e-9*want {
+		t.Errorf("moving up through still fluid: force %v, want (0, %g)", d, -want)
+	}
+}
