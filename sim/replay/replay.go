@@ -588,12 +588,23 @@ func (a *Action) check() error {
 		return finite32("at", a.At[:]...)
 	case OpSpawn:
 		b := a.FlatBody
-		xs := []float64{b.Center[0], b.Center[1], b.Size[0], b.Size[1], b.Radius, b.Angle, b.Density, b.Friction,
-			b.Restitution, b.Velocity[0], b.Velocity[1], b.Spin}
-		for _, p := range b.Points {
-			xs = append(xs, p[0], p[1])
+		for _, f := range []struct {
+			name string
+			xs   []float64
+		}{
+			{"center", b.Center[:]}, {"size", b.Size[:]}, {"radius", []float64{b.Radius}}, {"angle", []float64{b.Angle}},
+			{"density", []float64{b.Density}}, {"friction", []float64{b.Friction}},
+			{"restitution", []float64{b.Restitution}}, {"velocity", b.Velocity[:]}, {"spin", []float64{b.Spin}},
+		} {
+			if err := finite64("flat_body."+f.name, f.xs...); err != nil {
+				return err
+			}
 		}
-		return finite64("flat_body", xs...)
+		for i := range b.Points {
+			if err := finite64(fmt.Sprintf("flat_body.points[%d]", i), b.Points[i][:]...); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
