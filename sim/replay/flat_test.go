@@ -442,6 +442,9 @@ func TestFlatDecodeRejects(t *testing.T) {
 			"actions[5] (move_grab at step 4): at: (1e+06, 0) lies more than 20 m outside the scene's rectangle"},
 		{"remove no body", edit(good, func(m map[string]any) { action(m, 8)["index"] = 3 }),
 			"actions[8] (remove_flat_body at step 5): index: there is no body 3: there are 3 then, 0..2 (the scene has 2)"},
+		{"remove a body gone", edit(good, func(m map[string]any) {
+			m["actions"] = append(m["actions"].([]any), map[string]any{"step": 6, "op": "remove_flat_body", "index": 2})
+		}), "actions[9] (remove_flat_body at step 6): index: there is no body 2: there are 2 then, 0..1 (the scene has 2)"},
 		{"remove negative", edit(good, func(m map[string]any) { action(m, 8)["index"] = -1 }), "actions[8] (remove_flat_body at step 5): index: -1 is negative"},
 		{"spawn unknown field", edit(good, func(m map[string]any) { body(m)["mass"] = 1 }), "actions[7].flat_body.mass: unknown field; known fields here are shape, center"},
 		{"spawn without center", edit(good, func(m map[string]any) { delete(body(m), "center") }), "actions[7].flat_body.center: missing"},
