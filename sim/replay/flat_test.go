@@ -18,7 +18,7 @@ import (
 
 // flatSample is a small valid 2D scene's file with one action of every 2D op, recorded by a Log through its
 // FlatHands, with the calls that changed nothing (a failed stroke, a key without a current, a grab of nothing
-// and the move and release after it, a removal of no body) left out. Its actions: 0 params, 1 draw, 2 excite,
+// and the move and release after it, a release and a move after a release, a removal of no body) left out. Its actions: 0 params, 1 draw, 2 excite,
 // 3 grab, 4–5 move_grab, 6 release, 7 spawn, 8 remove_flat_body.
 func flatSample(t testing.TB) *File {
 	t.Helper()
@@ -66,6 +66,8 @@ func flatSample(t testing.TB) *File {
 	s.stepN(1)
 	h.MoveGrab([2]float32{-0.5, 1.5}) // the cursor left the view
 	h.Release()
+	h.Release() // nothing held any more: these change nothing
+	h.MoveGrab([2]float32{1, 1})
 	_, err = h.Spawn(scene.FlatBody{Shape: scene.FlatPolygon, Center: scene.Vec2{1.5, 0.8},
 		Points: []scene.Vec2{{-0.05, -0.05}, {0.05, -0.05}, {0, 0.07}}, Angle: 15, Density: 450, Friction: 0.3,
 		Restitution: 0.1, Velocity: scene.Vec2{0.2, -0.1}, Spin: 0.5})
