@@ -43,9 +43,10 @@ func Read(path string) (*File, error) {
 // Decode reads and checks a replay from r. It is strict: a file that is not a slosh replay, has a newer or
 // unknown version, an unknown or missing field, a value of the wrong type or out of range (a number too large
 // for its type: JSON has no NaN or infinity), an unknown op or one without its arguments, actions out of order or
-// after the end, a scene or a dropped body that the scene package refuses, or data after the replay object is
-// refused with the field's path. Mesh paths relative to the scene resolve against the working folder (Read
-// resolves them against the file's).
+// after the end, a scene, a dropped body or a spawned 2D body that the scene package refuses, a 3D tool in a 2D
+// scene's replay or a 2D game's hand in a 3D scene's, or data after the replay object is refused with the field's
+// path. Mesh paths relative to the scene resolve against the working folder (Read resolves them against the
+// file's).
 func Decode(r io.Reader) (*File, error) {
 	data, err := readLimited(r)
 	if err != nil {
@@ -183,6 +184,9 @@ func parse(data []byte, path string) (*File, error) {
 		return nil, bad("scene: %v", err)
 	}
 	f.parsedFrom = f.Scene
+	if err := checkKinds(sc, f.Actions); err != nil {
+		return nil, bad("%v", err)
+	}
 	meshes := map[string]*scene.MeshData{}
 	for i := range f.Actions {
 		if a := &f.Actions[i]; a.Op == OpAddBody {
@@ -203,8 +207,18 @@ func parse(data []byte, path string) (*File, error) {
 // toolReach domain sizes of it (the window moves them with the cursor, which may leave the domain) and no larger
 // than the window's tools make them; a tool emitter passes the scene's own
 // checks for emitters (inside the domain, speed and radius within scene.MaxSpeed and the domain's size).
+//
+// A 2D scene's actions are checked by flatScene.check.
 func checkInScene(sc *scene.Scene, actions []Action) error {
-	const toolReach = 10
+	if sc.IsFlat() {
+		fs := newFlatScene(sc)
+		for i := range actions {
+			if err := fs.check(&actions[i]); err != nil {
+				return fmt.Errorf("actions[%d] (%s): %w", i, &actions[i], err)
+			}
+		}
+		return nil
+	}
 	dom := sc.Domain
 	size := dom.Size().MaxComp()
 	near := func(field string, p [3]float32, margin float64) error {
@@ -258,6 +272,104 @@ func checkInScene(sc *scene.Scene, actions []Action) error {
 		if err != nil {
 			return fmt.Errorf("actions[%d] (%s): %w", i, a, err)
 		}
+	}
+	return nil
+}
+
+// toolReach is how many domain (or rectangle) sizes beyond it a tool that follows the cursor may go: the cursor
+// leaves the view while it drags.
+const toolReach = 10
+
+// flatMargin is how far outside a 2D scene's rectangle, in its longer side, a stroke's points and a grab may lie:
+// the game takes them inside it.
+const flatMargin = 0.1
+
+// checkKinds refuses a 3D tool in a 2D scene's replay and a 2D game's hand in a 3D scene's: no solver that opens
+// the scene has them.
+func checkKinds(sc *scene.Scene, actions []Action) error {
+	for i := range actions {
+		a := &actions[i]
+		switch {
+		case a.Op == OpParams:
+		case sc.IsFlat() && !a.Op.IsFlat():
+			return fmt.Errorf("actions[%d] (%s): op %s is a 3D tool, and this replay's scene is a 2D one (it has \"flat\"): "+
+				"a 2D sitting holds params and the game's hands, %s", i, a, a.Op, flatOpList())
+		case !sc.IsFlat() && a.Op.IsFlat():
+			return fmt.Errorf("actions[%d] (%s): op %s is one of the 2D game's hands, and this replay's scene is a 3D one (it has no \"flat\"): "+
+				"a 3D sitting holds params and the tools, %s", i, a, a.Op, tools3DList())
+		}
+	}
+	return nil
+}
+
+// flatOpList and tools3DList name the ops of a 2D and of a 3D scene's sitting, params aside.
+func flatOpList() string  { return opNames(func(op Op) bool { return op.IsFlat() }) }
+func tools3DList() string { return opNames(func(op Op) bool { return op != OpParams && !op.IsFlat() }) }
+
+func opNames(keep func(Op) bool) string {
+	var names []string
+	for _, op := range ops {
+		if keep(op) {
+			names = append(names, string(op))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// flatScene follows a 2D scene's sitting through its actions, checking each against the scene, naming the field:
+// a stroke's points lie in the rectangle (to flatMargin of its longer side) and it is no wider than that side (a
+// scene's currents' bound); a grab is in the rectangle to that margin, and the held body is pulled to within
+// toolReach rectangle sizes of it; a spawned body passes the scene's own checks for its bodies (scene.Validate)
+// and there are at most scene.MaxBodies; the body removed exists then.
+type flatScene struct {
+	size      scene.Vec2
+	fromScene int
+	bodies    int // the bodies there are: the scene's, and those spawned since, less those removed
+}
+
+func newFlatScene(sc *scene.Scene) *flatScene {
+	return &flatScene{size: sc.Flat.Size, fromScene: len(sc.Flat.Bodies), bodies: len(sc.Flat.Bodies)}
+}
+
+// check checks action a, which Action.check passed, and follows it: a spawn adds a body, a removal takes one.
+func (fs *flatScene) check(a *Action) error {
+	longer := max(fs.size[0], fs.size[1])
+	near := func(field string, p [2]float32, margin float64) error {
+		for k := 0; k < 2; k++ {
+			if x := float64(p[k]); !(x >= -margin && x <= fs.size[k]+margin) {
+				return fmt.Errorf("%s: (%g, %g) lies more than %.3g m outside the scene's rectangle [0, %g]×[0, %g]", field, p[0], p[1], margin, fs.size[0], fs.size[1])
+			}
+		}
+		return nil
+	}
+	switch a.Op {
+	case OpDraw:
+		for i, p := range a.Stroke.Points {
+			if err := near(fmt.Sprintf("points[%d]", i), p, flatMargin*longer); err != nil {
+				return err
+			}
+		}
+		if w := float64(a.Stroke.Width); w > longer {
+			return fmt.Errorf("width: %g m is over %g m, the rectangle's longer side", w, longer)
+		}
+	case OpGrab:
+		return near("at", *a.At, flatMargin*longer)
+	case OpMoveGrab:
+		return near("at", *a.At, toolReach*longer)
+	case OpSpawn:
+		if fs.bodies >= scene.MaxBodies {
+			return fmt.Errorf("flat_body: there are %d bodies then, the most a scene may have", fs.bodies)
+		}
+		probe := scene.Scene{Flat: &scene.Flat{Size: fs.size, Bodies: []scene.FlatBody{*a.FlatBody}}}
+		if err := probe.Validate(); err != nil {
+			return fmt.Errorf("%s", strings.Replace(err.Error(), "flat.bodies[0]", "flat_body", 1))
+		}
+		fs.bodies++
+	case OpRemoveFlatBody:
+		if a.Index >= fs.bodies {
+			return fmt.Errorf("index: there is no body %d: %s", a.Index, bodyCount(fs.bodies, fs.fromScene))
+		}
+		fs.bodies--
 	}
 	return nil
 }
@@ -352,6 +464,11 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 			return err
 		}
 	}
+	if body, ok := tree.(map[string]any)["flat_body"]; ok {
+		if err := checkJSON(body, reflect.TypeOf(scene.FlatBody{}), path+".flat_body"); err != nil {
+			return err
+		}
+	}
 	var j actionJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return fmt.Errorf("%s: %s", path, jsonmsg.Explain(raw, err, "empty: a replay is a JSON object")) // checkJSON lets nothing through that fails here
@@ -379,14 +496,45 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 			return fmt.Errorf("%s.body: %s", path, jsonmsg.Explain(j.Body, err, "empty: a replay is a JSON object"))
 		}
 	}
-	if j.Index != nil {
-		if a.Op != OpRemoveBody {
-			return fmt.Errorf("%s: index: not used by op %s (it belongs to op %s)", path, a.Op, OpRemoveBody)
+	if j.FlatBody != nil {
+		a.FlatBody = &scene.FlatBody{}
+		if err := json.Unmarshal(j.FlatBody, a.FlatBody); err != nil {
+			return fmt.Errorf("%s.flat_body: %s", path, jsonmsg.Explain(j.FlatBody, err, "empty: a replay is a JSON object"))
 		}
-		a.Index = *j.Index
-	} else if a.Op == OpRemoveBody {
-		return fmt.Errorf("%s: index: missing: op %s needs it", path, a.Op)
 	}
+	// the fields whose zero is a value, and a draw's, which lie in the action itself: present or missing here
+	// (Action.check cannot tell an index 0 from none)
+	if known(a.Op) {
+		for _, f := range []struct {
+			name    string
+			present bool
+			ops     []Op
+		}{
+			{"index", j.Index != nil, []Op{OpRemoveBody, OpRemoveFlatBody}},
+			{"points", j.Points != nil, []Op{OpDraw}},
+			{"speed", j.Speed != nil, []Op{OpDraw}},
+			{"width", j.Width != nil, []Op{OpDraw}},
+			{"key", j.Key != nil, []Op{OpExcite}},
+			{"at", j.At != nil, []Op{OpGrab, OpMoveGrab}},
+		} {
+			switch {
+			case f.present && !uses(f.ops, a.Op):
+				return fmt.Errorf("%s: %w", path, fieldMisused(f.name, a.Op, f.ops))
+			case !f.present && uses(f.ops, a.Op):
+				return fmt.Errorf("%s: %w", path, fieldMissing(f.name, a.Op))
+			}
+		}
+	}
+	if j.Index != nil {
+		a.Index = *j.Index
+	}
+	if j.Points != nil && j.Speed != nil && j.Width != nil {
+		a.Stroke = &Stroke{Points: *j.Points, Speed: *j.Speed, Width: *j.Width}
+	}
+	if j.Key != nil {
+		a.Key = *j.Key
+	}
+	a.At = j.At
 	if j.Drive != nil {
 		a.Drive = &Drive{Index: j.Drive.Index, Velocity: j.Drive.Velocity, On: j.Drive.On}
 	}

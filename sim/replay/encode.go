@@ -24,6 +24,13 @@ type (
 		Index  *int                       `json:"index,omitempty"`
 		Drive  *driveJSON                 `json:"drive,omitempty"`
 		Tools  *toolsJSON                 `json:"tools,omitempty"`
+		// a draw's stroke, flat in the action: {"op": "draw", "points": [...], "speed": 0.4, "width": 0.15}
+		Points   *[][2]float32   `json:"points,omitempty"`
+		Speed    *float32        `json:"speed,omitempty"`
+		Width    *float32        `json:"width,omitempty"`
+		Key      *int            `json:"key,omitempty"`
+		At       *[2]float32     `json:"at,omitempty"`
+		FlatBody json.RawMessage `json:"flat_body,omitempty"` // a scene.FlatBody, as a 2D scene file writes it
 	}
 	fluidJSON struct {
 		Pos      [][3]float32 `json:"pos"`
@@ -181,12 +188,24 @@ func (a *Action) marshal() ([]byte, error) {
 			return nil, err
 		}
 		j.Body = body
-	case OpRemoveBody:
+	case OpRemoveBody, OpRemoveFlatBody:
 		j.Index = &a.Index
 	case OpDriveBody:
 		j.Drive = &driveJSON{Index: a.Drive.Index, Velocity: a.Drive.Velocity, On: a.Drive.On}
 	case OpSetTools:
 		j.Tools = toolsToJSON(*a.Tools)
+	case OpDraw:
+		j.Points, j.Speed, j.Width = &a.Stroke.Points, &a.Stroke.Speed, &a.Stroke.Width
+	case OpExcite:
+		j.Key = &a.Key
+	case OpGrab, OpMoveGrab:
+		j.At = a.At
+	case OpSpawn:
+		body, err := marshalFlatBody(a.FlatBody)
+		if err != nil {
+			return nil, err
+		}
+		j.FlatBody = body
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -220,6 +239,25 @@ func marshalBody(b *scene.Body) (json.RawMessage, error) {
 		return nil, fmt.Errorf("body: cannot be written (%v)", err)
 	}
 	return out.Bodies[0], nil
+}
+
+// marshalFlatBody writes a 2D body as a 2D scene file does (scene.Scene.Marshal): its shape's empty fields left
+// out, numbers in the fewest digits that read back exactly.
+func marshalFlatBody(b *scene.FlatBody) (json.RawMessage, error) {
+	sc := scene.Scene{Flat: &scene.Flat{Bodies: []scene.FlatBody{*b}}}
+	data, err := sc.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.Replace(err.Error(), "flat.bodies[0]", "flat_body", 1))
+	}
+	var out struct {
+		Flat struct {
+			Bodies []json.RawMessage `json:"bodies"`
+		} `json:"flat"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Flat.Bodies) != 1 {
+		return nil, fmt.Errorf("flat_body: cannot be written (%v)", err)
+	}
+	return out.Flat.Bodies[0], nil
 }
 
 // spaced puts a space after each colon and comma of compact JSON outside strings.

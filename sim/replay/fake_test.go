@@ -135,3 +135,123 @@ func (f *fakeSolver) stepN(n int) {
 		_ = f.Step(frameDt)
 	}
 }
+
+// flatFake is a fakeSolver with the 2D game's hands (sim.FlatHands) that writes down every call that changed its
+// game, with its arguments as they arrived, for the 2D Log and Player tests. Like the game it refuses a stroke
+// of fewer than two points, a key without a current, a removal of a body it does not have; a grab takes hold of a
+// body only in the rectangle's left half (x < 1) while there is one; a move or a release while it holds nothing
+// changes nothing.
+type flatFake struct {
+	*fakeSolver
+	flat    []flatCall
+	bodies  int  // the scene's, spawned since, less those removed
+	drawn   int  // currents drawn: keys 1..drawn excite
+	held    bool // a body is held
+	lenient bool // RemoveFlatBody succeeds for any index (a solver the Log must not trust)
+}
+
+// flatCall is a FlatHands call that changed the fake's game, at the fake's step.
+type flatCall struct {
+	Step   int
+	Op     Op
+	Points [][2]float32
+	Speed  float32
+	Width  float32
+	Key    int
+	At     [2]float32
+	Body   scene.FlatBody
+	Index  int
+}
+
+func newFlatFake() *flatFake { return &flatFake{fakeSolver: newFake()} }
+
+func (f *flatFake) Reset(sc *scene.Scene) error {
+	f.flat, f.bodies, f.drawn, f.held = nil, 0, 0, false
+	if sc != nil && sc.IsFlat() {
+		f.bodies = len(sc.Flat.Bodies)
+	}
+	return f.fakeSolver.Reset(sc)
+}
+
+func (f *flatFake) add(c flatCall) {
+	c.Step = f.steps
+	f.flat = append(f.flat, c)
+}
+
+func (f *flatFake) Draw(points [][2]float32, speed, width float32) (string, error) {
+	if err := f.fail(); err != nil {
+		return "", err
+	}
+	if len(points) < 2 {
+		return "", errors.New("a stroke of fewer than two points")
+	}
+	f.drawn++
+	f.add(flatCall{Op: OpDraw, Points: append([][2]float32(nil), points...), Speed: speed, Width: width})
+	return fmt.Sprintf("current on key %d", f.drawn), nil
+}
+
+func (f *flatFake) Excite(k int) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	if k < 1 || k > f.drawn {
+		return fmt.Errorf("no current on key %d", k)
+	}
+	f.add(flatCall{Op: OpExcite, Key: k})
+	return nil
+}
+
+func (f *flatFake) Grab(p [2]float32) int {
+	if f.bodies == 0 || !(p[0] < 1) {
+		return -1
+	}
+	f.held = true
+	f.add(flatCall{Op: OpGrab, At: p})
+	return 0
+}
+
+func (f *flatFake) MoveGrab(p [2]float32) {
+	if f.held {
+		f.add(flatCall{Op: OpMoveGrab, At: p})
+	}
+}
+
+func (f *flatFake) Release() {
+	if f.held {
+		f.held = false
+		f.add(flatCall{Op: OpRelease})
+	}
+}
+
+func (f *flatFake) Spawn(b scene.FlatBody) (int, error) {
+	if err := f.fail(); err != nil {
+		return 0, err
+	}
+	b.Points = append([]scene.Vec2(nil), b.Points...)
+	f.add(flatCall{Op: OpSpawn, Body: b})
+	f.bodies++
+	return f.bodies - 1, nil
+}
+
+func (f *flatFake) RemoveFlatBody(i int) error {
+	if err := f.fail(); err != nil {
+		return err
+	}
+	if !f.lenient && (i < 0 || i >= f.bodies) {
+		return fmt.Errorf("no body %d", i)
+	}
+	f.add(flatCall{Op: OpRemoveFlatBody, Index: i})
+	f.bodies--
+	return nil
+}
+
+// levelScene is a small valid 2D scene with two bodies, a crate and a rock.
+const levelScene = `{
+  "name": "level", "mode": "reduced",
+  "flat": {"size": [2, 1.2], "bodies": [
+    {"shape": "box", "center": [0.3, 0.6], "size": [0.12, 0.12], "density": 600, "crate": true},
+    {"shape": "circle", "center": [1, 0.5], "radius": 0.1, "static": true}
+  ]}
+}`
+
+func level(t testing.TB) *scene.Scene { return simtest.Parse(t, levelScene) }

@@ -48,6 +48,25 @@ func FuzzDecode(f *testing.F) {
 		action(m, 1)["fluid"] = map[string]any{"pos": pos, "vel": vel}
 	}))
 	f.Add(good[:len(good)/2])
+	// a 2D scene's sitting (actions 0 params, 1 draw, 2 excite, 3 grab, 4–5 move_grab, 6 release, 7 spawn,
+	// 8 remove_flat_body) and mistakes in it
+	flat, err := flatSample(f).Marshal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	good = flat
+	f.Add(flat)
+	f.Add(edit(func(m map[string]any) { action(m, 1)["points"].([]any)[1] = []any{1e30, -3} }))
+	f.Add(edit(func(m map[string]any) { action(m, 1)["width"], action(m, 1)["speed"] = 1e10, -1 }))
+	f.Add(edit(func(m map[string]any) { action(m, 2)["key"] = 11 }))
+	f.Add(edit(func(m map[string]any) { action(m, 5)["at"] = []any{-1e20, 0} }))
+	f.Add(edit(func(m map[string]any) { action(m, 6)["index"] = 0 }))
+	f.Add(edit(func(m map[string]any) {
+		action(m, 7)["flat_body"].(map[string]any)["points"] = []any{[]any{0, 0}, []any{0, 0}, []any{1e300, 0}}
+	}))
+	f.Add(edit(func(m map[string]any) { action(m, 8)["index"] = 40 }))
+	f.Add(edit(func(m map[string]any) { action(m, 4)["op"] = "drive_body" }))
+	f.Add(flat[:len(flat)*2/3])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := Decode(bytes.NewReader(data))
 		if err != nil {

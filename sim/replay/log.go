@@ -36,12 +36,16 @@ type Log struct {
 	actions []Action
 	bodies  int // the solver's rigid bodies: the scene's, and those dropped since, less those removed
 
+	flat *flatScene // a 2D scene's bodies and rectangle, checking the game's hands as a file is read; nil in 3D
+	held bool       // a grab took hold of a body and no release followed
+
 	last param.Snapshot // the parameters' values as last logged
 }
 
 // Start begins a new recording from a reset of a solver of mode with sc, its parameters params holding the
 // values the reset used; frameDt is the simulated time of one display frame (1/60 s). Earlier actions are
-// forgotten and a Break is lifted. The solver is assumed to have no tools set (sim.Hands.SetTools) at the reset.
+// forgotten and a Break is lifted. The solver is assumed to have no tools set (sim.Hands.SetTools) and to hold no
+// body (sim.FlatHands.Grab) at the reset.
 // A scene that cannot be written is an error, and the log records nothing until the next Start.
 func (l *Log) Start(mode string, sc *scene.Scene, params *param.Set, frameDt float64) error {
 	*l = Log{SoftwareVersion: l.SoftwareVersion, actions: l.actions[:0]}
@@ -54,6 +58,9 @@ func (l *Log) Start(mode string, sc *scene.Scene, params *param.Set, frameDt flo
 	}
 	l.started = true
 	l.mode, l.scene, l.frameDt, l.bodies = mode, data, frameDt, len(sc.Bodies)
+	if sc.IsFlat() {
+		l.flat = newFlatScene(sc)
+	}
 	l.params = params.Preset(mode).Params
 	l.last = params.Snapshot()
 	return nil
@@ -158,7 +165,11 @@ type loggedHands struct {
 
 // record logs a call made after before.
 func (lh *loggedHands) record(a Action) {
-	if lh.log.recording() {
+	switch {
+	case !lh.log.recording():
+	case lh.log.flat != nil: // a file cannot hold it
+		lh.log.Break(fmt.Sprintf("a 3D tool (%s) was used in a 2D scene", a.Op))
+	default:
 		lh.log.add(lh.s, a)
 	}
 }
@@ -254,4 +265,118 @@ func (lh *loggedHands) SetTools(t sim.Tools) {
 		c.Emitter = &e
 	}
 	lh.record(Action{Op: OpSetTools, Tools: c})
+}
+
+// FlatHands returns s's sim.FlatHands, the 2D game's hands, with every call that changed the game logged: the
+// call goes to s, and the action is appended at s's step (after the parameter changes not logged yet). Calls that
+// return an error are not logged, nor a grab that took hold of nothing, nor a move or a release while nothing is
+// held: they change nothing. A call a replay cannot hold (a stroke far outside the rectangle, a removal of a body
+// there is not, one in a 3D scene) breaks the log with what is wrong with it. ok is false when s has no
+// FlatHands.
+func (l *Log) FlatHands(s sim.Solver) (h sim.FlatHands, ok bool) {
+	inner, ok := s.(sim.FlatHands)
+	if !ok {
+		return nil, false
+	}
+	return &loggedFlatHands{log: l, s: s, h: inner}, true
+}
+
+// loggedFlatHands is a solver's FlatHands that logs each call.
+type loggedFlatHands struct {
+	log *Log
+	s   sim.Solver
+	h   sim.FlatHands
+}
+
+// before logs the parameter changes made before a call, so that the call sees them in the replay too.
+func (lf *loggedFlatHands) before() {
+	if lf.log.recording() {
+		lf.log.Params(lf.s)
+	}
+}
+
+// record logs a call made after before, if a file can hold it: the checks a file's actions pass when it is read,
+// against the scene of the Start and the bodies spawned and removed since.
+func (lf *loggedFlatHands) record(a Action) {
+	l := lf.log
+	if !l.recording() {
+		return
+	}
+	if l.flat == nil {
+		l.Break(fmt.Sprintf("the 2D game's %s was used in a 3D scene", a.Op))
+		return
+	}
+	err := a.check()
+	if err == nil {
+		err = l.flat.check(&a)
+	}
+	if err != nil {
+		l.Break(fmt.Sprintf("a %s that a replay cannot hold: %v", a.Op, err))
+		return
+	}
+	l.add(lf.s, a)
+}
+
+func (lf *loggedFlatHands) Draw(points [][2]float32, speed, width float32) (string, error) {
+	lf.before()
+	msg, err := lf.h.Draw(points, speed, width)
+	if err == nil {
+		lf.record(Action{Op: OpDraw, Stroke: &Stroke{Points: append([][2]float32{}, points...), Speed: speed, Width: width}})
+	}
+	return msg, err
+}
+
+func (lf *loggedFlatHands) Excite(k int) error {
+	lf.before()
+	err := lf.h.Excite(k)
+	if err == nil {
+		lf.record(Action{Op: OpExcite, Key: k})
+	}
+	return err
+}
+
+func (lf *loggedFlatHands) Grab(p [2]float32) int {
+	lf.before()
+	i := lf.h.Grab(p)
+	if i >= 0 {
+		lf.log.held = true
+		lf.record(Action{Op: OpGrab, At: &p})
+	}
+	return i
+}
+
+func (lf *loggedFlatHands) MoveGrab(p [2]float32) {
+	lf.before()
+	lf.h.MoveGrab(p)
+	if lf.log.held {
+		lf.record(Action{Op: OpMoveGrab, At: &p})
+	}
+}
+
+func (lf *loggedFlatHands) Release() {
+	lf.before()
+	lf.h.Release()
+	if lf.log.held {
+		lf.log.held = false
+		lf.record(Action{Op: OpRelease})
+	}
+}
+
+func (lf *loggedFlatHands) Spawn(b scene.FlatBody) (int, error) {
+	lf.before()
+	i, err := lf.h.Spawn(b)
+	if err == nil {
+		b.Points = append([]scene.Vec2(nil), b.Points...) // the caller's slice may change
+		lf.record(Action{Op: OpSpawn, FlatBody: &b})
+	}
+	return i, err
+}
+
+func (lf *loggedFlatHands) RemoveFlatBody(i int) error {
+	lf.before()
+	err := lf.h.RemoveFlatBody(i)
+	if err == nil {
+		lf.record(Action{Op: OpRemoveFlatBody, Index: i})
+	}
+	return err
 }

@@ -21,10 +21,11 @@ func NewPlayer(f *File) *Player { return &Player{f: f} }
 func (p *Player) File() *File { return p.f }
 
 // ApplyDue applies, in the recorded order, every action due before s's next step (those whose Step is
-// s.Stats().Steps): parameter changes through s.Params(), tools through s's sim.Hands. It returns how many it
-// applied. It is an error when an action was due at an earlier step and missed (ApplyDue was not called before
-// every step), when an action fails (the replay no longer follows the sitting: another mode, device or version),
-// when a parameter is unknown to s, or when s has no Hands for a tool action.
+// s.Stats().Steps): parameter changes through s.Params(), tools through s's sim.Hands, the 2D game's hands
+// through its sim.FlatHands. It returns how many it applied. It is an error when an action was due at an earlier
+// step and missed (ApplyDue was not called before every step), when an action fails or a grab takes hold of
+// nothing (the replay no longer follows the sitting: another mode, device or version), when a parameter is
+// unknown to s, or when s has no Hands for a tool action (no FlatHands for a 2D game's).
 func (p *Player) ApplyDue(s sim.Solver) (int, error) {
 	step := s.Stats().Steps
 	applied := 0
@@ -53,6 +54,9 @@ func (p *Player) Done(s sim.Solver) bool { return s.Stats().Steps >= p.f.Steps }
 func apply(s sim.Solver, a *Action) error {
 	if a.Op == OpParams {
 		return applyValues(s.Params(), a.Params)
+	}
+	if a.Op.IsFlat() {
+		return applyFlat(s, a)
 	}
 	h, ok := s.(sim.Hands)
 	if !ok {
@@ -86,6 +90,38 @@ func apply(s sim.Solver, a *Action) error {
 			t.Emitter = &e
 		}
 		h.SetTools(t)
+	default:
+		return fmt.Errorf("unknown op %q", a.Op)
+	}
+	return nil
+}
+
+// applyFlat applies one of the 2D game's hands to s. A grab that takes hold of nothing is an error: a sitting
+// records only the grabs that took hold of a body.
+func applyFlat(s sim.Solver, a *Action) error {
+	h, ok := s.(sim.FlatHands)
+	if !ok {
+		return fmt.Errorf("mode %s has no 2D game's hands (sim.FlatHands) for op %s", s.Name(), a.Op)
+	}
+	switch a.Op {
+	case OpDraw:
+		_, err := h.Draw(a.Stroke.Points, a.Stroke.Speed, a.Stroke.Width)
+		return err
+	case OpExcite:
+		return h.Excite(a.Key)
+	case OpGrab:
+		if i := h.Grab(*a.At); i < 0 {
+			return fmt.Errorf("at (%g, %g) there was a body to take hold of, and now there is none: the replay no longer follows the sitting", a.At[0], a.At[1])
+		}
+	case OpMoveGrab:
+		h.MoveGrab(*a.At)
+	case OpRelease:
+		h.Release()
+	case OpSpawn:
+		_, err := h.Spawn(*a.FlatBody)
+		return err
+	case OpRemoveFlatBody:
+		return h.RemoveFlatBody(a.Index)
 	default:
 		return fmt.Errorf("unknown op %q", a.Op)
 	}

@@ -1,7 +1,8 @@
 // Package replay records a sitting at the sandbox as its inputs and plays it back.
 //
 // A replay holds what a sitting started from — the mode, the scene and every parameter's value at the reset — and
-// what happened during it: each tool action (sim.Hands) and each parameter change, keyed on the number of solver
+// what happened during it: each tool action (sim.Hands, or sim.FlatHands in a 2D scene's game) and each parameter
+// change, keyed on the number of solver
 // steps taken since the reset when it happened. The solvers are deterministic on a given device, so resetting a
 // fresh solver of the same mode from the same scene and parameters and applying the same inputs before the same
 // steps reproduces the sitting bit for bit: a clip played at 30 fps on a laptop can be rendered again offline at
@@ -39,9 +40,25 @@
 //	  ]
 //	}
 //
+// A 2D scene's sitting (a scene with "flat", the reduced mode's game) holds the game's hands (sim.FlatHands)
+// instead of the 3D tools, in the rectangle's coordinates (x right, y up, m); its parameter changes are params
+// actions as above:
+//
+//	"actions": [
+//	  {"step": 4, "op": "draw", "points": [[0.2, 0.3], [1, 0.5], [1.8, 0.3]], "speed": 0.4, "width": 0.15},
+//	  {"step": 30, "op": "excite", "key": 1},
+//	  {"step": 42, "op": "grab", "at": [0.31, 0.58]},
+//	  {"step": 43, "op": "move_grab", "at": [0.4, 0.7]},
+//	  {"step": 50, "op": "release"},
+//	  {"step": 60, "op": "spawn", "flat_body": {"shape": "circle", "center": [1, 0.9], "radius": 0.06, "density": 500}},
+//	  {"step": 75, "op": "remove_flat_body", "index": 3}
+//	]
+//
+// A 3D tool in a 2D scene's replay, or a 2D one in a 3D scene's, is refused.
+//
 // Numbers are written in the fewest digits that read back to the same value: float32 fields (positions,
-// velocities, radii, the paddle, float parameters) as float32, scene values (bodies, emitters) as float64, so
-// nothing is rounded on the way through a file.
+// velocities, radii, the paddle, strokes and grab points, float parameters) as float32, scene values (bodies,
+// emitters, spawned 2D bodies) as float64, so nothing is rounded on the way through a file.
 //
 // Log records a sitting; Player applies a file's actions to a solver as it steps, and Run plays a whole file
 // headless. Stepping must be the sitting's: each display frame is n steps of FrameDt/n seconds, n from the solver's
@@ -100,7 +117,8 @@ const (
 // Op names an action's kind.
 type Op string
 
-// The actions a replay holds: a parameter change and the sim.Hands calls that change the simulation.
+// The actions a replay holds: a parameter change, the sim.Hands calls that change a 3D simulation and the
+// sim.FlatHands calls that change a 2D one.
 const (
 	OpParams     Op = "params"      // Action.Params: parameter values that changed
 	OpAddFluid   Op = "add_fluid"   // Action.Fluid: sim.Hands.AddFluid
@@ -109,10 +127,29 @@ const (
 	OpRemoveBody Op = "remove_body" // Action.Index: sim.Hands.RemoveBody
 	OpDriveBody  Op = "drive_body"  // Action.Drive: sim.Hands.DriveBody
 	OpSetTools   Op = "set_tools"   // Action.Tools: sim.Hands.SetTools
+
+	OpDraw           Op = "draw"             // Action.Stroke: sim.FlatHands.Draw
+	OpExcite         Op = "excite"           // Action.Key: sim.FlatHands.Excite
+	OpGrab           Op = "grab"             // Action.At: sim.FlatHands.Grab (one that took hold of a body)
+	OpMoveGrab       Op = "move_grab"        // Action.At: sim.FlatHands.MoveGrab
+	OpRelease        Op = "release"          // no arguments: sim.FlatHands.Release
+	OpSpawn          Op = "spawn"            // Action.FlatBody: sim.FlatHands.Spawn
+	OpRemoveFlatBody Op = "remove_flat_body" // Action.Index: sim.FlatHands.RemoveFlatBody
 )
 
 // ops lists the known ops in the order messages name them.
-var ops = []Op{OpParams, OpAddFluid, OpDrain, OpAddBody, OpRemoveBody, OpDriveBody, OpSetTools}
+var ops = []Op{OpParams, OpAddFluid, OpDrain, OpAddBody, OpRemoveBody, OpDriveBody, OpSetTools,
+	OpDraw, OpExcite, OpGrab, OpMoveGrab, OpRelease, OpSpawn, OpRemoveFlatBody}
+
+// IsFlat reports whether op is one of the 2D game's hands (sim.FlatHands), which only a 2D scene's replay holds;
+// the 3D tools only a 3D scene's do, and params either.
+func (op Op) IsFlat() bool {
+	switch op {
+	case OpDraw, OpExcite, OpGrab, OpMoveGrab, OpRelease, OpSpawn, OpRemoveFlatBody:
+		return true
+	}
+	return false
+}
 
 // File is a replay: where a sitting started and what happened in it.
 type File struct {
@@ -162,12 +199,22 @@ type Action struct {
 	Drain *Drain
 	// Body (OpAddBody) is the body dropped in.
 	Body *scene.Body
-	// Index (OpRemoveBody) is the body removed.
+	// Index (OpRemoveBody, OpRemoveFlatBody) is the body removed.
 	Index int
 	// Drive (OpDriveBody) is the body driven or let go.
 	Drive *Drive
 	// Tools (OpSetTools) are the tools set; a Tools with neither is none.
 	Tools *sim.Tools
+
+	// Stroke (OpDraw) is the current drawn.
+	Stroke *Stroke
+	// Key (OpExcite) is the digit key, 1–9, of the drawn current excited again.
+	Key int
+	// At (OpGrab, OpMoveGrab) is where the body was grabbed, or where the held one was pulled, in the 2D scene's
+	// rectangle.
+	At *[2]float32
+	// FlatBody (OpSpawn) is the body spawned.
+	FlatBody *scene.FlatBody
 }
 
 // Fluid is an AddFluid call: particle positions and their velocities, as many of each.
@@ -201,6 +248,13 @@ type Drive struct {
 	Index    int
 	Velocity [3]float32
 	On       bool
+}
+
+// Stroke is a Draw call: the current along Points (in the 2D scene's rectangle) at Speed, m/s, within Width of
+// them, m.
+type Stroke struct {
+	Points       [][2]float32
+	Speed, Width float32
 }
 
 // String describes an action for messages: "drain at step 40".
@@ -352,30 +406,79 @@ func (f *File) check() error {
 	return nil
 }
 
-// check reports what is wrong with an action's fields: a missing group, a group another op uses, a value that
-// is not finite or out of its range.
-func (a *Action) check() error {
-	has := map[Op]bool{
-		OpParams: a.Params != nil, OpAddFluid: a.Fluid != nil, OpDrain: a.Drain != nil, OpAddBody: a.Body != nil,
-		OpDriveBody: a.Drive != nil, OpSetTools: a.Tools != nil,
-	}
-	known := false
-	for _, op := range ops {
-		known = known || op == a.Op
-	}
-	if !known {
-		return fmt.Errorf("unknown op %q; one of %s", a.Op, opList())
-	}
-	if field := groupField(a.Op); a.Op != OpRemoveBody && !has[a.Op] {
-		return fmt.Errorf("%s: missing: op %s needs it", field, a.Op)
-	}
-	for _, op := range ops {
-		if op != a.Op && has[op] {
-			return fmt.Errorf("%s: not used by op %s (it belongs to op %s)", groupField(op), a.Op, op)
+// actionFields are an action's argument fields after step and op, by their JSON names, with the ops that use
+// them. has reports whether an action holds the field; index and key, whose zero is a value, count as held when
+// they are not zero (decodeAction checks their presence in the JSON).
+var actionFields = []struct {
+	name string
+	ops  []Op
+	has  func(a *Action) bool
+}{
+	{"params", []Op{OpParams}, func(a *Action) bool { return a.Params != nil }},
+	{"fluid", []Op{OpAddFluid}, func(a *Action) bool { return a.Fluid != nil }},
+	{"drain", []Op{OpDrain}, func(a *Action) bool { return a.Drain != nil }},
+	{"body", []Op{OpAddBody}, func(a *Action) bool { return a.Body != nil }},
+	{"index", []Op{OpRemoveBody, OpRemoveFlatBody}, func(a *Action) bool { return a.Index != 0 }},
+	{"drive", []Op{OpDriveBody}, func(a *Action) bool { return a.Drive != nil }},
+	{"tools", []Op{OpSetTools}, func(a *Action) bool { return a.Tools != nil }},
+	{"points", []Op{OpDraw}, func(a *Action) bool { return a.Stroke != nil }}, // and speed and width
+	{"key", []Op{OpExcite}, func(a *Action) bool { return a.Key != 0 }},
+	{"at", []Op{OpGrab, OpMoveGrab}, func(a *Action) bool { return a.At != nil }},
+	{"flat_body", []Op{OpSpawn}, func(a *Action) bool { return a.FlatBody != nil }},
+}
+
+// known reports whether op is one of the ops a replay holds.
+func known(op Op) bool { return uses(ops, op) }
+
+// uses reports whether op is one of ops.
+func uses(ops []Op, op Op) bool {
+	for _, o := range ops {
+		if o == op {
+			return true
 		}
 	}
-	if a.Op != OpRemoveBody && a.Index != 0 {
-		return fmt.Errorf("index: not used by op %s (it belongs to op %s)", a.Op, OpRemoveBody)
+	return false
+}
+
+// belongsTo names the ops of a field for messages: "op drain", "ops grab and move_grab".
+func belongsTo(ops []Op) string {
+	if len(ops) == 1 {
+		return "op " + string(ops[0])
+	}
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = string(op)
+	}
+	return "ops " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// fieldMisused reports a field that op does not use, naming the ops it belongs to.
+func fieldMisused(field string, op Op, owners []Op) error {
+	return fmt.Errorf("%s: not used by op %s (it belongs to %s)", field, op, belongsTo(owners))
+}
+
+// fieldMissing reports a field op needs.
+func fieldMissing(field string, op Op) error {
+	return fmt.Errorf("%s: missing: op %s needs it", field, op)
+}
+
+// check reports what is wrong with an action's fields: a missing group, a group another op uses, a value that
+// is not finite or out of its range. What depends on the scene (positions in its domain or rectangle, the bodies
+// there are) is checkInScene's.
+func (a *Action) check() error {
+	if !known(a.Op) {
+		return fmt.Errorf("unknown op %q; one of %s", a.Op, opList())
+	}
+	for _, f := range actionFields {
+		// index and key are checked for presence in the JSON, and for their range below
+		if f.name != "index" && f.name != "key" && uses(f.ops, a.Op) && !f.has(a) {
+			return fieldMissing(f.name, a.Op)
+		}
+	}
+	for _, f := range actionFields {
+		if !uses(f.ops, a.Op) && f.has(a) {
+			return fieldMisused(f.name, a.Op, f.ops)
+		}
 	}
 	switch a.Op {
 	case OpParams:
@@ -426,7 +529,7 @@ func (a *Action) check() error {
 		if err := finite64("body", b.Radius, b.Height, b.Extent, b.Density); err != nil {
 			return err
 		}
-	case OpRemoveBody:
+	case OpRemoveBody, OpRemoveFlatBody:
 		if a.Index < 0 {
 			return fmt.Errorf("index: %d is negative", a.Index)
 		}
@@ -453,29 +556,57 @@ func (a *Action) check() error {
 				return fmt.Errorf("tools.emitter.radius: %g is negative", e.Radius)
 			}
 		}
+	case OpDraw:
+		st := a.Stroke
+		if n := len(st.Points); n < 2 || n > scene.MaxCurrentPoints {
+			return fmt.Errorf("points: %d points; a drawn current is a stroke of 2 to %d", n, scene.MaxCurrentPoints)
+		}
+		for i, p := range st.Points {
+			if err := finite32(fmt.Sprintf("points[%d]", i), p[:]...); err != nil {
+				return err
+			}
+		}
+		if err := finite32("speed", st.Speed); err != nil {
+			return err
+		}
+		if err := finite32("width", st.Width); err != nil {
+			return err
+		}
+		// the bounds of a scene's currents (scene.Current); the width's upper bound, the rectangle's longer side,
+		// is checkInScene's
+		if !(st.Speed > 0 && st.Speed <= scene.MaxFlatSpeed) {
+			return fmt.Errorf("speed: %g m/s is outside (0, %g]", st.Speed, float64(scene.MaxFlatSpeed))
+		}
+		if !(st.Width > 0) {
+			return fmt.Errorf("width: %g m is not positive", st.Width)
+		}
+	case OpExcite:
+		if a.Key < 1 || a.Key > 9 {
+			return fmt.Errorf("key: %d is not a digit key 1–9", a.Key)
+		}
+	case OpGrab, OpMoveGrab:
+		return finite32("at", a.At[:]...)
+	case OpSpawn:
+		b := a.FlatBody
+		for _, f := range []struct {
+			name string
+			xs   []float64
+		}{
+			{"center", b.Center[:]}, {"size", b.Size[:]}, {"radius", []float64{b.Radius}}, {"angle", []float64{b.Angle}},
+			{"density", []float64{b.Density}}, {"friction", []float64{b.Friction}},
+			{"restitution", []float64{b.Restitution}}, {"velocity", b.Velocity[:]}, {"spin", []float64{b.Spin}},
+		} {
+			if err := finite64("flat_body."+f.name, f.xs...); err != nil {
+				return err
+			}
+		}
+		for i := range b.Points {
+			if err := finite64(fmt.Sprintf("flat_body.points[%d]", i), b.Points[i][:]...); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
-}
-
-// groupField is the JSON field holding an op's arguments.
-func groupField(op Op) string {
-	switch op {
-	case OpParams:
-		return "params"
-	case OpAddFluid:
-		return "fluid"
-	case OpDrain:
-		return "drain"
-	case OpAddBody:
-		return "body"
-	case OpRemoveBody:
-		return "index"
-	case OpDriveBody:
-		return "drive"
-	case OpSetTools:
-		return "tools"
-	}
-	return ""
 }
 
 func opList() string {
