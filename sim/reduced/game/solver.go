@@ -11,6 +11,7 @@ import (
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/reduced"
+	"github.com/slosh/slosh/sim/reduced/panel"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -33,6 +34,15 @@ type Solver struct {
 	lvl   level
 
 	ur, up reduced.Field // the reduced velocity and the panels' velocity on the grid faces
+
+	sys        *panel.System   // the bodies' vortex panels
+	fb         *panel.Feedback // their velocity onto the grid
+	pbodies    []panel.Body
+	outlineTmp [][2]float32
+	cp, amb    []panel.Vec // collocation points and the reduced fluid's velocity there
+	forces     []panel.Force
+	solve      panel.Result
+	evals      panel.QuadStats
 
 	// drawn currents: the model's current number and the field's norm at the speed it was drawn (Excite
 	// restores that speed), by digit key
@@ -91,11 +101,23 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if err != nil {
 		return fmt.Errorf("reduced: %w", err)
 	}
-	w, err := newWorld(f, [2]float64{0, -float64(c.Gravity)})
+	g := model.Grid()
+	spacing := float64(c.PanelLength) * min(g.DX, g.DY)
+	w, err := newWorld(f, [2]float64{0, -float64(c.Gravity)}, spacing)
 	if err != nil {
 		return fmt.Errorf("scene %q: %w", sc.Name, err)
 	}
-	*s = Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: model.Grid(), world: w,
+	opt := panel.DefaultOptions(f.Size[0], f.Size[1])
+	opt.Pool = s.pool
+	sys, err := panel.NewSystem(opt)
+	if err != nil {
+		return err
+	}
+	fb, err := panel.NewFeedback(panel.Grid{NX: g.NX, NY: g.NY, Width: f.Size[0], Height: f.Size[1]}, spacing, s.pool)
+	if err != nil {
+		return err
+	}
+	*s = Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: g, world: w, sys: sys, fb: fb,
 		lvl: level{goal: f.Goal}, nextKey: 1, rng: rand.New(rand.NewPCG(1, 2))}
 	s.ur, s.up = s.grid.NewField(), s.grid.NewField()
 	for i := range f.Currents {
@@ -144,7 +166,7 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("reduced: step of %g s", dt)
 	}
 	s.saved = s.model.Coefficients()
-	var passes [8]sim.Pass
+	var passes [10]sim.Pass
 	np := 0
 	stage := func(name string, start time.Time) time.Time {
 		now := time.Now()
@@ -168,9 +190,28 @@ func (s *Solver) Step(dt float64) error {
 	clear(s.up.U)
 	clear(s.up.V)
 	t = stage("velocity", t)
+	if len(s.world.bodies) > 0 {
+		if err := s.panels(); err != nil {
+			return s.fail(err)
+		}
+		t = stage("panel solves", t)
+		if err := s.feedback(); err != nil {
+			return s.fail(err)
+		}
+		t = stage("feedback", t)
+		if err := s.push(); err != nil {
+			return s.fail(err)
+		}
+	}
 	s.advectTracers(dt)
 	s.dye.advect(s.grid, s.ur, s.up, dt, s.pool)
 	t = stage("tracers and dye", t)
+	if len(s.world.bodies) > 0 && s.cfg.Feedback != FeedbackOff {
+		// the panels have no memory (§5.3.4): their flow joins the reduced fluid, which keeps it
+		if err := s.model.AddField(s.up, float64(s.cfg.Strength)); err != nil {
+			return s.fail(err)
+		}
+	}
 	s.world.step(dt)
 	s.time += dt
 	s.steps++
@@ -182,6 +223,129 @@ func (s *Solver) Step(dt float64) error {
 	}
 	s.stats = sim.Stats{Particles: len(s.tracers), Steps: s.steps, Time: s.time, StepMs: float64(time.Since(start).Microseconds()) / 1000,
 		Passes: append(s.stats.Passes[:0], passes[:np]...), Substeps: s.stats.Substeps, MaxSpeed: s.speed, Figures: s.figures()}
+	return nil
+}
+
+// panels places the bodies' panels at their poses and solves for the strengths that cancel the reduced flow
+// through them, body by body and then by Schwarz iterations (§5.3.1–5.3.3).
+func (s *Solver) panels() error {
+	o := s.sys.Options()
+	o.Tolerance, o.MaxIterations = float64(s.cfg.Tolerance), int(s.cfg.Iterations)
+	if o != s.sys.Options() {
+		sys, err := panel.NewSystem(o)
+		if err != nil {
+			return err
+		}
+		s.sys = sys
+	}
+	s.pbodies = s.pbodies[:0]
+	for i, b := range s.world.bodies {
+		p, a, v, w := s.world.pose(i)
+		s.pbodies = append(s.pbodies, panel.Body{Shape: b.shape, Pos: panel.Vec{X: p[0], Y: p[1]}, Angle: a,
+			Vel: panel.Vec{X: v[0], Y: v[1]}, Omega: w})
+	}
+	if err := s.sys.SetBodies(s.pbodies); err != nil {
+		return err
+	}
+	s.cp = s.sys.Collocation(s.cp[:0])
+	s.amb = grow(s.amb, len(s.cp))
+	for k, q := range s.cp {
+		u, v := s.grid.Sample(s.ur, q.X, q.Y)
+		s.amb[k] = panel.Vec{X: u, Y: v}
+	}
+	res, err := s.sys.Solve(s.amb)
+	s.solve = res
+	return err
+}
+
+// feedback puts the panels' velocity on the grid (§5.3.4).
+func (s *Solver) feedback() error {
+	if s.cfg.Feedback == FeedbackNaive {
+		s.evals = panel.QuadStats{FaceEvals: s.grid.NU() + s.grid.NV()}
+		if err := s.fb.Naive(s.up.U, s.up.V, s.sys); err != nil {
+			return err
+		}
+		s.maskBodies()
+		return nil
+	}
+	st, err := s.fb.Quadtree(s.up.U, s.up.V, s.sys, float64(s.cfg.Threshold))
+	s.evals = st
+	if err != nil {
+		return err
+	}
+	s.maskBodies()
+	return nil
+}
+
+// maskBodies clears the panels' velocity on the faces inside the bodies. Inside a closed vortex sheet the
+// panels' field is the ambient flow reversed (the sheet stops the flow there); that is no fluid's velocity, and
+// fed back it would be a current against the stream as wide as the body, which the reduced fluid's smooth modes
+// spread over the whole stream.
+func (s *Solver) maskBodies() {
+	g := s.grid
+	for i := range s.world.bodies {
+		ol := s.world.worldOutline(i, s.outlineTmp[:0])
+		s.outlineTmp = ol
+		lo, hi := [2]float32{ol[0][0], ol[0][1]}, [2]float32{ol[0][0], ol[0][1]}
+		for _, p := range ol {
+			lo = [2]float32{min(lo[0], p[0]), min(lo[1], p[1])}
+			hi = [2]float32{max(hi[0], p[0]), max(hi[1], p[1])}
+		}
+		i0, i1 := max(int(float64(lo[0])/g.DX)-1, 0), min(int(float64(hi[0])/g.DX)+2, g.NX)
+		j0, j1 := max(int(float64(lo[1])/g.DY)-1, 0), min(int(float64(hi[1])/g.DY)+2, g.NY)
+		for j := j0; j <= j1; j++ {
+			for i := i0; i <= i1; i++ {
+				if j < g.NY && i <= g.NX {
+					if x, y := g.UPos(i, j); insideConvex(ol, x, y) {
+						s.up.U[g.UIndex(i, j)] = 0
+					}
+				}
+				if i < g.NX && j <= g.NY {
+					if x, y := g.VPos(i, j); insideConvex(ol, x, y) {
+						s.up.V[g.VIndex(i, j)] = 0
+					}
+				}
+			}
+		}
+	}
+}
+
+// insideConvex says whether (x, y) lies inside the counter-clockwise convex polygon.
+func insideConvex(pts [][2]float32, x, y float64) bool {
+	for k := range pts {
+		a, b := pts[k], pts[(k+1)%len(pts)]
+		if (float64(b[0])-float64(a[0]))*(y-float64(a[1]))-(float64(b[1])-float64(a[1]))*(x-float64(a[0])) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// push applies the fluid's forces to the bodies (§5.3.5): the dynamic pressure in the chosen reading and the
+// buoyancy, at each body's frame origin with their torque.
+func (s *Solver) push() error {
+	g := 0.0
+	if s.cfg.Buoyancy {
+		g = float64(s.cfg.Gravity)
+	}
+	var err error
+	if s.cfg.Pressure == PressureBernoulli {
+		s.forces, err = s.sys.Forces(s.forces, float64(s.cfg.Density), g)
+	} else {
+		s.forces, err = s.sys.ImpactForces(s.forces, float64(s.cfg.Density), g)
+	}
+	if err != nil {
+		return err
+	}
+	for i, f := range s.forces {
+		if s.cfg.Pressure == PressureOff {
+			f.Dynamic, f.DynamicTorque = panel.Vec{}, 0
+		}
+		fv, tq := f.Total()
+		p, _, _, _ := s.world.pose(i)
+		s.world.applyForce(i, [2]float64{fv.X, fv.Y}, p)
+		s.world.applyTorque(i, tq)
+	}
 	return nil
 }
 
@@ -220,6 +384,18 @@ func (s *Solver) figures() []sim.Figure {
 		sim.Figure{Name: "modes", Value: float64(s.model.Modes())},
 		sim.Figure{Name: "kinetic energy", Value: s.model.Energy() * float64(s.cfg.Density), Unit: "J/m", Plot: true},
 	)
+	if n := len(s.world.bodies); n > 0 {
+		f = append(f,
+			sim.Figure{Name: "panels", Value: float64(s.sys.Panels())},
+			sim.Figure{Name: "mirrored panels", Value: float64(s.solve.Images)},
+			sim.Figure{Name: "Schwarz iterations", Value: float64(s.solve.Iterations), Plot: false},
+			sim.Figure{Name: "Schwarz change", Value: s.solve.Change},
+			sim.Figure{Name: "feedback evaluations", Value: float64(s.evals.NodeEvals + s.evals.FaceEvals)},
+		)
+		if !s.solve.Converged {
+			f = append(f, sim.Figure{Name: "Schwarz iterations ran out", Value: 1, Warn: true})
+		}
+	}
 	if g := s.lvl.goal; g != nil {
 		f = append(f, sim.Figure{Name: "crates home", Value: float64(s.lvl.delivered)})
 	}

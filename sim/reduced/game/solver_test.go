@@ -14,13 +14,18 @@ const level1 = `{"name":"l1","mode":"reduced","flat":{"size":[2,1.2],
 	"currents":[{"points":[[0.2,0.3],[1,0.8],[1.8,0.3]],"speed":0.5,"width":0.2,"key":1}],
 	"goal":{"zone":{"min":[1.6,0.1],"max":[1.95,0.5]},"crates":1,"time":60}}}`
 
-func newGame(t testing.TB, js string) *Solver {
+func newGame(t testing.TB, js string, sets ...string) *Solver {
 	t.Helper()
 	sc, err := scene.Parse([]byte(js), "test.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := New()
+	for _, a := range sets {
+		if err := s.Params().Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := s.Reset(sc); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ByteArena/box2d"
 
+	"github.com/slosh/slosh/sim/reduced/panel"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -23,6 +24,8 @@ type world struct {
 	// 1 cm, which would hold a 12 cm crate visibly off the floor. The world runs at k = b2Side / the rectangle's
 	// longer side, with masses kept (densities ÷ k²), so that velocities scale by k, forces by k and torques by k².
 	k float64
+	// spacing is the panels' length, m
+	spacing float64
 }
 
 // b2Side is the rectangle's longer side in Box2D's units.
@@ -37,6 +40,8 @@ type body struct {
 	// outline is the body's boundary in its own frame (around spec.Center), counter-clockwise: a polygon's
 	// corners, a circle's as a polygon of circleSides: what the panels are cut from and what is drawn.
 	outline [][2]float64
+	// shape is the outline cut into vortex panels, built once (000 §5.3.1)
+	shape *panel.Shape
 	// home is how long a crate has rested inside the goal zone (s); delivered says it counted.
 	home      float64
 	delivered bool
@@ -51,9 +56,9 @@ const (
 	positionIterations = 3
 )
 
-func newWorld(f *scene.Flat, gravity [2]float64) (*world, error) {
+func newWorld(f *scene.Flat, gravity [2]float64, panelSpacing float64) (*world, error) {
 	k := b2Side / max(f.Size[0], f.Size[1])
-	w := &world{held: -1, size: f.Size, k: k}
+	w := &world{held: -1, size: f.Size, k: k, spacing: panelSpacing}
 	w.b2 = box2d.MakeB2World(w.vec(gravity))
 	def := box2d.MakeB2BodyDef()
 	w.walls = w.b2.CreateBody(&def)
@@ -122,8 +127,24 @@ func (w *world) add(s scene.FlatBody) (int, error) {
 		}
 		fd.Shape = &p
 	}
+	ol := outline(&s)
+	var sh *panel.Shape
+	var err error
+	if s.Shape == scene.FlatCircle {
+		sh, err = panel.NewCircle(s.Radius, w.spacing)
+	} else {
+		vs := make([]panel.Vec, len(ol))
+		for k, p := range ol {
+			vs[k] = panel.Vec{X: p[0], Y: p[1]}
+		}
+		sh, err = panel.NewPolygon(vs, w.spacing)
+	}
+	if err != nil {
+		w.b2.DestroyBody(bb)
+		return 0, fmt.Errorf("the %s's panels: %w", s.Shape, err)
+	}
 	bb.CreateFixtureFromDef(&fd)
-	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: outline(&s)})
+	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: ol, shape: sh})
 	return len(w.bodies) - 1, nil
 }
 
@@ -209,6 +230,14 @@ func (w *world) applyForce(i int, f, p [2]float64) {
 	b := w.bodies[i].b
 	if b.GetType() == box2d.B2BodyType.B2_dynamicBody {
 		b.ApplyForce(w.vec(f), w.vec(p), true)
+	}
+}
+
+// applyTorque adds a torque (N·m per metre of depth) to body i for the next step.
+func (w *world) applyTorque(i int, t float64) {
+	b := w.bodies[i].b
+	if b.GetType() == box2d.B2BodyType.B2_dynamicBody {
+		b.ApplyTorque(w.k*w.k*t, true)
 	}
 }
 

@@ -30,11 +30,14 @@ func (s *System) Forces(dst []Force, rho, g float64) ([]Force, error) {
 }
 
 // ImpactForces is Forces with the other reading of eq. 5.21's "dynamic pressure … normal to the panels": the
-// velocity pressure of engineering's wind loads, the flow's push on the faces it runs into. A panel whose relative
-// flow enters it (u_rel·n < 0, averaged over its collocation points) is pushed inward, along −n, by
-// A·½ρ(u_rel·n)²; a panel the flow leaves feels nothing. A uniform stream U then drags a body downstream with
-// ½ρU² times its width across the stream, as a current carries a crate, where Forces' Bernoulli suction
-// (potential flow) gives a closed body no net force at all (d'Alembert). Buoyancy is the same in both.
+// velocity pressure of engineering's wind loads, q = ½ρV² of the stream the body stands in, on the faces that
+// stream runs into. The stream V is the body's relative flow averaged over its collocation points (the ambient
+// fluid and the other bodies' panels less the body's own velocity): the local flow at a face cannot serve, since
+// once the panels' feedback has taught the reduced fluid to go round the body (§5.3.4) it no longer runs into
+// any face. A panel facing the stream (V·n < 0) is pushed inward, along −n, by A·½ρ(V·n)²; the others feel
+// nothing. A uniform stream U then drags a body downstream with ½ρU² times its width across the stream, as a
+// current carries a crate, where Forces' Bernoulli suction (potential flow) gives a closed body no net force at
+// all (d'Alembert). Buoyancy is the same in both.
 func (s *System) ImpactForces(dst []Force, rho, g float64) ([]Force, error) {
 	return s.forces(dst, rho, g, true)
 }
@@ -47,18 +50,23 @@ func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, erro
 	dst = dst[:0]
 	for i, b := range s.bodies {
 		var f Force
+		var stream Vec // the body's relative stream, for the impact reading
+		if impact {
+			for p := s.off[i] * kq; p < s.off[i+1]*kq; p++ {
+				stream = stream.add(s.rel[p])
+			}
+			stream = stream.scale(1 / float64((s.off[i+1]-s.off[i])*kq))
+		}
 		for k := s.off[i]; k < s.off[i+1]; k++ {
-			var u2, un float64
+			var u2 float64
 			for p := k * kq; p < (k+1)*kq; p++ {
 				u2 += s.rel[p].dot(s.rel[p])
-				un += s.rel[p].dot(s.n[k])
 			}
 			q := 0.5 * rho * u2 / kq
 			if impact {
-				un /= kq
 				q = 0
-				if un < 0 {
-					q = -0.5 * rho * un * un // inward: the flow runs into the panel
+				if un := stream.dot(s.n[k]); un < 0 {
+					q = -0.5 * rho * un * un // inward: the stream runs into the panel
 				}
 			}
 			arm := s.mid[k].sub(b.Pos)
