@@ -16,7 +16,7 @@ func goalFlat(crateX, vx float64) *scene.Flat {
 
 func play(t *testing.T, f *scene.Flat, seconds float64) *level {
 	t.Helper()
-	w, err := newWorld(f, [2]float64{0, -9.81}, 0.02)
+	w, err := newWorld(f.Size, f.Bodies, [2]float64{0, -9.81}, 0.02)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@ var currentColours = [10][3]float32{
 	{0.7, 0.45, 0.95}, {0.95, 0.5, 0.8}, {0.6, 0.9, 0.8}, {0.95, 0.6, 0.3}, {0.8, 0.8, 0.5},
 }
 
+// maxStrokes bounds the currents kept (each keeps its projection for Excite, and a saved state draws each again).
+const maxStrokes = 256
+
 // Draw implements sim.FlatHands.
 func (s *Solver) Draw(points [][2]float32, speed, width float32) (string, error) {
 	return s.draw(points, float64(speed), float64(width), 0)
@@ -63,18 +66,19 @@ func (s *Solver) draw(points [][2]float32, speed, width float64, key int) (strin
 	if key == 0 {
 		key = s.nextKey
 	}
-	if s.model.Modes()-s.model.Params().Modes >= maxDrawn {
+	if s.model.Modes()-s.model.Params().Modes >= maxDrawn || len(s.strokes) >= maxStrokes {
 		// the basis is full: the current is what the basis can hold of it, once
 		if err := s.model.AddField(f, 1); err != nil {
 			return "", err
 		}
 		s.dye.paint(points, width/2, currentColours[0])
-		return fmt.Sprintf("the basis holds %d drawn currents, its most: this one is projected onto it, not kept", maxDrawn), nil
+		return fmt.Sprintf("the basis holds its most drawn currents (%d modes, %d strokes): this one is projected onto it, not kept", maxDrawn, maxStrokes), nil
 	}
 	res, err := s.model.Enrich(f)
 	if err != nil {
 		return "", err
 	}
+	s.strokes = append(s.strokes, stroke{points: append([][2]float32(nil), points...), speed: speed, width: width, key: int32(key)})
 	c := res.Currents[0]
 	if err := s.model.ExciteCurrent(c, norm); err != nil {
 		return "", err

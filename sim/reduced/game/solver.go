@@ -48,8 +48,10 @@ type Solver struct {
 	// restores that speed), by digit key
 	keys    [10]drawn
 	nextKey int
+	strokes []stroke // every current that joined the model, in order: a saved state draws them again
 
 	tracers [][2]float32
+	src     *rand.PCG // the tracers' random source, saved with the state
 	rng     *rand.Rand
 	dye     dyeField
 
@@ -60,6 +62,13 @@ type Solver struct {
 
 	// the solver's state before the step in progress, restored if the step fails
 	saved []float64
+}
+
+// stroke is a current as drawn, for the saved state.
+type stroke struct {
+	points       [][2]float32
+	speed, width float64
+	key          int32
 }
 
 // drawn is a current on a digit key.
@@ -82,14 +91,47 @@ func (s *Solver) Name() string { return Name }
 // Params implements sim.Solver.
 func (s *Solver) Params() *param.Set { return s.params }
 
-// Reset implements sim.Solver: a 2D scene's rectangle, bodies, currents and goal.
+// Reset implements sim.Solver: a 2D scene's rectangle, bodies, currents and goal. On error the solver keeps its
+// state.
 func (s *Solver) Reset(sc *scene.Scene) error {
+	var bodies []scene.FlatBody
+	if sc != nil && sc.Flat != nil {
+		bodies = sc.Flat.Bodies
+	}
+	n, err := s.build(sc, bodies)
+	if err != nil {
+		return err
+	}
+	f := sc.Flat
+	for i := range f.Currents {
+		cu := &f.Currents[i]
+		pts := make([][2]float32, len(cu.Points))
+		for k, q := range cu.Points {
+			pts[k] = [2]float32{float32(q[0]), float32(q[1])}
+		}
+		if _, err := n.draw(pts, cu.Speed, cu.Width, cu.Key); err != nil {
+			return fmt.Errorf("scene %q: flat.currents[%d]: %w", sc.Name, i, err)
+		}
+	}
+	n.seedTracers(int(n.cfg.Tracers))
+	if err := n.model.Velocity(n.ur); err != nil {
+		return err
+	}
+	n.speed = n.maxSpeed()
+	n.stats = sim.Stats{Particles: len(n.tracers)}
+	*s = *n
+	return nil
+}
+
+// build makes a solver for sc at time zero with the given bodies (the scene's, or a saved state's), with s's
+// parameters: the model with no drawn currents, Box2D, the panels, the stripes of dye, no tracers.
+func (s *Solver) build(sc *scene.Scene, bodies []scene.FlatBody) (*Solver, error) {
 	if sc == nil || sc.Flat == nil {
 		name := "the scene"
 		if sc != nil {
 			name = fmt.Sprintf("the scene %q", sc.Name)
 		}
-		return fmt.Errorf("%s is a 3D scene; the reduced mode plays 2D scenes (a \"flat\" section: the reduced-* levels)", name)
+		return nil, fmt.Errorf("%s is a 3D scene; the reduced mode plays 2D scenes (a \"flat\" section: the reduced-* levels)", name)
 	}
 	f := sc.Flat
 	c := &s.cfg
@@ -99,45 +141,30 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	p.Modes, p.Viscosity, p.MaxDrawn = int(c.Modes), float64(c.Viscosity), maxDrawn
 	model, err := reduced.New(p)
 	if err != nil {
-		return fmt.Errorf("reduced: %w", err)
+		return nil, fmt.Errorf("reduced: %w", err)
 	}
 	g := model.Grid()
 	spacing := float64(c.PanelLength) * min(g.DX, g.DY)
-	w, err := newWorld(f, [2]float64{0, -float64(c.Gravity)}, spacing)
+	w, err := newWorld(f.Size, bodies, [2]float64{0, -float64(c.Gravity)}, spacing)
 	if err != nil {
-		return fmt.Errorf("scene %q: %w", sc.Name, err)
+		return nil, fmt.Errorf("scene %q: %w", sc.Name, err)
 	}
 	opt := panel.DefaultOptions(f.Size[0], f.Size[1])
 	opt.Pool = s.pool
 	sys, err := panel.NewSystem(opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fb, err := panel.NewFeedback(panel.Grid{NX: g.NX, NY: g.NY, Width: f.Size[0], Height: f.Size[1]}, spacing, s.pool)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	*s = Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: g, world: w, sys: sys, fb: fb,
-		lvl: level{goal: f.Goal}, nextKey: 1, rng: rand.New(rand.NewPCG(1, 2))}
-	s.ur, s.up = s.grid.NewField(), s.grid.NewField()
-	for i := range f.Currents {
-		cu := &f.Currents[i]
-		pts := make([][2]float32, len(cu.Points))
-		for k, q := range cu.Points {
-			pts[k] = [2]float32{float32(q[0]), float32(q[1])}
-		}
-		if _, err := s.draw(pts, cu.Speed, cu.Width, cu.Key); err != nil {
-			return fmt.Errorf("scene %q: flat.currents[%d]: %w", sc.Name, i, err)
-		}
-	}
-	s.dye.reset(s.grid)
-	s.seedTracers(int(c.Tracers))
-	if err := s.model.Velocity(s.ur); err != nil {
-		return err
-	}
-	s.speed = s.maxSpeed()
-	s.stats = sim.Stats{Particles: len(s.tracers)}
-	return nil
+	src := rand.NewPCG(1, 2)
+	n := &Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: g, world: w, sys: sys, fb: fb,
+		lvl: level{goal: f.Goal}, nextKey: 1, src: src, rng: rand.New(src)}
+	n.ur, n.up = g.NewField(), g.NewField()
+	n.dye.reset(g)
+	return n, nil
 }
 
 // maxDrawn is how many drawn modes the basis may gain in a sitting: the currents a scene ships and the ones the

@@ -56,13 +56,15 @@ const (
 	positionIterations = 3
 )
 
-func newWorld(f *scene.Flat, gravity [2]float64, panelSpacing float64) (*world, error) {
-	k := b2Side / max(f.Size[0], f.Size[1])
-	w := &world{held: -1, size: f.Size, k: k, spacing: panelSpacing}
+func newWorld(size scene.Vec2, bodies []scene.FlatBody, gravity [2]float64, panelSpacing float64) (*world, error) {
+	k := b2Side / max(size[0], size[1])
+	w := &world{held: -1, size: size, k: k, spacing: panelSpacing}
 	w.b2 = box2d.MakeB2World(w.vec(gravity))
+	// bodies in a fluid never rest for long, and a sleeping body's timer is state no saved state restores
+	w.b2.SetAllowSleeping(false)
 	def := box2d.MakeB2BodyDef()
 	w.walls = w.b2.CreateBody(&def)
-	W, H := f.Size[0], f.Size[1]
+	W, H := size[0], size[1]
 	corners := [][2]float64{{0, 0}, {W, 0}, {W, H}, {0, H}}
 	for i := range corners {
 		a, b := corners[i], corners[(i+1)%4]
@@ -70,8 +72,8 @@ func newWorld(f *scene.Flat, gravity [2]float64, panelSpacing float64) (*world, 
 		e.Set(w.vec(a), w.vec(b))
 		w.walls.CreateFixture(&e, 0)
 	}
-	for i := range f.Bodies {
-		if _, err := w.add(f.Bodies[i]); err != nil {
+	for i := range bodies {
+		if _, err := w.add(bodies[i]); err != nil {
 			return nil, fmt.Errorf("flat.bodies[%d]: %w", i, err)
 		}
 	}

@@ -18,7 +18,7 @@ func testFlat() *scene.Flat {
 // Box2D's bodies fall under gravity and rest on the rectangle's floor; the static one stays; the mouse joint
 // carries a body to the pointer and lets it go with its velocity.
 func TestWorldBodies(t *testing.T) {
-	w, err := newWorld(testFlat(), [2]float64{0, -9.81}, 0.02)
+	w, err := newWorld(testFlat().Size, testFlat().Bodies, [2]float64{0, -9.81}, 0.02)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestWorldBodies(t *testing.T) {
 
 // The bodies' masses are the scene's densities times their areas, whatever Box2D's internal scale.
 func TestWorldMass(t *testing.T) {
-	w, err := newWorld(testFlat(), [2]float64{0, -9.81}, 0.02)
+	w, err := newWorld(testFlat().Size, testFlat().Bodies, [2]float64{0, -9.81}, 0.02)
 	if err != nil {
 		t.Fatal(err)
 	}
