@@ -29,6 +29,10 @@ type FlatFrame struct {
 type FlatShape struct {
 	Points     [][2]float32
 	Fill, Line [4]float32
+	// Body is the solver's index of the body the shape draws, for picking with the mouse; −1 for shapes that are
+	// no body (a goal zone). Grabbable says the hands may hold and throw it, Removable that they may take it away.
+	Body                 int
+	Grabbable, Removable bool
 }
 
 // FlatLine is a polyline of the given width in pixels.

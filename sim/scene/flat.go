@@ -124,6 +124,15 @@ func (f *Flat) clone() *Flat {
 // IsFlat says whether the scene is a 2D one.
 func (s *Scene) IsFlat() bool { return s.Flat != nil }
 
+// Need3D is the error a 3D mode gives for a 2D scene, nil for a 3D one; sampling and the spacing rules refuse 2D
+// scenes with it, so every particle mode does.
+func (s *Scene) Need3D() error {
+	if s.Flat != nil {
+		return fmt.Errorf("scene %q is a 2D scene (it has a \"flat\" section): open it in the reduced mode (--mode reduced)", s.Name)
+	}
+	return nil
+}
+
 // validateFlat checks a 2D scene: the rectangle, the bodies inside it, the currents and the goal; and that it
 // has no 3D parts.
 func (s *Scene) validateFlat() error {

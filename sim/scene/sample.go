@@ -25,6 +25,9 @@ type Particle struct {
 // deterministic: x fastest, then y, then z. A block naming a material the scene does not define is an error. The
 // spacing is checked first (CheckSpacing) and the particles counted (Count) before anything is allocated.
 func (s *Scene) Sample(spacing float64) (_ []Particle, err error) {
+	if err := s.Need3D(); err != nil {
+		return nil, err
+	}
 	mats := make([]int, len(s.Fluid)) // each block's material number
 	for i := range s.Fluid {
 		if mats[i], err = s.MaterialNumber(s.Fluid[i].Material); err != nil {
@@ -48,7 +51,12 @@ func (s *Scene) Sample(spacing float64) (_ []Particle, err error) {
 
 // Count is the number of particles Sample would return, without storing them; more than MaxParticles is an
 // error, found without visiting more lattice points than needed to see it.
-func (s *Scene) Count(spacing float64) (int, error) { return s.count(spacing, MaxParticles) }
+func (s *Scene) Count(spacing float64) (int, error) {
+	if err := s.Need3D(); err != nil {
+		return 0, err
+	}
+	return s.count(spacing, MaxParticles)
+}
 
 // count is Count with the limit as a parameter, so tests can reach it with small scenes.
 func (s *Scene) count(spacing float64, limit int) (int, error) {
@@ -338,7 +346,12 @@ func (s *Scene) FluidVolume() float64 {
 // SpacingFor finds the lattice spacing that fills the scene's fluid with about n particles (within a few per
 // cent: the lattice count is a step function of the spacing), and never more than MaxParticles, so that any count
 // up to the limit can be asked for.
-func (s *Scene) SpacingFor(n int) (float64, error) { return s.spacingFor(n, MaxParticles) }
+func (s *Scene) SpacingFor(n int) (float64, error) {
+	if err := s.Need3D(); err != nil {
+		return 0, err
+	}
+	return s.spacingFor(n, MaxParticles)
+}
 
 // spacingFor is SpacingFor with the limit as a parameter, so tests can reach it with small scenes.
 func (s *Scene) spacingFor(n, limit int) (float64, error) {
@@ -396,6 +409,9 @@ func (s *Scene) ResolveSpacing(spacing float64, count int) (float64, error) {
 
 // Spacing resolves the scene's resolution: count (when > 0) wins over spacing.
 func (s *Scene) Spacing(spacing float64, count int) (float64, error) {
+	if err := s.Need3D(); err != nil {
+		return 0, err
+	}
 	if count > 0 {
 		return s.SpacingFor(count)
 	}

@@ -13,7 +13,7 @@ import (
 func TestBuiltinScenesLoadAndSample(t *testing.T) {
 	names := BuiltinNames()
 	for _, want := range []string{"bench-dambreak", "bunny-bath", "dam-obstacle", "dambreak", "double-dambreak", "duck-pond", "fountain", "fountains",
-		"obstacles", "oil-and-water", "pool", "quad-dambreak", "rayleigh-taylor", "three-liquids", "underwater-blast", "wave-tank"} {
+		"obstacles", "oil-and-water", "pool", "quad-dambreak", "rayleigh-taylor", "reduced-1", "reduced-2", "reduced-3", "three-liquids", "underwater-blast", "wave-tank"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
@@ -30,6 +30,13 @@ func TestBuiltinScenesLoadAndSample(t *testing.T) {
 		}
 		if sc.Name != n {
 			t.Errorf("%s.json names itself %q", n, sc.Name)
+		}
+		if sc.IsFlat() {
+			// the 2D levels: sampling refuses them (the reduced mode's tests play them)
+			if _, err := sc.Sample(0.01); err == nil || !strings.Contains(err.Error(), "reduced mode") {
+				t.Errorf("%s: a 2D scene sampled as a 3D one: %v", n, err)
+			}
+			continue
 		}
 		d, err := sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
 		if err != nil {

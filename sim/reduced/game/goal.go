@@ -7,14 +7,14 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// The level's goal: the crates the scene asks for, each brought into the zone and settled there for homeTime,
-// before the time runs out.
+// The level's goal: the crates the scene asks for, each brought into the zone before the time runs out. A crate
+// that counts is caught there (it becomes static) so that the current does not carry it out again.
 
 // homeTime is how long a crate must stay in the goal zone, moving slower than homeSpeed zone sizes a second, to
-// count: a crate swept through the zone does not.
+// count: a crate thrown through the zone does not.
 const (
-	homeTime  = 0.5
-	homeSpeed = 0.5
+	homeTime  = 0.3
+	homeSpeed = 1.5
 )
 
 // Outcome is where a level stands.
@@ -58,6 +58,7 @@ func (l *level) update(w *world, t, dt float64) {
 		if b.home >= homeTime {
 			b.delivered = true
 			l.delivered++
+			w.catch(i)
 		}
 	}
 	switch {

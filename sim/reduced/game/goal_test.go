@@ -35,8 +35,8 @@ func TestGoal(t *testing.T) {
 	if l := play(t, goalFlat(1.75, 0), 1); l.outcome != Won || l.delivered != 1 || !strings.Contains(l.message(), "N for the next level (two)") {
 		t.Errorf("a crate resting in the zone: outcome %d, %d delivered, %q", l.outcome, l.delivered, l.message())
 	}
-	if l := play(t, goalFlat(1.75, 0), 0.4); l.outcome != Playing || l.delivered != 0 {
-		t.Errorf("after 0.4 s in the zone: outcome %d, %d delivered", l.outcome, l.delivered)
+	if l := play(t, goalFlat(1.75, 0), 0.2); l.outcome != Playing || l.delivered != 0 {
+		t.Errorf("after 0.2 s in the zone: outcome %d, %d delivered", l.outcome, l.delivered)
 	}
 	// thrown through the zone from the left, fast enough to bounce off the far wall and out again (no friction)
 	if l := play(t, goalFlat(1.3, 12), 0.3); l.delivered != 0 {

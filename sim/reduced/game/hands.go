@@ -105,7 +105,7 @@ func (s *Solver) Excite(k int) error {
 func (s *Solver) Grab(p [2]float32) int {
 	q := [2]float64{float64(p[0]), float64(p[1])}
 	i := s.world.at(q)
-	if i < 0 || s.world.bodies[i].spec.Static {
+	if i < 0 || !grabbable(s.world.bodies[i]) {
 		return -1
 	}
 	s.world.hold(i, q, float64(s.cfg.Gravity))
@@ -129,6 +129,10 @@ func (s *Solver) Spawn(b scene.FlatBody) (int, error) {
 	}
 	return s.world.add(b)
 }
+
+// grabbable says whether the hands may hold b: not the level's fixed bodies, and not its crates, which the player
+// moves with currents and with things thrown at them (that is the game).
+func grabbable(b *body) bool { return !b.spec.Static && !b.spec.Crate }
 
 // RemoveFlatBody implements sim.FlatHands.
 func (s *Solver) RemoveFlatBody(i int) error {

@@ -218,7 +218,7 @@ func (s *Solver) FlatFrame(dst *sim.FlatFrame) {
 		z := gl.Zone
 		dst.Shapes = append(dst.Shapes, sim.FlatShape{Points: [][2]float32{
 			{float32(z.Min[0]), float32(z.Min[1])}, {float32(z.Max[0]), float32(z.Min[1])},
-			{float32(z.Max[0]), float32(z.Max[1])}, {float32(z.Min[0]), float32(z.Max[1])}}, Fill: zoneFill, Line: zoneLine})
+			{float32(z.Max[0]), float32(z.Max[1])}, {float32(z.Min[0]), float32(z.Max[1])}}, Fill: zoneFill, Line: zoneLine, Body: -1})
 	}
 	for i, b := range s.world.bodies {
 		fill := bodyFill
@@ -230,7 +230,14 @@ func (s *Solver) FlatFrame(dst *sim.FlatFrame) {
 		case b.spec.Crate:
 			fill = crateFill
 		}
-		dst.Shapes = append(dst.Shapes, sim.FlatShape{Points: s.world.worldOutline(i, nil), Fill: fill, Line: edgeColour})
+		k := len(dst.Shapes)
+		if k < cap(dst.Shapes) {
+			dst.Shapes = dst.Shapes[:k+1] // reuse the outline's slice
+		} else {
+			dst.Shapes = append(dst.Shapes, sim.FlatShape{})
+		}
+		dst.Shapes[k] = sim.FlatShape{Points: s.world.worldOutline(i, dst.Shapes[k].Points), Fill: fill, Line: edgeColour, Body: i,
+			Grabbable: grabbable(b), Removable: !b.spec.Static && !b.spec.Crate}
 	}
 	for _, p := range s.tracers {
 		dst.Tracers = append(dst.Tracers, sim.FlatPoint{Pos: p, Color: tracerColour, Size: 2})

@@ -235,6 +235,17 @@ func (w *world) applyForce(i int, f, p [2]float64) {
 	}
 }
 
+// catch stops body i where it is for good: a crate home in the goal zone.
+func (w *world) catch(i int) {
+	if i == w.held {
+		w.release()
+	}
+	b := w.bodies[i].b
+	b.SetLinearVelocity(box2d.MakeB2Vec2(0, 0))
+	b.SetAngularVelocity(0)
+	b.SetType(box2d.B2BodyType.B2_staticBody)
+}
+
 // applyTorque adds a torque (N·m per metre of depth) to body i for the next step.
 func (w *world) applyTorque(i int, t float64) {
 	b := w.bodies[i].b
