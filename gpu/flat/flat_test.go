@@ -1,12 +1,11 @@
 package flat
 
 import (
+	"io/fs"
 	"math"
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"io/fs"
 
 	"github.com/slosh/slosh/shaders"
 	"github.com/slosh/slosh/sim"
@@ -340,7 +339,7 @@ func TestDrawAllocatesNothing(t *testing.T) {
 }
 
 // TestBadInputDrawsWhatItCan: short image slices, NaN and infinite points, negative and NaN widths and sizes
-// do not crash, and the background still shows.
+// do not crash, and the background still shows; nor does drawing with a deleted renderer.
 func TestBadInputDrawsWhatItCan(t *testing.T) {
 	r := newTest(t)
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
@@ -358,6 +357,12 @@ func TestBadInputDrawsWhatItCan(t *testing.T) {
 	f.ImageW = 1 << 30 // larger than any texture
 	f.ImageH = 1
 	render(t, r, f, 64, 40)
+	// a deleted renderer draws nothing and may be deleted again
+	r.Delete()
+	r.Delete()
+	if img := render(t, r, f, 64, 40); !near(img, 0, 0, [4]float32{1, 0, 1, 1}) {
+		t.Errorf("a deleted renderer drew %v over the magenta clear", rgb(img, 0, 0))
+	}
 }
 
 // TestBrokenShaderIsReported: a shader that does not compile fails New with the file's name, and New wants a
