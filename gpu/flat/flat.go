@@ -7,10 +7,11 @@
 //
 // Lines and outlines are triangles built on the CPU, one quad per segment with mitred joints and an antialiased
 // edge (core profiles have no wide lines); tracers are point sprites shaded as round dots, uploaded straight from
-// the frame's slice (on llvmpipe 20k points cost a quarter of what as many instanced quads do). The image goes into an RGBA32F texture with linear filtering, uploaded only when its
-// size or its texels change: the frame already holds float RGBA, so the upload is a copy with no conversion, and
-// smooth dye gradients keep more than 8 bits. Buffers are reused and grow when a frame needs more, so drawing
-// allocates nothing in steady state.
+// the frame's slice (on llvmpipe 20k points cost a quarter of what as many instanced quads do). The image goes
+// into an RGBA32F texture with linear filtering, uploaded only when its size or its texels change: the frame
+// already holds float RGBA, so the upload is a copy with no conversion, and smooth dye gradients keep more than
+// 8 bits. Buffers are reused and grow when a frame needs more, so drawing allocates nothing in steady state.
+// Colours reach the framebuffer as they are, with no sRGB encoding, as gpu/render's and the panel's do.
 //
 // Like gpu/render it uses the OpenGL 4.1 core binding and #version 410 shaders (flat_*.vert, flat_*.frag in
 // shaders/), so it runs on any 4.1+ context. All methods must be called on the GL thread with the context current.
