@@ -33,6 +33,10 @@ func (v *viewer) toggleAB() {
 		v.leaveAB()
 		return
 	}
+	if v.flatMode() {
+		v.status.set("A/B compares 3D views; the 2D game has none", false)
+		return
+	}
 	v.enterAB()
 }
 

@@ -42,6 +42,8 @@ type driver interface {
 	// SetFrameSink calls f with every frame simulated from now on (nil stops): on the runner's goroutine for CPU
 	// modes, on the GL thread (after a read-back) for GPU modes. f copies what it keeps; the simulation waits for it.
 	SetFrameSink(f func(*sim.Frame))
+	// Flat is the newest frame of a flat mode's 2D view (sim.Flat), valid until the next Update; nil for 3D modes.
+	Flat() *sim.FlatFrame
 	// Twin is the second simulation of an A/B comparison (the solver is a pair): what to draw for it, its newest
 	// stats, and whether there is one.
 	Twin() (render.Particles, sim.Stats, bool)
@@ -211,6 +213,13 @@ func showNotice(status *statusLine, last *string, notice string) {
 	}
 }
 
+func (d *cpuDriver) Flat() *sim.FlatFrame {
+	if d.last == nil {
+		return nil
+	}
+	return d.last.Flat
+}
+
 func (d *cpuDriver) Twin() (render.Particles, sim.Stats, bool) {
 	return d.twinParts, d.twinStats, d.twin
 }
@@ -255,6 +264,7 @@ func newGPUDriver(m Mode, s gpuSolver, paused bool, status *statusLine, record f
 }
 
 func (d *gpuDriver) Mode() Mode                  { return d.mode }
+func (d *gpuDriver) Flat() *sim.FlatFrame        { return nil }
 func (d *gpuDriver) Params() *param.Set          { return d.s.Params() }
 func (d *gpuDriver) ParamsChanged()              {}
 func (d *gpuDriver) Paused() bool                { return d.paused }

@@ -18,6 +18,7 @@ import (
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/reduced/game"
 	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
@@ -105,6 +106,8 @@ type viewer struct {
 	sets      [5]*param.Set
 
 	ab abView // the A/B comparison (abview.go)
+
+	flat flatView // the 2D view of flat modes (flat.go)
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -201,7 +204,11 @@ func (v *viewer) frame(now time.Time) {
 	}
 	v.last = now
 	v.fps.add(1, now)
-	v.updateGesture()
+	if v.flatMode() {
+		v.updateFlatGesture()
+	} else {
+		v.updateGesture()
+	}
 	v.drv.Update(dt)
 
 	v.ui.NewFrame()
@@ -216,12 +223,21 @@ func (v *viewer) frame(now time.Time) {
 	if v.ab.on {
 		v.abCaptions()
 	}
+	flat := v.flatMode()
+	if flat {
+		v.flatCaptions()
+	}
 
 	fw, fh := v.win.GetFramebufferSize()
 	drawn := fw > 0 && fh > 0 // a minimised window has no framebuffer
 	clearShot := v.shot != shotNone && v.capCfg.Transparent
 	var draw func(transparent bool)
-	if drawn {
+	if drawn && flat {
+		draw = func(bool) {
+			gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+			v.drawFlat(fw, fh)
+		}
+	} else if drawn {
 		p, err := v.surf.particles(v.drv, v.rend.WantsEllipsoids(), v.sc)
 		if err != nil && !v.status.isErr {
 			v.status.set(err.Error(), true) // the frame still draws, with spheres
@@ -243,6 +259,8 @@ func (v *viewer) frame(now time.Time) {
 			}
 			v.rend.SetTransparent(false)
 		}
+	}
+	if drawn {
 		draw(clearShot)
 		if v.shot == shotView {
 			v.takeShot(fw, fh, clearShot)
@@ -397,6 +415,19 @@ func (v *viewer) reset() {
 // switchMode replaces the running mode by m, keeping the values of the parameters both have, and resets it with
 // the current scene. The old mode keeps running when the new one cannot start.
 func (v *viewer) switchMode(m Mode) {
+	sc, err := sceneFor(m, v.sc)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	if sc != v.sc {
+		// a 2D mode plays the levels and a 3D one the tanks: the scene changes with the mode
+		if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
+			v.status.set(err.Error(), true)
+			return
+		}
+		v.setScene(sc)
+	}
 	keep := v.drv.Params().Snapshot()
 	paused := v.drv.Paused()
 	s, run, note, err := openSolver(v.modes, m, v.glInfo())
@@ -436,6 +467,28 @@ func (v *viewer) switchScene(name string) {
 	sc, err := scene.Open(name)
 	if err != nil {
 		v.status.set(err.Error(), true)
+		return
+	}
+	if sc.IsFlat() != v.drv.Mode().Flat {
+		// the scene is of the other kind: open it in its own mode (or the first of that kind)
+		want := sc.Mode
+		if want == "" && sc.IsFlat() {
+			want = game.Name
+		} else if want == "" {
+			want = DefaultMode
+		}
+		m, ok := findMode(v.modes, want)
+		if !ok || m.Flat != sc.IsFlat() {
+			v.status.set(fmt.Sprintf("scene %q needs a %s mode", sc.Name, map[bool]string{true: "2D", false: "3D"}[sc.IsFlat()]), true)
+			return
+		}
+		if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
+			v.status.set(err.Error(), true)
+			return
+		}
+		v.endGesture()
+		v.setScene(sc)
+		v.switchMode(m)
 		return
 	}
 	if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
@@ -481,6 +534,10 @@ func (v *viewer) Close() {
 		v.ui.Delete()
 		v.ui = nil
 	}
+	if v.flat.r != nil {
+		v.flat.r.Delete()
+		v.flat.r = nil
+	}
 	if v.rend != nil {
 		v.rend.Delete()
 		v.rend = nil
@@ -505,6 +562,10 @@ const (
 // MouseButton implements ui.Input: left drags work the tool (tools.go) or orbit, right or middle drags (or
 // shift + left) pan.
 func (v *viewer) MouseButton(b glfw.MouseButton, a glfw.Action, mods glfw.ModifierKey) {
+	if v.flatMode() {
+		v.flatMouse(b, a)
+		return
+	}
 	switch a {
 	case glfw.Press:
 		switch {
@@ -533,6 +594,10 @@ func (v *viewer) CursorPos(x, y float64) {
 	v.mouse.x, v.mouse.y = x, y
 	if !v.mouse.seen {
 		v.mouse.seen = true
+		return
+	}
+	if v.flatMode() {
+		v.flatCursor()
 		return
 	}
 	switch {
@@ -574,6 +639,9 @@ func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 		case k == glfw.KeyS && a == glfw.Press:
 			v.saveState(v.savePath)
 		}
+		return
+	}
+	if a == glfw.Press && v.flatMode() && v.flatKey(k) {
 		return
 	}
 	if k >= glfw.Key1 && k < glfw.Key1+glfw.Key(len(toolNames)) && a == glfw.Press {
