@@ -168,6 +168,10 @@ func sweepOne(newSolver func() (sim.Solver, error), sc *scene.Scene, opt SweepOp
 // checkFrame says what is wrong with a frame: non-finite values or particles outside the domain.
 func checkFrame(f *sim.Frame, sc *scene.Scene) string {
 	lo, hi := sc.Domain.Min, sc.Domain.Max
+	if fl := sc.Flat; fl != nil {
+		// a 2D scene's particles (tracers) lie in its rectangle, in the plane z = 0
+		lo, hi = scene.Vec3{}, scene.Vec3{fl.Size[0], fl.Size[1], 0}
+	}
 	for i := 0; i < f.N; i++ {
 		for c := 0; c < 3; c++ {
 			x, v := float64(f.Pos[i][c]), float64(f.Vel[i][c])

@@ -141,7 +141,7 @@ func (s *Solver) build(sc *scene.Scene, bodies []scene.FlatBody) (*Solver, error
 	p.Modes, p.Viscosity, p.MaxDrawn = int(c.Modes), float64(c.Viscosity), maxDrawn
 	model, err := reduced.New(p)
 	if err != nil {
-		return nil, fmt.Errorf("reduced: %w", err)
+		return nil, err // the model says "reduced: …"
 	}
 	g := model.Grid()
 	spacing := float64(c.PanelLength) * min(g.DX, g.DY)
