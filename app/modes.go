@@ -108,12 +108,13 @@ func Modes() []Mode {
 			New:       func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
 		},
 		{
-			Name:   game.Name,
-			Title:  "reduced fluid",
-			Desc:   "the 2D game: a model-reduced fluid (Laplacian eigenfunctions and currents you draw) carrying Box2D crates through vortex panels, on the CPU; plays the reduced-* levels",
-			Flat:   true,
-			Params: func() *param.Set { return game.New().Params() },
-			New:    func(*glh.Context) (sim.Solver, error) { return game.New(), nil },
+			Name:      game.Name,
+			Title:     "reduced fluid",
+			StateKind: game.Name,
+			Desc:      "the 2D game: a model-reduced fluid (Laplacian eigenfunctions and currents you draw) carrying Box2D crates through vortex panels, on the CPU; plays the reduced-* levels",
+			Flat:      true,
+			Params:    func() *param.Set { return game.New().Params() },
+			New:       func(*glh.Context) (sim.Solver, error) { return game.New(), nil },
 		},
 	}
 }
