@@ -2,12 +2,17 @@ package pbf
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	gl "github.com/go-gl/gl/v4.3-core/gl"
 
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim"
 	cpbf "github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/rigid"
@@ -109,13 +114,60 @@ func roundingJumps(diffs []float64, bound float64) int {
 // maxJumps is how many of n particles may jump beyond the rounding-growth bound (roundingJumps).
 func maxJumps(n int) int { return n / 1000 }
 
+// roundingGrowth is the rounding-growth bound on positions (metres) and body centres after step steps, as
+// TestGPUMatchesCPU: a few ulps (2.4e-7 m is 4 ulps of a 0.5 m coordinate), growing at most 2× a step.
+func roundingGrowth(step int) float64 { return 2.4e-7 * math.Pow(2, float64(step-1)) }
+
+// trigAbsErr is how far the GPU's sin and cos may be from the exact values. GLSL leaves their precision undefined
+// (GLSL 4.30 §4.7.1: built-ins not listed there, "for example, the trigonometric functions", have undefined
+// precision). Mesa's llvmpipe computes them to a few ulps; NVIDIA's GPUs in the special function unit, which
+// NVIDIA documents (CUDA C++ Programming Guide, __sinf and __cosf) as off by at most 2^-21.41 ≈ 3.6e-7 absolute on
+// [−π, π] — not relative: sin of a small angle may be off by far more than its ulps. 2^-21 rounds that up.
+// TestGPUTrigWithinRotationAllowance checks it on the GL in use.
+const trigAbsErr = 1.0 / (1 << 21)
+
+// rotationBound is the bound on the difference of a body's rotation (a unit quaternion's components) after step
+// steps of a solver taking iterations shape-matching passes a step. The rotation differs by float rounding like the
+// positions (roundingGrowth: ulps of components below 1 are smaller than those of a 0.5 m coordinate), and by the
+// GPU's sin and cos: each pass's rotation extraction ends by turning the rotation by axisAngle(ω) =
+// (ω/|ω| sin(|ω|/2), cos(|ω|/2)), whose sin and cos are each off by up to trigAbsErr, so that quaternion is off by
+// up to √2·trigAbsErr in length; multiplying by a unit quaternion keeps that length and normalising does not grow
+// it. Earlier iterations' errors are undone by the later ones within a pass (they converge on the polar rotation
+// of the same matrix), but each pass's error stays: the next pass's matrix is built from particles placed by that
+// rotation. So a step adds up to iterations·√2·trigAbsErr, and like every difference it grows at most 2× a step:
+// after k steps at most that times 2^k − 1. (On llvmpipe the rotations stay within roundingGrowth; on an NVIDIA
+// H100 they differed by 3.7e-7 after one step, above roundingGrowth's 2.4e-7, and its sin and cos were off by up
+// to 3.3e-7 and 3.5e-7.) In the positions the same error turns the body's particles by up to about twice it
+// (radians) times their radius, 0.12 m here; measured on both, the particles stay within roundingGrowth (1.2e-7 m
+// after one step on the H100), so their bound is unchanged.
+func rotationBound(step int, iterations int32) float64 {
+	return roundingGrowth(step) + float64(iterations)*math.Sqrt2*trigAbsErr*(math.Pow(2, float64(step))-1)
+}
+
+// roundingExcess says which of a step's differences go beyond rounding growth — more than maxJumps particles beyond
+// roundingGrowth, a body centre beyond it, a rotation beyond rotationBound — or "" when none does.
+func roundingExcess(diffs []float64, center, rot float64, step int, iterations int32) string {
+	bound, rotBound := roundingGrowth(step), rotationBound(step, iterations)
+	var what []string
+	if jumps, most := roundingJumps(diffs, bound), maxJumps(len(diffs)); jumps > most {
+		what = append(what, fmt.Sprintf("%d particles (up to %.3g m) beyond the rounding growth %.3g m, where %d may jump", jumps, diffs[len(diffs)-1], bound, most))
+	}
+	if center > bound {
+		what = append(what, fmt.Sprintf("body centres differ by %.3g m, beyond the rounding growth %.3g m", center, bound))
+	}
+	if rot > rotBound {
+		what = append(what, fmt.Sprintf("body rotations differ by %.3g, beyond their bound %.3g (rounding and the GPU's sin and cos)", rot, rotBound))
+	}
+	return strings.Join(what, "; ")
+}
+
 // The GPU solver with rigid bodies agrees with the CPU solver per particle and on the bodies' poses over 24 steps
 // of the thrown spheres, in two ways:
 //
 //   - Shape matching summing each body's particles in id order on one invocation, as the Go code does: then the two
 //     differ only in float rounding (fused multiply-adds, sqrt, division, sin and cos on the GPU) and agree like the
 //     fluid-only TestGPUMatchesCPU — 1.2e-7 m after one step, growing under 2× a step but for a particle now and then
-//     (roundingJumps). Measured after 24 steps: 7.9e-5 m worst, 1.4e-5 m at the 99th percentile, centres within
+//     (roundingJumps); the rotations within rotationBound, which allows for the GPU's sin and cos. Measured after 24 steps: 7.9e-5 m worst, 1.4e-5 m at the 99th percentile, centres within
 //     9.5e-7 m, rotations within 5.2e-6.
 //   - The solver's own parallel tree reduction: its centres of mass differ from the Go code's sequential float32
 //     sums by their rounding — the sums are of offsets from the body's last centre, up to a few metres for 113
@@ -156,10 +208,9 @@ func TestGPUBodiesMatchCPU(t *testing.T) {
 			worst, p99 := diffs[len(diffs)-1], diffs[len(diffs)*99/100]
 			if inIDOrder {
 				// as TestGPUMatchesCPU: rounding grows at most 2× per step from a few ulps
-				bound := 2.4e-7 * math.Pow(2, float64(step-1))
-				if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
-					t.Fatalf("%s, step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
-						mode, step, worst, jumps, center, rot, bound)
+				if what := roundingExcess(diffs, center, rot, step, g.Cfg.Iterations); what != "" {
+					t.Fatalf("%s, step %d: %s (particles differ by up to %.3g m, centres by %.3g m, rotations by %.3g)",
+						mode, step, what, worst, center, rot)
 				}
 			} else if bound := 2e-6 * math.Pow(2, float64(step-1)); p99 > bound || center > bound || rot > bound {
 				t.Fatalf("%s, step %d: GPU and CPU differ by %.3g m at the 99th percentile, centres by %.3g m, rotations by %.3g, beyond rounding growth (%.3g)",
@@ -229,10 +280,9 @@ func stepBoth(t *testing.T, g *Solver, c *cpbf.Solver, step int, dt float64, fg,
 	g.Frame(fg)
 	c.Frame(fc)
 	diffs, center, rot := frameDiff(t, fg, fc, dt)
-	bound := 2.4e-7 * math.Pow(2, float64(step-1))
-	if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
-		t.Fatalf("step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
-			step, diffs[len(diffs)-1], jumps, center, rot, bound)
+	if what := roundingExcess(diffs, center, rot, step, g.Cfg.Iterations); what != "" {
+		t.Fatalf("step %d: %s (particles differ by up to %.3g m, centres by %.3g m, rotations by %.3g)",
+			step, what, diffs[len(diffs)-1], center, rot)
 	}
 }
 
@@ -284,10 +334,9 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 		g.Frame(&fg)
 		c.Frame(&fc)
 		diffs, center, rot := frameDiff(t, &fg, &fc, dt)
-		bound := 2.4e-7 * math.Pow(2, float64(step-1))
-		if jumps := roundingJumps(diffs, bound); jumps > maxJumps(len(diffs)) || center > bound || rot > bound {
-			t.Fatalf("after the restore, step %d: GPU and CPU differ by up to %.3g m (%d particles beyond rounding growth), centres by %.3g m, rotations by %.3g; rounding growth %.3g",
-				step, diffs[len(diffs)-1], jumps, center, rot, bound)
+		if what := roundingExcess(diffs, center, rot, step, g.Cfg.Iterations); what != "" {
+			t.Fatalf("after the restore, step %d: %s (particles differ by up to %.3g m, centres by %.3g m, rotations by %.3g)",
+				step, what, diffs[len(diffs)-1], center, rot)
 		}
 	}
 }
@@ -545,5 +594,73 @@ func benchmarkPool(b *testing.B, bodies bool) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
 	for _, name := range names {
 		b.ReportMetric(ms[name]/float64(b.N), "ms-"+strings.ReplaceAll(name, " ", "-"))
+	}
+}
+
+// trigProbe computes sin and cos of each angle on the GPU, as axisAngle in pbf_rigid.glsl does.
+const trigProbe = `#version 430 core
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer In { float x[]; };
+layout(std430, binding = 1) writeonly buffer Out { vec2 sc[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i < uint(x.length())) sc[i] = vec2(sin(x[i]), cos(x[i]));
+}
+`
+
+// The GL's sin and cos stay within trigAbsErr of the exact values over the half-angles axisAngle takes them of:
+// the rotation bound of the GPU-against-CPU tests (rotationBound) rests on it.
+func TestGPUTrigWithinRotationAllowance(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	gltest.RequireCompute(t, ctx)
+	prog, err := glh.NewProgram(fstest.MapFS{"trig.comp": {Data: []byte(trigProbe)}}, nil, "trig.comp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Delete()
+	// every angle of [0, π] in steps of π/8192, and small ones down to 1e-7 (ω of a nearly converged iteration)
+	var xs []float32
+	for k := 0; k <= 8192; k++ {
+		xs = append(xs, float32(math.Pi*float64(k)/8192))
+	}
+	for x := 1e-7; x < 1e-2; x *= 1.1 {
+		xs = append(xs, float32(x))
+	}
+	in, err := glh.NewBuffer(4*len(xs), gl.STATIC_DRAW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Delete()
+	out, err := glh.NewBuffer(8*len(xs), gl.DYNAMIC_READ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Delete()
+	glh.Upload(in, 0, xs)
+	prog.Use()
+	gl.BindBufferBase(gl.SHADER_STORAGE_BUFFER, 0, in.ID())
+	gl.BindBufferBase(gl.SHADER_STORAGE_BUFFER, 1, out.ID())
+	gl.DispatchCompute(uint32(len(xs)+63)/64, 1, 1)
+	gl.MemoryBarrier(gl.BUFFER_UPDATE_BARRIER_BIT)
+	sc := make([][2]float32, len(xs))
+	glh.Read(out, 0, sc)
+	if err := glh.CheckError("trig probe"); err != nil {
+		t.Fatal(err)
+	}
+	var worstSin, worstCos float64
+	var atSin, atCos float32
+	for i, x := range xs {
+		s, c := math.Sincos(float64(x))
+		if d := math.Abs(float64(sc[i][0]) - s); d > worstSin {
+			worstSin, atSin = d, x
+		}
+		if d := math.Abs(float64(sc[i][1]) - c); d > worstCos {
+			worstCos, atCos = d, x
+		}
+	}
+	t.Logf("%s: sin off by up to %.3g (at %g), cos by up to %.3g (at %g); allowance %.3g", ctx, worstSin, atSin, worstCos, atCos, trigAbsErr)
+	if worstSin > trigAbsErr || worstCos > trigAbsErr {
+		t.Errorf("the GL's sin is off by up to %.3g (at %g) and cos by up to %.3g (at %g), beyond the %.3g the rotation bound allows",
+			worstSin, atSin, worstCos, atCos, trigAbsErr)
 	}
 }

@@ -389,7 +389,12 @@ func TestImpostorDepth(t *testing.T) {
 }
 
 // TestObstaclesShow draws a scene with one obstacle of each kind, with and without obstacles: the sphere's pixels
-// change to stone, each obstacle's centre pixel changes, and pixels away from all of them do not.
+// change to stone, each obstacle's centre pixel shows the obstacle, and pixels away from all of them do not change.
+//
+// Whether a centre pixel shows its obstacle is judged with the obstacles drawn red, not by how far the stone
+// differs from what lies behind: the sky, the ground and its grid lines are greys like the stone, and the box's
+// centre falls on a grid line whose grey is within one level of the box's lit face (RGB 118,114,106 against
+// 106,107,112 on Mesa's llvmpipe and 106,108,112 on an NVIDIA GPU: a colour difference of 25 on one, 24 on the other).
 func TestObstaclesShow(t *testing.T) {
 	gltest.Acquire(t)
 	const w, h = 320, 240
@@ -418,6 +423,9 @@ func TestObstaclesShow(t *testing.T) {
 	save(t, with, "obstacles")
 	setParam(t, r, "render.show_obstacles", "false")
 	without := draw(t, r, fb, cam, Particles{})
+	setParam(t, r, "render.show_obstacles", "true")
+	setParam(t, r, "render.obstacle_color", "0.95,0.08,0.05")
+	red := draw(t, r, fb, cam, Particles{})
 	changed := func(x, y int) bool {
 		a, b := with.RGBAAt(x, y), without.RGBAAt(x, y)
 		d := math.Abs(float64(a.R)-float64(b.R)) + math.Abs(float64(a.G)-float64(b.G)) + math.Abs(float64(a.B)-float64(b.B))
@@ -433,8 +441,11 @@ func TestObstaclesShow(t *testing.T) {
 		if o.Kind == scene.ShapeCapsule {
 			c = o.A.Lerp(o.B, 0.5)
 		}
-		if x, y := toPixel(c); !changed(x, y) {
-			t.Errorf("obstacles[%d] (%s): its centre pixel (%d, %d) is the same with and without obstacles", i, o.String(), x, y)
+		x, y := toPixel(c)
+		a, b := red.RGBAAt(x, y), without.RGBAAt(x, y)
+		if !reddish(rgb(red, x, y)) || reddish(rgb(without, x, y)) {
+			t.Errorf("obstacles[%d] (%s): its centre pixel (%d, %d) is RGB %d,%d,%d with the obstacles drawn red and %d,%d,%d without them; want red only with them",
+				i, o.String(), x, y, a.R, a.G, a.B, b.R, b.G, b.B)
 		}
 	}
 
