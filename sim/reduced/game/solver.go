@@ -34,6 +34,7 @@ type Solver struct {
 	lvl   level
 
 	ur, up reduced.Field // the reduced velocity and the panels' velocity on the grid faces
+	uc     reduced.Field // their sum, the combined field the tracers and the dye move in
 
 	sys        *panel.System   // the bodies' vortex panels
 	fb         *panel.Feedback // their velocity onto the grid
@@ -51,6 +52,7 @@ type Solver struct {
 	strokes []stroke // every current that joined the model, in order: a saved state draws them again
 
 	tracers [][2]float32
+	lost    []bool // the tracers a step carried out of the water
 	src     *rand.PCG // the tracers' random source, saved with the state
 	rng     *rand.Rand
 	dye     dyeField
@@ -117,6 +119,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if err := n.model.Velocity(n.ur); err != nil {
 		return err
 	}
+	n.combine()
 	n.speed = n.maxSpeed()
 	n.stats = sim.Stats{Particles: len(n.tracers)}
 	*s = *n
@@ -162,7 +165,7 @@ func (s *Solver) build(sc *scene.Scene, bodies []scene.FlatBody) (*Solver, error
 	src := rand.NewPCG(1, 2)
 	n := &Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: g, world: w, sys: sys, fb: fb,
 		lvl: level{goal: f.Goal}, nextKey: 1, src: src, rng: rand.New(src)}
-	n.ur, n.up = g.NewField(), g.NewField()
+	n.ur, n.up, n.uc = g.NewField(), g.NewField(), g.NewField()
 	n.dye.reset(g)
 	return n, nil
 }
@@ -230,8 +233,9 @@ func (s *Solver) Step(dt float64) error {
 			return s.fail(err)
 		}
 	}
+	s.combine()
 	s.advectTracers(dt)
-	s.dye.advect(s.grid, s.ur, s.up, dt, s.pool)
+	s.dye.advect(s.grid, s.uc, dt, s.pool)
 	t = stage("tracers and dye", t)
 	if len(s.world.bodies) > 0 && s.cfg.Feedback != FeedbackOff {
 		// the panels have no memory (§5.3.4): their flow joins the reduced fluid, which keeps it
@@ -387,24 +391,30 @@ func (s *Solver) fail(err error) error {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// maxSpeed is the fastest flow of u_r + u_p on the grid's faces.
-func (s *Solver) maxSpeed() float64 {
-	m := 0.0
+// combine sets the combined field u_r + u_p on the faces.
+func (s *Solver) combine() {
 	for k, u := range s.ur.U {
-		m = max(m, math.Abs(u+s.up.U[k]))
+		s.uc.U[k] = u + s.up.U[k]
 	}
 	for k, v := range s.ur.V {
-		m = max(m, math.Abs(v+s.up.V[k]))
+		s.uc.V[k] = v + s.up.V[k]
+	}
+}
+
+// maxSpeed is the fastest flow of the combined field on the grid's faces.
+func (s *Solver) maxSpeed() float64 {
+	m := 0.0
+	for _, u := range s.uc.U {
+		m = max(m, math.Abs(u))
+	}
+	for _, v := range s.uc.V {
+		m = max(m, math.Abs(v))
 	}
 	return m
 }
 
-// velocity is the combined field u_r + u_p at p.
-func (s *Solver) velocity(x, y float64) (float64, float64) {
-	u, v := s.grid.Sample(s.ur, x, y)
-	pu, pv := s.grid.Sample(s.up, x, y)
-	return u + pu, v + pv
-}
+// velocity is the combined field u_r + u_p at (x, y).
+func (s *Solver) velocity(x, y float64) (float64, float64) { return s.grid.Sample(s.uc, x, y) }
 
 func (s *Solver) figures() []sim.Figure {
 	f := append(s.stats.Figures[:0],

@@ -64,7 +64,9 @@ func (s *Solver) WriteState(w io.Writer) error {
 		}
 	}
 	// Box2D scales its warm start by the ratio of this step's Δt to the last one's, which it keeps
-	put([]byte(stateMagic), uint32(stateVersion), s.time, int64(s.steps), s.world.b2.M_inv_dt0, int32(s.nextKey), int64(len(src)), src,
+	// the combined field's fastest flow sets the next frame's substeps, and the panels' part of it is not
+	// recomputed before the next step: it is kept as it was
+	put([]byte(stateMagic), uint32(stateVersion), s.time, int64(s.steps), s.world.b2.M_inv_dt0, s.speed, int32(s.nextKey), int64(len(src)), src,
 		int32(s.lvl.delivered), int32(s.lvl.outcome), s.lvl.endTime)
 	put(int64(len(s.strokes)))
 	for _, st := range s.strokes {
@@ -123,13 +125,13 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 	var (
 		version             uint32
 		time, endTime       float64
-		invDt0              float64
+		invDt0, speed       float64
 		steps, srcLen       int64
 		nextKey             int32
 		delivered, outcome  int32
 		strokes, coef, nbuf int64
 	)
-	for _, v := range []any{&version, &time, &steps, &invDt0, &nextKey, &srcLen} {
+	for _, v := range []any{&version, &time, &steps, &invDt0, &speed, &nextKey, &srcLen} {
 		if err := get(v); err != nil {
 			return nil, errors.New("truncated header")
 		}
@@ -139,6 +141,8 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 		return nil, fmt.Errorf("version %d; this slosh reads version %d", version, stateVersion)
 	case !(time >= 0 && time <= MaxStateTime):
 		return nil, fmt.Errorf("simulated time %g s is outside [0, %g]", time, float64(MaxStateTime))
+	case !(speed >= 0 && speed <= sim.MaxStateSpeed):
+		return nil, fmt.Errorf("a flow of %g m/s", speed)
 	case !(invDt0 >= 0 && invDt0 <= 1e9):
 		return nil, fmt.Errorf("a last step of 1/%g s", invDt0)
 	case steps < 0 || steps > maxStateSteps:
@@ -233,7 +237,8 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 	if err := n.model.Velocity(n.ur); err != nil {
 		return nil, err
 	}
-	n.speed = n.maxSpeed()
+	n.combine() // the picture's field: the fluid's alone until the next step adds the panels'
+	n.speed = speed
 	n.stats = sim.Stats{Particles: len(n.tracers), Steps: n.steps, Time: n.time}
 	return n, nil
 }

@@ -66,15 +66,11 @@ func (d *dyeField) sample(x, y float64) [3]float32 {
 	return out
 }
 
-// advect moves the dye one step of dt through u_r + u_p: each cell takes the dye from where its flow came from
-// (traced back with the midpoint rule), and fades a little towards the stripes.
-func (d *dyeField) advect(g reduced.Grid, ur, up reduced.Field, dt float64, pool par.Pool) {
+// advect moves the dye one step of dt through the combined field uc: each cell takes the dye from where its flow
+// came from (traced back with the midpoint rule), and fades a little towards the stripes.
+func (d *dyeField) advect(g reduced.Grid, uc reduced.Field, dt float64, pool par.Pool) {
 	fade := float32(1 - math.Exp(-dt/dyeFade))
-	vel := func(x, y float64) (float64, float64) {
-		u, v := g.Sample(ur, x, y)
-		pu, pv := g.Sample(up, x, y)
-		return u + pu, v + pv
-	}
+	vel := func(x, y float64) (float64, float64) { return g.Sample(uc, x, y) }
 	pool.For(d.ny, 8, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			for i := 0; i < d.nx; i++ {
@@ -159,20 +155,27 @@ func (s *Solver) freePoint() [2]float32 {
 	return [2]float32{float32(p[0]), float32(p[1])}
 }
 
-// advectTracers moves the tracers with the midpoint rule through u_r + u_p; one that ends inside a body or
-// outside the rectangle starts again elsewhere.
+// advectTracers moves the tracers with the midpoint rule through u_r + u_p, in parallel; one that ends inside a
+// body or outside the rectangle starts again elsewhere, in order afterwards, so that the random draws do not
+// depend on the workers.
 func (s *Solver) advectTracers(dt float64) {
 	W, H := s.world.size[0], s.world.size[1]
-	for k, p := range s.tracers {
-		x, y := float64(p[0]), float64(p[1])
-		u, v := s.velocity(x, y)
-		u, v = s.velocity(x+0.5*dt*u, y+0.5*dt*v)
-		x, y = x+dt*u, y+dt*v
-		if !(x > 0 && x < W && y > 0 && y < H) || (len(s.world.bodies) > 0 && s.world.at([2]float64{x, y}) >= 0) {
-			s.tracers[k] = s.freePoint()
-			continue
+	s.lost = grow(s.lost, len(s.tracers))
+	s.pool.For(len(s.tracers), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			p := s.tracers[k]
+			x, y := float64(p[0]), float64(p[1])
+			u, v := s.velocity(x, y)
+			u, v = s.velocity(x+0.5*dt*u, y+0.5*dt*v)
+			x, y = x+dt*u, y+dt*v
+			s.lost[k] = !(x > 0 && x < W && y > 0 && y < H) || (len(s.world.bodies) > 0 && s.world.at([2]float64{x, y}) >= 0)
+			s.tracers[k] = [2]float32{float32(x), float32(y)}
 		}
-		s.tracers[k] = [2]float32{float32(x), float32(y)}
+	})
+	for k, gone := range s.lost {
+		if gone {
+			s.tracers[k] = s.freePoint()
+		}
 	}
 }
 

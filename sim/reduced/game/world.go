@@ -42,6 +42,8 @@ type body struct {
 	outline [][2]float64
 	// shape is the outline cut into vortex panels, built once (000 §5.3.1)
 	shape *panel.Shape
+	// reach is the farthest point of the outline from the body's origin, m
+	reach float64
 	// home is how long a crate has rested inside the goal zone (s); delivered says it counted.
 	home      float64
 	delivered bool
@@ -146,7 +148,11 @@ func (w *world) add(s scene.FlatBody) (int, error) {
 		return 0, fmt.Errorf("the %s's panels: %w", s.Shape, err)
 	}
 	bb.CreateFixtureFromDef(&fd)
-	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: ol, shape: sh})
+	reach := 0.0
+	for _, p := range ol {
+		reach = max(reach, math.Hypot(p[0], p[1]))
+	}
+	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: ol, shape: sh, reach: reach})
 	return len(w.bodies) - 1, nil
 }
 
@@ -198,6 +204,10 @@ func (w *world) release() {
 func (w *world) at(p [2]float64) int {
 	q := w.vec(p)
 	for i := len(w.bodies) - 1; i >= 0; i-- {
+		bp := w.bodies[i].b.GetPosition()
+		if dx, dy, r := q.X-bp.X, q.Y-bp.Y, w.k*w.bodies[i].reach; dx*dx+dy*dy > r*r {
+			continue // beyond the body's reach: no need to ask Box2D
+		}
 		for f := w.bodies[i].b.GetFixtureList(); f != nil; f = f.GetNext() {
 			if f.TestPoint(q) {
 				return i
