@@ -63,6 +63,7 @@ func clipCheck(out string, w, h *int, quality string) (video.Quality, error) {
 // clip renders a session's frames offscreen and writes them as a video (or PNG frames). Frames are read back
 // through a ring of pixel buffers, so the GPU renders frame k+1 while frame k is copied and encoded.
 type clip struct {
+	ctx  *glh.Context // for a flat mode's 2D view
 	off  *offscreen
 	surf *surfacer
 	rb   *glh.Readback
@@ -113,7 +114,7 @@ func newSceneView(st *setup, g glInfo, w, h int) (*offscreen, *surfacer, error) 
 // surface options; with ab, pictures of two w×h views side by side (an A/B pair's). frames is how many will be
 // written, 0 when not known: one frame to a .png is that file.
 func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames int, ab bool) (*clip, error) {
-	c := &clip{sc: st.sc}
+	c := &clip{sc: st.sc, ctx: g.ctx}
 	var err error
 	if c.off, c.surf, err = newSceneView(st, g, w, h); err != nil {
 		return nil, err
@@ -149,8 +150,16 @@ func newClip(st *setup, g glInfo, out string, w, h int, q video.Quality, frames 
 	return c, nil
 }
 
-// add renders the session's current state from the scene's camera and queues the picture.
+// add renders the session's current state from the scene's camera (a flat mode's 2D view) and queues the
+// picture.
 func (c *clip) add(ss *session, bodies []scene.Shape) error {
+	if fs, ok := ss.solver.(sim.Flat); ok {
+		c.added++
+		if err := c.off.drawFlat(c.ctx, fs); err != nil {
+			return err
+		}
+		return c.queue(c.off.fb)
+	}
 	p, err := ss.particles(&c.off.bufs, &c.frame)
 	if err != nil {
 		return err
@@ -177,12 +186,26 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 	}
 	c.off.fb.Bind()
 	c.off.rend.Draw(render.Viewport{W: c.off.fb.W, H: c.off.fb.H}, c.cam.Camera(float32(c.off.fb.W)/float32(c.off.fb.H)), p)
+	return c.queue(c.off.fb)
+}
+
+// queue reads fb's picture back into the clip: the one-frame PNG at once, a video's frame through the readback
+// ring.
+func (c *clip) queue(fb *glh.Framebuffer) error {
+	if c.single != "" {
+		img := render.Screenshot(fb.ID(), fb.W, fb.H)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		if err := glh.CheckError("rendering the picture"); err != nil {
+			return err
+		}
+		return writePNG(c.single, img)
+	}
 	if c.rb.Full() {
 		if err := c.drain(true); err != nil {
 			return err
 		}
 	}
-	if _, err := c.rb.Start(c.off.fb.ID(), c.off.fb.W, c.off.fb.H, 1); err != nil {
+	if _, err := c.rb.Start(fb.ID(), fb.W, fb.H, 1); err != nil {
 		return err
 	}
 	return c.drain(false)
@@ -209,22 +232,7 @@ func (c *clip) addAB(ss *session, pa render.Particles) error {
 		gl.BlitFramebuffer(0, 0, int32(w), int32(h), int32(i*w), 0, int32((i+1)*w), int32(h), gl.COLOR_BUFFER_BIT, gl.NEAREST)
 	}
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-	if c.single != "" {
-		img := render.Screenshot(c.wide.ID(), c.wide.W, c.wide.H)
-		if err := glh.CheckError("rendering the A/B picture"); err != nil {
-			return err
-		}
-		return writePNG(c.single, img)
-	}
-	if c.rb.Full() {
-		if err := c.drain(true); err != nil {
-			return err
-		}
-	}
-	if _, err := c.rb.Start(c.wide.ID(), c.wide.W, c.wide.H, 1); err != nil {
-		return err
-	}
-	return c.drain(false)
+	return c.queue(c.wide)
 }
 
 // drain writes the finished pictures (with wait, at least the oldest).

@@ -9,9 +9,11 @@ import (
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 
+	gflat "github.com/slosh/slosh/gpu/flat"
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/internal/atomicfile"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -47,6 +49,26 @@ type offscreen struct {
 	rend *render.Renderer
 	fb   *glh.Framebuffer
 	bufs render.FrameBuffers
+	// a flat mode's 2D view, made on first use
+	flat      *gflat.Renderer
+	flatFrame sim.FlatFrame
+}
+
+// drawFlat draws a flat solver's picture (the reduced game) into the framebuffer, on ctx, and binds the default
+// framebuffer again.
+func (o *offscreen) drawFlat(ctx *glh.Context, s sim.Flat) error {
+	if o.flat == nil {
+		r, err := gflat.New(ctx)
+		if err != nil {
+			return fmt.Errorf("the 2D view: %w", err)
+		}
+		o.flat = r
+	}
+	s.FlatFrame(&o.flatFrame)
+	o.fb.Bind()
+	o.flat.Draw(&o.flatFrame, o.fb.W, o.fb.H)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+	return glh.CheckError("drawing the 2D view")
 }
 
 func newOffscreen(w, h int) (*offscreen, error) {
@@ -96,6 +118,9 @@ func (o *offscreen) Delete() {
 	o.bufs.Delete()
 	o.fb.Delete()
 	o.rend.Delete()
+	if o.flat != nil {
+		o.flat.Delete()
+	}
 }
 
 // writePNG saves img atomically: a failed write leaves no partial PNG and keeps a file already there.

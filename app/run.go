@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	gl "github.com/go-gl/gl/v4.1-core/gl"
+
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
@@ -212,6 +214,18 @@ func Run(o RunOptions) error {
 	}
 
 	if off == nil {
+		return nil
+	}
+	if fs, ok := ss.solver.(sim.Flat); ok {
+		if err := off.drawFlat(g.ctx, fs); err != nil {
+			return err
+		}
+		img := render.Screenshot(off.fb.ID(), off.fb.W, off.fb.H)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		if err := writePNG(o.Screenshot, img); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "slosh: wrote %s (%d×%d, %s)\n", o.Screenshot, o.Width, o.Height, glName(g))
 		return nil
 	}
 	var frame sim.Frame

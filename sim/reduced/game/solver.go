@@ -247,7 +247,7 @@ func (s *Solver) Step(dt float64) error {
 	s.time += dt
 	s.steps++
 	s.lvl.update(s.world, s.time, dt)
-	t = stage("bodies", t)
+	t = stage("rigid", t) // Box2D and the goal: the passes a benchmark counts as the bodies' own
 	s.speed = s.maxSpeed()
 	if !finite(s.speed) || !s.world.finite() {
 		return s.fail(errors.New("the flow or a body became non-finite"))
