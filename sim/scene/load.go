@@ -196,6 +196,9 @@ func decode(tree any, v reflect.Value, path string) error {
 		}
 		return nil
 	case reflect.Slice:
+		if tree == nil {
+			return nil // null, as encoding/json writes an empty slice: none
+		}
 		arr, ok := tree.([]any)
 		if !ok {
 			return errAt(path, "want an array, got %s", jsonmsg.Describe(tree))
