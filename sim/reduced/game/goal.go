@@ -75,10 +75,19 @@ func (l *level) status(t float64) string {
 	if g == nil {
 		return fmt.Sprintf("%.1f s", t)
 	}
-	s := fmt.Sprintf("%d/%d crates home", l.delivered, g.Crates)
+	s := fmt.Sprintf("%d/%d crates home · %d points", l.delivered, g.Crates, l.score())
 	if g.Time > 0 {
 		left := math.Max(g.Time-t, 0)
 		s += fmt.Sprintf(" · %d:%02d left", int(left)/60, int(left)%60)
+	}
+	return s
+}
+
+// score is 100 points a crate home and, on a level with a clock, 10 a second left when it was won.
+func (l *level) score() int {
+	s := 100 * l.delivered
+	if g := l.goal; g != nil && l.outcome == Won && g.Time > 0 {
+		s += int(10 * math.Max(g.Time-l.endTime, 0))
 	}
 	return s
 }
@@ -88,9 +97,9 @@ func (l *level) message() string {
 	switch l.outcome {
 	case Won:
 		if l.goal.Next != "" {
-			return fmt.Sprintf("Level complete in %.1f s! Press N for the next level (%s), R to play again", l.endTime, l.goal.Next)
+			return fmt.Sprintf("Level complete in %.1f s, %d points! Press N for the next level (%s), R to play again", l.endTime, l.score(), l.goal.Next)
 		}
-		return fmt.Sprintf("Level complete in %.1f s — that was the last level! Press R to play again", l.endTime)
+		return fmt.Sprintf("Level complete in %.1f s, %d points — that was the last level! Press R to play again", l.endTime, l.score())
 	case Lost:
 		return fmt.Sprintf("Time's up: %d of %d crates home. Press R to try again", l.delivered, l.goal.Crates)
 	}

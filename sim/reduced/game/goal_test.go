@@ -32,8 +32,9 @@ func play(t *testing.T, f *scene.Flat, seconds float64) *level {
 // A crate resting in the zone counts after homeTime and wins the level; one sliding through it does not; the
 // clock running out loses it.
 func TestGoal(t *testing.T) {
-	if l := play(t, goalFlat(1.75, 0), 1); l.outcome != Won || l.delivered != 1 || !strings.Contains(l.message(), "N for the next level (two)") {
-		t.Errorf("a crate resting in the zone: outcome %d, %d delivered, %q", l.outcome, l.delivered, l.message())
+	// won at 0.3 s of 3: 100 points for the crate and 10 a second for the 2.7 left
+	if l := play(t, goalFlat(1.75, 0), 1); l.outcome != Won || l.delivered != 1 || !strings.Contains(l.message(), "N for the next level (two)") || l.score() != 127 {
+		t.Errorf("a crate resting in the zone: outcome %d, %d delivered, score %d, %q", l.outcome, l.delivered, l.score(), l.message())
 	}
 	if l := play(t, goalFlat(1.75, 0), 0.2); l.outcome != Playing || l.delivered != 0 {
 		t.Errorf("after 0.2 s in the zone: outcome %d, %d delivered", l.outcome, l.delivered)
@@ -42,7 +43,7 @@ func TestGoal(t *testing.T) {
 	if l := play(t, goalFlat(1.3, 12), 0.3); l.delivered != 0 {
 		t.Errorf("a crate flying through the zone was counted")
 	}
-	if l := play(t, goalFlat(0.6, 0), 3.05); l.outcome != Lost || !strings.Contains(l.message(), "0 of 1") || !strings.Contains(l.status(3.05), "0/1 crates home · 0:00 left") {
+	if l := play(t, goalFlat(0.6, 0), 3.05); l.outcome != Lost || !strings.Contains(l.message(), "0 of 1") || !strings.Contains(l.status(3.05), "0/1 crates home · 0 points · 0:00 left") {
 		t.Errorf("no crate home when the time is up: outcome %d, %q, %q", l.outcome, l.message(), l.status(3.05))
 	}
 }
