@@ -52,7 +52,7 @@ type Solver struct {
 	strokes []stroke // every current that joined the model, in order: a saved state draws them again
 
 	tracers [][2]float32
-	lost    []bool // the tracers a step carried out of the water
+	lost    []bool    // the tracers a step carried out of the water
 	src     *rand.PCG // the tracers' random source, saved with the state
 	rng     *rand.Rand
 	dye     dyeField
