@@ -420,13 +420,17 @@ func (v *viewer) switchMode(m Mode) {
 		v.status.set(err.Error(), true)
 		return
 	}
+	v.switchModeTo(m, sc)
+}
+
+// switchModeTo is switchMode with the scene to open in m (the current one, or one of the kind m plays).
+func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 	if sc != v.sc {
 		// a 2D mode plays the levels and a 3D one the tanks: the scene changes with the mode
 		if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
 			v.status.set(err.Error(), true)
 			return
 		}
-		v.setScene(sc)
 	}
 	keep := v.drv.Params().Snapshot()
 	paused := v.drv.Paused()
@@ -435,10 +439,10 @@ func (v *viewer) switchMode(m Mode) {
 		v.status.set(err.Error(), true)
 		return
 	}
-	notes, err := applySceneParams(s.Params(), v.sc, run.Name)
+	notes, err := applySceneParams(s.Params(), sc, run.Name)
 	if err == nil {
 		carry(s.Params(), keep)
-		err = s.Reset(v.sc)
+		err = s.Reset(sc)
 	}
 	if err != nil {
 		deleteSolver(s)
@@ -446,6 +450,10 @@ func (v *viewer) switchMode(m Mode) {
 		return
 	}
 	n := s.Stats().Particles // before the solver may belong to a runner goroutine
+	if sc != v.sc {
+		v.endGesture()
+		v.setScene(sc) // only once the new mode runs it: on failure the old mode keeps its scene
+	}
 	v.closeDriver()
 	v.panels.ClearHistory()
 	v.drv = v.newDriver(run, s, paused)
@@ -487,8 +495,7 @@ func (v *viewer) switchScene(name string) {
 			return
 		}
 		v.endGesture()
-		v.setScene(sc)
-		v.switchMode(m)
+		v.switchModeTo(m, sc)
 		return
 	}
 	if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
