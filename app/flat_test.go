@@ -130,7 +130,7 @@ func TestViewerPlaysTheGame(t *testing.T) {
 	frames(t, v, "level 2", func() bool { return v.sc.Name == "reduced-2" && v.drv.Stats().Steps > 0 })
 	// a 3D scene takes the window back to a 3D mode
 	v.switchScene("dambreak")
-	frames(t, v, "a 3D mode", func() bool { return !v.flatMode() && v.drv.Particles().N > 0 })
+	frames(t, v, "a 3D mode", func() bool { return !v.flatMode() && v.sc.Name == "dambreak" && v.drv.Particles().N > 0 })
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 }
 
