@@ -339,6 +339,15 @@ func (m *Model) Advect(dt float64) error {
 	return nil
 }
 
+// SetViscosity changes ν for the steps from now on.
+func (m *Model) SetViscosity(nu float64) error {
+	if !(nu >= 0) || math.IsInf(nu, 0) {
+		return fmt.Errorf("reduced: viscosity %g: must be finite and not negative", nu)
+	}
+	m.p.Viscosity = nu
+	return nil
+}
+
 // Diffuse is r ← exp(νΔt D) r with the reduced viscosity D = Bᵀ L B (eq. 5.6): the eigenfunctions' block is
 // diag(eigenvalues), the drawn modes' block Q diag(λ) Qᵀ.
 func (m *Model) Diffuse(dt float64) error {

@@ -64,3 +64,28 @@ func TestCurrentsAndBuoyancy(t *testing.T) {
 		}
 	}
 }
+
+// Gravity and viscosity changed while the game runs (the panel's sliders) act from the next step.
+func TestLiveParameters(t *testing.T) {
+	js := `{"name":"g","flat":{"size":[1,1],"bodies":[{"shape":"circle","center":[0.5,0.5],"radius":0.05,"density":2000}],
+	"currents":[{"points":[[0.1,0.8],[0.9,0.8]],"speed":0.5,"width":0.2}]}}`
+	s := newGame(t, js, "reduced.gravity=0", "reduced.viscosity=0")
+	frames(t, s, 30)
+	if p, _, _, _ := s.world.pose(0); p[1] < 0.49 {
+		t.Fatalf("without gravity the heavy disc sank to %.3f", p[1])
+	}
+	e := s.model.Energy()
+	if err := s.Params().Assign("reduced.gravity=9.81"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Params().Assign("reduced.viscosity=0.05"); err != nil {
+		t.Fatal(err)
+	}
+	frames(t, s, 30)
+	if p, _, _, _ := s.world.pose(0); p[1] > 0.45 {
+		t.Errorf("with gravity turned on the heavy disc stays at %.3f", p[1])
+	}
+	if s.model.Energy() > 0.5*e {
+		t.Errorf("with viscosity turned up the flow keeps %.0f %% of its energy in half a second", 100*s.model.Energy()/e)
+	}
+}

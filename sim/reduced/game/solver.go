@@ -196,6 +196,11 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("reduced: step of %g s", dt)
 	}
 	s.saved = s.model.Coefficients()
+	// the parameters the panel may change between steps that the model and Box2D keep
+	if err := s.model.SetViscosity(float64(s.cfg.Viscosity)); err != nil {
+		return err
+	}
+	s.world.setGravity(float64(s.cfg.Gravity))
 	var passes [10]sim.Pass
 	np := 0
 	stage := func(name string, start time.Time) time.Time {

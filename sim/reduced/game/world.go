@@ -269,6 +269,13 @@ func (w *world) mass(i int) float64 { return w.bodies[i].b.GetMass() }
 
 func (w *world) step(dt float64) { w.b2.Step(dt, velocityIterations, positionIterations) }
 
+// setGravity sets the downward acceleration, m/s².
+func (w *world) setGravity(g float64) {
+	if v := w.vec([2]float64{0, -g}); v != w.b2.GetGravity() {
+		w.b2.SetGravity(v)
+	}
+}
+
 // finite says whether every body's pose and velocity are finite numbers.
 func (w *world) finite() bool {
 	for i := range w.bodies {
