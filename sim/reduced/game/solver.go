@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -62,8 +63,9 @@ type Solver struct {
 	stats sim.Stats
 	speed float64 // the fastest flow on the grid after the last step, m/s
 
-	// the solver's state before the step in progress, restored if the step fails
-	saved []float64
+	// a recent state, restored when a step fails (fail), and the buffer it is written through
+	snap    []byte
+	snapBuf bytes.Buffer
 }
 
 // stroke is a current as drawn, for the saved state.
@@ -195,7 +197,14 @@ func (s *Solver) Step(dt float64) error {
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		return fmt.Errorf("reduced: step of %g s", dt)
 	}
-	s.saved = s.model.Coefficients()
+	if s.snap == nil || s.steps%snapshotEvery == 0 {
+		// the state a failed step goes back to
+		s.snapBuf.Reset()
+		if err := s.WriteState(&s.snapBuf); err != nil {
+			return err
+		}
+		s.snap = append(s.snap[:0], s.snapBuf.Bytes()...)
+	}
 	// the parameters the panel may change between steps that the model and Box2D keep
 	if err := s.model.SetViscosity(float64(s.cfg.Viscosity)); err != nil {
 		return err
@@ -385,12 +394,21 @@ func (s *Solver) push() error {
 	return nil
 }
 
-// fail restores the coefficients the step started from and reports the step as non-finite.
+// snapshotEvery is how many steps apart the solver keeps a state to go back to when a step fails: about a second
+// of the game; writing one costs a few hundred microseconds.
+const snapshotEvery = 60
+
+// fail goes back to the last kept state and reports the step as non-finite.
 func (s *Solver) fail(err error) error {
-	if s.saved != nil {
-		_ = s.model.SetCoefficients(s.saved) // finite: they were the state before this step
+	step := s.steps + 1
+	if s.snap != nil {
+		snap := s.snap
+		if rerr := s.ReadState(bytes.NewReader(snap)); rerr != nil {
+			return fmt.Errorf("reduced: step %d failed (%v) and the state it kept does not load: %w", step, err, rerr)
+		}
+		s.snap = snap
 	}
-	return &sim.NonFiniteError{Mode: Name, Step: s.steps + 1, Count: 1, Restored: s.time,
+	return &sim.NonFiniteError{Mode: Name, Step: step, Count: 1, Restored: s.time,
 		Advice: fmt.Sprintf("%v; lower the current speed or raise reduced.substeps", err)}
 }
 

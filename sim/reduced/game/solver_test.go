@@ -1,8 +1,11 @@
 package game
 
 import (
+	"errors"
 	"math"
 	"testing"
+
+	"github.com/ByteArena/box2d"
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
@@ -68,5 +71,24 @@ func TestLevelCurrentRuns(t *testing.T) {
 	}
 	if len(f.Shapes) != 3 || len(f.Tracers) != int(s.cfg.Tracers) || f.Status == "" {
 		t.Errorf("frame: %d shapes, %d tracers, status %q", len(f.Shapes), len(f.Tracers), f.Status)
+	}
+}
+
+// A step that meets a non-finite body reports it and goes back to the last kept state, from which the game goes on.
+func TestStepFailureRecovers(t *testing.T) {
+	s := newGame(t, level1)
+	frames(t, s, 70) // past a kept state at step 60
+	s.world.bodies[0].b.SetLinearVelocity(box2d.MakeB2Vec2(math.NaN(), 0))
+	err := s.Step(sim.FrameDt)
+	var nf *sim.NonFiniteError
+	if !errors.As(err, &nf) {
+		t.Fatalf("a NaN body: %v", err)
+	}
+	if s.steps != 60 || nf.Restored != s.time || !s.world.finite() {
+		t.Fatalf("after the failure: step %d, time %g (reported %g), bodies finite %v", s.steps, s.time, nf.Restored, s.world.finite())
+	}
+	frames(t, s, 10)
+	if s.steps != 70 || !s.world.finite() {
+		t.Fatalf("the game did not go on: step %d", s.steps)
 	}
 }
