@@ -91,6 +91,9 @@ bench: build
 	done
 	# SPH: PCISPH on the shared 97k dam break (510 steps at η = 0.1 %)
 	./$(BIN) bench --scene bench-dambreak --frames 30 --warmup 0 --json $(BENCH_OUT)/sph-bench-dambreak.json
+	# the reduced game: Table 5.1's stages in Figure 5.6's setting, and the third level
+	$(GO) test -bench 'Figure56' -benchtime 200x -run XXX ./sim/reduced/game/
+	./$(BIN) bench --mode reduced --scene reduced-3 --frames 120 --json $(BENCH_OUT)/reduced-3.json
 	if [ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then
 		$(GO) test -bench 'Step' -benchtime 5x -run XXX ./gpu/pbf/
 		for n in 8000 32000 128000; do
