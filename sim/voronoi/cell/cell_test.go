@@ -94,6 +94,8 @@ func checkCells(t *testing.T, d *Diagram, pos [][4]float32, box Box) {
 				if j := d.Owner[f]; j >= 0 {
 					sj := site(pos, int(j))
 					off = dot(sub(x, scale(add(s, sj), 0.5)), n)
+				} else if j == Far {
+					off = dot(sub(x, s), n) - d.opt.Reach
 				} else {
 					w := -1 - j
 					bound := box.Min[w/2]
@@ -116,8 +118,9 @@ func checkCells(t *testing.T, d *Diagram, pos [][4]float32, box Box) {
 			if tw := d.Twin[f]; tw >= 0 {
 				// the same facet seen from the other side: its area and centroid are stored bit-identical (the
 				// mean of the two cells' measurements, which the polygon checks above hold to each cell's own)
-				if d.Owner[tw] != int32(i) || d.Twin[tw] != int32(f) || d.Area[tw] != d.Area[f] ||
-					norm(add(d.Normal[tw], n)) > 1e-12 || d.FacetCentroid[tw] != d.FacetCentroid[f] {
+				same := d.Area[tw] == d.Area[f] && d.FacetCentroid[tw] == d.FacetCentroid[f]
+				if d.Owner[tw] != int32(i) || d.Twin[tw] != int32(f) || norm(add(d.Normal[tw], n)) > 1e-12 ||
+					!same && d.opt.Reach == 0 {
 					t.Fatalf("cell %d facet %d (owner %d, area %g, centroid %v) disagrees with its twin %d (owner %d, area %g, centroid %v)",
 						i, f, d.Owner[f], d.Area[f], d.FacetCentroid[f], tw, d.Owner[tw], d.Area[tw], d.FacetCentroid[tw])
 				}
@@ -502,4 +505,47 @@ func loopCentroid(d *Diagram, f int) vec3 {
 		w += a
 	}
 	return scale(m, 1/w)
+}
+
+// With a reach, each cell is its plain cell cut by the cube of half-side Reach around its site: cells that fit in
+// the cube are unchanged, the others shrink, and no vertex lies outside the cube.
+func TestReachClipsToCube(t *testing.T) {
+	pos := random(1500, unitish, 21)
+	h := spacingOf(len(pos), unitish)
+	plain := build(t, pos, unitish, Options{Spacing: h})
+	for _, reach := range []float64{0.6 * h, 1.2 * h, 10} {
+		d := build(t, pos, unitish, Options{Spacing: h, Reach: reach})
+		checkCells(t, d, pos, unitish)
+		cut := 0
+		for i := range pos {
+			s := site(pos, i)
+			fits := true
+			vlo, vhi := plain.Vertices(i)
+			for v := vlo; v < vhi; v++ {
+				for a := 0; a < 3; a++ {
+					fits = fits && math.Abs(plain.Vert[v][a]-s[a]) <= reach
+				}
+			}
+			switch {
+			case fits && math.Abs(d.Volume[i]-plain.Volume[i]) > 1e-12*plain.Volume[i]:
+				t.Fatalf("reach %g: cell %d fits the cube but its volume went from %g to %g", reach, i, plain.Volume[i], d.Volume[i])
+			case !fits && !(d.Volume[i] < plain.Volume[i]):
+				t.Fatalf("reach %g: cell %d sticks out of the cube but kept volume %g of %g", reach, i, d.Volume[i], plain.Volume[i])
+			}
+			if !fits {
+				cut++
+			}
+			vlo, vhi = d.Vertices(i)
+			for v := vlo; v < vhi; v++ {
+				for a := 0; a < 3; a++ {
+					if math.Abs(d.Vert[v][a]-s[a]) > reach+d.Eps() {
+						t.Fatalf("reach %g: cell %d vertex %v outside the cube", reach, i, d.Vert[v])
+					}
+				}
+			}
+		}
+		if (reach < h) != (cut > len(pos)/2) || (reach == 10) != (cut == 0) {
+			t.Fatalf("reach %g cut %d of %d cells", reach, cut, len(pos))
+		}
+	}
 }

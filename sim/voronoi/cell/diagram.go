@@ -3,7 +3,6 @@ package cell
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sync/atomic"
 
 	"github.com/slosh/slosh/sim/grid"
@@ -19,6 +18,8 @@ const (
 	WallYMax
 	WallZMin
 	WallZMax
+	// Far owns the facets made by the cube of Options.Reach around a site.
+	Far
 )
 
 // IsWall reports whether a facet owner is a wall of the bounding box rather than a neighbour particle.
@@ -54,6 +55,12 @@ type Options struct {
 	// MaxFacets bounds the facets of one cell; a cell with more is an error that names it. 0 means
 	// DefaultMaxFacets.
 	MaxFacets int
+	// Reach, when positive, also clips each cell to the cube of half-side Reach centred on its site; the cube's
+	// facets are owned by Far. It bounds the cells of particles next to empty space, which otherwise reach across
+	// the box and must be cut by every particle within twice that distance. A free surface made of spheres of
+	// radius r (§3.2) keeps only the part of cell i within r of site i, so Reach ≥ r changes nothing it keeps.
+	// 0 means no limit: the plain Voronoi diagram clipped to the box.
+	Reach float64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS. The output does not depend on it.
 	Workers int
 }
@@ -109,6 +116,7 @@ type Diagram struct {
 	gcell  float32
 	ids    []uint32
 	sorted []vec3 // positions in grid order, float64
+	sdup   []bool // in grid order: the particle is a duplicate
 	site   []vec3 // positions in input order, float64
 	blocks []*block
 	pool   par.Pool
@@ -136,9 +144,52 @@ type block struct {
 	loopBase int
 }
 
+// cand is a neighbour waiting to be clipped: squared distance, position in grid order, particle index.
 type cand struct {
-	d2 float64
-	j  int32
+	d2   float64
+	t, j int32
+}
+
+func (a cand) less(b cand) bool { return a.d2 < b.d2 || a.d2 == b.d2 && a.j < b.j }
+
+// push and pop keep b.cand a binary min-heap in (distance, index) order.
+func (b *block) push(c cand) {
+	h := append(b.cand, c)
+	k := len(h) - 1
+	for k > 0 {
+		up := (k - 1) / 2
+		if !h[k].less(h[up]) {
+			break
+		}
+		h[k], h[up] = h[up], h[k]
+		k = up
+	}
+	b.cand = h
+}
+
+func (b *block) pop() cand {
+	h := b.cand
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	k := 0
+	for {
+		l := 2*k + 1
+		if l >= len(h) {
+			break
+		}
+		if r := l + 1; r < len(h) && h[r].less(h[l]) {
+			l = r
+		}
+		if !h[l].less(h[k]) {
+			break
+		}
+		h[k], h[l] = h[l], h[k]
+		k = l
+	}
+	b.cand = h
+	return top
 }
 
 // New makes an empty Diagram.
@@ -160,6 +211,9 @@ func New(opt Options) (*Diagram, error) {
 	}
 	if opt.MaxFacets == 0 {
 		opt.MaxFacets = DefaultMaxFacets
+	}
+	if opt.Reach < 0 || math.IsNaN(opt.Reach) {
+		return nil, fmt.Errorf("voronoi cell: reach %g must not be negative", opt.Reach)
 	}
 	if opt.MaxFacets < 6 || opt.MaxFacets > 4096 {
 		return nil, fmt.Errorf("voronoi cell: facet budget %d must lie in [6, 4096]", opt.MaxFacets)
@@ -362,9 +416,11 @@ func (d *Diagram) findDuplicates() {
 			d.Dup[i] = best
 		}
 	})
+	d.sdup = resize(d.sdup, len(d.Dup))
 	n := 0
-	for _, j := range d.Dup {
-		if j >= 0 {
+	for t, j := range g.Order {
+		d.sdup[t] = d.Dup[j] >= 0
+		if d.Dup[j] >= 0 {
 			n++
 		}
 	}
@@ -389,13 +445,32 @@ func (d *Diagram) buildBlock(b *block, lo, hi int, box Box) {
 	}
 }
 
-// clipCell leaves particle i's cell in b.poly: the box clipped by the bisectors of the neighbours in order of
-// distance, visiting grid shells outwards and stopping once no unvisited particle can reach the cell.
+// clipCell leaves particle i's cell in b.poly: the box (and the reach cube) clipped by the bisectors of the
+// neighbours in order of distance, visiting grid shells outwards and stopping once no unvisited particle can
+// reach the cell.
 func (d *Diagram) clipCell(b *block, i int, box Box) error {
 	g := d.grid
 	s := d.site[i]
 	p := &b.poly
-	p.reset(sub(box.Min, s), sub(box.Max, s))
+	lo, hi := sub(box.Min, s), sub(box.Max, s)
+	if r := d.opt.Reach; r > 0 {
+		own := [6]int32{WallXMin, WallXMax, WallYMin, WallYMax, WallZMin, WallZMax}
+		for a := 0; a < 3; a++ {
+			if -r > lo[a] {
+				lo[a], own[2*a] = -r, Far
+			}
+			if r < hi[a] {
+				hi[a], own[2*a+1] = r, Far
+			}
+			if !(lo[a] < hi[a]) { // the cube misses the box
+				p.clear()
+				return nil
+			}
+		}
+		p.resetOwned(lo, hi, own)
+	} else {
+		p.reset(lo, hi)
+	}
 	// the site projected into the grid's box; any particle binned k+1 or more cells away (Chebyshev) is at least
 	// the distance from it to the faces of the (2k+1)³ block around its cell (projection does not lengthen)
 	cell := float64(g.Cell)
@@ -419,25 +494,22 @@ func (d *Diagram) clipCell(b *block, i int, box Box) error {
 		}
 		return max(0, r-slack)
 	}
-	cands := b.cand[:0]
-	head := 0
-	defer func() { b.cand = cands[:0] }()
-	take := func(t0, t1 int32) {
-		for t := t0; t < t1; t++ {
-			j := g.Order[t]
-			if j == int32(i) || d.Dup[j] >= 0 {
-				continue
-			}
-			b.stats.Examined++
-			q := sub(d.sorted[t], s)
-			if d2 := dot(q, q); d2 < 4*p.rmax2 {
-				cands = append(cands, cand{d2, j})
-			}
-		}
-	}
+	b.cand = b.cand[:0]
 	row := func(y, z, x0, x1 int32) {
 		base := (z*g.Dims[1] + y) * g.Dims[0]
-		take(g.Start[base+x0], g.Start[base+x1+1])
+		lim := 4 * p.rmax2
+		for t := g.Start[base+x0]; t < g.Start[base+x1+1]; t++ {
+			if d.sdup[t] {
+				continue
+			}
+			q := sub(d.sorted[t], s)
+			if d2 := dot(q, q); d2 < lim {
+				if j := g.Order[t]; j != int32(i) {
+					b.push(cand{d2, t, j})
+				}
+			}
+		}
+		b.stats.Examined += int64(g.Start[base+x1+1] - g.Start[base+x0])
 	}
 	for k := int32(0); ; k++ {
 		// gather shell k: the cells at Chebyshev distance exactly k
@@ -463,25 +535,15 @@ func (d *Diagram) clipCell(b *block, i int, box Box) error {
 				}
 			}
 		}
-		slices.SortFunc(cands[head:], func(a, b cand) int {
-			if a.d2 != b.d2 {
-				if a.d2 < b.d2 {
-					return -1
-				}
-				return 1
-			}
-			return int(a.j - b.j)
-		})
 		r := bound(k)
 		r2 := r * r
-		for head < len(cands) && cands[head].d2 < r2 {
-			cd := cands[head]
-			head++
+		for len(b.cand) > 0 && b.cand[0].d2 < r2 {
+			cd := b.pop()
 			if cd.d2 >= 4*p.rmax2 {
 				return nil // security radius: no farther particle can reach the cell
 			}
 			b.stats.Planes++
-			cut, err := p.cut(sub(d.site[cd.j], s), cd.j)
+			cut, err := p.cut(sub(d.sorted[cd.t], s), cd.j)
 			if err != nil {
 				return err
 			}
@@ -645,6 +707,9 @@ func (d *Diagram) pair() {
 		unpaired.Add(u)
 	})
 	d.stats.Unpaired = int(unpaired.Load())
+	if d.opt.Reach > 0 {
+		return // each side was cut by its own site's cube: two different polygons
+	}
 	// a mutual pair stores the mean of its two measurements, bit-identical on both sides (the operands are taken
 	// in facet order), so a system built from either cell's facets is symmetric; each facet is in at most one
 	// mutual pair and only its lower-numbered facet writes it

@@ -59,5 +59,7 @@
 // plane was snapped in one cell only (then to O(Eps), more where many bisectors nearly meet); so that a system
 // built from either side is symmetric, a mutual pair stores the mean of the two areas and centroids, bit-identical
 // in both cells. In rare near-degenerate cases one neighbour may own two facets of a cell; Twin then names the
-// first, and only mutual pairs are averaged.
+// first, and only mutual pairs are averaged. With Options.Reach each side of a shared facet is also cut by its own
+// site's cube, so the two polygons differ where they meet a Far facet; Twin still pairs them, each keeps its own
+// measurement, and clipping both by spheres of one radius ≤ Reach (§3.2) makes them the same polygon again.
 package cell

@@ -53,8 +53,13 @@ var boxFaces = [6][4]int32{{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3
 
 var boxNormals = [6]vec3{{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}}
 
-// reset makes the polytope the box [lo, hi] (relative to the site).
+// reset makes the polytope the box [lo, hi] (relative to the site), its facets owned by the walls.
 func (p *poly) reset(lo, hi vec3) {
+	p.resetOwned(lo, hi, [6]int32{WallXMin, WallXMax, WallYMin, WallYMax, WallZMin, WallZMax})
+}
+
+// resetOwned makes the polytope the box [lo, hi] with the given owners of its facets x−, x+, y−, y+, z−, z+.
+func (p *poly) resetOwned(lo, hi vec3, owner [6]int32) {
 	p.v = p.v[:0]
 	for k := 0; k < 8; k++ {
 		c := lo
@@ -67,7 +72,7 @@ func (p *poly) reset(lo, hi vec3) {
 	}
 	p.face, p.loop = p.face[:0], p.loop[:0]
 	for w, f := range boxFaces {
-		p.face = append(p.face, face{start: int32(len(p.loop)), n: 4, owner: WallXMin - int32(w), nrm: boxNormals[w]})
+		p.face = append(p.face, face{start: int32(len(p.loop)), n: 4, owner: owner[w], nrm: boxNormals[w]})
 		p.loop = append(p.loop, f[:]...)
 	}
 	p.updateRmax()
@@ -96,18 +101,31 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 	n := scale(q, 1/ql)
 	c := ql / 2
 	eps := p.eps
-	p.d, p.out = p.d[:0], p.out[:0]
-	anyOut, anyIn := false, false
+	// most planes tested cut nothing: find out without storing anything
+	n0, n1, n2 := n[0], n[1], n[2]
+	thr := c + eps
+	anyOut := false
 	for _, v := range p.v {
-		d := dot(n, v) - c
-		o := d > eps
-		p.d = append(p.d, d)
-		p.out = append(p.out, o)
-		anyOut = anyOut || o
-		anyIn = anyIn || !o
+		if n0*v[0]+n1*v[1]+n2*v[2] > thr {
+			anyOut = true
+			break
+		}
 	}
 	if !anyOut {
 		return false, nil
+	}
+	nv := len(p.v)
+	if cap(p.d) < nv {
+		p.d, p.out = make([]float64, nv, 2*nv), make([]bool, nv, 2*nv)
+	}
+	p.d, p.out = p.d[:nv], p.out[:nv]
+	ds, outs := p.d, p.out
+	anyIn := false
+	for k, v := range p.v {
+		d := n0*v[0] + n1*v[1] + n2*v[2] - c
+		o := d > eps
+		ds[k], outs[k] = d, o
+		anyIn = anyIn || !o
 	}
 	if !anyIn {
 		p.clear()
@@ -243,27 +261,34 @@ func (p *poly) node(a, b int32) int32 {
 
 // compact drops vertices no facet uses any more and renumbers the loops, then updates rmax2.
 func (p *poly) compact() {
-	p.remap = p.remap[:0]
-	for range p.v {
-		p.remap = append(p.remap, -1)
+	nv := len(p.v)
+	if cap(p.remap) < nv {
+		p.remap = make([]int32, nv, 2*nv)
 	}
-	for _, v := range p.loop {
-		p.remap[v] = 0
+	remap := p.remap[:nv]
+	for v := range remap {
+		remap[v] = -1
+	}
+	loop := p.loop
+	for _, v := range loop {
+		remap[v] = 0
 	}
 	k := int32(0)
 	r := 0.0
-	for v := range p.v {
-		if p.remap[v] < 0 {
+	vs := p.v
+	for v := range remap {
+		if remap[v] < 0 {
 			continue
 		}
-		p.remap[v] = k
-		p.v[k] = p.v[v]
-		r = max(r, dot(p.v[k], p.v[k]))
+		remap[v] = k
+		x := vs[v]
+		vs[k] = x
+		r = max(r, x[0]*x[0]+x[1]*x[1]+x[2]*x[2])
 		k++
 	}
-	p.v = p.v[:k]
-	for i, v := range p.loop {
-		p.loop[i] = p.remap[v]
+	p.v = vs[:k]
+	for i, v := range loop {
+		loop[i] = remap[v]
 	}
 	p.rmax2 = r
 }
