@@ -316,9 +316,11 @@ func (d *Diagram) reset(n int) {
 	}
 }
 
+// resize returns s with length n, reallocating with a quarter to spare when it is too small: totals such as the
+// vertex count drift from step to step and should not reallocate at every new maximum.
 func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		return make([]T, n, n+n/4)
 	}
 	return s[:n]
 }
