@@ -95,7 +95,10 @@ func checkCells(t *testing.T, d *Diagram, pos [][4]float32, box Box) {
 				if j := d.Owner[f]; j >= 0 {
 					sj := site(pos, int(j))
 					off = dot(sub(x, scale(add(s, sj), 0.5)), n)
-				} else if j == Far {
+				} else if !IsWall(j) {
+					if j != Far {
+						t.Fatalf("cell %d facet %d has owner %d", i, f, j)
+					}
 					off = dot(sub(x, s), n) - d.opt.Reach
 				} else {
 					w := -1 - j

@@ -22,8 +22,8 @@ const (
 	Far
 )
 
-// IsWall reports whether a facet owner is a wall of the bounding box rather than a neighbour particle.
-func IsWall(owner int32) bool { return owner < 0 }
+// IsWall reports whether a facet owner is a wall of the bounding box (not a particle, not Far).
+func IsWall(owner int32) bool { return owner <= WallXMin && owner >= WallZMax }
 
 // Defaults for Options.
 const (
