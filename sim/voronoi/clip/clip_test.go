@@ -230,7 +230,7 @@ func TestFreeSurfaceBlob(t *testing.T) {
 		for f := lo; f < hi; f++ {
 			if c.Kind[f] == Air {
 				air++
-				if dot(c.Normal[f], sub(c.FacetCentroid[f], s)) <= 0 {
+				if dot(c.Normal[f], sub(c.FacetCentroid[f], c.Centroid[i])) <= 0 {
 					t.Fatalf("cell %d: air facet normal %v points into the liquid", i, c.Normal[f])
 				}
 			}
