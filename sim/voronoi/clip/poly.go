@@ -1,0 +1,463 @@
+package clip
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim/voronoi/cell"
+)
+
+// block is one task's share of a Clip: its cells' output and the scratch of the cell being clipped.
+type block struct {
+	err   error
+	stats Stats
+
+	state        []State
+	vol          []float64
+	cen          []vec3
+	nf, nv       []int32
+	kind         []Kind
+	owner        []int32
+	normal       []vec3
+	area         []float64
+	fcen         []vec3
+	vert         []vec3
+	fBase, vBase int
+
+	p, q poly // the cell, and the clip's output
+	g    []float64
+	rem  []bool
+	xa   []int32 // crossing memo: edge (xa, xb) → vertex xv
+	xb   []int32
+	xv   []int32
+	next []int32 // per new vertex: its successor along the cap, or −1
+	pred []bool
+	item []item
+	used []int32
+	comp []int32
+}
+
+// poly is a polyhedron as polygons over a shared vertex list, counter-clockwise seen from outside.
+type poly struct {
+	v     []vec3
+	start []int32 // per polygon, len polygons+1
+	idx   []int32
+	kind  []Kind
+	owner []int32
+	grp   []int32 // polygons of one group form one output facet
+}
+
+func (p *poly) clear() {
+	p.v, p.start, p.idx, p.kind, p.owner, p.grp = p.v[:0], append(p.start[:0], 0), p.idx[:0], p.kind[:0],
+		p.owner[:0], p.grp[:0]
+}
+
+func (p *poly) n() int { return len(p.start) - 1 }
+
+func (p *poly) close(k Kind, owner, grp int32) {
+	p.start = append(p.start, int32(len(p.idx)))
+	p.kind, p.owner, p.grp = append(p.kind, k), append(p.owner, owner), append(p.grp, grp)
+}
+
+type item struct {
+	v   int32
+	typ int8 // 0 kept, 1 exit, 2 entry
+	nx  int32
+	vis bool
+}
+
+func (c *Clipper) clipBlock(b *block, d *cell.Diagram, pos [][4]float32, obst []SDF, lo, hi int) {
+	b.err = nil
+	b.stats = Stats{}
+	m := hi - lo
+	b.state, b.vol, b.cen = resize(b.state, m), resize(b.vol, m), resize(b.cen, m)
+	b.nf, b.nv = resize(b.nf, m), resize(b.nv, m)
+	b.kind, b.owner, b.normal, b.area, b.fcen, b.vert = b.kind[:0], b.owner[:0], b.normal[:0], b.area[:0],
+		b.fcen[:0], b.vert[:0]
+	for i := lo; i < hi; i++ {
+		if err := c.clipCell(b, d, pos, obst, i); err != nil {
+			b.err = err
+			return
+		}
+	}
+}
+
+func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []SDF, i int) error {
+	j := i - (i/blockCells)*blockCells
+	p := &b.p
+	p.clear()
+	vlo, vhi := d.Vertices(i)
+	p.v = append(p.v, d.Vert[vlo:vhi]...)
+	flo, fhi := d.Facets(i)
+	for f := flo; f < fhi; f++ {
+		for _, v := range d.FacetLoop(f) {
+			p.idx = append(p.idx, v-int32(vlo))
+		}
+		o := d.Owner[f]
+		k := Voronoi
+		switch {
+		case o == cell.Far:
+			k = Far
+		case o < 0:
+			k = Wall
+		}
+		p.close(k, o, int32(f-flo))
+	}
+	grp := int32(fhi - flo)
+	state := Liquid
+	if p.n() == 0 {
+		state = Empty
+	}
+	cut := false
+	for k := 0; k < len(obst) && state == Liquid; k++ {
+		sdf := obst[k]
+		r, err := c.clip(b, func(x vec3) float64 { return -sdf(x) }, Obstacle, int32(k), &grp)
+		if err != nil {
+			return fmt.Errorf("voronoi clip: cell %d, obstacle %d: %w", i, k, err)
+		}
+		cut = cut || r != 0
+		if r < 0 {
+			state = Empty
+		}
+	}
+	if c.opt.Radius > 0 && state == Liquid {
+		s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
+		rad := c.opt.Radius
+		r, err := c.clip(b, func(x vec3) float64 { return math.Sqrt(dot(sub(x, s), sub(x, s))) - rad }, Air, -1, &grp)
+		if err != nil {
+			return fmt.Errorf("voronoi clip: cell %d, free surface: %w", i, err)
+		}
+		cut = cut || r != 0
+		if r < 0 {
+			state = Ballistic
+		}
+	}
+	if cut {
+		b.stats.Cut++
+	}
+	switch state {
+	case Empty:
+		b.stats.Empty++
+	case Ballistic:
+		b.stats.Ballistic++
+	}
+	b.state[j] = state
+	if state != Liquid {
+		p.clear()
+	}
+	c.emit(b, j, pos[i])
+	return nil
+}
+
+// clip removes the part of b.p where g > 0. It returns 0 when nothing changed, 1 when the cell was cut and −1
+// when every vertex was removed (the cell is cleared).
+func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, grp *int32) (int, error) {
+	p := &b.p
+	nv0 := len(p.v)
+	b.g, b.rem = resize(b.g, nv0), resize(b.rem, nv0)
+	nrem := 0
+	for v := range p.v {
+		b.g[v] = g(p.v[v])
+		b.rem[v] = b.g[v] > 0 || math.IsNaN(b.g[v])
+		if b.rem[v] {
+			nrem++
+		}
+	}
+	if nrem == 0 {
+		return 0, nil
+	}
+	if nrem == nv0 {
+		p.clear()
+		return -1, nil
+	}
+	q := &b.q
+	q.clear()
+	q.v = append(q.v, p.v...)
+	b.xa, b.xb, b.xv = b.xa[:0], b.xb[:0], b.xv[:0]
+	for f := 0; f < p.n(); f++ {
+		loop := p.idx[p.start[f]:p.start[f+1]]
+		b.item = b.item[:0]
+		nx := 0
+		for k, a := range loop {
+			e := loop[(k+1)%len(loop)]
+			if !b.rem[a] {
+				b.item = append(b.item, item{v: a})
+			}
+			if b.rem[a] != b.rem[e] {
+				x := c.crossing(b, g, a, e)
+				typ := int8(1)
+				if b.rem[a] {
+					typ = 2
+				}
+				b.item = append(b.item, item{v: x, typ: typ})
+				nx++
+			}
+		}
+		it := b.item
+		if len(it) == 0 {
+			continue
+		}
+		// successors: the next item, or for an exit the entry it is joined to
+		for k := range it {
+			it[k].nx = int32((k + 1) % len(it))
+		}
+		if nx >= 4 { // several kept runs: join each exit to the next entry unless that cut crosses removed space
+			split := false
+			for k := range it {
+				if it[k].typ == 1 {
+					e := it[(k+1)%len(it)] // next item after an exit is the next entry
+					if g(scale(add(q.v[it[k].v], q.v[e.v]), 0.5)) > 0 {
+						split = true
+					}
+				}
+			}
+			if split { // close every kept run on itself: exit → the entry that began the run
+				last := -1
+				for k := len(it) - 1; k >= 0 && last < 0; k-- {
+					if it[k].typ == 2 {
+						last = k
+					}
+				}
+				for k := range it {
+					if it[k].typ == 2 {
+						last = k
+					} else if it[k].typ == 1 {
+						it[k].nx = int32(last)
+					}
+				}
+			}
+		}
+		for k := range it {
+			if it[k].vis {
+				continue
+			}
+			s := len(q.idx)
+			for m := k; !it[m].vis; m = int(it[m].nx) {
+				it[m].vis = true
+				q.idx = append(q.idx, it[m].v)
+				if it[m].typ == 1 {
+					y := it[it[m].nx].v
+					b.next[y-int32(nv0)] = it[m].v // the cap runs entry → exit
+				}
+			}
+			if len(q.idx)-s < 3 {
+				q.idx = q.idx[:s]
+				continue
+			}
+			q.close(p.kind[f], p.owner[f], p.grp[f])
+		}
+	}
+	// caps: chains of new vertices; heads (no predecessor) first, then closed cycles
+	nn := len(q.v) - nv0
+	b.pred = resize(b.pred, nn)
+	clear(b.pred)
+	for k := 0; k < nn; k++ {
+		if y := b.next[k]; y >= 0 {
+			b.pred[y-int32(nv0)] = true
+		}
+	}
+	vis := b.pred // reused below as "visited" after heads are known
+	heads := b.used[:0]
+	for k := 0; k < nn; k++ {
+		if !b.pred[k] {
+			heads = append(heads, int32(k))
+		}
+	}
+	clear(vis)
+	caps := 0
+	walk := func(k int) error {
+		b.comp = b.comp[:0]
+		for m := k; m >= 0 && !vis[m]; {
+			vis[m] = true
+			b.comp = append(b.comp, int32(m+nv0))
+			if y := b.next[m]; y >= 0 {
+				m = int(y) - nv0
+			} else {
+				m = -1
+			}
+		}
+		if len(b.comp) < 3 {
+			return nil
+		}
+		caps++
+		var avg vec3
+		for _, v := range b.comp {
+			avg = add(avg, q.v[v])
+		}
+		avg = scale(avg, 1/float64(len(b.comp)))
+		var area vec3
+		reach := 0.0
+		for k, v := range b.comp {
+			w := b.comp[(k+1)%len(b.comp)]
+			area = add(area, cross(sub(q.v[v], avg), sub(q.v[w], avg)))
+			reach = max(reach, math.Sqrt(dot(sub(q.v[v], avg), sub(q.v[v], avg))))
+		}
+		if l := math.Sqrt(dot(area, area)); l > 0 {
+			avg = c.settle(b, g, avg, scale(area, 1/l), reach)
+		}
+		a := int32(len(q.v))
+		q.v = append(q.v, avg)
+		for k, v := range b.comp {
+			q.idx = append(q.idx, a, v, b.comp[(k+1)%len(b.comp)])
+			q.close(kind, owner, *grp)
+		}
+		*grp++
+		return nil
+	}
+	for _, h := range heads {
+		_ = walk(int(h))
+	}
+	for k := 0; k < nn; k++ {
+		if !vis[k] {
+			_ = walk(k)
+		}
+	}
+	b.used = heads[:0]
+	if caps > 1 {
+		b.stats.MultiCap++
+	}
+	b.stats.Caps += caps
+	if q.n() > c.opt.MaxFacets || len(q.v) > c.opt.MaxVerts {
+		return 0, fmt.Errorf("%d polygons and %d vertices exceed the budget", q.n(), len(q.v))
+	}
+	b.p, b.q = b.q, b.p
+	return 1, nil
+}
+
+// crossing returns the vertex on edge (a, e) where g changes sign, made once per edge.
+func (c *Clipper) crossing(b *block, g func(vec3) float64, a, e int32) int32 {
+	u, w := min(a, e), max(a, e)
+	for k := range b.xa {
+		if b.xa[k] == u && b.xb[k] == w {
+			return b.xv[k]
+		}
+	}
+	in, out := a, e
+	if b.rem[a] {
+		in, out = e, a
+	}
+	x := c.root(b, g, b.q.v[in], b.q.v[out], b.g[in], b.g[out])
+	v := int32(len(b.q.v))
+	b.q.v = append(b.q.v, x)
+	b.xa, b.xb, b.xv = append(b.xa, u), append(b.xb, w), append(b.xv, v)
+	k := int(v) - len(b.p.v)
+	for len(b.next) <= k {
+		b.next = append(b.next, -1)
+	}
+	b.next[k] = -1
+	return v
+}
+
+// root finds the zero of g between x0 (g0 ≤ 0) and x1 (g1 > 0) to within Tol and returns the kept end.
+func (c *Clipper) root(b *block, g func(vec3) float64, x0, x1 vec3, g0, g1 float64) vec3 {
+	l := math.Sqrt(dot(sub(x1, x0), sub(x1, x0)))
+	if l <= c.tol || math.IsNaN(g1) {
+		return x0
+	}
+	t0, t1 := 0.0, 1.0
+	side := 0
+	for it := 0; it < maxIter && (t1-t0)*l > c.tol; it++ {
+		t := t0 + (t1-t0)*g0/(g0-g1)
+		if !(t > t0 && t < t1) || it%4 == 3 { // safeguard: bisect every fourth step
+			t = 0.5 * (t0 + t1)
+		}
+		gt := g(lerp(x0, x1, t))
+		b.stats.Iterations++
+		if gt > 0 || math.IsNaN(gt) {
+			t1, g1 = t, gt
+			if side == 1 {
+				g0 *= 0.5
+			}
+			side = 1
+		} else {
+			t0, g0 = t, gt
+			if side == -1 {
+				g1 *= 0.5
+			}
+			side = -1
+		}
+		if math.IsNaN(g1) {
+			g1 = math.Abs(g0) + 1
+		}
+	}
+	return lerp(x0, x1, t0)
+}
+
+// settle moves an average vertex along n (the cap's outward normal) to the zero of g within reach, if there is
+// one; otherwise it stays.
+func (c *Clipper) settle(b *block, g func(vec3) float64, x vec3, n vec3, reach float64) vec3 {
+	gx := g(x)
+	if gx == 0 || math.IsNaN(gx) || reach <= c.tol {
+		return x
+	}
+	if gx > 0 { // removed side: look back into the cell
+		y := sub(x, scale(n, reach))
+		if gy := g(y); gy <= 0 {
+			return c.root(b, g, y, x, gy, gx)
+		}
+		return x
+	}
+	y := add(x, scale(n, reach))
+	if gy := g(y); gy > 0 {
+		return c.root(b, g, x, y, gx, gy)
+	}
+	return x
+}
+
+// emit measures the cell and appends its facets (groups of polygons) and used vertices to the block's output.
+func (c *Clipper) emit(b *block, j int, site [4]float32) {
+	p := &b.p
+	o := vec3{float64(site[0]), float64(site[1]), float64(site[2])}
+	b.used = resize(b.used, len(p.v))
+	for k := range b.used {
+		b.used[k] = -1
+	}
+	nv := int32(0)
+	for _, v := range p.idx {
+		if b.used[v] < 0 {
+			b.used[v] = nv
+			nv++
+			b.vert = append(b.vert, p.v[v])
+		}
+	}
+	var vol float64
+	var cen vec3
+	nf := 0
+	for f := 0; f < p.n(); {
+		g := f
+		var av, ac vec3
+		aw := 0.0
+		for ; g < p.n() && p.grp[g] == p.grp[f]; g++ {
+			loop := p.idx[p.start[g]:p.start[g+1]]
+			a := sub(p.v[loop[0]], o)
+			for k := 1; k+1 < len(loop); k++ {
+				bb, cc := sub(p.v[loop[k]], o), sub(p.v[loop[k+1]], o)
+				n := cross(sub(bb, a), sub(cc, a))
+				av = add(av, n)
+				w := math.Sqrt(dot(n, n))
+				tc := scale(add(add(a, bb), cc), 1.0/3)
+				ac = add(ac, scale(tc, w))
+				aw += w
+				v6 := dot(a, cross(bb, cc)) // six times the signed volume of the tetrahedron (o, a, b, c)
+				vol += v6
+				cen = add(cen, scale(add(add(a, bb), cc), v6))
+			}
+		}
+		area := 0.5 * math.Sqrt(dot(av, av))
+		if area > 0 {
+			b.kind, b.owner = append(b.kind, p.kind[f]), append(b.owner, p.owner[f])
+			b.normal = append(b.normal, scale(av, 0.5/area))
+			b.area = append(b.area, area)
+			b.fcen = append(b.fcen, add(o, scale(ac, 1/aw)))
+			nf++
+		}
+		f = g
+	}
+	b.nf[j], b.nv[j] = int32(nf), nv
+	b.vol[j] = vol / 6
+	if vol > 0 {
+		b.cen[j] = add(o, scale(cen, 1/(4*vol)))
+	} else {
+		b.cen[j] = o
+	}
+}
