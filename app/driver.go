@@ -169,14 +169,16 @@ func (d *cpuDriver) Update(float64) {
 		return
 	}
 	d.last = p
-	parts, err := d.bufs.Upload(&p.Frame)
-	if err == nil && len(p.Ellipsoids) == p.Frame.N && p.Frame.N > 0 {
-		parts, err = d.bufs.UploadEllipsoids(parts, p.Ellipsoids)
-	}
-	if err != nil {
-		d.status.set(err.Error(), true)
-	} else {
-		d.parts = parts
+	if p.Flat == nil { // a flat mode's window draws its FlatFrame, not particles
+		parts, err := d.bufs.Upload(&p.Frame)
+		if err == nil && len(p.Ellipsoids) == p.Frame.N && p.Frame.N > 0 {
+			parts, err = d.bufs.UploadEllipsoids(parts, p.Ellipsoids)
+		}
+		if err != nil {
+			d.status.set(err.Error(), true)
+		} else {
+			d.parts = parts
+		}
 	}
 	d.stats = p.Stats
 	if tw := p.Twin; tw != nil {

@@ -108,25 +108,11 @@ func (v *viewer) flatPick(p [2]float32) *sim.FlatShape {
 	}
 	for i := len(f.Shapes) - 1; i >= 0; i-- {
 		s := &f.Shapes[i]
-		if s.Body >= 0 && insidePolygon(s.Points, p) {
+		if s.Body >= 0 && sim.InConvex(s.Points, p) {
 			return s
 		}
 	}
 	return nil
-}
-
-// insidePolygon says whether p lies inside the convex counter-clockwise polygon.
-func insidePolygon(pts [][2]float32, p [2]float32) bool {
-	if len(pts) < 3 {
-		return false
-	}
-	for k := range pts {
-		a, b := pts[k], pts[(k+1)%len(pts)]
-		if (b[0]-a[0])*(p[1]-a[1])-(b[1]-a[1])*(p[0]-a[0]) < 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // withFlatHands runs f with the solver's 2D hands through the replay log, or says the mode has none.

@@ -35,6 +35,21 @@ type FlatShape struct {
 	Grabbable, Removable bool
 }
 
+// InConvex says whether p lies inside (or on) the convex counter-clockwise polygon pts: the 2D view's picking and
+// a flat solver's tests of points against its bodies' outlines.
+func InConvex(pts [][2]float32, p [2]float32) bool {
+	if len(pts) < 3 {
+		return false
+	}
+	for k := range pts {
+		a, b := pts[k], pts[(k+1)%len(pts)]
+		if (b[0]-a[0])*(p[1]-a[1])-(b[1]-a[1])*(p[0]-a[0]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // FlatLine is a polyline of the given width in pixels.
 type FlatLine struct {
 	Points [][2]float32

@@ -63,9 +63,8 @@ type Solver struct {
 	stats sim.Stats
 	speed float64 // the fastest flow on the grid after the last step, m/s
 
-	// a recent state, restored when a step fails (fail), and the buffer it is written through
-	snap    []byte
-	snapBuf bytes.Buffer
+	// a recent state, restored when a step fails (fail)
+	snap []byte
 }
 
 // stroke is a current as drawn, for the saved state.
@@ -198,12 +197,12 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("reduced: step of %g s", dt)
 	}
 	if s.snap == nil || s.steps%snapshotEvery == 0 {
-		// the state a failed step goes back to
-		s.snapBuf.Reset()
-		if err := s.WriteState(&s.snapBuf); err != nil {
+		// the state a failed step goes back to, written over the last one's bytes
+		b := bytes.NewBuffer(s.snap[:0])
+		if err := s.WriteState(b); err != nil {
 			return err
 		}
-		s.snap = append(s.snap[:0], s.snapBuf.Bytes()...)
+		s.snap = b.Bytes()
 	}
 	// the parameters the panel may change between steps that the model and Box2D keep
 	if err := s.model.SetViscosity(float64(s.cfg.Viscosity)); err != nil {
@@ -341,29 +340,18 @@ func (s *Solver) maskBodies() {
 		for j := j0; j <= j1; j++ {
 			for i := i0; i <= i1; i++ {
 				if j < g.NY && i <= g.NX {
-					if x, y := g.UPos(i, j); insideConvex(ol, x, y) {
+					if x, y := g.UPos(i, j); sim.InConvex(ol, [2]float32{float32(x), float32(y)}) {
 						s.up.U[g.UIndex(i, j)] = 0
 					}
 				}
 				if i < g.NX && j <= g.NY {
-					if x, y := g.VPos(i, j); insideConvex(ol, x, y) {
+					if x, y := g.VPos(i, j); sim.InConvex(ol, [2]float32{float32(x), float32(y)}) {
 						s.up.V[g.VIndex(i, j)] = 0
 					}
 				}
 			}
 		}
 	}
-}
-
-// insideConvex says whether (x, y) lies inside the counter-clockwise convex polygon.
-func insideConvex(pts [][2]float32, x, y float64) bool {
-	for k := range pts {
-		a, b := pts[k], pts[(k+1)%len(pts)]
-		if (float64(b[0])-float64(a[0]))*(y-float64(a[1]))-(float64(b[1])-float64(a[1]))*(x-float64(a[0])) < 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // push applies the fluid's forces to the bodies (§5.3.5): the dynamic pressure in the chosen reading and the
