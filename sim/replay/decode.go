@@ -360,9 +360,8 @@ func (fs *flatScene) check(a *Action) error {
 		if fs.bodies >= scene.MaxBodies {
 			return fmt.Errorf("flat_body: there are %d bodies then, the most a scene may have", fs.bodies)
 		}
-		probe := scene.Scene{Flat: &scene.Flat{Size: fs.size, Bodies: []scene.FlatBody{*a.FlatBody}}}
-		if err := probe.Validate(); err != nil {
-			return fmt.Errorf("%s", strings.Replace(err.Error(), "flat.bodies[0]", "flat_body", 1))
+		if err := (&scene.Flat{Size: fs.size}).CheckBody("flat_body", a.FlatBody); err != nil {
+			return err
 		}
 		fs.bodies++
 	case OpRemoveFlatBody:

@@ -194,6 +194,14 @@ func (s *Scene) validateFlat() error {
 	return nil
 }
 
+// CheckBody validates a body for this rectangle as a scene's flat.bodies are, errors naming path ("flat_body"):
+// for the bodies a game spawns and a replay holds.
+func (f *Flat) CheckBody(path string, b *FlatBody) error { return b.validate(path, f.Size) }
+
+// CheckCurrent validates a current for this rectangle as a scene's flat.currents are: for the strokes a player
+// draws.
+func (f *Flat) CheckCurrent(path string, c *Current) error { return c.validate(path, f.Size) }
+
 // checkPoint2 refuses a point that is not finite or lies outside the rectangle of the given size.
 func checkPoint2(path string, p, size Vec2) error {
 	for c := 0; c < 2; c++ {

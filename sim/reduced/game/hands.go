@@ -29,17 +29,15 @@ func (s *Solver) Draw(points [][2]float32, speed, width float32) (string, error)
 // draw paints a current along points at speed within width, makes it divergence free, adds it to the basis
 // (000 §5.2) and excites it once. key is the digit key it goes on, or 0 for the next free one.
 func (s *Solver) draw(points [][2]float32, speed, width float64, key int) (string, error) {
-	if len(points) < 2 || len(points) > scene.MaxCurrentPoints {
-		return "", fmt.Errorf("a current is a stroke of 2 to %d points, not %d", scene.MaxCurrentPoints, len(points))
+	cur := scene.Current{Points: make([]scene.Vec2, len(points)), Speed: speed, Width: width, Key: key}
+	for k, p := range points {
+		cur.Points[k] = scene.Vec2{float64(p[0]), float64(p[1])}
 	}
-	if !(speed > 0 && speed <= scene.MaxFlatSpeed) || !(width > 0 && width <= max(s.world.size[0], s.world.size[1])) {
-		return "", fmt.Errorf("a current of %g m/s and %g m wide: speed must be in (0, %g], width in (0, the rectangle]", speed, width, float64(scene.MaxFlatSpeed))
+	if err := s.sc.Flat.CheckCurrent("current", &cur); err != nil {
+		return "", err
 	}
 	pts := make([]reduced.StrokePoint, 0, len(points))
 	for k, p := range points {
-		if !(p[0] >= 0 && float64(p[0]) <= s.world.size[0] && p[1] >= 0 && float64(p[1]) <= s.world.size[1]) {
-			return "", fmt.Errorf("stroke point %d (%g, %g) lies outside the rectangle", k, p[0], p[1])
-		}
 		// the velocity along the stroke: the direction of the segment through the point
 		a, b := points[max(k-1, 0)], points[min(k+1, len(points)-1)]
 		dx, dy := float64(b[0]-a[0]), float64(b[1]-a[1])
@@ -123,8 +121,7 @@ func (s *Solver) Spawn(b scene.FlatBody) (int, error) {
 	if len(s.world.bodies) >= scene.MaxBodies {
 		return 0, fmt.Errorf("there are %d bodies, the most a scene may have", len(s.world.bodies))
 	}
-	probe := scene.Scene{Name: "spawn", Flat: &scene.Flat{Size: s.world.size, Bodies: []scene.FlatBody{b}}}
-	if err := probe.Validate(); err != nil {
+	if err := s.sc.Flat.CheckBody("body", &b); err != nil {
 		return 0, err
 	}
 	return s.world.add(b)
