@@ -340,6 +340,15 @@ type Motion struct {
 	Drive     [3]float64
 }
 
+// Reach is the farthest of the body's surface points from its centre of mass, m.
+func (s *Solid) Reach() float64 {
+	r := 0.0
+	for _, o := range s.Hull {
+		r = math.Max(r, math.Sqrt(o[0]*o[0]+o[1]*o[1]+o[2]*o[2]))
+	}
+	return r
+}
+
 // Motion returns the body's motion as stored.
 func (s *Solid) Motion() Motion {
 	m := Motion{Origin: s.Origin, C: s.C, Q: s.Q, V: s.V, W: s.W, Drive: s.Drive}

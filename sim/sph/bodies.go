@@ -1,12 +1,10 @@
 package sph
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 
-	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/mesh"
@@ -149,11 +147,12 @@ func newBody(spec scene.Body, d float64) (body, error) {
 	if err != nil {
 		return body{}, err
 	}
-	b := body{Solid: sol}
-	for _, o := range sol.Hull {
-		b.reach = math.Max(b.reach, math.Sqrt(o[0]*o[0]+o[1]*o[1]+o[2]*o[2]))
-	}
-	return b, nil
+	return wrapSolid(sol), nil
+}
+
+// wrapSolid makes a body of a measured solid.
+func wrapSolid(sol rigid.Solid) body {
+	return body{Solid: sol, reach: sol.Reach()}
 }
 
 // resetBodies measures the scene's bodies at the solver's spacing and places them (Reset calls it after the
@@ -763,123 +762,28 @@ func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
 	s.save()
 }
 
-// The bodies in a save file, after the particles (state.go): int64 count, int64 description length, the
-// description (the bodies as a scene's JSON, read back through the scene parser's validation, meshes and all),
-// then per body its rigid.Motion. Everything that carries over a step is there (pose, velocities, the drag); mass properties are measured again from the shapes at the run's spacing,
-// the same numbers to the bit, so a loaded run continues bit for bit.
-
-// appendBodyState writes the bodies (the shapes against the solver's scene, for mesh paths).
+// appendBodyState writes the bodies after the particles of a save file (rigid.WriteSolids).
 func (s *Solver) appendBodyState(w io.Writer) error {
-	var specs []byte
-	if len(s.bodies.list) > 0 {
-		one := *s.sc.Portable() // a copy: Portable returns the scene itself for built-in scenes
-		one.Bodies = make([]scene.Body, len(s.bodies.list))
-		for i := range s.bodies.list {
-			one.Bodies[i] = s.bodies.list[i].Spec
-		}
-		var err error
-		if specs, err = one.Marshal(); err != nil {
-			return fmt.Errorf("writing the sph state's bodies: %w", err)
-		}
-	}
-	items := []any{int64(len(s.bodies.list)), int64(len(specs)), specs}
+	list := make([]*rigid.Solid, len(s.bodies.list))
 	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		wire := b.Motion()
-		items = append(items, wire)
+		list[i] = &s.bodies.list[i].Solid
 	}
-	for _, v := range items {
-		if err := binary.Write(w, binary.LittleEndian, v); err != nil {
-			return fmt.Errorf("writing the sph state's bodies: %w", err)
-		}
-	}
-	return nil
+	return rigid.WriteSolids(w, s.sc, list, "sph state")
 }
 
-// bodyMotionBytes is the size of one stored body's dynamic state.
-var bodyMotionBytes = int64(binary.Size(rigid.Motion{}))
-
-// readBodyState reads what appendBodyState wrote, for this solver's scene and spacing, and checks it: the count
-// against rigid.CheckCount and the description's length against scene.MaxFileBytes before anything is allocated,
-// finite values within ±10⁶, unit quaternions, speeds within sim.MaxStateSpeed. It changes nothing: the caller
-// installs the bodies with installBodies once the whole state has been read.
+// readBodyState reads what appendBodyState wrote, for this solver's scene and spacing, and checks it
+// (rigid.ReadSolids). It changes nothing: the caller installs the bodies with installBodies once the whole state
+// has been read.
 func (s *Solver) readBodyState(r io.Reader) ([]body, error) {
-	var nb, nj int64
-	for _, v := range []any{&nb, &nj} {
-		if err := binary.Read(r, binary.LittleEndian, v); err != nil {
-			return nil, fmt.Errorf("sph state: truncated bodies: %w", err)
-		}
-	}
-	if nb < 0 || nb > math.MaxInt32 {
-		return nil, fmt.Errorf("sph state: body count %d is negative or absurd", nb)
-	}
-	if err := rigid.CheckCount(int(nb)); err != nil {
-		return nil, fmt.Errorf("sph state: %w", err)
-	}
-	if nj < 0 || nj > scene.MaxFileBytes || (nb > 0) != (nj > 0) {
-		return nil, fmt.Errorf("sph state: %d bodies with a description of %d bytes (at most %d): the state is damaged", nb, nj, scene.MaxFileBytes)
-	}
-	specs, err := binio.ReadArray[byte](r, nj)
+	sols, err := rigid.ReadSolids(r, s.sc, float64(s.dv.Spacing), "sph state")
 	if err != nil {
-		return nil, fmt.Errorf("sph state: truncated bodies: %w", err)
+		return nil, err
 	}
-	wires, err := binio.ReadArray[rigid.Motion](r, nb)
-	if err != nil {
-		return nil, fmt.Errorf("sph state: truncated bodies: %w", err)
-	}
-	if nb == 0 {
-		return nil, nil
-	}
-	src := "the saved state's bodies"
-	if s.sc != nil && s.sc.Source != "" {
-		src = s.sc.Source + " (the saved state's bodies)"
-	}
-	one, err := scene.Parse(specs, src)
-	if err != nil {
-		return nil, fmt.Errorf("sph state: %w", err)
-	}
-	if int64(len(one.Bodies)) != nb {
-		return nil, fmt.Errorf("sph state: %d bodies described but %d declared", len(one.Bodies), nb)
-	}
-	list := make([]body, 0, nb)
-	for i, w := range wires {
-		if err := checkBodyWire(&w); err != nil {
-			return nil, fmt.Errorf("sph state: body %d: %w", i, err)
-		}
-		b, err := newBody(one.Bodies[i], float64(s.dv.Spacing))
-		if err != nil {
-			return nil, fmt.Errorf("sph state: body %d: %w", i, err)
-		}
-		b.SetMotion(w)
-		list = append(list, b)
+	list := make([]body, 0, len(sols))
+	for _, sol := range sols {
+		list = append(list, wrapSolid(sol))
 	}
 	return list, nil
-}
-
-// checkBodyWire refuses a stored body that is not finite, out of range, faster than sim.MaxStateSpeed or not a
-// rotation.
-func checkBodyWire(w *rigid.Motion) error {
-	vals := []float64{w.Q[0], w.Q[1], w.Q[2], w.Q[3], float64(w.Driving)}
-	for _, v := range [][3]float64{w.Origin, w.C, w.V, w.W, w.Drive} {
-		vals = append(vals, v[:]...)
-	}
-	for _, x := range vals {
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e6 {
-			return fmt.Errorf("its state is not finite or out of range")
-		}
-	}
-	if w.Driving != 0 && w.Driving != 1 {
-		return fmt.Errorf("its drag flag is %d, not 0 or 1", w.Driving)
-	}
-	for _, v := range [][3]float64{w.V, w.Drive} {
-		if sp := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); sp > sim.MaxStateSpeed {
-			return fmt.Errorf("it moves at %.3g m/s; at most %g m/s", sp, float64(sim.MaxStateSpeed))
-		}
-	}
-	if l := w.Q[0]*w.Q[0] + w.Q[1]*w.Q[1] + w.Q[2]*w.Q[2] + w.Q[3]*w.Q[3]; math.Abs(l-1) > 1e-3 {
-		return fmt.Errorf("its orientation is not a unit quaternion (|q|² = %g)", l)
-	}
-	return nil
 }
 
 // bodyClearance is how far the collision projection keeps particles from a body's surface: a quarter spacing (the

@@ -131,16 +131,7 @@ func (s *Solver) remove(drop func(i int) bool) {
 		return
 	}
 	s.x, s.v, s.id, s.mat = s.x[:k], s.v[:k], s.id[:k], s.mat[:k]
-	below := make([]uint32, n+1) // below[id]: the remaining ids smaller than id
-	for id := 0; id < n; id++ {
-		below[id+1] = below[id]
-		if !gone[id] {
-			below[id+1]++
-		}
-	}
-	for i := range s.id {
-		s.id[i] = below[s.id[i]]
-	}
+	sim.Renumber(s.id, gone)
 	s.sizeScratch(k)
 	s.stats.Particles = k
 }
