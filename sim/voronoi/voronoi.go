@@ -1,0 +1,377 @@
+// Package voronoi is the mode voronoi: an incompressible liquid whose particles' velocities are made divergence
+// free on the Voronoi diagram of the particles, clipped by the obstacles and by the free surface (Sin, Bargteil &
+// Hodgins 2009, "A point-based method for animating incompressible flow").
+//
+// # A step
+//
+// Gravity is added to every particle's velocity (u*). Particles nearer than voronoi.min_gap to another are removed
+// (§3.3). The Voronoi cells of all particles are built (sim/voronoi/cell, §3.1) and clipped against the solids —
+// the scene's obstacles at their place, the paddle and the rigid bodies — and then against the free surface, the
+// union of spheres of radius r around the particles (sim/voronoi/clip, §3.2). A particle whose cell lies entirely
+// outside the liquid is ballistic. Liquid cells joined by Voronoi facets (not facets the clipping made) form the
+// connected components, and every moving-least-squares neighbourhood is the k nearest particles of the particle's
+// own component within a reach (§3.4).
+//
+// The projection (§3.3) solves the volume-weighted Poisson equation V∇²p = V∇·u* (eq. 4) on the clipped cells:
+// the Laplacian from the normal gradient (p_j − p_i)/(|x_j − x_i| + ε) on each facet between two liquid cells
+// (eq. 5) summed with the facets' areas (eq. 6), air facets holding p = 0 on the air side through
+// (p_i − 0)/(2 (x_i − x_f)·n) (eq. 11), and obstacle facets and walls no gradient; the divergence from the
+// velocity at each facet's centroid, a constant MLS fit (eq. 12) for liquid and air facets and the solid's own
+// velocity for obstacle facets (eq. 7). The matrix is never assembled: each liquid cell keeps its neighbours'
+// coefficients, made symmetric by averaging the two cells' measurements of their shared facet, and conjugate
+// gradients with a Jacobi preconditioner run on them to voronoi.tolerance. p here is a velocity potential (the
+// pressure times Δt/ρ), so u = u* − ∇p, the gradient a linear MLS fit of the pressures around the particle
+// (eq. 8–10).
+//
+// Advection (§3.4) moves each liquid particle through the constant MLS fit of its neighbourhood's velocities
+// (eq. 12 with the quartic spline of eq. 13, distances normalised by the farthest neighbour) by the midpoint rule;
+// a particle's stored velocity stays its own. Ballistic particles fly with their own velocity. A particle that
+// ends in a solid is projected onto its surface and loses the velocity into it.
+//
+// Rigid bodies are clipped as obstacles moving with their velocities, and take back the pressure of the cells
+// that touch them as force and torque (bodies.go), so they float or sink by their density.
+package voronoi
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/grid"
+	"github.com/slosh/slosh/sim/par"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/voronoi/cell"
+	"github.com/slosh/slosh/sim/voronoi/clip"
+)
+
+// The figures the solver reports in sim.Stats.Figures.
+const (
+	FigIterations = "solve iterations"
+	FigResidual   = "solve residual"      // the largest |V∇·u| left after the solve, relative to the largest before
+	FigDivergence = "divergence max"      // the largest |V∇·u|/V left after the solve (facet velocities), 1/s
+	FigVolume     = "liquid volume"       // the clipped cells' total, L
+	FigBallistic  = "ballistic"           // particles flying free
+	FigComponents = "components"          // connected components of liquid
+	FigRemoved    = "particles removed"   // by voronoi.min_gap this step
+	FigTimeStep   = "time step"           // ms
+	FigSolveMiss  = "solve not converged" // 1 when the solve stopped at voronoi.max_iterations
+)
+
+// advice is what a Voronoi user changes when a step fails.
+const advice = "raise voronoi.substeps or voronoi.max_iterations, or lower voronoi.cfl or the gravity"
+
+// Solver is the Voronoi solver. It is not safe for concurrent use.
+type Solver struct {
+	Cfg    Config
+	params *param.Set
+	sc     *scene.Scene
+	pool   par.Pool
+
+	spacing float64
+	budget  int
+	box     cell.Box
+
+	// particle state
+	x, v []([4]float32)
+	id   []uint32
+	p    []float64 // the last solve's pressures (velocity potential, m²/s): where the next solve starts
+	time float64
+	step int
+
+	// per step
+	diag  *cell.Diagram
+	clp   *clip.Clipper
+	optR  float64 // the surface radius the diagram and clipper were made for, m
+	grid  *grid.Grid
+	gridH float32
+	proj  projection
+
+	solids []solidAt // what the cells are clipped against this step (solids.go)
+	sdfs   []clip.SDF
+
+	frameSubsteps int
+	dtLast        float64
+	removed       int
+	timer         sim.Timer
+	stats         sim.Stats
+	notice        string
+
+	hands          // the sandbox's tools, the scene's emitters and blasts (hands.go)
+	bodies bodySet // rigid bodies (bodies.go)
+
+	good State // the state a failed step goes back to
+}
+
+// New returns a solver with the default configuration and no particles.
+func New() *Solver {
+	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
+	s.Cfg.Register(s.params)
+	return s
+}
+
+// Name implements sim.Solver.
+func (s *Solver) Name() string { return Name }
+
+// Params implements sim.Solver.
+func (s *Solver) Params() *param.Set { return s.params }
+
+// Reset implements sim.Solver: the scene's fluid blocks at their spacing, its obstacles, bodies and emitters.
+func (s *Solver) Reset(sc *scene.Scene) error {
+	d, err := sc.ResolveSpacing(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
+	if err != nil {
+		return err
+	}
+	ps, err := sc.Sample(d)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
+	}
+	pos := make([][4]float32, len(ps))
+	vel := make([][4]float32, len(ps))
+	for i, q := range ps {
+		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
+		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+	}
+	if err := s.ResetParticles(sc, d, pos, vel); err != nil {
+		return err
+	}
+	return s.resetBodies(sc) // bodies.go
+}
+
+// ResetParticles starts from given particles (ids 0..n−1 in order) in a scene's domain, with its obstacles and
+// emitters but none of its bodies.
+func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
+	n := len(pos)
+	if len(vel) != n {
+		return fmt.Errorf("voronoi: %d positions and %d velocities must be as many", n, len(vel))
+	}
+	if n == 0 {
+		return fmt.Errorf("voronoi: no particles")
+	}
+	if !(spacing > 0) || math.IsInf(spacing, 0) {
+		return fmt.Errorf("voronoi: particle spacing %g must be positive", spacing)
+	}
+	budget := sim.ResolveBudget(s.Cfg.Budget, n)
+	if budget > scene.MaxParticles*2 {
+		return fmt.Errorf("voronoi: a budget of %d particles is over the most a run may hold (%d)", budget, 2*scene.MaxParticles)
+	}
+	s.sc, s.spacing, s.budget = sc, spacing, budget
+	s.box = cell.Box{Min: [3]float64(sc.Domain.Min), Max: [3]float64(sc.Domain.Max)}
+	if err := s.prepare(); err != nil {
+		return err
+	}
+	s.x = append(s.x[:0], pos...)
+	s.v = append(s.v[:0], vel...)
+	s.id = s.id[:0]
+	for i := range pos {
+		s.id = append(s.id, uint32(i))
+	}
+	s.p = make([]float64, n)
+	s.time, s.step = 0, 0
+	s.resetHands(sc)
+	s.bodies = bodySet{}
+	s.placeSolids(0) // solids.go
+	s.stats = sim.Stats{Particles: n}
+	s.frameSubsteps = 1
+	s.save()
+	return nil
+}
+
+// prepare makes the diagram, the clipper and the neighbour grid for the spacing and the current radius.
+func (s *Solver) prepare() error {
+	d := s.spacing
+	r := float64(s.Cfg.Radius) * d
+	if s.diag == nil || s.optR != r || s.clp == nil || s.cellsFor() != d {
+		diag, err := cell.New(cell.Options{Spacing: d, Reach: r, MaxParticles: min(2*scene.MaxParticles, cell.DefaultMaxParticles)})
+		if err != nil {
+			return fmt.Errorf("voronoi: %w", err)
+		}
+		c, err := clip.New(clip.Options{Spacing: d, Radius: r})
+		if err != nil {
+			return fmt.Errorf("voronoi: %w", err)
+		}
+		s.diag, s.clp, s.optR = diag, c, r
+		s.proj.spacing = d
+	}
+	h := float32(float64(s.Cfg.Reach) * d)
+	if s.grid == nil || s.gridH != h {
+		lo := [3]float32{float32(s.box.Min[0]), float32(s.box.Min[1]), float32(s.box.Min[2])}
+		hi := [3]float32{float32(s.box.Max[0]), float32(s.box.Max[1]), float32(s.box.Max[2])}
+		g, err := grid.New(lo, hi, h)
+		if err != nil {
+			return fmt.Errorf("voronoi: the neighbour grid: %w", err)
+		}
+		s.grid, s.gridH = g, h
+	}
+	return nil
+}
+
+// cellsFor is the spacing the diagram and clipper were made for.
+func (s *Solver) cellsFor() float64 { return s.proj.spacing }
+
+// Step implements sim.Solver.
+func (s *Solver) Step(dt float64) error {
+	if s.sc == nil {
+		return fmt.Errorf("voronoi: Step before Reset")
+	}
+	if !(dt > 0) || math.IsInf(dt, 0) {
+		return fmt.Errorf("voronoi: time step %g must be positive", dt)
+	}
+	if err := s.prepare(); err != nil {
+		return err
+	}
+	s.pour(dt) // hands.go: the emitters and the scene's blasts, before the step
+	s.timer.Begin()
+	s.dtLast = dt
+	g := s.Cfg.Gravity
+	for i := range s.v {
+		s.v[i][0] += g[0] * float32(dt)
+		s.v[i][1] += g[1] * float32(dt)
+		s.v[i][2] += g[2] * float32(dt)
+	}
+	s.removed = s.removeClose()
+	s.timer.Mark("remove")
+	s.placeSolids(s.time) // solids.go: the obstacles, the paddle and the bodies where they are at the step's start
+	if err := s.diag.Build(s.x, s.box); err != nil {
+		return s.fail(fmt.Errorf("voronoi: the diagram: %w", err))
+	}
+	s.timer.Mark("diagram")
+	if err := s.clp.Clip(s.diag, s.x, s.sdfs); err != nil {
+		return s.fail(fmt.Errorf("voronoi: clipping: %w", err))
+	}
+	s.timer.Mark("clipping")
+	s.project(dt)
+	s.advect(dt)
+	s.stepBodies(dt) // bodies.go: the pressure on each body, then its step and contacts
+	s.time += dt
+	s.step++
+	s.placeSolids(s.time) // the solids at the step's end
+	s.collide()           // solids.go: particles that ended in a solid
+
+	s.timer.Mark("advection")
+	return s.finish()
+}
+
+// fail restores the last good state after an error a step cannot go on from.
+func (s *Solver) fail(err error) error {
+	s.restore()
+	return fmt.Errorf("%w; restored the state at t=%.3fs", err, s.time)
+}
+
+// BeginFrame implements sim.Solver: the frame's substeps from the velocity condition on the fastest particle and
+// the speed gravity can give (sim.FrameSpeed).
+func (s *Solver) BeginFrame(frameDt float64) int {
+	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
+	v2 = s.bodyReach(v2) // bodies.go
+	n := s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), s.spacing, frameDt)
+	s.frameSubsteps = n
+	return n
+}
+
+// finish gathers the statistics and checks for non-finite state; on failure it restores the last good state.
+func (s *Solver) finish() error {
+	st := &s.stats
+	st.Particles, st.Steps, st.Time = len(s.x), s.step, s.time
+	st.Passes, st.StepMs = s.timer.Passes()
+	bad, fast := 0, 0
+	vmax2 := 0.0
+	limit := float64(max(1, s.Cfg.Step.Number)) * s.spacing * sim.MaxSubsteps / sim.FrameDt
+	for i := range s.x {
+		x, v := s.x[i], s.v[i]
+		if !finite(x[0]) || !finite(x[1]) || !finite(x[2]) || !finite(v[0]) || !finite(v[1]) || !finite(v[2]) {
+			bad++
+			continue
+		}
+		v2 := float64(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+		if v2 > limit*limit {
+			fast++
+		}
+		vmax2 = math.Max(vmax2, v2)
+	}
+	bad += s.badBodies() // bodies.go
+	st.MaxSpeed = math.Sqrt(vmax2)
+	st.Substeps = s.frameSubsteps
+	pr := &s.proj
+	figs := append(st.Figures[:0],
+		sim.Figure{Name: FigIterations, Value: float64(pr.iters), Plot: true, Warn: pr.missed},
+		sim.Figure{Name: FigResidual, Value: pr.residual, Warn: pr.missed},
+		sim.Figure{Name: FigDivergence, Value: pr.divMax, Unit: "1/s"},
+		sim.Figure{Name: FigVolume, Value: 1000 * pr.volume, Unit: "L"},
+		sim.Figure{Name: FigComponents, Value: float64(pr.components)},
+		sim.Figure{Name: FigBallistic, Value: float64(pr.ballistic)},
+		sim.Figure{Name: FigTimeStep, Value: 1000 * s.dtLast, Unit: "ms"},
+	)
+	if s.removed > 0 {
+		figs = append(figs, sim.Figure{Name: FigRemoved, Value: float64(s.removed)})
+	}
+	if pr.missed {
+		figs = append(figs, sim.Figure{Name: FigSolveMiss, Value: 1, Warn: true})
+	}
+	st.Figures = figs
+	st.Notice, s.notice = s.notice, ""
+	if pr.missed {
+		st.Notice = joinNotice(st.Notice, fmt.Sprintf("the solve stopped at voronoi.max_iterations with a residual of %.2g", pr.residual))
+	}
+	if bad > 0 || fast > 0 {
+		failed := s.step
+		s.restore()
+		e := &sim.NonFiniteError{Mode: Name, Step: failed, Count: bad, Restored: s.time, Advice: advice}
+		if bad == 0 {
+			e.Count, e.Speed = fast, limit
+		}
+		return e
+	}
+	if s.step%30 == 0 {
+		s.save()
+	}
+	return nil
+}
+
+func joinNotice(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+// save keeps the state as the last good one; restore goes back to it.
+func (s *Solver) save() {
+	s.SaveState(&s.good)
+	s.saveBodies() // bodies.go
+}
+
+func (s *Solver) restore() {
+	s.loadState(&s.good)
+	s.restoreBodies() // bodies.go
+}
+
+// Frame implements sim.Solver. Rho is 1 for liquid particles and 0 for ballistic ones (the spray).
+func (s *Solver) Frame(dst *sim.Frame) {
+	dst.Resize(len(s.x))
+	copy(dst.Pos, s.x)
+	copy(dst.Vel, s.v)
+	copy(dst.ID, s.id)
+	st := s.proj.state
+	for i := range dst.Rho {
+		dst.Rho[i] = 1
+		if i < len(st) && st[i] == clip.Ballistic {
+			dst.Rho[i] = 0
+		}
+	}
+	dst.Body = nil
+	dst.Bodies = s.frameBodies(dst.Bodies) // bodies.go
+	dst.Material, dst.Palette = nil, nil
+	dst.Radius = float32(0.5 * s.spacing)
+	dst.Time, dst.Steps = s.time, s.step
+}
+
+// Stats implements sim.Solver.
+func (s *Solver) Stats() sim.Stats { return s.stats.Clone() }
+
+// Spacing is the particle spacing of the run, m.
+func (s *Solver) Spacing() float64 { return s.spacing }
