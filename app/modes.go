@@ -13,6 +13,7 @@ import (
 	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/reduced/game"
 	"github.com/slosh/slosh/sim/sph"
+	"github.com/slosh/slosh/sim/voronoi"
 )
 
 // DefaultMode is the mode used when neither the command line nor the scene names one.
@@ -106,6 +107,14 @@ func Modes() []Mode {
 			Desc:      "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
 			Params:    func() *param.Set { return sph.New().Params() },
 			New:       func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
+		},
+		{
+			Name:      voronoi.Name,
+			Title:     "Voronoi fluid",
+			StateKind: voronoi.Name,
+			Desc:      "incompressible liquid made divergence free on the particles' Voronoi diagram clipped by the solids and the free surface (Sin, Bargteil & Hodgins 2009), on the CPU: no pressure constant to tune",
+			Params:    func() *param.Set { return voronoi.New().Params() },
+			New:       func(*glh.Context) (sim.Solver, error) { return voronoi.New(), nil },
 		},
 		{
 			Name:      game.Name,
