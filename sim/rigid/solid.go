@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -347,6 +348,27 @@ func (s *Solid) Reach() float64 {
 		r = math.Max(r, math.Sqrt(o[0]*o[0]+o[1]*o[1]+o[2]*o[2]))
 	}
 	return r
+}
+
+// SurfaceSpeed is the fastest a point of the body within reach of its centre of mass moves: |v| + |ω| reach.
+func (s *Solid) SurfaceSpeed(reach float64) float64 {
+	v, w := s.V, s.W
+	return math.Sqrt(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]) + reach*math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2])
+}
+
+// Finite reports whether the body's pose and velocities are all finite.
+func (s *Solid) Finite() bool {
+	sum := s.C[0] + s.C[1] + s.C[2] + s.V[0] + s.V[1] + s.V[2] + s.W[0] + s.W[1] + s.W[2] + s.Q[0] + s.Q[1] + s.Q[2] + s.Q[3]
+	return !math.IsNaN(sum) && !math.IsInf(sum, 0)
+}
+
+// State is the body's pose as a frame carries it.
+func (s *Solid) State() sim.BodyState {
+	return sim.BodyState{
+		Center: [3]float32{float32(s.C[0]), float32(s.C[1]), float32(s.C[2])},
+		Rot:    [4]float32{float32(s.Q[0]), float32(s.Q[1]), float32(s.Q[2]), float32(s.Q[3])},
+		Origin: [3]float32{float32(s.Origin[0]), float32(s.Origin[1]), float32(s.Origin[2])},
+	}
 }
 
 // Motion returns the body's motion as stored.

@@ -614,7 +614,7 @@ func (s *Solver) contactBodies() {
 func (s *Solver) bodyReach(v2 float64) float64 {
 	for i := range s.bodies.list {
 		b := &s.bodies.list[i]
-		v := math.Sqrt(b.V[0]*b.V[0]+b.V[1]*b.V[1]+b.V[2]*b.V[2]) + b.reach*math.Sqrt(b.W[0]*b.W[0]+b.W[1]*b.W[1]+b.W[2]*b.W[2])
+		v := b.SurfaceSpeed(b.reach)
 		v2 = math.Max(v2, v*v)
 	}
 	return v2
@@ -624,9 +624,7 @@ func (s *Solver) bodyReach(v2 float64) float64 {
 func (s *Solver) badBodies() int {
 	n := 0
 	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		sum := b.C[0] + b.C[1] + b.C[2] + b.V[0] + b.V[1] + b.V[2] + b.W[0] + b.W[1] + b.W[2] + b.Q[0] + b.Q[1] + b.Q[2] + b.Q[3]
-		if math.IsNaN(sum) || math.IsInf(sum, 0) {
+		if !s.bodies.list[i].Finite() {
 			n++
 		}
 	}
@@ -659,12 +657,7 @@ func (s *Solver) restoreBodies() {
 func (s *Solver) frameBodies(dst []sim.BodyState) []sim.BodyState {
 	dst = dst[:0]
 	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		dst = append(dst, sim.BodyState{
-			Center: [3]float32{float32(b.C[0]), float32(b.C[1]), float32(b.C[2])},
-			Rot:    rigid.Quat{float32(b.Q[0]), float32(b.Q[1]), float32(b.Q[2]), float32(b.Q[3])},
-			Origin: [3]float32{float32(b.Origin[0]), float32(b.Origin[1]), float32(b.Origin[2])},
-		})
+		dst = append(dst, s.bodies.list[i].State())
 	}
 	return dst
 }
