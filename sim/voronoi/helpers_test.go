@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -79,3 +80,5 @@ func describe(s *Solver) string {
 	}
 	return out
 }
+
+func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

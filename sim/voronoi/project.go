@@ -561,26 +561,23 @@ func (s *Solver) gradient(p []float64, grad [][3]float64) {
 					m[r][4] += w2 * a[r] * p
 				}
 			}
-			// the boundary conditions as samples at the mirror of the site in each boundary facet: p = 0 beyond
-			// an air facet (where eq. 11 puts it), p = p_i beyond a solid one (no normal gradient)
-			var ghost [64][4]float64
+			// the free surface's condition as samples at the mirror of the site in each air facet, at p = 0
+			// (where eq. 11 puts it); the solids' facets get none: the fit is one-sided there, exact for a
+			// hydrostatic pressure, where a mirrored p_i would cancel the gradient that holds the liquid up
+			var ghost [64][3]float64
 			ng := 0
 			if s.Cfg.Gradient == GradientGhosts {
 				c := s.clp
 				flo, fhi := c.Facets(i)
 				for f := flo; f < fhi && ng < len(ghost); f++ {
 					k := c.Kind[f]
-					if k == clip.Voronoi && pr.state[c.Owner[f]] == clip.Liquid {
+					if k == clip.Wall || k == clip.Obstacle || (k == clip.Voronoi && pr.state[c.Owner[f]] == clip.Liquid) {
 						continue
 					}
 					nf, xf := c.Normal[f], c.FacetCentroid[f]
 					d := (xf[0]-float64(xi[0]))*nf[0] + (xf[1]-float64(xi[1]))*nf[1] + (xf[2]-float64(xi[2]))*nf[2]
 					d = 2*math.Max(d, 0) + eps
-					pg := 0.0
-					if k == clip.Wall || k == clip.Obstacle {
-						pg = p[i]
-					}
-					ghost[ng] = [4]float64{d * nf[0], d * nf[1], d * nf[2], pg}
+					ghost[ng] = [3]float64{d * nf[0], d * nf[1], d * nf[2]}
 					far = math.Max(far, d*1.0001)
 					ng++
 				}
@@ -590,7 +587,7 @@ func (s *Solver) gradient(p []float64, grad [][3]float64) {
 				add(float64(xj[0]-xi[0]), float64(xj[1]-xi[1]), float64(xj[2]-xi[2]), p[j])
 			}
 			for _, g := range ghost[:ng] {
-				add(g[0], g[1], g[2], g[3])
+				add(g[0], g[1], g[2], 0)
 			}
 			// a ridge far below a neighbourhood's own terms keeps a flat or linear neighbourhood solvable
 			for r := 1; r < 4; r++ {

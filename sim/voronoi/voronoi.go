@@ -101,6 +101,9 @@ type Solver struct {
 	bodies bodySet // rigid bodies (bodies.go)
 
 	good State // the state a failed step goes back to
+
+	// tests' hooks inside a step: after gravity and the removal (u*), and after the projection before the advection
+	afterGravity, beforeAdvect func()
 }
 
 // New returns a solver with the default configuration and no particles.
@@ -234,6 +237,9 @@ func (s *Solver) Step(dt float64) error {
 	}
 	s.removed = s.removeClose()
 	s.timer.Mark("remove")
+	if s.afterGravity != nil {
+		s.afterGravity()
+	}
 	s.placeSolids(s.time) // solids.go: the obstacles, the paddle and the bodies where they are at the step's start
 	if err := s.diag.Build(s.x, s.box); err != nil {
 		return s.fail(fmt.Errorf("voronoi: the diagram: %w", err))
@@ -244,6 +250,9 @@ func (s *Solver) Step(dt float64) error {
 	}
 	s.timer.Mark("clipping")
 	s.project(dt)
+	if s.beforeAdvect != nil {
+		s.beforeAdvect()
+	}
 	s.advect(dt)
 	s.stepBodies(dt) // bodies.go: the pressure on each body, then its step and contacts
 	s.time += dt
