@@ -84,8 +84,9 @@ const (
 // Defaults for Options.
 const (
 	DefaultTolRel    = 1e-6
-	DefaultMaxFacets = 256
-	DefaultMaxVerts  = 1024
+	DefaultMaxFacets = 8192
+	DefaultMaxVerts  = 8192
+	DefaultRefineRel = 0.3
 	blockCells       = 128
 	maxIter          = 200
 )
@@ -101,6 +102,9 @@ type Options struct {
 	// MaxFacets and MaxVerts bound one clipped cell (polygons while clipping, vertices); more is an error that
 	// names the cell. 0 means the defaults.
 	MaxFacets, MaxVerts int
+	// RefineRel sets the free surface's mesh size ℓ = RefineRel·Radius (see surface.go); 0 means
+	// DefaultRefineRel. Smaller is more accurate (the volume error goes as ℓ²) and slower (as 1/ℓ²).
+	RefineRel float64
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -115,6 +119,7 @@ type Stats struct {
 	Facets     int
 	Vertices   int
 	Iterations int64 // evaluations of g in root finding
+	Refined    int   // cells clipped by the free surface (meshed and projected onto the sphere)
 }
 
 // Clipper holds the clipped diagram: cell i owns facets [FacetStart[i], FacetStart[i+1]) and vertices
@@ -136,9 +141,12 @@ type Clipper struct {
 	FacetCentroid []vec3
 	Vert          []vec3
 
-	stats  Stats
-	blocks []*block
-	pool   par.Pool
+	stats         Stats
+	blocks        []*block
+	pArea         []float64 // pair's output, swapped with Area, Normal and FacetCentroid
+	pNormal, pCen []vec3
+	noPair        bool // tests: leave the shared facets as measured
+	pool          par.Pool
 }
 
 // New makes a Clipper.
@@ -154,6 +162,12 @@ func New(opt Options) (*Clipper, error) {
 	}
 	if !(opt.TolRel > 0 && opt.TolRel < 0.1) {
 		return nil, fmt.Errorf("voronoi clip: relative tolerance %g must lie in (0, 0.1)", opt.TolRel)
+	}
+	if opt.RefineRel == 0 {
+		opt.RefineRel = DefaultRefineRel
+	}
+	if !(opt.RefineRel >= 0.05 && opt.RefineRel <= 2) {
+		return nil, fmt.Errorf("voronoi clip: relative mesh size %g must lie in [0.05, 2]", opt.RefineRel)
 	}
 	if opt.MaxFacets == 0 {
 		opt.MaxFacets = DefaultMaxFacets
@@ -211,6 +225,9 @@ func (c *Clipper) Clip(d *cell.Diagram, pos [][4]float32, obstacles []SDF) error
 		}
 	}
 	c.gather(n, nb)
+	if c.opt.Radius > 0 && !c.noPair {
+		c.pair()
+	}
 	return nil
 }
 
@@ -247,6 +264,7 @@ func (c *Clipper) gather(n, nb int) {
 		st.Caps += b.stats.Caps
 		st.MultiCap += b.stats.MultiCap
 		st.Iterations += b.stats.Iterations
+		st.Refined += b.stats.Refined
 	}
 	st.Facets, st.Vertices = nf, nv
 	c.Kind = resize(c.Kind, nf)

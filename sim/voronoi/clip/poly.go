@@ -35,6 +35,13 @@ type block struct {
 	item []item
 	used []int32
 	comp []int32
+	out  []bool           // free surface: per vertex, outside the ball
+	bnd  []int32          // free surface: a facet's split boundary
+	memo map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
+}
+
+func errBudget(polys, verts int) error {
+	return fmt.Errorf("%d polygons and %d vertices exceed the budget", polys, verts)
 }
 
 // poly is a polyhedron as polygons over a shared vertex list, counter-clockwise seen from outside.
@@ -109,8 +116,31 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 		state = Empty
 	}
 	cut := false
+	s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
+	if rad := c.opt.Radius; rad > 0 && state == Liquid {
+		if far(p.v, s, rad) && !touchesNeighbour(d, i, s, rad) {
+			state = Ballistic
+		} else {
+			r, err := c.surface(b, s, rad, &grp)
+			if err != nil {
+				return fmt.Errorf("voronoi clip: cell %d, free surface: %w", i, err)
+			}
+			if r {
+				cut = true
+				b.stats.Refined++
+			}
+		}
+	}
+	reach := 0.0 // the largest distance from the site to a vertex, for skipping obstacles far away
+	for _, v := range p.v {
+		reach = max(reach, dot(sub(v, s), sub(v, s)))
+	}
+	reach = math.Sqrt(reach)
 	for k := 0; k < len(obst) && state == Liquid; k++ {
 		sdf := obst[k]
+		if ds := sdf(s); ds >= reach { // a distance bound: no vertex can be inside the solid
+			continue
+		}
 		r, err := c.clip(b, func(x vec3) float64 { return -sdf(x) }, Obstacle, int32(k), &grp)
 		if err != nil {
 			return fmt.Errorf("voronoi clip: cell %d, obstacle %d: %w", i, k, err)
@@ -118,18 +148,6 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 		cut = cut || r != 0
 		if r < 0 {
 			state = Empty
-		}
-	}
-	if c.opt.Radius > 0 && state == Liquid {
-		s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
-		rad := c.opt.Radius
-		r, err := c.clip(b, func(x vec3) float64 { return math.Sqrt(dot(sub(x, s), sub(x, s))) - rad }, Air, -1, &grp)
-		if err != nil {
-			return fmt.Errorf("voronoi clip: cell %d, free surface: %w", i, err)
-		}
-		cut = cut || r != 0
-		if r < 0 {
-			state = Ballistic
 		}
 	}
 	if cut {
@@ -318,7 +336,7 @@ func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, g
 	}
 	b.stats.Caps += caps
 	if q.n() > c.opt.MaxFacets || len(q.v) > c.opt.MaxVerts {
-		return 0, fmt.Errorf("%d polygons and %d vertices exceed the budget", q.n(), len(q.v))
+		return 0, errBudget(q.n(), len(q.v))
 	}
 	b.p, b.q = b.q, b.p
 	return 1, nil
@@ -402,6 +420,16 @@ func (c *Clipper) settle(b *block, g func(vec3) float64, x vec3, n vec3, reach f
 		return c.root(b, g, x, y, gx, gy)
 	}
 	return x
+}
+
+// far reports whether some vertex lies farther than r from s.
+func far(v []vec3, s vec3, r float64) bool {
+	for _, x := range v {
+		if w := sub(x, s); dot(w, w) > r*r {
+			return true
+		}
+	}
+	return false
 }
 
 // emit measures the cell and appends its facets (groups of polygons) and used vertices to the block's output.
