@@ -120,6 +120,7 @@ type Stats struct {
 	Vertices   int
 	Iterations int64 // evaluations of g in root finding
 	Refined    int   // cells clipped by the free surface (meshed and projected onto the sphere)
+	Polygons   int   // polygons of the measured (not copied) cells: the mesh's size
 }
 
 // Clipper holds the clipped diagram: cell i owns facets [FacetStart[i], FacetStart[i+1]) and vertices
@@ -145,7 +146,8 @@ type Clipper struct {
 	blocks        []*block
 	pArea         []float64 // pair's output, swapped with Area, Normal and FacetCentroid
 	pNormal, pCen []vec3
-	noPair        bool // tests: leave the shared facets as measured
+	noPair        bool   // tests: leave the shared facets as measured
+	measured      []bool // per cell: measured by emit, not copied from the diagram (see pair)
 	pool          par.Pool
 }
 
@@ -242,6 +244,7 @@ func (c *Clipper) reset(n int) {
 	c.State = resize(c.State, n)
 	c.Volume = resize(c.Volume, n)
 	c.Centroid = resize(c.Centroid, n)
+	c.measured = resize(c.measured, n)
 	c.FacetStart = resize(c.FacetStart, n+1)
 	c.VertStart = resize(c.VertStart, n+1)
 	c.FacetStart[0], c.VertStart[0] = 0, 0
@@ -265,6 +268,7 @@ func (c *Clipper) gather(n, nb int) {
 		st.MultiCap += b.stats.MultiCap
 		st.Iterations += b.stats.Iterations
 		st.Refined += b.stats.Refined
+		st.Polygons += b.stats.Polygons
 	}
 	st.Facets, st.Vertices = nf, nv
 	c.Kind = resize(c.Kind, nf)
@@ -286,6 +290,7 @@ func (c *Clipper) gather(n, nb int) {
 			copy(c.State[k*blockCells:], b.state)
 			copy(c.Volume[k*blockCells:], b.vol)
 			copy(c.Centroid[k*blockCells:], b.cen)
+			copy(c.measured[k*blockCells:], b.meas)
 			f, v := b.fBase, b.vBase
 			for j := range b.nf {
 				i := k*blockCells + j

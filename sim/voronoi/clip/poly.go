@@ -16,6 +16,7 @@ type block struct {
 	vol          []float64
 	cen          []vec3
 	nf, nv       []int32
+	meas         []bool // per cell: measured by emit (not copied from the diagram)
 	kind         []Kind
 	owner        []int32
 	normal       []vec3
@@ -78,7 +79,7 @@ func (c *Clipper) clipBlock(b *block, d *cell.Diagram, pos [][4]float32, obst []
 	b.stats = Stats{}
 	m := hi - lo
 	b.state, b.vol, b.cen = resize(b.state, m), resize(b.vol, m), resize(b.cen, m)
-	b.nf, b.nv = resize(b.nf, m), resize(b.nv, m)
+	b.nf, b.nv, b.meas = resize(b.nf, m), resize(b.nv, m), resize(b.meas, m)
 	b.kind, b.owner, b.normal, b.area, b.fcen, b.vert = b.kind[:0], b.owner[:0], b.normal[:0], b.area[:0],
 		b.fcen[:0], b.vert[:0]
 	for i := lo; i < hi; i++ {
@@ -91,11 +92,18 @@ func (c *Clipper) clipBlock(b *block, d *cell.Diagram, pos [][4]float32, obst []
 
 func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []SDF, i int) error {
 	j := i - (i/blockCells)*blockCells
+	vlo, vhi := d.Vertices(i)
+	flo, fhi := d.Facets(i)
+	s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
+	b.meas[j] = true
+	if fhi > flo && c.untouched(d.Vert[vlo:vhi], s, obst) {
+		c.copyCell(b, d, i, j)
+		b.meas[j] = false
+		return nil
+	}
 	p := &b.p
 	p.clear()
-	vlo, vhi := d.Vertices(i)
 	p.v = append(p.v, d.Vert[vlo:vhi]...)
-	flo, fhi := d.Facets(i)
 	for f := flo; f < fhi; f++ {
 		for _, v := range d.FacetLoop(f) {
 			p.idx = append(p.idx, v-int32(vlo))
@@ -116,7 +124,6 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 		state = Empty
 	}
 	cut := false
-	s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
 	if rad := c.opt.Radius; rad > 0 && state == Liquid {
 		if far(p.v, s, rad) && !touchesNeighbour(d, i, s, rad) {
 			state = Ballistic
@@ -422,6 +429,56 @@ func (c *Clipper) settle(b *block, g func(vec3) float64, x vec3, n vec3, reach f
 	return x
 }
 
+// untouched reports whether no clip can change the cell with vertices v around the site s: every vertex lies
+// within the free surface's radius, and every obstacle's distance at s exceeds the largest distance to a vertex.
+func (c *Clipper) untouched(v []vec3, s vec3, obst []SDF) bool {
+	reach := 0.0
+	for _, x := range v {
+		w := sub(x, s)
+		reach = max(reach, dot(w, w))
+	}
+	if rad := c.opt.Radius; rad > 0 && reach > rad*rad {
+		return false
+	}
+	reach = math.Sqrt(reach)
+	for _, o := range obst {
+		if !(o(s) >= reach) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyCell outputs cell i of d as it is, but for the pairing of shared facets that pair does for measured cells.
+func (c *Clipper) copyCell(b *block, d *cell.Diagram, i, j int) {
+	vlo, vhi := d.Vertices(i)
+	flo, fhi := d.Facets(i)
+	for f := flo; f < fhi; f++ {
+		o := d.Owner[f]
+		k := Voronoi
+		switch {
+		case o == cell.Far:
+			k = Far
+		case o < 0:
+			k = Wall
+		}
+		b.kind, b.owner = append(b.kind, k), append(b.owner, o)
+	}
+	for f := flo; f < fhi; f++ { // mutual pairs as their mean (cell keeps each side's own with Reach)
+		n, a, fc := d.Normal[f], d.Area[f], d.FacetCentroid[f]
+		if g := d.Twin[f]; g >= 0 && int(d.Twin[g]) == f {
+			if nm := sub(n, d.Normal[g]); dot(nm, nm) > 0 {
+				n, a = scale(nm, 1/math.Sqrt(dot(nm, nm))), 0.5*(a+d.Area[g])
+				fc = scale(add(fc, d.FacetCentroid[g]), 0.5)
+			}
+		}
+		b.normal, b.area, b.fcen = append(b.normal, n), append(b.area, a), append(b.fcen, fc)
+	}
+	b.vert = append(b.vert, d.Vert[vlo:vhi]...)
+	b.state[j], b.vol[j], b.cen[j] = Liquid, d.Volume[i], d.Centroid[i]
+	b.nf[j], b.nv[j] = int32(fhi-flo), int32(vhi-vlo)
+}
+
 // far reports whether some vertex lies farther than r from s.
 func far(v []vec3, s vec3, r float64) bool {
 	for _, x := range v {
@@ -451,6 +508,7 @@ func (c *Clipper) emit(b *block, j int, site [4]float32) {
 	var vol float64
 	var cen vec3
 	nf := 0
+	b.stats.Polygons += p.n()
 	for f := 0; f < p.n(); {
 		g := f
 		var av, ac vec3

@@ -365,8 +365,26 @@ func (c *Clipper) pair() {
 		}
 		return g
 	}
+	// A cell copied from the diagram already holds the mean of its mutual pairs (copyCell), so only a measured
+	// cell and its neighbours change. The new measures go to the scratch arrays first, as the twins' old ones are
+	// still being read.
+	touched := func(i int) bool {
+		if c.measured[i] {
+			return true
+		}
+		lo, hi := c.Facets(i)
+		for f := lo; f < hi; f++ {
+			if o := c.Owner[f]; c.Kind[f] == Voronoi && o >= 0 && int(o) < n && c.measured[o] {
+				return true
+			}
+		}
+		return false
+	}
 	c.pool.For(n, 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if !touched(i) {
+				continue
+			}
 			flo, fhi := c.Facets(i)
 			var delta vec3 // Σ area·normal removed by the change
 			air := 0.0
@@ -406,7 +424,14 @@ func (c *Clipper) pair() {
 			}
 		}
 	})
-	c.Area, c.pArea = c.pArea, c.Area
-	c.Normal, c.pNormal = c.pNormal, c.Normal
-	c.FacetCentroid, c.pCen = c.pCen, c.FacetCentroid
+	c.pool.For(n, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if touched(i) {
+				flo, fhi := c.Facets(i)
+				copy(c.Area[flo:fhi], c.pArea[flo:fhi])
+				copy(c.Normal[flo:fhi], c.pNormal[flo:fhi])
+				copy(c.FacetCentroid[flo:fhi], c.pCen[flo:fhi])
+			}
+		}
+	})
 }
