@@ -96,7 +96,7 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 	flo, fhi := d.Facets(i)
 	s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
 	b.meas[j] = true
-	if fhi > flo && c.untouched(d.Vert[vlo:vhi], s, obst) {
+	if fhi > flo && !c.noCopy && c.untouched(d.Vert[vlo:vhi], s, obst) {
 		c.copyCell(b, d, i, j)
 		b.meas[j] = false
 		return nil
@@ -319,6 +319,12 @@ func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, g
 		}
 		if l := math.Sqrt(dot(area, area)); l > 0 {
 			avg = c.settle(b, g, avg, scale(area, 1/l), reach)
+		}
+		if ga := g(avg); ga > 0 || math.IsNaN(ga) {
+			// still on the removed side (a cap curved around the removed side, as a thin shell left by the free
+			// surface has): the root towards one of the chain's vertices, which are all kept
+			w := q.v[b.comp[0]]
+			avg = c.root(b, g, w, avg, g(w), ga)
 		}
 		a := int32(len(q.v))
 		q.v = append(q.v, avg)

@@ -272,3 +272,82 @@ func unionVolume(pos [][4]float32, r, zmin float64, m int) float64 {
 	}
 	return vol
 }
+
+// Cells that no clip reaches are copied from the diagram: the same cells and facets as measuring them, and the
+// clipped ones untouched by the copy.
+func TestCopiedCellsMatchMeasured(t *testing.T) {
+	const h = 0.1
+	rng := rand.New(rand.NewSource(5))
+	var pos [][4]float32
+	for z := range 6 {
+		for y := range 6 {
+			for x := range 6 {
+				p := [4]float32{}
+				for a, q := range [3]int{x, y, z} {
+					p[a] = float32(0.2 + (float64(q)+0.2*(rng.Float64()-0.5))*h)
+				}
+				pos = append(pos, p)
+			}
+		}
+	}
+	ball := func(p [3]float64) float64 { w := sub(p, vec3{0.2, 0.2, 0.2}); return math.Sqrt(dot(w, w)) - 0.15 }
+	r := 1.2 * h
+	d, err := cell.New(cell.Options{Spacing: h, Reach: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Build(pos, cell.Box{Max: [3]float64{1, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var cs [2]*Clipper
+	for k := range 2 {
+		c, err := New(Options{Spacing: h, Radius: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.noCopy = k == 1
+		if err := c.Clip(d, pos, []SDF{ball}); err != nil {
+			t.Fatal(err)
+		}
+		cs[k] = c
+	}
+	a, m := cs[0], cs[1]
+	vtol := d.Stats().Eps * h * h // the diagram's volume keeps the dropped slivers' part
+	copied := 0
+	for i := range a.NumCells() {
+		if a.measured[i] {
+			continue
+		}
+		copied++
+		if a.State[i] != m.State[i] || math.Abs(a.Volume[i]-m.Volume[i]) > vtol {
+			t.Fatalf("cell %d: copied state %d volume %g, measured %d %g", i, a.State[i], a.Volume[i], m.State[i],
+				m.Volume[i])
+		}
+		alo, ahi := a.Facets(i)
+		mlo, mhi := m.Facets(i)
+		if ahi-alo != mhi-mlo {
+			t.Fatalf("cell %d: %d facets copied, %d measured", i, ahi-alo, mhi-mlo)
+		}
+		for k := range ahi - alo {
+			f, g := alo+k, mlo+k
+			if a.Kind[f] != m.Kind[g] || a.Owner[f] != m.Owner[g] || math.Abs(a.Area[f]-m.Area[g]) > 1e-9*h*h ||
+				dot(a.Normal[f], m.Normal[g]) < 1-1e-9 {
+				t.Fatalf("cell %d facet %d: copied %v %d %g %v, measured %v %d %g %v", i, k, a.Kind[f], a.Owner[f],
+					a.Area[f], a.Normal[f], m.Kind[g], m.Owner[g], m.Area[g], m.Normal[g])
+			}
+		}
+	}
+	if copied == 0 || copied == a.NumCells() {
+		t.Fatalf("%d of %d cells copied", copied, a.NumCells())
+	}
+	for i := range a.NumCells() {
+		if math.Abs(a.Volume[i]-m.Volume[i]) > vtol {
+			t.Fatalf("cell %d: volume %g, measured everywhere %g", i, a.Volume[i], m.Volume[i])
+		}
+	}
+	// the particles near the ball's centre lie inside the solid: what the free surface leaves of their cells is a
+	// thin shell around the solid, whose obstacle cap curves around the removed side
+	checkOutside(t, a, ball, 1e-9)
+	checkClosedTol(t, a, h, float64(d.Stats().Slivers)*d.Stats().Eps*h)
+	t.Logf("%d of %d cells copied", copied, a.NumCells())
+}
