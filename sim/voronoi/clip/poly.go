@@ -148,7 +148,14 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 		if ds := sdf(s); ds >= reach { // a distance bound: no vertex can be inside the solid
 			continue
 		}
-		r, err := c.clip(b, func(x vec3) float64 { return -sdf(x) }, Obstacle, int32(k), &grp)
+		all := func(x vec3) float64 { // inside any of the obstacles clipped so far
+			g := -sdf(x)
+			for _, o := range obst[:k] {
+				g = max(g, -o(x))
+			}
+			return g
+		}
+		r, err := c.clip(b, func(x vec3) float64 { return -sdf(x) }, all, Obstacle, int32(k), &grp)
 		if err != nil {
 			return fmt.Errorf("voronoi clip: cell %d, obstacle %d: %w", i, k, err)
 		}
@@ -176,7 +183,13 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 
 // clip removes the part of b.p where g > 0. It returns 0 when nothing changed, 1 when the cell was cut and −1
 // when every vertex was removed (the cell is cleared).
-func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, grp *int32) (int, error) {
+//
+// all, when not nil, is the union of this clip's removed region with the earlier clips': an average vertex in
+// it is moved out (see walk).
+func (c *Clipper) clip(b *block, g, all func(vec3) float64, kind Kind, owner int32, grp *int32) (int, error) {
+	if all == nil {
+		all = g
+	}
 	p := &b.p
 	nv0 := len(p.v)
 	b.g, b.rem = resize(b.g, nv0), resize(b.rem, nv0)
@@ -320,11 +333,14 @@ func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, g
 		if l := math.Sqrt(dot(area, area)); l > 0 {
 			avg = c.settle(b, g, avg, scale(area, 1/l), reach)
 		}
-		if ga := g(avg); ga > 0 || math.IsNaN(ga) {
-			// still on the removed side (a cap curved around the removed side, as a thin shell left by the free
-			// surface has): the root towards one of the chain's vertices, which are all kept
+		if ga := all(avg); ga > 0 || math.IsNaN(ga) {
+			// still on the removed side, or inside an earlier clip's (a cap curved around the removed side, as a
+			// thin shell left by the free surface has, or a cap next to another obstacle): the root towards one of
+			// the chain's vertices, which are all kept
 			w := q.v[b.comp[0]]
-			avg = c.root(b, g, w, avg, g(w), ga)
+			if gw := all(w); gw <= 0 {
+				avg = c.root(b, all, w, avg, gw, ga)
+			}
 		}
 		a := int32(len(q.v))
 		q.v = append(q.v, avg)

@@ -99,7 +99,8 @@ func (c *Clipper) surface(b *block, s vec3, r float64, grp *int32) (bool, error)
 			if !cut {
 				continue
 			}
-			if _, err := c.clip(b, func(x vec3) float64 { return sg*(x[a]-s[a]) - h }, Far, cell.Far, grp); err != nil {
+			if _, err := c.clip(b, func(x vec3) float64 { return sg*(x[a]-s[a]) - h }, nil, Far,
+				cell.Far, grp); err != nil {
 				return false, err
 			}
 		}
@@ -337,7 +338,8 @@ func sphereCrossing(a, e, s vec3, r2 float64) vec3 {
 // (so a system built from either side is symmetric). The two sides are meshed from their own polygons, which
 // differ where the Reach cube of cell.Options cut them differently, so their measures differ by the mesh's
 // error (about 10⁻³ of the area at the default RefineRel); the change in the cell's Σ area·normal is taken up
-// by its air facets in proportion to their areas, so the cell stays closed. The volume is not changed.
+// by its air facets in proportion to their areas (by its obstacle facets where it has no air, by its walls where
+// it has neither), so the cell stays closed. The volume is not changed.
 func (c *Clipper) pair() {
 	n := c.NumCells()
 	nf := len(c.Area)
@@ -387,12 +389,11 @@ func (c *Clipper) pair() {
 			}
 			flo, fhi := c.Facets(i)
 			var delta vec3 // Σ area·normal removed by the change
-			air := 0.0
+			var takes [Air + 1]float64
 			for f := flo; f < fhi; f++ {
 				c.pArea[f], c.pNormal[f], c.pCen[f] = c.Area[f], c.Normal[f], c.FacetCentroid[f]
-				if c.Kind[f] == Air {
-					air += c.Area[f]
-				}
+				takes[c.Kind[f]] += c.Area[f]
+
 				if c.Kind[f] != Voronoi {
 					continue
 				}
@@ -410,14 +411,22 @@ func (c *Clipper) pair() {
 				c.pCen[f] = scale(add(c.FacetCentroid[f], c.FacetCentroid[g]), 0.5)
 				delta = add(delta, sub(scale(c.Normal[f], c.Area[f]), scale(c.pNormal[f], a)))
 			}
-			if air == 0 {
+			// the facets that take up delta: the air ones, else the obstacles' (the air may all be inside a solid),
+			// else the walls'
+			k := Air
+			for _, kk := range [...]Kind{Air, Obstacle, Wall} {
+				if k = kk; takes[k] > 0 {
+					break
+				}
+			}
+			if takes[k] == 0 || delta == (vec3{}) {
 				continue
 			}
 			for f := flo; f < fhi; f++ {
-				if c.Kind[f] != Air {
+				if c.Kind[f] != k {
 					continue
 				}
-				v := add(scale(c.Normal[f], c.Area[f]), scale(delta, c.Area[f]/air))
+				v := add(scale(c.Normal[f], c.Area[f]), scale(delta, c.Area[f]/takes[k]))
 				if l := math.Sqrt(dot(v, v)); l > 0 {
 					c.pArea[f], c.pNormal[f] = l, scale(v, 1/l)
 				}

@@ -351,3 +351,63 @@ func TestCopiedCellsMatchMeasured(t *testing.T) {
 	checkClosedTol(t, a, h, float64(d.Stats().Slivers)*d.Stats().Eps*h)
 	t.Logf("%d of %d cells copied", copied, a.NumCells())
 }
+
+// Random clouds of varied density, radii and obstacles: every cell is closed, has no vertex outside its ball or
+// inside a solid, and no more volume than its ball.
+func TestRandomClouds(t *testing.T) {
+	const h = 0.1
+	rng := rand.New(rand.NewSource(9))
+	for trial := range 12 {
+		n := 20 + rng.Intn(200)
+		spread := 0.2 + 0.6*rng.Float64()
+		var pos [][4]float32
+		for range n {
+			var p [4]float32
+			for a := range 3 {
+				p[a] = float32(0.5 + spread*(rng.Float64()-0.5))
+			}
+			pos = append(pos, p)
+		}
+		r := h * (0.6 + 0.9*rng.Float64())
+		ctr := vec3{rng.Float64(), rng.Float64(), rng.Float64()}
+		R := 0.1 + 0.2*rng.Float64()
+		obst := []SDF{
+			func(p [3]float64) float64 { w := sub(p, ctr); return math.Sqrt(dot(w, w)) - R },
+			func(p [3]float64) float64 { return p[2] - 0.35 },
+		}
+		d, err := cell.New(cell.Options{Spacing: h, Reach: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Build(pos, cell.Box{Max: [3]float64{1, 1, 1}}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(Options{Spacing: h, Radius: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Clip(d, pos, obst); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		checkClosedTol(t, c, h, float64(max(d.Stats().Slivers, 1))*d.Stats().Eps*h)
+		// the last obstacle clipped leaves no vertex inside it. KNOWN GAP: an earlier obstacle's cap is one fan,
+		// flat across the cell and inside the curved solid by its sag, and a later clip puts vertices on it (0.06h
+		// deep here; 0.2h without the free surface, whose cells are larger)
+		checkOutside(t, c, obst[1], 1e-9)
+		checkOutside(t, c, obst[0], 0.1*h)
+		ball := 4.0 / 3 * math.Pi * r * r * r
+		for i := range c.NumCells() {
+			if c.Volume[i] > ball*(1+1e-9) || math.IsNaN(c.Volume[i]) {
+				t.Fatalf("trial %d cell %d: volume %g above the ball's %g", trial, i, c.Volume[i], ball)
+			}
+			for v := c.VertStart[i]; v < c.VertStart[i+1]; v++ {
+				if w := sub(c.Vert[v], site(pos[i])); math.Sqrt(dot(w, w)) > r*(1+1e-9) {
+					t.Fatalf("trial %d cell %d: vertex outside the ball", trial, i)
+				}
+			}
+		}
+		st := c.Stats()
+		t.Logf("trial %d: %d particles, r = %.2fh: %d refined, %d ballistic, %d empty", trial, n, r/h, st.Refined,
+			st.Ballistic, st.Empty)
+	}
+}
