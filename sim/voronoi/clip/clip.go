@@ -172,6 +172,7 @@ type Clipper struct {
 	pNormal, pCen []vec3
 	noPair        bool   // tests: leave the shared facets as measured
 	noCopy        bool   // tests: measure every cell, even one no clip reaches
+	noMerge       bool   // tests: keep the free surface's kept parts as meshed
 	measured      []bool // per cell: measured by emit, not copied from the diagram (see pair)
 	pool          par.Pool
 }

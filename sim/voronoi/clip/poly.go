@@ -25,20 +25,27 @@ type block struct {
 	vert         []vec3
 	fBase, vBase int
 
-	p, q poly // the cell, and the clip's output
-	g    []float64
-	rem  []bool
-	xa   []int32 // crossing memo: edge (xa, xb) → vertex xv
-	xb   []int32
-	xv   []int32
-	next []int32 // per new vertex: its successor along the cap, or −1
-	pred []bool
-	item []item
-	used []int32
-	comp []int32
-	out  []bool           // free surface: per vertex, outside the ball
-	bnd  []int32          // free surface: a facet's split boundary
-	memo map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
+	p, q    poly // the cell, and the clip's output
+	g       []float64
+	rem     []bool
+	xa      []int32 // crossing memo: edge (xa, xb) → vertex xv
+	xb      []int32
+	xv      []int32
+	next    []int32 // per new vertex: its successor along the cap, or −1
+	pred    []bool
+	item    []item
+	used    []int32
+	comp    []int32
+	out     []bool           // free surface: per vertex, outside the ball
+	bnd     []int32          // free surface: a facet's split boundary
+	memo    map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
+	gb      []int32          // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
+	gbS     []int32
+	gbN     []int32
+	exit    []bool  // free surface: per item of a kept part, whether it is the crossing where the part exits
+	succ    []int32 // free surface: per vertex, its successor on a kept region's boundary, or −1
+	seen    []bool
+	touched []int32
 }
 
 func errBudget(polys, verts int) error {
@@ -128,7 +135,16 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 		if far(p.v, s, rad) && !touchesNeighbour(d, i, s, rad) {
 			state = Ballistic
 		} else {
-			r, err := c.surface(b, s, rad, &grp)
+			// an obstacle near the cell clips the mesh next, and is found more accurately on its finer polygons
+			merge := !c.noMerge
+			reach := 0.0
+			for _, v := range p.v {
+				reach = max(reach, dot(sub(v, s), sub(v, s)))
+			}
+			for _, o := range obst {
+				merge = merge && o(s) >= math.Sqrt(reach)
+			}
+			r, err := c.surface(b, s, rad, merge, &grp)
 			if err != nil {
 				return fmt.Errorf("voronoi clip: cell %d, free surface: %w", i, err)
 			}

@@ -18,7 +18,9 @@ import (
 //     than ℓ;
 //  3. each mesh polygon is split where its edges cross the sphere (the exact crossing, shared by the two
 //     polygons of the edge): the part inside keeps the facet's kind and owner, each run of vertices outside
-//     becomes an air polygon, and those vertices are projected radially onto the sphere.
+//     becomes an air polygon, and those vertices are projected radially onto the sphere;
+//  4. unless an obstacle is near (it clips the mesh next, more accurately on small polygons), each facet's
+//     kept parts, flat, are joined into one polygon, so the measures see fewer polygons.
 //
 // The result is closed (every mesh edge is shared and every vertex moves once), it has no vertex outside the
 // ball, and the sphere is seen wherever it crosses the mesh, including a ball that bulges through the middle of
@@ -72,8 +74,9 @@ func segDist2(x, a, e vec3) float64 {
 
 func edgeKey(a, e int32) uint64 { return uint64(uint32(min(a, e)))<<32 | uint64(uint32(max(a, e))) }
 
-// surface clips b.p by the ball of radius r around s (see above). It returns whether anything changed.
-func (c *Clipper) surface(b *block, s vec3, r float64, grp *int32) (bool, error) {
+// surface clips b.p by the ball of radius r around s (see above). It returns whether anything changed. With
+// merge, each facet's kept part is one polygon (see merge), not the mesh's.
+func (c *Clipper) surface(b *block, s vec3, r float64, merge bool, grp *int32) (bool, error) {
 	p := &b.p
 	r2 := r * r
 	far := false
@@ -109,7 +112,7 @@ func (c *Clipper) surface(b *block, s vec3, r float64, grp *int32) (bool, error)
 	if b.q.n() > c.opt.MaxFacets || len(b.q.v) > c.opt.MaxVerts {
 		return false, errBudget(b.q.n(), len(b.q.v))
 	}
-	c.split(b, s, r, grp)
+	c.split(b, s, r, merge, grp)
 	if b.p.n() > c.opt.MaxFacets || len(b.p.v) > c.opt.MaxVerts {
 		return false, errBudget(b.p.n(), len(b.p.v))
 	}
@@ -133,6 +136,10 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 		b.memo = map[uint64]int32{}
 	}
 	clear(b.memo)
+	b.gb = b.gb[:0]
+	for k := range b.gbN {
+		b.gbN[k] = 0
+	}
 	for f := 0; f < p.n(); f++ {
 		loop := p.idx[p.start[f]:p.start[f+1]]
 		any := false
@@ -175,6 +182,11 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 			q.close(p.kind[f], p.owner[f], p.grp[f])
 			continue
 		}
+		for int(p.grp[f]) >= len(b.gbS) {
+			b.gbS, b.gbN = append(b.gbS, 0), append(b.gbN, 0)
+		}
+		b.gbS[p.grp[f]], b.gbN[p.grp[f]] = int32(len(b.gb)), int32(len(bnd))
+		b.gb = append(b.gb, bnd...)
 		var ctr vec3
 		for _, a := range loop {
 			ctr = add(ctr, p.v[a])
@@ -219,7 +231,7 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 
 // split cuts the mesh b.q by the sphere into b.p: per facet (group), first the kept parts, then the air parts
 // as a group of their own; vertices outside are then projected onto the sphere.
-func (c *Clipper) split(b *block, s vec3, r float64, grp *int32) {
+func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 	p, q := &b.p, &b.q
 	r2 := r * r
 	rin := (r - c.tol) * (r - c.tol) // a vertex within Tol of the sphere is moved onto it, so no sliver stays
@@ -247,13 +259,17 @@ func (c *Clipper) split(b *block, s vec3, r float64, grp *int32) {
 		for g < q.n() && q.grp[g] == q.grp[f] {
 			g++
 		}
+		np0, st0 := p.n(), len(p.idx)
+		b.touched = b.touched[:0]
 		for h := f; h < g; h++ {
 			loop := q.idx[q.start[h]:q.start[h+1]]
 			st := len(p.idx)
+			b.exit = b.exit[:0]
 			for k, a := range loop {
 				e := loop[(k+1)%len(loop)]
 				if !out[a] {
 					p.idx = append(p.idx, a)
+					b.exit = append(b.exit, false)
 				}
 				if out[a] != out[e] {
 					if out[a] {
@@ -261,6 +277,7 @@ func (c *Clipper) split(b *block, s vec3, r float64, grp *int32) {
 					} else {
 						p.idx = append(p.idx, cross(a, e))
 					}
+					b.exit = append(b.exit, !out[a])
 				}
 			}
 			if len(p.idx)-st < 3 {
@@ -268,6 +285,17 @@ func (c *Clipper) split(b *block, s vec3, r float64, grp *int32) {
 				continue
 			}
 			p.close(q.kind[h], q.owner[h], q.grp[h])
+			if merge && g-f > 1 { // chords of the kept part: exit → the entry that follows it
+				it := p.idx[st:]
+				for k, x := range it {
+					if b.exit[k] {
+						b.link(x, it[(k+1)%len(it)], len(p.v))
+					}
+				}
+			}
+		}
+		if merge && g-f > 1 && int(q.grp[f]) < len(b.gbN) && b.gbN[q.grp[f]] > 0 {
+			c.merge(b, q.kind[f], q.owner[f], q.grp[f], np0, st0, cross)
 		}
 		air := false
 		for h := f; h < g; h++ {
@@ -312,6 +340,75 @@ func (c *Clipper) split(b *block, s vec3, r float64, grp *int32) {
 			w := sub(p.v[v], s)
 			p.v[v] = add(s, scale(w, r/math.Sqrt(dot(w, w))))
 		}
+	}
+}
+
+// link records x → y on the boundary of a facet's kept region.
+func (b *block) link(x, y int32, nv int) {
+	for len(b.succ) < nv {
+		b.succ, b.seen = append(b.succ, -1), append(b.seen, false)
+	}
+	b.succ[x] = y
+	b.touched = append(b.touched, x)
+}
+
+// merge replaces the kept parts of a meshed facet's polygons, b.p's polygons from np0 on, by the boundary of
+// their union (the facet's own boundary where it is kept, joined by the chain of chords across the mesh), so
+// the flat kept region is one polygon, or as many as it has components. Where the chain does not close it
+// leaves them as they are.
+func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cross func(a, e int32) int32) {
+	p := &b.p
+	out := b.out
+	bnd := b.gb[b.gbS[grp] : b.gbS[grp]+b.gbN[grp]]
+	for k, a := range bnd {
+		e := bnd[(k+1)%len(bnd)]
+		switch {
+		case !out[a] && !out[e]:
+			b.link(a, e, len(p.v))
+		case !out[a]:
+			b.link(a, cross(a, e), len(p.v))
+		case !out[e]:
+			b.link(cross(e, a), e, len(p.v))
+		}
+	}
+	ok := true
+	tmp := b.comp[:0]
+	var starts []int32
+	for _, t := range b.touched {
+		if b.seen[t] || !ok {
+			continue
+		}
+		n0 := len(tmp)
+		for x := t; ; {
+			if b.seen[x] {
+				ok = x == t && len(tmp)-n0 >= 3
+				break
+			}
+			b.seen[x] = true
+			tmp = append(tmp, x)
+			if x = b.succ[x]; x < 0 {
+				ok = false
+				break
+			}
+		}
+		starts = append(starts, int32(n0))
+	}
+	for _, t := range b.touched {
+		b.succ[t], b.seen[t] = -1, false
+	}
+	b.comp = tmp
+	if !ok {
+		return
+	}
+	p.idx, p.start = p.idx[:st0], p.start[:np0+1]
+	p.kind, p.owner, p.grp = p.kind[:np0], p.owner[:np0], p.grp[:np0]
+	for k, s0 := range starts {
+		e := int32(len(tmp))
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		p.idx = append(p.idx, tmp[s0:e]...)
+		p.close(kind, owner, grp)
 	}
 }
 

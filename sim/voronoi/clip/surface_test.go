@@ -411,3 +411,56 @@ func TestRandomClouds(t *testing.T) {
 			st.Ballistic, st.Empty)
 	}
 }
+
+// Joining each facet's kept parts into one polygon changes no measure, only the number of polygons.
+func TestMergedKeptParts(t *testing.T) {
+	const h = 0.1
+	pos0, _ := lattice(4, h)
+	rng := rand.New(rand.NewSource(7))
+	var pos [][4]float32
+	for _, p := range pos0 {
+		for a := range 3 {
+			p[a] += float32(0.3 + 0.2*h*(rng.Float64()-0.5))
+		}
+		pos = append(pos, p)
+	}
+	d, err := cell.New(cell.Options{Spacing: h, Reach: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Build(pos, cell.Box{Max: [3]float64{1, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var cs [2]*Clipper
+	for k := range 2 {
+		c, err := New(Options{Spacing: h, Radius: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.noMerge = k == 1
+		if err := c.Clip(d, pos, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs[k] = c
+	}
+	a, m := cs[0], cs[1]
+	if len(a.Area) != len(m.Area) {
+		t.Fatalf("%d facets merged, %d not", len(a.Area), len(m.Area))
+	}
+	for i := range a.NumCells() {
+		if math.Abs(a.Volume[i]-m.Volume[i]) > 1e-12*h*h*h {
+			t.Fatalf("cell %d: volume %g merged, %g not", i, a.Volume[i], m.Volume[i])
+		}
+	}
+	for f := range a.Area {
+		if a.Kind[f] != m.Kind[f] || math.Abs(a.Area[f]-m.Area[f]) > 1e-12*h*h || dot(a.Normal[f], m.Normal[f]) < 1-1e-12 {
+			t.Fatalf("facet %d: %v %g merged, %v %g not", f, a.Kind[f], a.Area[f], m.Kind[f], m.Area[f])
+		}
+	}
+	pa, pm := a.Stats().Polygons, m.Stats().Polygons
+	t.Logf("%d polygons merged, %d not", pa, pm)
+	if pa >= pm*9/10 {
+		t.Fatalf("%d polygons merged, %d not", pa, pm)
+	}
+	checkClosedTol(t, a, h, float64(max(d.Stats().Slivers, 1))*d.Stats().Eps*h)
+}
