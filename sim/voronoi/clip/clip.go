@@ -80,7 +80,8 @@ func cross(a, b vec3) vec3 {
 }
 func lerp(a, b vec3, t float64) vec3 { return add(a, scale(sub(b, a), t)) }
 
-// SDF is a signed distance function: negative inside the solid.
+// SDF is a signed distance function: negative inside the solid. Clip leaves a cell alone when the value at its
+// site exceeds the distance to its farthest vertex, so outside the solid it must not overestimate the distance.
 type SDF func(p [3]float64) float64
 
 // Kind labels a clipped facet.
