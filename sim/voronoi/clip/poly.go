@@ -16,6 +16,7 @@ type block struct {
 	vol          []float64
 	cen          []vec3
 	nf, nv       []int32
+	meas         []bool // per cell: measured by emit (not copied from the diagram)
 	kind         []Kind
 	owner        []int32
 	normal       []vec3
@@ -24,17 +25,31 @@ type block struct {
 	vert         []vec3
 	fBase, vBase int
 
-	p, q poly // the cell, and the clip's output
-	g    []float64
-	rem  []bool
-	xa   []int32 // crossing memo: edge (xa, xb) → vertex xv
-	xb   []int32
-	xv   []int32
-	next []int32 // per new vertex: its successor along the cap, or −1
-	pred []bool
-	item []item
-	used []int32
-	comp []int32
+	p, q    poly // the cell, and the clip's output
+	g       []float64
+	rem     []bool
+	xa      []int32 // crossing memo: edge (xa, xb) → vertex xv
+	xb      []int32
+	xv      []int32
+	next    []int32 // per new vertex: its successor along the cap, or −1
+	pred    []bool
+	item    []item
+	used    []int32
+	comp    []int32
+	out     []bool           // free surface: per vertex, outside the ball
+	bnd     []int32          // free surface: a facet's split boundary
+	memo    map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
+	gb      []int32          // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
+	gbS     []int32
+	gbN     []int32
+	exit    []bool  // free surface: per item of a kept part, whether it is the crossing where the part exits
+	succ    []int32 // free surface: per vertex, its successor on a kept region's boundary, or −1
+	seen    []bool
+	touched []int32
+}
+
+func errBudget(polys, verts int) error {
+	return fmt.Errorf("%d polygons and %d vertices exceed the budget", polys, verts)
 }
 
 // poly is a polyhedron as polygons over a shared vertex list, counter-clockwise seen from outside.
@@ -71,7 +86,7 @@ func (c *Clipper) clipBlock(b *block, d *cell.Diagram, pos [][4]float32, obst []
 	b.stats = Stats{}
 	m := hi - lo
 	b.state, b.vol, b.cen = resize(b.state, m), resize(b.vol, m), resize(b.cen, m)
-	b.nf, b.nv = resize(b.nf, m), resize(b.nv, m)
+	b.nf, b.nv, b.meas = resize(b.nf, m), resize(b.nv, m), resize(b.meas, m)
 	b.kind, b.owner, b.normal, b.area, b.fcen, b.vert = b.kind[:0], b.owner[:0], b.normal[:0], b.area[:0],
 		b.fcen[:0], b.vert[:0]
 	for i := lo; i < hi; i++ {
@@ -84,11 +99,18 @@ func (c *Clipper) clipBlock(b *block, d *cell.Diagram, pos [][4]float32, obst []
 
 func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []SDF, i int) error {
 	j := i - (i/blockCells)*blockCells
+	vlo, vhi := d.Vertices(i)
+	flo, fhi := d.Facets(i)
+	s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
+	b.meas[j] = true
+	if fhi > flo && !c.noCopy && c.untouched(d.Vert[vlo:vhi], s, obst) {
+		c.copyCell(b, d, i, j)
+		b.meas[j] = false
+		return nil
+	}
 	p := &b.p
 	p.clear()
-	vlo, vhi := d.Vertices(i)
 	p.v = append(p.v, d.Vert[vlo:vhi]...)
-	flo, fhi := d.Facets(i)
 	for f := flo; f < fhi; f++ {
 		for _, v := range d.FacetLoop(f) {
 			p.idx = append(p.idx, v-int32(vlo))
@@ -109,27 +131,53 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 		state = Empty
 	}
 	cut := false
+	if rad := c.opt.Radius; rad > 0 && state == Liquid {
+		if far(p.v, s, rad) && !touchesNeighbour(d, i, s, rad) {
+			state = Ballistic
+		} else {
+			// an obstacle near the cell clips the mesh next, and is found more accurately on its finer polygons
+			merge := !c.noMerge
+			reach := 0.0
+			for _, v := range p.v {
+				reach = max(reach, dot(sub(v, s), sub(v, s)))
+			}
+			for _, o := range obst {
+				merge = merge && o(s) >= math.Sqrt(reach)
+			}
+			r, err := c.surface(b, s, rad, merge, &grp)
+			if err != nil {
+				return fmt.Errorf("voronoi clip: cell %d, free surface: %w", i, err)
+			}
+			if r {
+				cut = true
+				b.stats.Refined++
+			}
+		}
+	}
+	reach := 0.0 // the largest distance from the site to a vertex, for skipping obstacles far away
+	for _, v := range p.v {
+		reach = max(reach, dot(sub(v, s), sub(v, s)))
+	}
+	reach = math.Sqrt(reach)
 	for k := 0; k < len(obst) && state == Liquid; k++ {
 		sdf := obst[k]
-		r, err := c.clip(b, func(x vec3) float64 { return -sdf(x) }, Obstacle, int32(k), &grp)
+		if ds := sdf(s); ds >= reach { // a distance bound: no vertex can be inside the solid
+			continue
+		}
+		all := func(x vec3) float64 { // inside any of the obstacles clipped so far
+			g := -sdf(x)
+			for _, o := range obst[:k] {
+				g = max(g, -o(x))
+			}
+			return g
+		}
+		r, err := c.clip(b, func(x vec3) float64 { return -sdf(x) }, all, Obstacle, int32(k), &grp)
 		if err != nil {
 			return fmt.Errorf("voronoi clip: cell %d, obstacle %d: %w", i, k, err)
 		}
 		cut = cut || r != 0
 		if r < 0 {
 			state = Empty
-		}
-	}
-	if c.opt.Radius > 0 && state == Liquid {
-		s := vec3{float64(pos[i][0]), float64(pos[i][1]), float64(pos[i][2])}
-		rad := c.opt.Radius
-		r, err := c.clip(b, func(x vec3) float64 { return math.Sqrt(dot(sub(x, s), sub(x, s))) - rad }, Air, -1, &grp)
-		if err != nil {
-			return fmt.Errorf("voronoi clip: cell %d, free surface: %w", i, err)
-		}
-		cut = cut || r != 0
-		if r < 0 {
-			state = Ballistic
 		}
 	}
 	if cut {
@@ -151,7 +199,13 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 
 // clip removes the part of b.p where g > 0. It returns 0 when nothing changed, 1 when the cell was cut and −1
 // when every vertex was removed (the cell is cleared).
-func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, grp *int32) (int, error) {
+//
+// all, when not nil, is the union of this clip's removed region with the earlier clips': an average vertex in
+// it is moved out (see walk).
+func (c *Clipper) clip(b *block, g, all func(vec3) float64, kind Kind, owner int32, grp *int32) (int, error) {
+	if all == nil {
+		all = g
+	}
 	p := &b.p
 	nv0 := len(p.v)
 	b.g, b.rem = resize(b.g, nv0), resize(b.rem, nv0)
@@ -295,6 +349,15 @@ func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, g
 		if l := math.Sqrt(dot(area, area)); l > 0 {
 			avg = c.settle(b, g, avg, scale(area, 1/l), reach)
 		}
+		if ga := all(avg); ga > 0 || math.IsNaN(ga) {
+			// still on the removed side, or inside an earlier clip's (a cap curved around the removed side, as a
+			// thin shell left by the free surface has, or a cap next to another obstacle): the root towards one of
+			// the chain's vertices, which are all kept
+			w := q.v[b.comp[0]]
+			if gw := all(w); gw <= 0 {
+				avg = c.root(b, all, w, avg, gw, ga)
+			}
+		}
 		a := int32(len(q.v))
 		q.v = append(q.v, avg)
 		for k, v := range b.comp {
@@ -318,7 +381,7 @@ func (c *Clipper) clip(b *block, g func(vec3) float64, kind Kind, owner int32, g
 	}
 	b.stats.Caps += caps
 	if q.n() > c.opt.MaxFacets || len(q.v) > c.opt.MaxVerts {
-		return 0, fmt.Errorf("%d polygons and %d vertices exceed the budget", q.n(), len(q.v))
+		return 0, errBudget(q.n(), len(q.v))
 	}
 	b.p, b.q = b.q, b.p
 	return 1, nil
@@ -404,6 +467,66 @@ func (c *Clipper) settle(b *block, g func(vec3) float64, x vec3, n vec3, reach f
 	return x
 }
 
+// untouched reports whether no clip can change the cell with vertices v around the site s: every vertex lies
+// within the free surface's radius, and every obstacle's distance at s exceeds the largest distance to a vertex.
+func (c *Clipper) untouched(v []vec3, s vec3, obst []SDF) bool {
+	reach := 0.0
+	for _, x := range v {
+		w := sub(x, s)
+		reach = max(reach, dot(w, w))
+	}
+	if rad := c.opt.Radius; rad > 0 && reach > rad*rad {
+		return false
+	}
+	reach = math.Sqrt(reach)
+	for _, o := range obst {
+		if !(o(s) >= reach) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyCell outputs cell i of d as it is, but for the pairing of shared facets that pair does for measured cells.
+func (c *Clipper) copyCell(b *block, d *cell.Diagram, i, j int) {
+	vlo, vhi := d.Vertices(i)
+	flo, fhi := d.Facets(i)
+	for f := flo; f < fhi; f++ {
+		o := d.Owner[f]
+		k := Voronoi
+		switch {
+		case o == cell.Far:
+			k = Far
+		case o < 0:
+			k = Wall
+		}
+		b.kind, b.owner = append(b.kind, k), append(b.owner, o)
+	}
+	for f := flo; f < fhi; f++ { // mutual pairs as their mean (cell keeps each side's own with Reach)
+		n, a, fc := d.Normal[f], d.Area[f], d.FacetCentroid[f]
+		if g := d.Twin[f]; g >= 0 && int(d.Twin[g]) == f {
+			if nm := sub(n, d.Normal[g]); dot(nm, nm) > 0 {
+				n, a = scale(nm, 1/math.Sqrt(dot(nm, nm))), 0.5*(a+d.Area[g])
+				fc = scale(add(fc, d.FacetCentroid[g]), 0.5)
+			}
+		}
+		b.normal, b.area, b.fcen = append(b.normal, n), append(b.area, a), append(b.fcen, fc)
+	}
+	b.vert = append(b.vert, d.Vert[vlo:vhi]...)
+	b.state[j], b.vol[j], b.cen[j] = Liquid, d.Volume[i], d.Centroid[i]
+	b.nf[j], b.nv[j] = int32(fhi-flo), int32(vhi-vlo)
+}
+
+// far reports whether some vertex lies farther than r from s.
+func far(v []vec3, s vec3, r float64) bool {
+	for _, x := range v {
+		if w := sub(x, s); dot(w, w) > r*r {
+			return true
+		}
+	}
+	return false
+}
+
 // emit measures the cell and appends its facets (groups of polygons) and used vertices to the block's output.
 func (c *Clipper) emit(b *block, j int, site [4]float32) {
 	p := &b.p
@@ -423,6 +546,7 @@ func (c *Clipper) emit(b *block, j int, site [4]float32) {
 	var vol float64
 	var cen vec3
 	nf := 0
+	b.stats.Polygons += p.n()
 	for f := 0; f < p.n(); {
 		g := f
 		var av, ac vec3
