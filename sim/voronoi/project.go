@@ -376,6 +376,30 @@ func (pr *projection) apply(s *Solver, q, w []float64) {
 	})
 }
 
+// applyDot computes w = A q and returns q·w, summed in fixed blocks.
+func (pr *projection) applyDot(s *Solver, q, w []float64, part []float64) float64 {
+	n := len(q)
+	s.pool.For(len(part), 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			dot := 0.0
+			for i := k * block; i < min(n, (k+1)*block); i++ {
+				sum := pr.diag[i] * q[i]
+				for e := pr.start[i]; e < pr.end[i]; e++ {
+					sum -= pr.coef[e] * q[pr.col[e]]
+				}
+				w[i] = sum
+				dot += q[i] * sum
+			}
+			part[k] = dot
+		}
+	})
+	sum := 0.0
+	for _, x := range part {
+		sum += x
+	}
+	return sum
+}
+
 // dot is Σ a_i b_i, summed in fixed blocks.
 func (s *Solver) dot(a, b []float64, part []float64) float64 {
 	nb := len(part)
@@ -413,7 +437,12 @@ func (pr *projection) precondition(s *Solver, r, z []float64) {
 func maxAbs(r []float64) float64 {
 	m := 0.0
 	for _, x := range r {
-		m = math.Max(m, math.Abs(x))
+		if x < 0 {
+			x = -x
+		}
+		if x > m || x != x {
+			m = x
+		}
 	}
 	return m
 }
@@ -447,29 +476,54 @@ func (s *Solver) solve(b, x []float64, warm bool, tol, floor float64) (iters int
 	pr.precondition(s, pr.r, pr.z)
 	copy(pr.q, pr.z)
 	rz := s.dot(pr.r, pr.z, part)
+	parts := make([][2]float64, len(part)) // per block: r·z and max |r|
 	for rmax > target {
 		if iters >= int(s.Cfg.MaxIter) {
 			return iters, rmax, true
 		}
 		iters++
-		pr.apply(s, pr.q, pr.w)
-		qw := s.dot(pr.q, pr.w, part)
+		qw := pr.applyDot(s, pr.q, pr.w, part)
 		if !(qw > 0) {
 			break // a null direction: what is left lies in a closed component's constant pressures
 		}
 		alpha := rz / qw
-		for i := range x {
-			x[i] += alpha * pr.q[i]
-			pr.r[i] -= alpha * pr.w[i]
+		// x += αq, r −= αw, z = M⁻¹r, and the block sums of r·z and max |r|, in one pass
+		s.pool.For(len(parts), 1, func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				rz, m := 0.0, 0.0
+				for i := k * block; i < min(n, (k+1)*block); i++ {
+					x[i] += alpha * pr.q[i]
+					r := pr.r[i] - alpha*pr.w[i]
+					pr.r[i] = r
+					z := 0.0
+					if d := pr.diag[i]; d > 0 {
+						z = r / d
+					}
+					pr.z[i] = z
+					rz += r * z
+					if r < 0 {
+						r = -r
+					}
+					if r > m {
+						m = r
+					}
+				}
+				parts[k] = [2]float64{rz, m}
+			}
+		})
+		rz2 := 0.0
+		rmax = 0
+		for _, p := range parts {
+			rz2 += p[0]
+			rmax = math.Max(rmax, p[1])
 		}
-		rmax = maxAbs(pr.r)
-		pr.precondition(s, pr.r, pr.z)
-		rz2 := s.dot(pr.r, pr.z, part)
 		beta := rz2 / rz
 		rz = rz2
-		for i := range pr.q {
-			pr.q[i] = pr.z[i] + beta*pr.q[i]
-		}
+		s.pool.For(n, 4096, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				pr.q[i] = pr.z[i] + beta*pr.q[i]
+			}
+		})
 	}
 	return iters, rmax, false
 }
@@ -504,6 +558,9 @@ func (s *Solver) pressure() {
 	}
 }
 
+// volumeTolerance is the volume correction's solve tolerance, relative to its largest target.
+const volumeTolerance = 1e-2
+
 // correctVolume is the volume correction (a departure from the paper, voronoi.volume_correction): inner cells
 // squeezed below or stretched beyond a particle's rest volume V0 = d³ ask for a share β of the difference back,
 // A q = β (V0 − V), and the particles are moved — not their velocities — by −∇q. With q a displacement potential
@@ -521,8 +578,9 @@ func (s *Solver) correctVolume() {
 	for i := range pr.b {
 		pr.b[i] = beta * pr.vol[i]
 	}
+	// a correction, not a constraint: a percent of the target is plenty
 	h := s.spacing
-	s.solve(pr.b, pr.qv, false, float64(s.Cfg.Tolerance), 1e-6*h*h*h)
+	s.solve(pr.b, pr.qv, false, math.Max(float64(s.Cfg.Tolerance), volumeTolerance), 1e-6*h*h*h)
 	pr.shift = grow.Resize(pr.shift, n)
 	s.gradient(pr.qv, pr.shift)
 }
@@ -561,33 +619,45 @@ func (s *Solver) gradient(p []float64, grad [][3]float64) {
 					m[r][4] += w2 * a[r] * p
 				}
 			}
-			// the free surface's condition as samples at the mirror of the site in each air facet, at p = 0
-			// (where eq. 11 puts it); the solids' facets get none: the fit is one-sided there, exact for a
-			// hydrostatic pressure, where a mirrored p_i would cancel the gradient that holds the liquid up
-			var ghost [64][3]float64
-			ng := 0
+			// the free surface's condition as a sample at p = 0 at the mirror of the site in its air boundary, where
+			// eq. 11 puts it: the air facets taken together (their vector area and centroid), since the surface clip
+			// makes one air piece of every facet that reached beyond the ball, tilted as the sphere is there, and a
+			// sample for each would lean sideways wherever the pieces are not symmetric (a cell against a wall). The
+			// solids' facets get none: the fit is one-sided there, exact for a hydrostatic pressure, where a
+			// mirrored p_i would cancel the gradient that holds the liquid up.
+			var ghost [3]float64
+			hasGhost := false
 			if s.Cfg.Gradient == GradientGhosts {
 				c := s.clp
+				var av, ac [3]float64
+				at := 0.0
 				flo, fhi := c.Facets(i)
-				for f := flo; f < fhi && ng < len(ghost); f++ {
+				for f := flo; f < fhi; f++ {
 					k := c.Kind[f]
 					if k == clip.Wall || k == clip.Obstacle || (k == clip.Voronoi && pr.state[c.Owner[f]] == clip.Liquid) {
 						continue
 					}
-					nf, xf := c.Normal[f], c.FacetCentroid[f]
-					d := (xf[0]-float64(xi[0]))*nf[0] + (xf[1]-float64(xi[1]))*nf[1] + (xf[2]-float64(xi[2]))*nf[2]
+					a, nf, xf := c.Area[f], c.Normal[f], c.FacetCentroid[f]
+					for q := 0; q < 3; q++ {
+						av[q] += a * nf[q]
+						ac[q] += a * xf[q]
+					}
+					at += a
+				}
+				if ln := math.Sqrt(av[0]*av[0] + av[1]*av[1] + av[2]*av[2]); at > 0 && ln > 1e-3*at {
+					nf := [3]float64{av[0] / ln, av[1] / ln, av[2] / ln}
+					d := (ac[0]/at-float64(xi[0]))*nf[0] + (ac[1]/at-float64(xi[1]))*nf[1] + (ac[2]/at-float64(xi[2]))*nf[2]
 					d = 2*math.Max(d, 0) + eps
-					ghost[ng] = [3]float64{d * nf[0], d * nf[1], d * nf[2]}
+					ghost, hasGhost = [3]float64{d * nf[0], d * nf[1], d * nf[2]}, true
 					far = math.Max(far, d*1.0001)
-					ng++
 				}
 			}
 			for _, j := range list {
 				xj := s.x[j]
 				add(float64(xj[0]-xi[0]), float64(xj[1]-xi[1]), float64(xj[2]-xi[2]), p[j])
 			}
-			for _, g := range ghost[:ng] {
-				add(g[0], g[1], g[2], 0)
+			if hasGhost {
+				add(ghost[0], ghost[1], ghost[2], 0)
 			}
 			// a ridge far below a neighbourhood's own terms keeps a flat or linear neighbourhood solvable
 			for r := 1; r < 4; r++ {
