@@ -49,20 +49,20 @@ func FuzzDecodeState(f *testing.F) {
 		return b
 	}
 	f.Add(good)
-	f.Add(edit(countAt, 2e18))                              // 2e18 particles in a few kilobytes
-	f.Add(edit(countAt, 30_000_000))                        // more than the bytes hold, within the limit
-	f.Add(edit(countAt+8, 300))                             // 300 emitters
-	f.Add(edit(spacingAt, math.Float64bits(1e-300)))        // a spacing of 1e-300
-	f.Add(edit(spacingAt+8, math.Float64bits(1e300)))       // time 1e300
-	f.Add(edit(spacingAt+16, 1<<62))                        // steps 2⁶²
-	f.Add(edit(presAt, math.Float64bits(math.Inf(-1))))     // the first pressure −∞
+	f.Add(edit(countAt, 2e18))                               // 2e18 particles in a few kilobytes
+	f.Add(edit(countAt, 30_000_000))                         // more than the bytes hold, within the limit
+	f.Add(edit(countAt+8, 300))                              // 300 emitters
+	f.Add(edit(spacingAt, math.Float64bits(1e-300)))         // a spacing of 1e-300
+	f.Add(edit(spacingAt+8, math.Float64bits(1e300)))        // time 1e300
+	f.Add(edit(spacingAt+16, 1<<62))                         // steps 2⁶²
+	f.Add(edit(presAt, math.Float64bits(math.Inf(-1))))      // the first pressure −∞
 	f.Add(edit(headBytes-8, uint64(math.Float32bits(7e25)))) // first position (7e25, …)
-	f.Add(edit(bodiesAt-8, 1<<40))                          // the bodies' length 2⁴⁰
-	f.Add(edit(bodiesAt, 40))                               // 40 bodies
-	f.Add(good[:len(good)/2])                               // truncated
-	f.Add(good[:bodiesAt+20])                               // truncated in the bodies
-	f.Add([]byte(stateMagic + "\x01\x00\x00\x00"))          // a version 1 header and nothing else
-	f.Add(append(bytes.Clone(good), 0))                     // a byte after the end
+	f.Add(edit(bodiesAt-8, 1<<40))                           // the bodies' length 2⁴⁰
+	f.Add(edit(bodiesAt, 40))                                // 40 bodies
+	f.Add(good[:len(good)/2])                                // truncated
+	f.Add(good[:bodiesAt+20])                                // truncated in the bodies
+	f.Add([]byte(stateMagic + "\x01\x00\x00\x00"))           // a version 1 header and nothing else
+	f.Add(append(bytes.Clone(good), 0))                      // a byte after the end
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := DecodeState(bytes.NewReader(data))
 		if err != nil {
