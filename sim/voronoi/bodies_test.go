@@ -95,6 +95,9 @@ func TestBodyHands(t *testing.T) {
 	}
 	s.DriveBody(1, [3]float32{0.5, 0, 0}, true)
 	b, _ := s.Body(1)
+	if b.V != [3]float64{0.5, 0, 0} { // the next frame's substeps see the body's speed
+		t.Fatalf("a body taken in hand moves at %v, want 0.5 m/s along x at once", b.V)
+	}
 	x0 := b.C
 	runFrames(t, s, 6, nil)
 	b, _ = s.Body(1)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -31,10 +33,18 @@ func FuzzDecodeState(f *testing.F) {
 	if err := s.Reset(sc); err != nil {
 		f.Fatal(err)
 	}
+	s.SetTools(sim.Tools{Emitter: &scene.Emitter{Center: scene.Vec3{0.05, 0.17, 0.05}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.015, Speed: 0.5}})
 	runFrames(f, s, 3, nil)
 	good := encoded(f, s)
-	if s.BodyCount() != 1 || s.emitAcc[0] == 0 {
-		f.Fatalf("the seed has %d bodies and emitter travel %g: want a body and a stream between layers", s.BodyCount(), s.emitAcc[0])
+	if s.BodyCount() != 1 || s.emitAcc[0] == 0 || s.toolAcc == 0 {
+		f.Fatalf("the seed has %d bodies, emitter travel %g and pouring travel %g: want a body and streams between layers", s.BodyCount(), s.emitAcc[0], s.toolAcc)
+	}
+	if st, err := DecodeState(bytes.NewReader(good)); err != nil {
+		f.Fatalf("the seed does not decode: %v", err)
+	} else if err := New().LoadState(st); err == nil {
+		f.Fatal("a state loaded into a solver never reset")
+	} else if err := newSolver(f, fuzzScene).LoadState(st); err != nil {
+		f.Fatalf("the seed does not load: %v", err)
 	}
 	const (
 		spacingAt = len(stateMagic) + 4
