@@ -13,7 +13,8 @@ import (
 func TestBuiltinScenesLoadAndSample(t *testing.T) {
 	names := BuiltinNames()
 	for _, want := range []string{"bench-dambreak", "bunny-bath", "dam-obstacle", "dambreak", "double-dambreak", "duck-pond", "fountain", "fountains",
-		"obstacles", "oil-and-water", "pool", "quad-dambreak", "rayleigh-taylor", "reduced-1", "reduced-2", "reduced-3", "three-liquids", "underwater-blast", "wave-tank"} {
+		"obstacles", "oil-and-water", "pool", "quad-dambreak", "rayleigh-taylor", "reduced-1", "reduced-2", "reduced-3", "three-liquids", "underwater-blast", "wave-tank",
+		"lumpy-board", "stairs", "splash", "still-column"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
