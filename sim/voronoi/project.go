@@ -260,7 +260,7 @@ func (s *Solver) divergence() {
 	pr.coef = grow.Resize(pr.coef, nz)
 	s.pool.For(n, 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pr.diag[i], pr.div[i], pr.end[i] = 0, 0, pr.start[i]
+			pr.diag[i], pr.div[i], pr.end[i], pr.vol[i] = 0, 0, pr.start[i], 0
 			if pr.state[i] != clip.Liquid {
 				continue
 			}
@@ -600,7 +600,8 @@ func (s *Solver) gradient(p []float64, grad [][3]float64) {
 			}
 			list := pr.nb[i*pr.k : i*pr.k+int(pr.nbc[i])]
 			far := float64(pr.nbr[i])
-			if !(far > 0) {
+			if len(list) < minFit || !(far > 0) {
+				grad[i] = s.cellGradient(i, p)
 				continue
 			}
 			var m [4][5]float64 // XᵀX | Xᵀp
@@ -644,10 +645,12 @@ func (s *Solver) gradient(p []float64, grad [][3]float64) {
 					}
 					at += a
 				}
-				if ln := math.Sqrt(av[0]*av[0] + av[1]*av[1] + av[2]*av[2]); at > 0 && ln > 1e-3*at {
+				// only where the air lies on one side (a surface, not a sheet or a drop with air all round, whose
+				// summed normal is a cancellation's leftover), and no nearer than half a spacing
+				if ln := math.Sqrt(av[0]*av[0] + av[1]*av[1] + av[2]*av[2]); at > 0 && ln > 0.5*at {
 					nf := [3]float64{av[0] / ln, av[1] / ln, av[2] / ln}
 					d := (ac[0]/at-float64(xi[0]))*nf[0] + (ac[1]/at-float64(xi[1]))*nf[1] + (ac[2]/at-float64(xi[2]))*nf[2]
-					d = 2*math.Max(d, 0) + eps
+					d = math.Max(2*d, 0.5*h) + eps
 					ghost, hasGhost = [3]float64{d * nf[0], d * nf[1], d * nf[2]}, true
 					far = math.Max(far, d*1.0001)
 				}
@@ -664,12 +667,49 @@ func (s *Solver) gradient(p []float64, grad [][3]float64) {
 				m[r][r] += 1e-6 * m[0][0]
 			}
 			sol, ok := solve4(&m)
-			if !ok {
-				continue
+			g := [3]float64{sol[1] / h, sol[2] / h, sol[3] / h}
+			if !ok || math.IsNaN(g[0]+g[1]+g[2]) || math.IsInf(g[0]+g[1]+g[2], 0) {
+				g = s.cellGradient(i, p)
 			}
-			grad[i] = [3]float64{sol[1] / h, sol[2] / h, sol[3] / h}
+			grad[i] = g
 		}
 	})
+}
+
+// minFit is the fewest particles (the particle itself included) a linear MLS fit of the pressure is made over:
+// a smaller neighbourhood (a drop of a few particles) cannot fix a gradient in three dimensions, and its fit's
+// gradient along the directions it does not span is the ridge's guess.
+const minFit = 5
+
+// cellGradient is the pressure gradient of cell i by the divergence theorem over its facets, for neighbourhoods too
+// small to fit: ∇p ≈ (1/V) Σ_f a_f n_f (p_f − p_i), with p_f the mean of the two sites' pressures on a facet between
+// liquid cells, half p_i on an air facet (p falls to 0 at twice the facet's distance, as eq. 11 has it) and p_i on a
+// solid's (no normal gradient).
+func (s *Solver) cellGradient(i int, p []float64) [3]float64 {
+	c := s.clp
+	pr := &s.proj
+	v := c.Volume[i]
+	if !(v > 0) {
+		return [3]float64{}
+	}
+	var g [3]float64
+	lo, hi := c.Facets(i)
+	for f := lo; f < hi; f++ {
+		var dp float64
+		switch k, j := c.Kind[f], c.Owner[f]; {
+		case k == clip.Wall || k == clip.Obstacle:
+			continue
+		case k == clip.Voronoi && pr.state[j] == clip.Liquid:
+			dp = 0.5 * (p[j] - p[i])
+		default:
+			dp = -0.5 * p[i]
+		}
+		a, n := c.Area[f], c.Normal[f]
+		for q := 0; q < 3; q++ {
+			g[q] += a * n[q] * dp
+		}
+	}
+	return [3]float64{g[0] / v, g[1] / v, g[2] / v}
 }
 
 // solve4 solves a 4×4 system in augmented form by Gaussian elimination with partial pivoting.
