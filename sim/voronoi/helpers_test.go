@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -35,6 +36,21 @@ func newSolver(t testing.TB, js string, sets ...string) *Solver {
 		}
 	}
 	if err := s.Reset(simtest.Parse(t, js)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// newSolverOn resets a solver on a scene with some parameters assigned.
+func newSolverOn(t testing.TB, sc *scene.Scene, sets ...string) *Solver {
+	t.Helper()
+	s := New()
+	for _, a := range sets {
+		if err := s.Params().Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Reset(sc); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -19,8 +19,8 @@ type projection struct {
 	nbc   []int32      // their counts
 	nbr   []float32    // the distance to the farthest of them, m
 
-	// the operator: liquid particle i's row is col/coef[start[i]:start[i+1]] (sorted by column), diag[i] its
-	// diagonal (the row's coefficients plus its air facets')
+	// the operator: liquid particle i's row is col/coef[start[i]:end[i]] (sorted by column, one entry per
+	// neighbour), diag[i] its diagonal (the row's coefficients plus its air facets'); sym is scratch
 	start, end []int32
 	col        []int32
 	coef, sym  []float64
@@ -46,7 +46,7 @@ type projection struct {
 
 // project is §3.3: the cells' states and components, the MLS neighbourhoods, the divergence, the solve and the
 // velocity update u = u* − ∇p.
-func (s *Solver) project(dt float64) {
+func (s *Solver) project() {
 	pr := &s.proj
 	n := len(s.x)
 	c := s.clp

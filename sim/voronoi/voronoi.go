@@ -249,7 +249,7 @@ func (s *Solver) Step(dt float64) error {
 		return s.fail(fmt.Errorf("voronoi: clipping: %w", err))
 	}
 	s.timer.Mark("clipping")
-	s.project(dt)
+	s.project()
 	if s.beforeAdvect != nil {
 		s.beforeAdvect()
 	}

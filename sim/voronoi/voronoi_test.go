@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/voronoi/clip"
 )
 
@@ -271,4 +272,34 @@ func TestCellsStayOutOfObstacles(t *testing.T) {
 		t.Fatal("no vertices checked")
 	}
 	t.Logf("%d cell vertices checked; the fastest particle at %.3g m/s", checked, s.Stats().MaxSpeed)
+}
+
+// Every shipped 3D scene runs in the voronoi mode: the plain fluid scenes (dambreak, pool, obstacles, fountain),
+// the mode's own four, and the others with their bodies, moving obstacles, emitters and blasts, a few frames each at
+// a thousand particles.
+func TestShippedScenesRun(t *testing.T) {
+	ran := 0
+	for _, name := range scene.BuiltinNames() {
+		sc, err := scene.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.IsFlat() {
+			continue // a 2D level: the reduced mode plays them
+		}
+		t.Run(name, func(t *testing.T) {
+			s := newSolverOn(t, sc, "voronoi.particles=1000")
+			if len(s.bodies.list) != len(sc.Bodies) {
+				t.Fatalf("the scene has %d bodies, the solver %d", len(sc.Bodies), len(s.bodies.list))
+			}
+			runFrames(t, s, 3, nil)
+			if st := s.Stats(); st.Steps < 3 || st.Particles < 500 || !(figure(s, FigVolume) > 0) {
+				t.Fatalf("%d steps, %d particles, %g L of liquid", st.Steps, st.Particles, figure(s, FigVolume))
+			}
+		})
+		ran++
+	}
+	if ran < 20 {
+		t.Fatalf("only %d shipped 3D scenes", ran)
+	}
 }
