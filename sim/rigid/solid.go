@@ -384,3 +384,26 @@ func (s *Solid) Motion() Motion {
 func (s *Solid) SetMotion(m Motion) {
 	s.Origin, s.C, s.Q, s.V, s.W, s.Driving, s.Drive = m.Origin, m.C, m.Q, m.V, m.W, m.Driving != 0, m.Drive
 }
+
+// ResolveContacts resolves the contacts of every body with the domain's walls and the solids obstacles describes
+// (nil: none), then of each pair whose bounds, grown by margin, overlap; bounds is scratch reused between calls.
+func ResolveContacts(list []*Solid, domain scene.Box, obstacles func(p scene.Vec3) (float64, scene.Vec3), margin float64, bounds *[]scene.Box) {
+	for _, b := range list {
+		b.ContactStatic(domain, obstacles)
+	}
+	bb := (*bounds)[:0]
+	g := scene.Vec3{margin, margin, margin}
+	for _, b := range list {
+		sh := b.Posed()
+		x := sh.Bounds()
+		bb = append(bb, scene.Box{Min: x.Min.Sub(g), Max: x.Max.Add(g)})
+	}
+	*bounds = bb
+	for i := range list {
+		for j := i + 1; j < len(list); j++ {
+			if Overlaps(bb[i], bb[j]) {
+				ContactSolids(list[i], list[j])
+			}
+		}
+	}
+}

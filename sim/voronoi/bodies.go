@@ -161,24 +161,12 @@ func (s *Solver) contactBodies() {
 			return best, bn
 		}
 	}
+	list := make([]*rigid.Solid, len(s.bodies.list))
 	for k := range s.bodies.list {
-		s.bodies.list[k].ContactStatic(s.sc.Domain, obstacles)
+		list[k] = &s.bodies.list[k].Solid
 	}
-	bounds := s.bodies.bounds[:0]
-	g := s.spacing
-	for k := range s.bodies.list {
-		sh := s.bodies.list[k].Posed()
-		bb := sh.Bounds()
-		bounds = append(bounds, scene.Box{Min: bb.Min.Sub(scene.Vec3{g, g, g}), Max: bb.Max.Add(scene.Vec3{g, g, g})})
-	}
-	s.bodies.bounds = bounds
-	for i := range s.bodies.list {
-		for j := i + 1; j < len(s.bodies.list); j++ {
-			if rigid.Overlaps(bounds[i], bounds[j]) {
-				rigid.ContactSolids(&s.bodies.list[i].Solid, &s.bodies.list[j].Solid)
-			}
-		}
-	}
+	// pairs whose bounds (grown by a spacing, for what earlier pairs' pushes move) are apart cannot touch
+	rigid.ResolveContacts(list, s.sc.Domain, obstacles, s.spacing, &s.bodies.bounds)
 }
 
 // bodyReach adds the bodies to the CFL speed: the fastest surface point, |v| + |ω| r.
