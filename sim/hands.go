@@ -64,6 +64,19 @@ type Tools struct {
 	Emitter *scene.Emitter
 }
 
+// Copy returns tools whose paddle and emitter are copies of t's, so the caller may change its own.
+func (t Tools) Copy() Tools {
+	if t.Paddle != nil {
+		p := *t.Paddle
+		t.Paddle = &p
+	}
+	if t.Emitter != nil {
+		e := *t.Emitter
+		t.Emitter = &e
+	}
+	return t
+}
+
 // Paddle is a kinematic sphere.
 type Paddle struct {
 	Center [3]float32

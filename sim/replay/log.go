@@ -255,16 +255,8 @@ func (lh *loggedHands) DriveBody(i int, v [3]float32, on bool) {
 func (lh *loggedHands) SetTools(t sim.Tools) {
 	lh.before()
 	lh.h.SetTools(t)
-	c := &sim.Tools{}
-	if t.Paddle != nil {
-		p := *t.Paddle
-		c.Paddle = &p
-	}
-	if t.Emitter != nil {
-		e := *t.Emitter
-		c.Emitter = &e
-	}
-	lh.record(Action{Op: OpSetTools, Tools: c})
+	c := t.Copy()
+	lh.record(Action{Op: OpSetTools, Tools: &c})
 }
 
 // FlatHands returns s's sim.FlatHands, the 2D game's hands, with every call that changed the game logged: the

@@ -140,15 +140,8 @@ func (s *Solver) remove(drop func(i int) bool) {
 func (s *Solver) SetTools(t sim.Tools) {
 	if t.Emitter == nil {
 		s.toolAcc = 0
-	} else {
-		e := *t.Emitter
-		t.Emitter = &e
 	}
-	if t.Paddle != nil {
-		p := *t.Paddle
-		t.Paddle = &p
-	}
-	s.tools = t
+	s.tools = t.Copy()
 }
 
 // pour runs what acts at a step's start, over the step from the current time to t + dt: the scene's emitters and

@@ -95,17 +95,11 @@ func (s *Solver) Drain(center [3]float32, radius float32) ([]sim.Particle, error
 func (s *Solver) SetTools(t sim.Tools) {
 	if t.Emitter == nil {
 		s.toolAcc = 0
-	} else {
-		e := *t.Emitter
-		t.Emitter = &e
 	}
-	if t.Paddle != nil {
-		p := *t.Paddle
-		t.Paddle = &p
-	} else {
+	if t.Paddle == nil {
 		s.paddleSeen, s.paddleVel = false, [3]float64{}
 	}
-	s.tools = t
+	s.tools = t.Copy()
 }
 
 // pour runs what acts at a step's start, over the step from the current time to t + dt: the scene's emitters and
