@@ -41,7 +41,7 @@ var errTopology = errors.New("crossing edges do not form closed loops")
 type poly struct {
 	v           []vec3    // every vertex made since the reset, dead ones included; only live ones are used
 	d           []float64 // per vertex: signed distance to the current cutting plane (live vertices only)
-	out         []bool    // per vertex: d > eps, the vertex is cut away (live vertices only)
+	out         []uint8   // per vertex: 1 if d > eps, the vertex is cut away, else 0 (live vertices only)
 	mark        []uint32  // per vertex: stamp of the last cut after which a facet used it
 	stamp       uint32
 	live, live2 []int32
@@ -125,20 +125,21 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 	n0, n1, n2 := n[0], n[1], n[2]
 	thr := c + eps
 	vs, ds, outs := p.v, p.d, p.out
-	anyOut, anyIn := false, false
+	// counters rather than branches: which vertices are out is what a cut cannot predict
+	var anyOut, anyIn uint8
 	for _, k := range p.live {
 		v := &vs[k]
 		x := n0*v[0] + n1*v[1] + n2*v[2]
 		d := x - c
-		o := d > eps
+		o, ot := b2u(d > eps), b2u(x > thr)
 		ds[k], outs[k] = d, o
-		anyOut = anyOut || x > thr
-		anyIn = anyIn || !o
+		anyOut |= ot
+		anyIn |= o ^ 1
 	}
-	if !anyOut {
+	if anyOut == 0 {
 		return false, nil
 	}
-	if !anyIn {
+	if anyIn == 0 {
 		p.clear()
 		return true, nil
 	}
@@ -156,13 +157,8 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		f := &p.face[fi]
 		l := loop[f.start : f.start+f.n]
 		nout := 0
-		first := -1
-		for k, v := range l {
-			if outs[v] {
-				nout++
-			} else if first < 0 {
-				first = k
-			}
+		for _, v := range l {
+			nout += int(outs[v])
 		}
 		if nout == 0 {
 			for _, v := range l {
@@ -171,8 +167,12 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 			face2 = append(face2, *f)
 			continue
 		}
-		if first < 0 {
+		if nout == len(l) {
 			continue // wholly cut away
+		}
+		first := 0
+		for outs[l[first]] != 0 {
+			first++
 		}
 		// walk the loop from an inside vertex: keep inside vertices, put a crossing vertex on each edge that
 		// crosses, and link each entry crossing to the exit crossing before it (the cap runs the other way); the
@@ -189,7 +189,7 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 				i -= m
 			}
 			b := l[i]
-			bo := outs[b]
+			bo := outs[b] != 0
 			if ao == bo {
 				if !ao && (len(loop) == start || loop[len(loop)-1] != a) {
 					loop = append(loop, a)
@@ -221,7 +221,7 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 					v = int32(len(vs))
 					vs = append(vs, add(vs[in], scale(sub(vs[ou], vs[in]), t)))
 					ds = append(ds, 0)
-					outs = append(outs, false)
+					outs = append(outs, 0)
 					mark = append(mark, 0)
 				}
 				e = len(nodes)
@@ -283,14 +283,18 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		if p.mark[k] == st {
 			live = append(live, k)
 			x := vs[k]
-			r = max(r, x[0]*x[0]+x[1]*x[1]+x[2]*x[2])
+			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
+				r = x2
+			}
 		}
 	}
 	for k := nv0; k < int32(len(vs)); k++ {
 		if p.mark[k] == st {
 			live = append(live, k)
 			x := vs[k]
-			r = max(r, x[0]*x[0]+x[1]*x[1]+x[2]*x[2])
+			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
+				r = x2
+			}
 		}
 	}
 	p.live, p.live2 = live, p.live
@@ -316,6 +320,14 @@ func (p *poly) pack() {
 		f.start = start
 	}
 	p.loop, p.loop2 = l2, p.loop
+}
+
+// b2u is 1 for true and 0 for false.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // closeLoop finishes the loop begun at start as facet f, or drops it if fewer than three distinct vertices remain
