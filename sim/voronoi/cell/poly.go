@@ -45,7 +45,7 @@ type poly struct {
 	mark        []uint32  // per vertex: stamp of the last cut after which a facet used it
 	stamp       uint32
 	live, live2 []int32
-	face, face2 []face
+	face        []face
 	loop, loop2 []int32 // loop is the arena; loop2 is scratch for packing it
 	loopLen     int     // Σ n over face: the arena's entries in use
 	// crossing nodes of the current cut: the edge (in → out) crosses the plane at vertex v; next links the nodes
@@ -152,9 +152,11 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 	nv0 := int32(len(p.v))
 	// the rebuild works on local copies of the growing slices (stored back below) so that they stay in registers
 	vs, ds, outs, mark := p.v, p.d, p.out, p.mark
-	loop, face2, nodes := p.loop, p.face2[:0], p.nodes[:0]
-	for fi := range p.face {
-		f := &p.face[fi]
+	// the facets are rewritten in place: each yields at most one, so the one written never passes the one read
+	loop, faces, nodes := p.loop, p.face, p.nodes[:0]
+	w := 0
+	for fi := range faces {
+		f := &faces[fi]
 		l := loop[f.start : f.start+f.n]
 		nout := 0
 		for _, v := range l {
@@ -164,7 +166,10 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 			for _, v := range l {
 				mark[v] = st
 			}
-			face2 = append(face2, *f)
+			if w != fi {
+				faces[w] = *f
+			}
+			w++
 			continue
 		}
 		if nout == len(l) {
@@ -219,7 +224,9 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 					do := ds[ou]
 					t := di / (di - do)
 					v = int32(len(vs))
-					vs = append(vs, add(vs[in], scale(sub(vs[ou], vs[in]), t)))
+					// in + (ou − in)·t, by component (copying whole vectors here stalls on store forwarding)
+					va, vb := &vs[in], &vs[ou]
+					vs = append(vs, vec3{va[0] + (vb[0]-va[0])*t, va[1] + (vb[1]-va[1])*t, va[2] + (vb[2]-va[2])*t})
 					ds = append(ds, 0)
 					outs = append(outs, 0)
 					mark = append(mark, 0)
@@ -240,8 +247,13 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 			}
 			a, ao = b, bo
 		}
-		loop, face2 = closeLoop(loop, face2, mark, st, start, *f)
+		var keep bool
+		if loop, keep = closeLoop(loop, mark, st, start, f); keep {
+			faces[w] = *f
+			w++
+		}
 	}
+	faces = faces[:w]
 	// the cap: follow next around each cycle (normally one)
 	for s := range nodes {
 		if nodes[s].next < 0 {
@@ -267,14 +279,17 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		if k != int32(s) {
 			return false, errTopology
 		}
-		loop, face2 = closeLoop(loop, face2, mark, st, start, face{owner: owner, nrm: n})
+		cf := face{owner: owner, nrm: n}
+		var keep bool
+		if loop, keep = closeLoop(loop, mark, st, start, &cf); keep {
+			faces = append(faces, cf)
+		}
 	}
 	p.v, p.d, p.out, p.mark = vs, ds, outs, mark
-	p.loop, p.face2, p.nodes = loop, face2, nodes
-	if len(p.face2) > p.maxFacets {
+	p.loop, p.face, p.nodes = loop, faces, nodes
+	if len(p.face) > p.maxFacets {
 		return false, errTooManyFacets
 	}
-	p.face, p.face2 = p.face2, p.face
 	// the live vertices: those a facet uses now, in increasing order (old ones, then the ones this cut made)
 	live := p.live2[:0]
 	r := 0.0
@@ -282,7 +297,7 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 	for _, k := range p.live {
 		if p.mark[k] == st {
 			live = append(live, k)
-			x := vs[k]
+			x := &vs[k]
 			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
 				r = x2
 			}
@@ -291,7 +306,7 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 	for k := nv0; k < int32(len(vs)); k++ {
 		if p.mark[k] == st {
 			live = append(live, k)
-			x := vs[k]
+			x := &vs[k]
 			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
 				r = x2
 			}
@@ -330,23 +345,23 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
-// closeLoop finishes the loop begun at start as facet f, or drops it if fewer than three distinct vertices remain
-// (a facet squeezed to an edge or a point by vertices snapped onto the plane). A kept facet marks its vertices as
-// used with stamp st.
-func closeLoop(loop []int32, faces []face, mark []uint32, st uint32, start int, f face) ([]int32, []face) {
+// closeLoop finishes the loop begun at start as facet f's, or drops it if fewer than three distinct vertices remain
+// (a facet squeezed to an edge or a point by vertices snapped onto the plane), and reports whether f is kept. A
+// kept facet marks its vertices as used with stamp st.
+func closeLoop(loop []int32, mark []uint32, st uint32, start int, f *face) ([]int32, bool) {
 	end := len(loop)
 	if end-start > 1 && loop[end-1] == loop[start] {
 		end--
 	}
 	if end-start < 3 {
-		return loop[:start], faces
+		return loop[:start], false
 	}
 	loop = loop[:end]
 	for _, v := range loop[start:end] {
 		mark[v] = st
 	}
 	f.start, f.n = int32(start), int32(end-start)
-	return loop, append(faces, f)
+	return loop, true
 }
 
 // number sets remap[v] to the position of each live vertex v in live, the cell's vertex numbering.
