@@ -504,8 +504,10 @@ func (d *Diagram) clipCell(b *block, i int, box Box) error {
 			if d.sdup[t] {
 				continue
 			}
-			q := sub(d.sorted[t], s)
-			if d2 := dot(q, q); d2 < lim {
+			// by component: copying whole vectors through the stack stalls on store forwarding
+			o := &d.sorted[t]
+			qx, qy, qz := o[0]-s[0], o[1]-s[1], o[2]-s[2]
+			if d2 := qx*qx + qy*qy + qz*qz; d2 < lim {
 				if j := g.Order[t]; j != int32(i) {
 					b.push(cand{d2, t, j})
 				}
@@ -575,7 +577,7 @@ func (d *Diagram) emitCell(b *block, i int) {
 	for fi := range p.face {
 		f := &p.face[fi]
 		l := p.loop[f.start : f.start+f.n]
-		v0 := vs[l[0]]
+		v0 := &vs[l[0]]
 		nx, ny, nz := f.nrm[0], f.nrm[1], f.nrm[2]
 		// the fan from l[0], written out component by component (the same operations as the vector helpers)
 		var ax, ay, az, fx, fy, fz float64
@@ -614,7 +616,8 @@ func (d *Diagram) emitCell(b *block, i int) {
 		nf++
 	}
 	for _, v := range p.live {
-		b.vert = append(b.vert, add(s, p.v[v]))
+		x := &vs[v]
+		b.vert = append(b.vert, vec3{s[0] + x[0], s[1] + x[1], s[2] + x[2]})
 	}
 	vol /= 6
 	cen := s
