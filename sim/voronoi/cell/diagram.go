@@ -571,7 +571,7 @@ func (d *Diagram) emitCell(b *block, i int) {
 	sliver := d.SliverArea()
 	remap := p.number()
 	vol := 0.0
-	var mom vec3
+	var mx, my, mz float64 // the moment Σ tv·(v0+v1+v2)
 	nf := 0
 	vs := p.v
 	for fi := range p.face {
@@ -593,16 +593,15 @@ func (d *Diagram) emitCell(b *block, i int) {
 			// six times the tetrahedron (site, v0, v1, v2)
 			tv := v0[0]*(v1[1]*v2[2]-v1[2]*v2[1]) + v0[1]*(v1[2]*v2[0]-v1[0]*v2[2]) + v0[2]*(v1[0]*v2[1]-v1[1]*v2[0])
 			vol += tv
-			mom = vec3{mom[0] + sx*tv, mom[1] + sy*tv, mom[2] + sz*tv}
+			mx, my, mz = mx+sx*tv, my+sy*tv, mz+sz*tv
 		}
-		avec, fm := vec3{ax, ay, az}, vec3{fx, fy, fz}
-		area := 0.5 * math.Sqrt(dot(avec, avec))
+		area := 0.5 * math.Sqrt(ax*ax+ay*ay+az*az)
 		if area < sliver {
 			b.stats.Slivers++
 			continue
 		}
 		wsum := 2 * area // Σw = 2·(area vector · n) ≈ 2·area for a planar convex loop
-		if aw := dot(avec, f.nrm); aw > 0 {
+		if aw := ax*nx + ay*ny + az*nz; aw > 0 {
 			wsum = aw
 		}
 		b.loopN = append(b.loopN, f.n)
@@ -612,7 +611,8 @@ func (d *Diagram) emitCell(b *block, i int) {
 		b.owner = append(b.owner, f.owner)
 		b.normal = append(b.normal, f.nrm)
 		b.area = append(b.area, area)
-		b.fcen = append(b.fcen, add(s, scale(fm, 1/(3*wsum))))
+		k := 1 / (3 * wsum)
+		b.fcen = append(b.fcen, vec3{s[0] + fx*k, s[1] + fy*k, s[2] + fz*k})
 		nf++
 	}
 	for _, v := range p.live {
@@ -622,7 +622,8 @@ func (d *Diagram) emitCell(b *block, i int) {
 	vol /= 6
 	cen := s
 	if vol > 0 {
-		cen = add(s, scale(mom, 1/(24*vol)))
+		k := 1 / (24 * vol)
+		cen = vec3{s[0] + mx*k, s[1] + my*k, s[2] + mz*k}
 	} else if d.Dup[i] < 0 {
 		b.stats.Empty++
 	}
