@@ -249,7 +249,9 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		}
 		var keep bool
 		if loop, keep = closeLoop(loop, mark, st, start, f); keep {
-			faces[w] = *f
+			if w != fi {
+				faces[w] = *f
+			}
 			w++
 		}
 	}
