@@ -143,13 +143,11 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		p.clear()
 		return true, nil
 	}
-	p.stamp++
-	if p.stamp == 0 { // wrapped: forget every old stamp
-		clear(p.mark)
-		p.stamp = 1
-	}
-	st := p.stamp
 	nv0 := int32(len(p.v))
+	// a vertex stays in use unless it is cut away or every facet that used it is dropped: an inside vertex of a
+	// cut facet is always in its new loop, and each new vertex is in two facets and the cap; only when a facet or
+	// the cap is squeezed away must the loops be scanned to find the vertices still in use
+	dropped := false
 	// the rebuild works on local copies of the growing slices (stored back below) so that they stay in registers
 	vs, ds, outs, mark := p.v, p.d, p.out, p.mark
 	// the facets are rewritten in place: each yields at most one, so the one written never passes the one read
@@ -163,9 +161,6 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 			nout += int(outs[v])
 		}
 		if nout == 0 {
-			for _, v := range l {
-				mark[v] = st
-			}
 			if w != fi {
 				faces[w] = *f
 			}
@@ -248,11 +243,13 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 			a, ao = b, bo
 		}
 		var keep bool
-		if loop, keep = closeLoop(loop, mark, st, start, f); keep {
+		if loop, keep = closeLoop(loop, start, f); keep {
 			if w != fi {
 				faces[w] = *f
 			}
 			w++
+		} else {
+			dropped = true
 		}
 	}
 	faces = faces[:w]
@@ -283,8 +280,10 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		}
 		cf := face{owner: owner, nrm: n}
 		var keep bool
-		if loop, keep = closeLoop(loop, mark, st, start, &cf); keep {
+		if loop, keep = closeLoop(loop, start, &cf); keep {
 			faces = append(faces, cf)
+		} else {
+			dropped = true
 		}
 	}
 	p.v, p.d, p.out, p.mark = vs, ds, outs, mark
@@ -293,11 +292,25 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		return false, errTooManyFacets
 	}
 	// the live vertices: those a facet uses now, in increasing order (old ones, then the ones this cut made)
+	var st uint32
+	if dropped {
+		p.stamp++
+		if p.stamp == 0 { // wrapped: forget every old stamp
+			clear(p.mark)
+			p.stamp = 1
+		}
+		st = p.stamp
+		for _, f := range p.face {
+			for _, v := range p.loop[f.start : f.start+f.n] {
+				p.mark[v] = st
+			}
+		}
+	}
 	live := p.live2[:0]
 	r := 0.0
 	vs = p.v
 	for _, k := range p.live {
-		if p.mark[k] == st {
+		if dropped && p.mark[k] == st || !dropped && outs[k] == 0 {
 			live = append(live, k)
 			x := &vs[k]
 			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
@@ -306,7 +319,7 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 		}
 	}
 	for k := nv0; k < int32(len(vs)); k++ {
-		if p.mark[k] == st {
+		if !dropped || p.mark[k] == st {
 			live = append(live, k)
 			x := &vs[k]
 			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
@@ -348,9 +361,8 @@ func b2u(b bool) uint8 {
 }
 
 // closeLoop finishes the loop begun at start as facet f's, or drops it if fewer than three distinct vertices remain
-// (a facet squeezed to an edge or a point by vertices snapped onto the plane), and reports whether f is kept. A
-// kept facet marks its vertices as used with stamp st.
-func closeLoop(loop []int32, mark []uint32, st uint32, start int, f *face) ([]int32, bool) {
+// (a facet squeezed to an edge or a point by vertices snapped onto the plane), and reports whether f is kept.
+func closeLoop(loop []int32, start int, f *face) ([]int32, bool) {
 	end := len(loop)
 	if end-start > 1 && loop[end-1] == loop[start] {
 		end--
@@ -359,9 +371,6 @@ func closeLoop(loop []int32, mark []uint32, st uint32, start int, f *face) ([]in
 		return loop[:start], false
 	}
 	loop = loop[:end]
-	for _, v := range loop[start:end] {
-		mark[v] = st
-	}
 	f.start, f.n = int32(start), int32(end-start)
 	return loop, true
 }
