@@ -8,7 +8,10 @@ import (
 
 // damBreak makes about n particles on a cubic lattice at spacing h with a jitter of 1% of h, filling a block of
 // 2:2:1 in the corner of a domain four times as long: the dam break's start, and the domain's box.
-func damBreak(n int, seed int64) ([][4]float32, Box, float64) {
+func damBreak(n int, seed int64) ([][4]float32, Box, float64) { return damBreakJitter(n, seed, 0.01) }
+
+// damBreakJitter is damBreak with a jitter of the given fraction of h.
+func damBreakJitter(n int, seed int64, jitter float64) ([][4]float32, Box, float64) {
 	const h = 0.02
 	k := math.Cbrt(float64(n) / 4) // block of 2k × 2k × k
 	nx, ny, nz := int(2*k+0.5), int(k+0.5), int(2*k+0.5)
@@ -19,7 +22,7 @@ func damBreak(n int, seed int64) ([][4]float32, Box, float64) {
 			for x := 0; x < nx; x++ {
 				p := [4]float32{}
 				for a, c := range [3]int{x, y, z} {
-					p[a] = float32((float64(c) + 0.5 + 0.01*(rng.Float64()-0.5)) * h)
+					p[a] = float32((float64(c) + 0.5 + jitter*(rng.Float64()-0.5)) * h)
 				}
 				pos = append(pos, p)
 			}
@@ -48,6 +51,7 @@ func benchmarkBuild(b *testing.B, pos [][4]float32, box Box, h, reach float64) {
 	st := d.Stats()
 	n := float64(len(pos))
 	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/build")
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/n, "ns/cell")
 	b.ReportMetric(float64(st.Planes)/n, "planes/cell")
 	b.ReportMetric(float64(st.Examined)/n, "examined/cell")
 	b.ReportMetric(float64(st.Facets)/n, "facets/cell")
@@ -59,6 +63,12 @@ func benchmarkBuild(b *testing.B, pos [][4]float32, box Box, h, reach float64) {
 func benchmarkDamBreak(b *testing.B, n int, reach float64) {
 	pos, box, h := damBreak(n, 1)
 	benchmarkBuild(b, pos, box, h, reach*h)
+}
+
+// BenchmarkSolver35k is the solver's case: a 10 %-jittered block with Reach = r = h.
+func BenchmarkSolver35k(b *testing.B) {
+	pos, box, h := damBreakJitter(35000, 1, 0.1)
+	benchmarkBuild(b, pos, box, h, h)
 }
 
 func benchmarkRandom(b *testing.B, n int) {

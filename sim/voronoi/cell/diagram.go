@@ -504,8 +504,10 @@ func (d *Diagram) clipCell(b *block, i int, box Box) error {
 			if d.sdup[t] {
 				continue
 			}
-			q := sub(d.sorted[t], s)
-			if d2 := dot(q, q); d2 < lim {
+			// by component: copying whole vectors through the stack stalls on store forwarding
+			o := &d.sorted[t]
+			qx, qy, qz := o[0]-s[0], o[1]-s[1], o[2]-s[2]
+			if d2 := qx*qx + qy*qy + qz*qz; d2 < lim {
 				if j := g.Order[t]; j != int32(i) {
 					b.push(cand{d2, t, j})
 				}
@@ -567,58 +569,70 @@ func (d *Diagram) emitCell(b *block, i int) {
 	p := &b.poly
 	s := d.site[i]
 	sliver := d.SliverArea()
+	remap := p.number()
 	vol := 0.0
-	var mom vec3
+	var mx, my, mz float64 // the moment Σ tv·(v0+v1+v2)
 	nf := 0
-	for _, f := range p.face {
+	vs := p.v
+	for fi := range p.face {
+		f := &p.face[fi]
 		l := p.loop[f.start : f.start+f.n]
-		v0 := p.v[l[0]]
-		var avec, fm vec3
+		v0 := &vs[l[0]]
+		nx, ny, nz := f.nrm[0], f.nrm[1], f.nrm[2]
+		// the fan from l[0], written out component by component (the same operations as the vector helpers)
+		var ax, ay, az, fx, fy, fz float64
 		for k := 1; k+1 < len(l); k++ {
-			v1, v2 := p.v[l[k]], p.v[l[k+1]]
-			tri := cross(sub(v1, v0), sub(v2, v0)) // twice the triangle's area vector
-			avec = add(avec, tri)
-			w := dot(tri, f.nrm)
-			fm = add(fm, scale(add(add(v0, v1), v2), w))
-			tv := dot(v0, cross(v1, v2)) // six times the tetrahedron (site, v0, v1, v2)
+			v1, v2 := &vs[l[k]], &vs[l[k+1]]
+			e1x, e1y, e1z := v1[0]-v0[0], v1[1]-v0[1], v1[2]-v0[2]
+			e2x, e2y, e2z := v2[0]-v0[0], v2[1]-v0[1], v2[2]-v0[2]
+			tx, ty, tz := e1y*e2z-e1z*e2y, e1z*e2x-e1x*e2z, e1x*e2y-e1y*e2x // twice the triangle's area vector
+			ax, ay, az = ax+tx, ay+ty, az+tz
+			w := tx*nx + ty*ny + tz*nz
+			sx, sy, sz := v0[0]+v1[0]+v2[0], v0[1]+v1[1]+v2[1], v0[2]+v1[2]+v2[2]
+			fx, fy, fz = fx+sx*w, fy+sy*w, fz+sz*w
+			// six times the tetrahedron (site, v0, v1, v2)
+			tv := v0[0]*(v1[1]*v2[2]-v1[2]*v2[1]) + v0[1]*(v1[2]*v2[0]-v1[0]*v2[2]) + v0[2]*(v1[0]*v2[1]-v1[1]*v2[0])
 			vol += tv
-			mom = add(mom, scale(add(add(v0, v1), v2), tv))
+			mx, my, mz = mx+sx*tv, my+sy*tv, mz+sz*tv
 		}
-		area := 0.5 * math.Sqrt(dot(avec, avec))
+		area := 0.5 * math.Sqrt(ax*ax+ay*ay+az*az)
 		if area < sliver {
 			b.stats.Slivers++
 			continue
 		}
 		wsum := 2 * area // Σw = 2·(area vector · n) ≈ 2·area for a planar convex loop
-		if aw := dot(avec, f.nrm); aw > 0 {
+		if aw := ax*nx + ay*ny + az*nz; aw > 0 {
 			wsum = aw
 		}
 		b.loopN = append(b.loopN, f.n)
 		for _, v := range l {
-			b.loop = append(b.loop, v)
+			b.loop = append(b.loop, remap[v])
 		}
 		b.owner = append(b.owner, f.owner)
 		b.normal = append(b.normal, f.nrm)
 		b.area = append(b.area, area)
-		b.fcen = append(b.fcen, add(s, scale(fm, 1/(3*wsum))))
+		k := 1 / (3 * wsum)
+		b.fcen = append(b.fcen, vec3{s[0] + fx*k, s[1] + fy*k, s[2] + fz*k})
 		nf++
 	}
-	for _, v := range p.v {
-		b.vert = append(b.vert, add(s, v))
+	for _, v := range p.live {
+		x := &vs[v]
+		b.vert = append(b.vert, vec3{s[0] + x[0], s[1] + x[1], s[2] + x[2]})
 	}
 	vol /= 6
 	cen := s
 	if vol > 0 {
-		cen = add(s, scale(mom, 1/(24*vol)))
+		k := 1 / (24 * vol)
+		cen = vec3{s[0] + mx*k, s[1] + my*k, s[2] + mz*k}
 	} else if d.Dup[i] < 0 {
 		b.stats.Empty++
 	}
 	b.nf = append(b.nf, int32(nf))
-	b.nv = append(b.nv, int32(len(p.v)))
+	b.nv = append(b.nv, int32(len(p.live)))
 	b.vol = append(b.vol, vol)
 	b.cen = append(b.cen, cen)
 	b.stats.Facets += nf
-	b.stats.Vertices += len(p.v)
+	b.stats.Vertices += len(p.live)
 	b.stats.MaxFacets = max(b.stats.MaxFacets, nf)
 }
 

@@ -25,6 +25,11 @@
 // this rule a cubic lattice, whose cells have many co-spherical neighbours whose bisectors only touch the cube at
 // an edge or a corner, gets exact cubes: those planes have no vertex farther than Eps outside and change nothing.
 //
+// A cut costs what it touches: facets the plane misses keep their loops in place, vertices are never renumbered
+// while a cell is built (the cell's vertices are numbered once, when it is emitted, in the order they were made),
+// and the geometry is written out by component. ref_test.go keeps the first, simpler implementation of these rules
+// (every loop rebuilt and the vertices compacted after each cut); the tests hold the builder to it bit for bit.
+//
 // # Tolerances
 //
 // Eps = max(EpsRel·Spacing, 2⁻²²·M), M the largest |coordinate| of the box (see Options). Positions are float32

@@ -32,20 +32,33 @@ var errTopology = errors.New("crossing edges do not form closed loops")
 
 // poly is the working convex polytope of one cell, in coordinates relative to its site. Its buffers are reused
 // from cell to cell, so clipping allocates nothing once they have grown to the largest cell seen.
+//
+// A cut only rewrites what it touches. Vertices are never moved or renumbered while the cell is built: a vertex
+// that is cut away or no facet uses any more just leaves live, the increasing list of the vertices in use (emitCell
+// numbers them in that order, which is the order a compaction after every cut would give). Facet loops live in an
+// arena: a facet the plane does not touch keeps its loop where it is, a cut facet and the cap get new loops at the
+// arena's end, and the arena is packed once it holds mostly stale loops.
 type poly struct {
-	v           []vec3
-	d           []float64 // signed distance of each vertex to the current cutting plane
-	out         []bool    // d > eps: the vertex is cut away
-	face, face2 []face
-	loop, loop2 []int32
-	// crossing nodes of the current cut: the edge (nIn → nOut) crosses the plane at vertex nV; capNext links the
-	// nodes into the cap's loop
-	nIn, nOut, nV, capNext []int32
-	remap                  []int32
-	eps                    float64
-	maxFacets              int
-	rmax2                  float64 // squared largest distance from the site to a vertex
+	v           []vec3    // every vertex made since the reset, dead ones included; only live ones are used
+	d           []float64 // per vertex: signed distance to the current cutting plane (live vertices only)
+	out         []uint8   // per vertex: 1 if d > eps, the vertex is cut away, else 0 (live vertices only)
+	mark        []uint32  // per vertex: stamp of the last cut after which a facet used it
+	stamp       uint32
+	live, live2 []int32
+	face        []face
+	loop, loop2 []int32 // loop is the arena; loop2 is scratch for packing it
+	loopLen     int     // Σ n over face: the arena's entries in use
+	// crossing nodes of the current cut: the edge (in → out) crosses the plane at vertex v; next links the nodes
+	// into the cap's loop
+	nodes     []node
+	remap     []int32
+	eps       float64
+	maxFacets int
+	rmax2     float64 // squared largest distance from the site to a live vertex
 }
+
+// node is a crossing of the current cut.
+type node struct{ in, out, v, next int32 }
 
 // boxFaces lists the corners of each wall (corner k has x = bit 0, y = bit 1, z = bit 2 of k), counter-clockwise
 // seen from outside, in wall order x−, x+, y−, y+, z−, z+.
@@ -60,7 +73,7 @@ func (p *poly) reset(lo, hi vec3) {
 
 // resetOwned makes the polytope the box [lo, hi] with the given owners of its facets x−, x+, y−, y+, z−, z+.
 func (p *poly) resetOwned(lo, hi vec3, owner [6]int32) {
-	p.v = p.v[:0]
+	p.v, p.live = p.v[:0], p.live[:0]
 	for k := 0; k < 8; k++ {
 		c := lo
 		for a := 0; a < 3; a++ {
@@ -69,12 +82,17 @@ func (p *poly) resetOwned(lo, hi vec3, owner [6]int32) {
 			}
 		}
 		p.v = append(p.v, c)
+		p.live = append(p.live, int32(k))
 	}
+	p.d, p.out, p.mark = resize(p.d, 8), resize(p.out, 8), resize(p.mark, 8)
+	clear(p.mark)
+	p.stamp = 0
 	p.face, p.loop = p.face[:0], p.loop[:0]
 	for w, f := range boxFaces {
 		p.face = append(p.face, face{start: int32(len(p.loop)), n: 4, owner: owner[w], nrm: boxNormals[w]})
 		p.loop = append(p.loop, f[:]...)
 	}
+	p.loopLen = len(p.loop)
 	p.updateRmax()
 }
 
@@ -89,7 +107,9 @@ func (p *poly) updateRmax() {
 func (p *poly) empty() bool { return len(p.face) == 0 }
 
 func (p *poly) clear() {
-	p.v, p.face, p.loop = p.v[:0], p.face[:0], p.loop[:0]
+	p.v, p.live, p.face, p.loop = p.v[:0], p.live[:0], p.face[:0], p.loop[:0]
+	p.d, p.out, p.mark = p.d[:0], p.out[:0], p.mark[:0]
+	p.loopLen = 0
 	p.rmax2 = 0
 }
 
@@ -101,194 +121,265 @@ func (p *poly) cut(q vec3, owner int32) (bool, error) {
 	n := scale(q, 1/ql)
 	c := ql / 2
 	eps := p.eps
-	// most planes tested cut nothing: find out without storing anything
+	// most planes tested cut nothing: find out with one pass, which also leaves each vertex's distance
 	n0, n1, n2 := n[0], n[1], n[2]
 	thr := c + eps
-	anyOut := false
-	for _, v := range p.v {
-		if n0*v[0]+n1*v[1]+n2*v[2] > thr {
-			anyOut = true
-			break
-		}
+	vs, ds, outs := p.v, p.d, p.out
+	// counters rather than branches: which vertices are out is what a cut cannot predict
+	var anyOut, anyIn uint8
+	for _, k := range p.live {
+		v := &vs[k]
+		x := n0*v[0] + n1*v[1] + n2*v[2]
+		d := x - c
+		o, ot := b2u(d > eps), b2u(x > thr)
+		ds[k], outs[k] = d, o
+		anyOut |= ot
+		anyIn |= o ^ 1
 	}
-	if !anyOut {
+	if anyOut == 0 {
 		return false, nil
 	}
-	nv := len(p.v)
-	if cap(p.d) < nv {
-		p.d, p.out = make([]float64, nv, 2*nv), make([]bool, nv, 2*nv)
-	}
-	p.d, p.out = p.d[:nv], p.out[:nv]
-	ds, outs := p.d, p.out
-	anyIn := false
-	for k, v := range p.v {
-		d := n0*v[0] + n1*v[1] + n2*v[2] - c
-		o := d > eps
-		ds[k], outs[k] = d, o
-		anyIn = anyIn || !o
-	}
-	if !anyIn {
+	if anyIn == 0 {
 		p.clear()
 		return true, nil
 	}
-	p.face2, p.loop2 = p.face2[:0], p.loop2[:0]
-	p.nIn, p.nOut, p.nV, p.capNext = p.nIn[:0], p.nOut[:0], p.nV[:0], p.capNext[:0]
-	for _, f := range p.face {
-		l := p.loop[f.start : f.start+f.n]
+	nv0 := int32(len(p.v))
+	// a vertex stays in use unless it is cut away or every facet that used it is dropped: an inside vertex of a
+	// cut facet is always in its new loop, and each new vertex is in two facets and the cap; only when a facet or
+	// the cap is squeezed away must the loops be scanned to find the vertices still in use
+	dropped := false
+	// the rebuild works on local copies of the growing slices (stored back below) so that they stay in registers
+	vs, ds, outs, mark := p.v, p.d, p.out, p.mark
+	// the facets are rewritten in place: each yields at most one, so the one written never passes the one read
+	loop, faces, nodes := p.loop, p.face, p.nodes[:0]
+	w := 0
+	for fi := range faces {
+		f := &faces[fi]
+		l := loop[f.start : f.start+f.n]
 		nout := 0
-		first := -1
-		for k, v := range l {
-			if p.out[v] {
-				nout++
-			} else if first < 0 {
-				first = k
-			}
+		for _, v := range l {
+			nout += int(outs[v])
 		}
 		if nout == 0 {
-			start := int32(len(p.loop2))
-			p.loop2 = append(p.loop2, l...)
-			f.start = start
-			p.face2 = append(p.face2, f)
+			if w != fi {
+				faces[w] = *f
+			}
+			w++
 			continue
 		}
-		if first < 0 {
+		if nout == len(l) {
 			continue // wholly cut away
 		}
+		first := 0
+		for outs[l[first]] != 0 {
+			first++
+		}
 		// walk the loop from an inside vertex: keep inside vertices, put a crossing vertex on each edge that
-		// crosses, and link each entry crossing to the exit crossing before it (the cap runs the other way)
-		start := int32(len(p.loop2))
+		// crosses, and link each entry crossing to the exit crossing before it (the cap runs the other way); the
+		// new loop goes at the arena's end (l still reads the old one if appending moves the arena). A vertex
+		// is appended unless it repeats the previous one of the new loop.
+		start := len(loop)
 		exit := int32(-1)
 		m := len(l)
-		for t := 0; t < m; t++ {
-			a, b := l[(first+t)%m], l[(first+t+1)%m]
-			switch {
-			case !p.out[a] && !p.out[b]:
-				p.emit(start, a)
-			case !p.out[a] && p.out[b]:
-				p.emit(start, a)
-				exit = p.node(a, b)
-				p.emit(start, p.nV[exit])
-			case p.out[a] && !p.out[b]:
-				e := p.node(b, a)
-				p.emit(start, p.nV[e])
-				if exit < 0 || p.capNext[e] >= 0 {
+		a := l[first]
+		ao := false
+		for t := first + 1; t <= first+m; t++ {
+			i := t
+			if i >= m {
+				i -= m
+			}
+			b := l[i]
+			bo := outs[b] != 0
+			if ao == bo {
+				if !ao && (len(loop) == start || loop[len(loop)-1] != a) {
+					loop = append(loop, a)
+				}
+				a = b
+				continue
+			}
+			// the crossing node of the edge from its inside end in to its outside end ou, made on first use: its
+			// vertex is in itself when in lies within eps of the plane, else the intersection point, always
+			// computed from the inside end so both facets sharing the edge see one vertex
+			in, ou := a, b
+			if ao {
+				in, ou = b, a
+			} else if len(loop) == start || loop[len(loop)-1] != a {
+				loop = append(loop, a)
+			}
+			e := -1
+			for k := range nodes {
+				if nodes[k].in == in && nodes[k].out == ou {
+					e = k
+					break
+				}
+			}
+			if e < 0 {
+				v := in
+				if di := ds[in]; di < -eps {
+					do := ds[ou]
+					t := di / (di - do)
+					v = int32(len(vs))
+					// in + (ou − in)·t, by component (copying whole vectors here stalls on store forwarding)
+					va, vb := &vs[in], &vs[ou]
+					vs = append(vs, vec3{va[0] + (vb[0]-va[0])*t, va[1] + (vb[1]-va[1])*t, va[2] + (vb[2]-va[2])*t})
+					ds = append(ds, 0)
+					outs = append(outs, 0)
+					mark = append(mark, 0)
+				}
+				e = len(nodes)
+				nodes = append(nodes, node{in: in, out: ou, v: v, next: -1})
+			}
+			if nv := nodes[e].v; len(loop) == start || loop[len(loop)-1] != nv {
+				loop = append(loop, nv)
+			}
+			if !ao {
+				exit = int32(e)
+			} else {
+				if exit < 0 || nodes[e].next >= 0 {
 					return false, errTopology
 				}
-				p.capNext[e] = exit
+				nodes[e].next = exit
 			}
+			a, ao = b, bo
 		}
-		p.closeFace(start, f)
+		var keep bool
+		if loop, keep = closeLoop(loop, start, f); keep {
+			if w != fi {
+				faces[w] = *f
+			}
+			w++
+		} else {
+			dropped = true
+		}
 	}
-	// the cap: follow capNext around each cycle (normally one)
-	for s := range p.capNext {
-		if p.capNext[s] < 0 {
+	faces = faces[:w]
+	// the cap: follow next around each cycle (normally one)
+	for s := range nodes {
+		if nodes[s].next < 0 {
 			return false, errTopology
 		}
 	}
-	for s := range p.nV {
-		if p.nIn[s] < 0 {
+	for s := range nodes {
+		if nodes[s].in < 0 {
 			continue // already on a cycle
 		}
-		start := int32(len(p.loop2))
+		start := len(loop)
 		k := int32(s)
-		for steps := 0; p.nIn[k] >= 0; steps++ {
-			if steps > len(p.nV) {
+		for steps := 0; nodes[k].in >= 0; steps++ {
+			if steps > len(nodes) {
 				return false, errTopology
 			}
-			p.nIn[k] = -1 // visited
-			p.emit(start, p.nV[k])
-			k = p.capNext[k]
+			nodes[k].in = -1 // visited
+			if nv := nodes[k].v; len(loop) == start || loop[len(loop)-1] != nv {
+				loop = append(loop, nv)
+			}
+			k = nodes[k].next
 		}
 		if k != int32(s) {
 			return false, errTopology
 		}
-		p.closeFace(start, face{owner: owner, nrm: n})
+		cf := face{owner: owner, nrm: n}
+		var keep bool
+		if loop, keep = closeLoop(loop, start, &cf); keep {
+			faces = append(faces, cf)
+		} else {
+			dropped = true
+		}
 	}
-	if len(p.face2) > p.maxFacets {
+	p.v, p.d, p.out, p.mark = vs, ds, outs, mark
+	p.loop, p.face, p.nodes = loop, faces, nodes
+	if len(p.face) > p.maxFacets {
 		return false, errTooManyFacets
 	}
-	p.face, p.face2 = p.face2, p.face
-	p.loop, p.loop2 = p.loop2, p.loop
-	p.compact()
+	// the live vertices: those a facet uses now, in increasing order (old ones, then the ones this cut made)
+	var st uint32
+	if dropped {
+		p.stamp++
+		if p.stamp == 0 { // wrapped: forget every old stamp
+			clear(p.mark)
+			p.stamp = 1
+		}
+		st = p.stamp
+		for _, f := range p.face {
+			for _, v := range p.loop[f.start : f.start+f.n] {
+				p.mark[v] = st
+			}
+		}
+	}
+	live := p.live2[:0]
+	r := 0.0
+	vs = p.v
+	for _, k := range p.live {
+		if dropped && p.mark[k] == st || !dropped && outs[k] == 0 {
+			live = append(live, k)
+			x := &vs[k]
+			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
+				r = x2
+			}
+		}
+	}
+	for k := nv0; k < int32(len(vs)); k++ {
+		if !dropped || p.mark[k] == st {
+			live = append(live, k)
+			x := &vs[k]
+			if x2 := x[0]*x[0] + x[1]*x[1] + x[2]*x[2]; x2 > r {
+				r = x2
+			}
+		}
+	}
+	p.live, p.live2 = live, p.live
+	p.rmax2 = r
+	loopLen := 0
+	for _, f := range p.face {
+		loopLen += int(f.n)
+	}
+	p.loopLen = loopLen
+	if len(p.loop) > 4*loopLen+256 {
+		p.pack()
+	}
 	return true, nil
 }
 
-// emit appends vertex v to the loop being built from start, unless it repeats the previous one.
-func (p *poly) emit(start, v int32) {
-	if int32(len(p.loop2)) > start && p.loop2[len(p.loop2)-1] == v {
-		return
+// pack moves the facets' loops to the start of the arena, in facet order, dropping the stale ones.
+func (p *poly) pack() {
+	l2 := p.loop2[:0]
+	for k := range p.face {
+		f := &p.face[k]
+		start := int32(len(l2))
+		l2 = append(l2, p.loop[f.start:f.start+f.n]...)
+		f.start = start
 	}
-	p.loop2 = append(p.loop2, v)
+	p.loop, p.loop2 = l2, p.loop
 }
 
-// closeFace finishes the loop begun at start as facet f, or drops it if fewer than three distinct vertices remain
-// (a facet squeezed to an edge or a point by vertices snapped onto the plane).
-func (p *poly) closeFace(start int32, f face) {
-	end := int32(len(p.loop2))
-	if end-start > 1 && p.loop2[end-1] == p.loop2[start] {
+// b2u is 1 for true and 0 for false.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// closeLoop finishes the loop begun at start as facet f's, or drops it if fewer than three distinct vertices remain
+// (a facet squeezed to an edge or a point by vertices snapped onto the plane), and reports whether f is kept.
+func closeLoop(loop []int32, start int, f *face) ([]int32, bool) {
+	end := len(loop)
+	if end-start > 1 && loop[end-1] == loop[start] {
 		end--
 	}
 	if end-start < 3 {
-		p.loop2 = p.loop2[:start]
-		return
+		return loop[:start], false
 	}
-	p.loop2 = p.loop2[:end]
-	f.start, f.n = start, end-start
-	p.face2 = append(p.face2, f)
+	loop = loop[:end]
+	f.start, f.n = int32(start), int32(end-start)
+	return loop, true
 }
 
-// node returns the crossing node of the edge from inside vertex a to outside vertex b, making it on first use:
-// its vertex is a itself when a lies within eps of the plane, else the intersection point, always computed from
-// the inside end so both facets sharing the edge see one vertex.
-func (p *poly) node(a, b int32) int32 {
-	for k := range p.nIn {
-		if p.nIn[k] == a && p.nOut[k] == b {
-			return int32(k)
-		}
+// number sets remap[v] to the position of each live vertex v in live, the cell's vertex numbering.
+func (p *poly) number() []int32 {
+	p.remap = resize(p.remap, len(p.v))
+	for k, v := range p.live {
+		p.remap[v] = int32(k)
 	}
-	v := a
-	if p.d[a] < -p.eps {
-		da, db := p.d[a], p.d[b]
-		t := da / (da - db)
-		v = int32(len(p.v))
-		p.v = append(p.v, add(p.v[a], scale(sub(p.v[b], p.v[a]), t)))
-		p.d = append(p.d, 0)
-		p.out = append(p.out, false)
-	}
-	p.nIn, p.nOut, p.nV, p.capNext = append(p.nIn, a), append(p.nOut, b), append(p.nV, v), append(p.capNext, -1)
-	return int32(len(p.nIn) - 1)
-}
-
-// compact drops vertices no facet uses any more and renumbers the loops, then updates rmax2.
-func (p *poly) compact() {
-	nv := len(p.v)
-	if cap(p.remap) < nv {
-		p.remap = make([]int32, nv, 2*nv)
-	}
-	remap := p.remap[:nv]
-	for v := range remap {
-		remap[v] = -1
-	}
-	loop := p.loop
-	for _, v := range loop {
-		remap[v] = 0
-	}
-	k := int32(0)
-	r := 0.0
-	vs := p.v
-	for v := range remap {
-		if remap[v] < 0 {
-			continue
-		}
-		remap[v] = k
-		x := vs[v]
-		vs[k] = x
-		r = max(r, x[0]*x[0]+x[1]*x[1]+x[2]*x[2])
-		k++
-	}
-	p.v = vs[:k]
-	for i, v := range loop {
-		loop[i] = remap[v]
-	}
-	p.rmax2 = r
+	return p.remap
 }
