@@ -13,6 +13,7 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/sph"
 	"github.com/slosh/slosh/sim/voronoi"
@@ -167,6 +168,35 @@ func TestRunABOtherMode(t *testing.T) {
 		if p.a.Stats().Steps == 0 || p.b.Stats().Steps == 0 {
 			t.Errorf("a frame stepped A %d and B %d times", p.a.Stats().Steps, p.b.Stats().Steps)
 		}
+		// the tools act on both
+		h, ok := ss.solver.(sim.Hands)
+		if !ok {
+			t.Fatal("the pair of voronoi and sph has no hands")
+		}
+		if _, err := h.Drain([3]float32{0.05, 0.19, 0.05}, 0.035); err != nil {
+			t.Fatal(err)
+		}
+		if da, db := na-p.a.Stats().Particles, nb-p.b.Stats().Particles; da <= 0 || da != db {
+			t.Errorf("a drain took %d particles of A and %d of B", da, db)
+		}
+		// saving saves A; a state loaded goes into A, and B, which cannot read it, restarts from the scene (with
+		// the particles it started with)
+		var saved bytes.Buffer
+		if p.StateKind() != voronoi.Name || p.WriteState(&saved) != nil {
+			t.Fatalf("the pair saves a %s state", p.StateKind())
+		}
+		steps := p.a.Stats().Steps
+		if _, _, err := abFrame(p, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.ReadState(&saved); err != nil {
+			t.Fatal(err)
+		}
+		if p.a.Stats().Steps != steps || p.b.Stats().Steps != 0 || p.b.Stats().Particles != nb ||
+			!strings.Contains(p.TwinStats().Notice, "B restarted from the scene") {
+			t.Errorf("after a load: A at step %d (saved at %d), B at step %d with %d particles, notice %q",
+				p.a.Stats().Steps, steps, p.b.Stats().Steps, p.b.Stats().Particles, p.TwinStats().Notice)
+		}
 		ss.Close()
 	}
 }
@@ -250,8 +280,8 @@ func TestViewerABOtherMode(t *testing.T) {
 		t.Fatalf("B's parameters (%d) lack sph.stiffness", len(m.BSet.All()))
 	}
 	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ABValue: true, ToggleAB: true})
-	if !v.ab.on || v.status.isErr {
-		t.Fatalf("the button did not start A/B with another mode: %q", v.status.msg)
+	if !v.ab.on || v.status.isErr || v.ab.spec.Mode != "sph" {
+		t.Fatalf("the button did not start A/B with mode sph: on %v, B's mode %q, status %q", v.ab.on, v.ab.spec.Mode, v.status.msg)
 	}
 	frames(t, v, "both views drawn", func() bool {
 		pb, sb, ok := v.drv.Twin()
@@ -259,7 +289,7 @@ func TestViewerABOtherMode(t *testing.T) {
 	})
 	v.fillModel()
 	if m := v.model.AB; !m.On || m.LabelA != "voronoi" || m.LabelB != "sph: sph.stiffness = 1000" {
-		t.Errorf("the panel's A/B: on %v, A %q, B %q", m.On, m.LabelA, m.LabelB)
+		t.Fatalf("the panel's A/B: on %v, A %q, B %q", m.On, m.LabelA, m.LabelB)
 	}
 	frames(t, v, "the title naming B", func() bool { return strings.Contains(v.title, "A/B: sph: sph.stiffness = 1000") })
 
@@ -274,8 +304,8 @@ func TestViewerABOtherMode(t *testing.T) {
 	v.fillModel()
 	v.model.AB.BValue = param.Value{F: 5000}
 	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ABValue: true})
-	frames(t, v, "B's new stiffness", func() bool { return idle() && v.ab.spec.Sets[0].Value.F == 5000 })
-	if got := paramValue(b.Params(), "sph.stiffness"); got != "5000" {
+	frames(t, v, "the new value's command done", idle)
+	if got := paramValue(b.Params(), "sph.stiffness"); got != "5000" || v.ab.spec.Sets[0].Value.F != 5000 {
 		t.Errorf("B's stiffness after the panel's edit: %s", got)
 	}
 	press(v, glfw.KeyR)
