@@ -89,7 +89,7 @@ func parseABFor(modes []Mode, a Mode, text string) (abSpec, error) {
 			err = p.Set(v)
 		}
 		if err != nil {
-			return abSpec{}, usagef("--ab %q: %q: %v", text, part, err)
+			return abSpec{}, usagef("--ab %q: %v", text, err) // param's message names the parameter and the value
 		}
 		spec.Sets = append(spec.Sets, abSet{Name: pn, Value: v})
 	}
