@@ -74,7 +74,7 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "run",
-			synopsis: "run --scene S --frames N [--mode M] [--set name=value ...] [--screenshot F.png [--width W --height H]] [--ab name=value]",
+			synopsis: "run --scene S --frames N [--mode M] [--set name=value ...] [--screenshot F.png [--width W --height H]] [--ab name=value|mode=M,name=value,...]",
 			summary: "Simulate without a window, printing one line of statistics per frame (1/60 s).\n" +
 				"--screenshot saves the last frame as a PNG. A CPU mode without it needs no GL and no display.",
 			examples: `  slosh run --scene pool --mode pbf-cpu --frames 120
@@ -87,7 +87,7 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate")
 				fs.StringVar(&o.Screenshot, "screenshot", "", "save the last frame as a PNG `file`")
 				fs.StringVar(&o.Save, "save", "", "save the final state to `file` (.slosh), to continue it with --load")
-				fs.StringVar(&o.AB, "ab", "", "A/B: run a copy with one parameter changed, `name=value`, beside the run; B's columns follow A's")
+				fs.StringVar(&o.AB, "ab", "", "A/B: run a copy with one parameter changed, `name=value`, or another mode from the same scene, mode=M[,name=value...], beside the run; B's columns follow A's")
 				fs.IntVar(&o.Width, "width", 1280, "screenshot width, pixels")
 				fs.IntVar(&o.Height, "height", 720, "screenshot height, pixels")
 				o.Stdout = stdout
@@ -113,7 +113,7 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "record",
-			synopsis: "record --scene S --frames N --out clip.mp4|clip.gif|clip.png [--width W --height H] [--mode M] [--set name=value ...] [--ab name=value]",
+			synopsis: "record --scene S --frames N --out clip.mp4|clip.gif|clip.png [--width W --height H] [--mode M] [--set name=value ...] [--ab name=value|mode=M,...]",
 			summary: "Simulate without a visible window and render every frame into a clip: an MP4 (H.264, yuv420p, 60 fps;\n" +
 				"needs ffmpeg, else PNG frames and the command that makes the video), a GIF, or PNG frames (one frame:\n" +
 				"that file; more: clip_000001.png, ...). Works under Xvfb; shows progress and the time left.",
@@ -129,7 +129,7 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.IntVar(&o.Width, "width", 1280, "picture width, pixels")
 				fs.IntVar(&o.Height, "height", 720, "picture height, pixels")
 				fs.StringVar(&o.Quality, "quality", "high", "`high`, medium or low (MP4: H.264 quality 18/23/28; GIF: colours and dithering)")
-				fs.StringVar(&o.AB, "ab", "", "A/B: record a copy with one parameter changed, `name=value`, beside the run (left A, right B; the clip is twice as wide)")
+				fs.StringVar(&o.AB, "ab", "", "A/B: record a copy with one parameter changed, `name=value`, or another mode from the same scene, mode=M[,name=value...], beside the run (left A, right B; the clip is twice as wide)")
 				o.Stdout = stdout
 				return func() error { return app.Record(o) }
 			},
@@ -329,7 +329,7 @@ func commandUsage(w io.Writer, c command, fs *flag.FlagSet, cmds []command) {
 		fmt.Fprintln(w, "\nIn the window: left-drag orbits, right- or middle-drag (or shift + left-drag) pans, the wheel zooms;")
 		fmt.Fprintln(w, "space pauses and runs, . steps one frame, r resets, f frames the scene, h hides the panel, Esc quits;")
 		fmt.Fprintln(w, "F12 saves a screenshot, F9 starts and stops a recording (into --captures); b starts and stops an A/B\n"+
-			"comparison (the panel's Compare A/B picks the parameter B changes).")
+			"comparison (the panel's Compare A/B picks the parameter B changes, or another mode for B).")
 		fmt.Fprintln(w, "\nOther commands:")
 		for _, o := range cmds[1:] {
 			fmt.Fprintf(w, "  slosh %s\n", o.synopsis)

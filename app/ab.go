@@ -13,17 +13,87 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// A/B: the running simulation duplicated with one parameter changed, both stepping together from the same state.
-// B is a second solver of the running mode that reads A's whole state through sim.Stateful (WriteState into a
-// buffer, ReadState from it) and then gets its one changed parameter. The two are wrapped in a pair, itself a
-// sim.Solver, so whichever driver ran A — the GPU driver on the GL thread, or the CPU runner — runs the pair the
-// same way: every frame calls each solver's BeginFrame and steps each through its own substeps. The pair knows
-// no mode by name; a mode without sim.Stateful cannot be duplicated and says so.
+// A/B: the running simulation beside a second one, both stepping together. B is either
+//   - the running mode with one parameter changed: a second solver of that mode that reads A's whole state through
+//     sim.Stateful (WriteState into a buffer, ReadState from it) and then gets its one changed parameter; or
+//   - another 3D mode, reset from the same scene (different modes keep different kinds of state, so nothing is
+//     copied): B gets the scene's overrides for its own mode, A's particle target (<mode>.particles and
+//     <mode>.spacing, so both sample the scene alike), then its own settings.
+// The two are wrapped in a pair, itself a sim.Solver, so whichever driver ran A — the GPU driver on the GL thread,
+// or the CPU runner — runs the pair the same way: every frame calls each solver's BeginFrame and steps each through
+// its own substeps. The pair knows no mode by name; a mode without sim.Stateful cannot be duplicated and says so.
 
-// abSpec is what B changes: one parameter of the mode's set and its value in B.
+// abSpec is what B runs: one parameter of A's mode changed (Name, Value), or another mode (Mode) with some of its
+// own parameters set (Sets).
 type abSpec struct {
 	Name  string
 	Value param.Value
+
+	Mode string  // B's mode when it is another one; "" is A's mode with Name changed
+	Sets []abSet // B's own parameters, in order, for another mode
+}
+
+// abSet is one of B's parameters in another mode.
+type abSet struct {
+	Name  string
+	Value param.Value
+}
+
+// cross says B runs another mode, reset from the scene rather than copied from A.
+func (s abSpec) cross() bool { return s.Mode != "" }
+
+// abModePrefix starts --ab's form for another mode: mode=NAME[,name=value...].
+const abModePrefix = "mode="
+
+// parseABFor reads --ab against a, the mode A runs: "name=value" (one of a's parameters changed in B) or
+// "mode=NAME,name=value,..." (B runs mode NAME, a 3D mode of modes, with those of its own parameters set). Every
+// message names the part of the text at fault.
+func parseABFor(modes []Mode, a Mode, text string) (abSpec, error) {
+	if !strings.HasPrefix(strings.TrimSpace(text), abModePrefix) {
+		return parseAB(a.Params(), text)
+	}
+	parts := strings.Split(strings.TrimSpace(text), ",")
+	name := strings.TrimSpace(strings.TrimPrefix(parts[0], abModePrefix))
+	var threeD []string
+	for _, m := range modes {
+		if !m.Flat {
+			threeD = append(threeD, m.Name)
+		}
+	}
+	m, ok := findMode(modes, name)
+	switch {
+	case name == "":
+		return abSpec{}, usagef("--ab %q: mode= names B's mode, one of %s", text, strings.Join(threeD, ", "))
+	case !ok:
+		return abSpec{}, usagef("--ab %q: unknown mode %q; B may run %s", text, name, strings.Join(threeD, ", "))
+	case m.Flat:
+		return abSpec{}, usagef("--ab %q: mode %s is 2D; B runs a 3D mode: %s", text, name, strings.Join(threeD, ", "))
+	}
+	spec := abSpec{Mode: m.Name}
+	set := m.Params()
+	for _, part := range parts[1:] {
+		pn, value, ok := strings.Cut(part, "=")
+		pn = strings.TrimSpace(pn)
+		if !ok || pn == "" {
+			return abSpec{}, usagef("--ab %q: %q: want name=value after the mode, e.g. --ab mode=sph,sph.stiffness=1000", text, part)
+		}
+		if pn == "mode" {
+			return abSpec{}, usagef("--ab %q: %q: B runs one mode, named first", text, part)
+		}
+		p, ok := set.Lookup(pn)
+		if !ok {
+			return abSpec{}, usagef("--ab %q: mode %s has no parameter %s (slosh params --mode %s lists them)", text, m.Name, pn, m.Name)
+		}
+		v, err := p.Parse(value)
+		if err == nil {
+			err = p.Set(v)
+		}
+		if err != nil {
+			return abSpec{}, usagef("--ab %q: %v", text, err) // param's message names the parameter and the value
+		}
+		spec.Sets = append(spec.Sets, abSet{Name: pn, Value: v})
+	}
+	return spec, nil
 }
 
 // parseAB reads "name=value" (as given to --ab) against set, a throwaway copy of the mode's parameters (the
@@ -31,7 +101,7 @@ type abSpec struct {
 func parseAB(set *param.Set, text string) (abSpec, error) {
 	name, value, ok := strings.Cut(text, "=")
 	if !ok {
-		return abSpec{}, usagef("--ab %q: want name=value, e.g. --ab pbf.iterations=6", text)
+		return abSpec{}, usagef("--ab %q: want name=value, e.g. --ab pbf.iterations=6, or mode=NAME,name=value,... for another mode", text)
 	}
 	name = strings.TrimSpace(name)
 	p, ok := set.Lookup(name)
@@ -48,6 +118,22 @@ func parseAB(set *param.Set, text string) (abSpec, error) {
 	return abSpec{Name: name, Value: v}, nil
 }
 
+// crossLabel is how a side running another mode is labelled: "sph: sph.pressure = wcsph, sph.stiffness = 1000",
+// the values formatted by set (that mode's parameters, or a mirror of them).
+func crossLabel(mode string, set *param.Set, sets []abSet) string {
+	if len(sets) == 0 {
+		return mode
+	}
+	parts := make([]string, len(sets))
+	for i, s := range sets {
+		parts[i] = s.Name + " = " + fmt.Sprint(s.Value)
+		if p, ok := set.Lookup(s.Name); ok {
+			parts[i] = s.Name + " = " + p.Format(s.Value)
+		}
+	}
+	return mode + ": " + strings.Join(parts, ", ")
+}
+
 // abLabel is how a side is labelled: "pbf.iterations = 6".
 func abLabel(set *param.Set, name string) string {
 	p, ok := set.Lookup(name)
@@ -57,16 +143,18 @@ func abLabel(set *param.Set, name string) string {
 	return fmt.Sprintf("%s = %s", name, p)
 }
 
-// pair steps two solvers of one mode frame for frame: A, the simulation that was running, and B, its copy with
-// one parameter changed. To a driver it is A (name, parameters, frames, stats, state); B's frame and stats are
-// there for the second view. Each frame both choose their own substeps; the pair steps them interleaved, A's
-// k-th step and B's k-th step, for as many steps as the larger count. Parameters edited on A's set follow to B
-// before every frame and reset, all but the one B changes.
+// pair steps two solvers frame for frame: A, the simulation that was running, and B, its copy with one parameter
+// changed or a solver of another mode. To a driver it is A (name, parameters, frames, stats, state); B's frame
+// and stats are there for the second view. Each frame both choose their own substeps; the pair steps them
+// interleaved, A's k-th step and B's k-th step, for as many steps as the larger count. In one mode, parameters
+// edited on A's set follow to B before every frame and reset, all but the one B changes; another mode's B keeps
+// its own.
 type pair struct {
 	a, b   sim.Solver
 	spec   abSpec
-	bParam *param.Param
-	shared [][2]*param.Param // A's and B's parameters of one name, other than spec.Name
+	bParam *param.Param      // the parameter the panel edits in B: spec.Name, or another mode's first setting (or nil)
+	shared [][2]*param.Param // A's and B's parameters of one name, other than spec.Name (none across modes)
+	sc     *scene.Scene      // the scene both were last reset with: another mode's B restarts from it on a load
 
 	frameDt float64
 	na, nb  int // substeps of the frame in progress
@@ -74,25 +162,33 @@ type pair struct {
 	warn    string
 }
 
-// newPair wraps a and b (which holds a copy of a's state) and gives b the changed parameter. It returns a solver
-// that also has a's optional interfaces: sim.Hands (acting on both) and the GPU solver's own buffers.
-func newPair(a, b sim.Solver, spec abSpec) (sim.Solver, error) {
-	bp, ok := b.Params().Lookup(spec.Name)
-	if !ok {
-		return nil, fmt.Errorf("A/B: mode %s has no parameter %s", a.Name(), spec.Name)
-	}
-	p := &pair{a: a, b: b, spec: spec, bParam: bp}
-	for _, pa := range a.Params().All() {
-		if pa.Name == spec.Name {
-			continue
+// newPair wraps a and b, reset with sc: in one mode b holds a copy of a's state and gets the changed parameter;
+// another mode's b is already configured and reset. It returns a solver that also has a's optional interfaces
+// where b has them too: sim.Hands (acting on both) and the GPU solver's own buffers.
+func newPair(a, b sim.Solver, sc *scene.Scene, spec abSpec) (sim.Solver, error) {
+	p := &pair{a: a, b: b, spec: spec, sc: sc}
+	if spec.cross() {
+		if len(spec.Sets) > 0 {
+			p.bParam, _ = b.Params().Lookup(spec.Sets[0].Name)
 		}
-		if pb, ok := b.Params().Lookup(pa.Name); ok {
-			p.shared = append(p.shared, [2]*param.Param{pa, pb})
+	} else {
+		bp, ok := b.Params().Lookup(spec.Name)
+		if !ok {
+			return nil, fmt.Errorf("A/B: mode %s has no parameter %s", a.Name(), spec.Name)
 		}
-	}
-	p.sync()
-	if err := bp.Set(spec.Value); err != nil {
-		return nil, fmt.Errorf("A/B: %w", err)
+		p.bParam = bp
+		for _, pa := range a.Params().All() {
+			if pa.Name == spec.Name {
+				continue
+			}
+			if pb, ok := b.Params().Lookup(pa.Name); ok {
+				p.shared = append(p.shared, [2]*param.Param{pa, pb})
+			}
+		}
+		p.sync()
+		if err := bp.Set(spec.Value); err != nil {
+			return nil, fmt.Errorf("A/B: %w", err)
+		}
 	}
 	_, hands := a.(sim.Hands)
 	_, hb := b.(sim.Hands)
@@ -143,13 +239,35 @@ func (p *pair) sync() {
 	}
 }
 
-// setB changes B's value of the compared parameter.
+// setB changes B's value of the compared parameter (another mode's: its first setting).
 func (p *pair) setB(v param.Value) error {
+	if p.bParam == nil {
+		return errors.New("A/B: B changes no parameter")
+	}
 	if err := p.bParam.Set(v); err != nil {
 		return err
 	}
-	p.spec.Value = v
+	if p.spec.cross() {
+		p.spec.Sets[0].Value = v
+	} else {
+		p.spec.Value = v
+	}
 	return nil
+}
+
+// labels say what each side runs: "pbf.iterations = 2" and "pbf.iterations = 6" in one mode, or each side's mode
+// ("voronoi") with B's own settings ("sph: sph.stiffness = 1000").
+func (p *pair) labels() (string, string) {
+	if p.spec.cross() {
+		return p.a.Name(), crossLabel(p.b.Name(), p.b.Params(), p.spec.Sets)
+	}
+	return abLabel(p.a.Params(), p.spec.Name), abLabel(p.b.Params(), p.spec.Name)
+}
+
+// labelB is B's label, for its errors.
+func (p *pair) labelB() string {
+	_, b := p.labels()
+	return b
 }
 
 func (p *pair) Name() string       { return p.a.Name() }
@@ -171,15 +289,16 @@ func (p *pair) TwinStats() sim.Stats {
 	return st
 }
 
-// Reset resets both with sc; B keeps its changed parameter.
+// Reset resets both with sc; B keeps its changed parameter (another mode's B, its own settings).
 func (p *pair) Reset(sc *scene.Scene) error {
 	p.sync()
 	p.warn = ""
 	if err := p.a.Reset(sc); err != nil {
 		return err
 	}
+	p.sc = sc
 	if err := p.b.Reset(sc); err != nil {
-		return fmt.Errorf("B (%s): %w", abLabel(p.b.Params(), p.spec.Name), err)
+		return fmt.Errorf("B (%s): %w", p.labelB(), err)
 	}
 	return nil
 }
@@ -205,13 +324,14 @@ func (p *pair) Step(float64) error {
 	}
 	if k < p.nb {
 		if eb = p.b.Step(p.frameDt / float64(p.nb)); eb != nil {
-			eb = fmt.Errorf("B (%s): %w", abLabel(p.b.Params(), p.spec.Name), eb)
+			eb = fmt.Errorf("B (%s): %w", p.labelB(), eb)
 		}
 	}
 	return errors.Join(ea, eb)
 }
 
-// StateKind, WriteState and ReadState are A's: saving in A/B saves A; a state loaded goes into both.
+// StateKind, WriteState and ReadState are A's: saving in A/B saves A; a state loaded goes into both, or where B
+// runs another mode (whose state is of another kind), B restarts from the scene.
 func (p *pair) StateKind() string { return p.a.(sim.Stateful).StateKind() }
 
 func (p *pair) WriteState(w io.Writer) error { return p.a.(sim.Stateful).WriteState(w) }
@@ -223,6 +343,13 @@ func (p *pair) ReadState(r io.Reader) error {
 	}
 	if err := p.a.(sim.Stateful).ReadState(bytes.NewReader(data)); err != nil {
 		return err
+	}
+	if p.spec.cross() {
+		if err := p.b.Reset(p.sc); err != nil {
+			return fmt.Errorf("B (%s): %w", p.labelB(), err)
+		}
+		p.warn = "B restarted from the scene: A's state is not of B's kind"
+		return nil
 	}
 	return p.b.(sim.Stateful).ReadState(bytes.NewReader(data))
 }
@@ -346,12 +473,88 @@ func startPair(m Mode, a sim.Solver, g glInfo, live *scene.Scene, spec abSpec) (
 	if err := sb.ReadState(&buf); err != nil {
 		return fail(err)
 	}
-	p, err := newPair(a, b, spec)
+	p, err := newPair(a, b, live, spec)
 	if err != nil {
 		deleteSolver(b)
 		return nil, err
 	}
 	return p, nil
+}
+
+// startCross puts beside a (which runs mode am, reset with live) a solver of another mode, spec.Mode from modes,
+// reset from live: the scene's overrides for its own mode, then a's particle target, then spec.Sets. A GPU A
+// takes a GPU B; a CPU A takes a compute mode's CPU fallback (both are stepped on one thread). On error a is
+// untouched and nothing else is left behind.
+func startCross(modes []Mode, am Mode, a sim.Solver, g glInfo, live *scene.Scene, spec abSpec) (sim.Solver, error) {
+	bm, ok := findMode(modes, spec.Mode)
+	if !ok {
+		return nil, fmt.Errorf("A/B: unknown mode %q for B", spec.Mode)
+	}
+	if bm.Flat {
+		return nil, fmt.Errorf("A/B: mode %s is 2D; B runs a 3D mode", bm.Name)
+	}
+	_, aGPU := a.(gpuSolver)
+	switch {
+	case aGPU && !bm.Compute:
+		return nil, fmt.Errorf("A/B: A runs on the GPU (%s) and B's mode %s on the CPU; run A in a CPU mode (%s) to put %s beside it", am.Name, bm.Name, orName(am.Fallback, "pbf-cpu"), bm.Name)
+	case !aGPU && bm.Compute:
+		fb, ok := findMode(modes, bm.Fallback)
+		if !ok {
+			return nil, fmt.Errorf("A/B: A runs on the CPU and B's mode %s needs the GPU", bm.Name)
+		}
+		bm = fb
+	}
+	b, err := bm.New(g.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("A/B: a %s solver for B: %w", bm.Name, err)
+	}
+	fail := func(err error) (sim.Solver, error) {
+		deleteSolver(b)
+		return nil, fmt.Errorf("A/B: B (%s): %w", bm.Name, err)
+	}
+	if _, ok := b.(gpuSolver); ok != aGPU {
+		return fail(errors.New("B's solver does not run where A's does (GPU and CPU)"))
+	}
+	set := b.Params()
+	if _, err := applySceneParams(set, live, bm.Name); err != nil {
+		return fail(err)
+	}
+	for _, last := range []string{"particles", "spacing"} { // A's particle target, so both sample the scene alike
+		pa, okA := sim.ParamNamed(a.Params(), last)
+		pb, okB := sim.ParamNamed(set, last)
+		if !okA || !okB {
+			continue
+		}
+		if v, err := pb.Parse(pa.String()); err == nil {
+			_ = pb.Set(v) // a value out of B's range leaves B's own
+		}
+	}
+	for _, s := range spec.Sets {
+		p, ok := set.Lookup(s.Name)
+		if !ok {
+			return fail(fmt.Errorf("no parameter %s", s.Name))
+		}
+		if err := p.Set(s.Value); err != nil {
+			return fail(err)
+		}
+	}
+	spec.Mode = bm.Name
+	if err := b.Reset(live); err != nil {
+		return fail(err)
+	}
+	p, err := newPair(a, b, live, spec)
+	if err != nil {
+		deleteSolver(b)
+		return nil, err
+	}
+	return p, nil
+}
+
+func orName(name, other string) string {
+	if name != "" {
+		return name
+	}
+	return other
 }
 
 // splitPair ends an A/B: B is deleted and A, which continues as if never duplicated, returned.
@@ -380,13 +583,27 @@ func twinParticles(s sim.Solver, bufs *render.FrameBuffers, f *sim.Frame) (rende
 }
 
 // startAB turns a headless session into an A/B pair (slosh run and record --ab), saying so on w.
-func (s *session) startAB(spec abSpec, w io.Writer) error {
-	p, err := startPair(s.mode, s.solver, s.gl, s.st.sc, spec)
+func (s *session) startAB(spec abSpec, w io.Writer) error { return s.startABIn(Modes(), spec, w) }
+
+// startABIn is startAB with modes as the table another mode for B is found in.
+func (s *session) startABIn(modes []Mode, spec abSpec, w io.Writer) error {
+	var p sim.Solver
+	var err error
+	if spec.cross() {
+		p, err = startCross(modes, s.mode, s.solver, s.gl, s.st.sc, spec)
+	} else {
+		p, err = startPair(s.mode, s.solver, s.gl, s.st.sc, spec)
+	}
 	if err != nil {
 		return err
 	}
 	s.solver = p
-	fmt.Fprintf(w, "slosh: A/B: A runs %s, B %s\n", abLabel(p.Params(), spec.Name), abLabel(p.(abPair).pairOf().b.Params(), spec.Name))
+	pp := p.(abPair).pairOf()
+	la, lb := pp.labels()
+	fmt.Fprintf(w, "slosh: A/B: A runs %s, B %s\n", la, lb)
+	if spec.cross() {
+		fmt.Fprintf(w, "slosh: A/B: A starts with %d particles, B with %d\n", pp.a.Stats().Particles, pp.b.Stats().Particles)
+	}
 	return nil
 }
 

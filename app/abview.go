@@ -12,14 +12,22 @@ import (
 	"github.com/slosh/slosh/ui"
 )
 
-// abView is the window's A/B comparison (ab.go): the panel's choice of parameter and value, and while it runs the
-// second view — its surface kernels and the two half-size targets each side is drawn into before it is copied
-// into its half of the window. Everything in it belongs to the GL thread.
+// abView is the window's A/B comparison (ab.go): the panel's choice of what B runs — the running mode with one
+// parameter changed, or another mode with optionally one of its parameters set — and while it runs the second
+// view — its surface kernels and the two half-size targets each side is drawn into before it is copied into its
+// half of the window. Everything in it belongs to the GL thread.
 type abView struct {
 	mode  string      // the mode the pick below is for; another mode starts from its first parameter
 	pick  int         // index into the mode's parameters
 	value param.Value // B's value
 	note  string      // why the last start failed, for the panel
+
+	other    bool        // B runs another mode
+	modePick int         // index into abModes
+	bset     *param.Set  // a mirror of that mode's parameters, for the panel's pick and the labels
+	bsetMode string      // the mode bset mirrors
+	bpick    int         // 0: none of them set; else one more than an index into bset.All()
+	bvalue   param.Value // B's value of it
 
 	on   bool
 	spec abSpec // while on: what B runs with
@@ -56,15 +64,63 @@ func (v *viewer) abPick() (*param.Param, bool) {
 	return all[v.ab.pick], true
 }
 
-// enterAB duplicates the running simulation with the picked parameter changed in B. When that fails (a mode
-// that cannot copy its state, B's solver or reset failing for memory), A goes on as before and the panel says why.
-func (v *viewer) enterAB() {
+// abModes are the modes B may run beside A: the 3D ones.
+func (v *viewer) abModes() []string {
+	var names []string
+	for _, m := range v.modes {
+		if !m.Flat {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// abOther is the mode the panel picked for B and a mirror of its parameters.
+func (v *viewer) abOther() (string, *param.Set) {
+	names := v.abModes()
+	if len(names) == 0 {
+		return "", nil
+	}
+	if v.ab.modePick < 0 || v.ab.modePick >= len(names) {
+		v.ab.modePick = 0
+	}
+	name := names[v.ab.modePick]
+	if v.ab.bset == nil || v.ab.bsetMode != name {
+		m, _ := findMode(v.modes, name)
+		v.ab.bset, v.ab.bsetMode, v.ab.bpick = m.Params(), name, 0
+	}
+	return name, v.ab.bset
+}
+
+// abSpecPicked is what the panel asks B to run.
+func (v *viewer) abSpecPicked() (abSpec, error) {
+	if v.ab.other {
+		name, set := v.abOther()
+		if name == "" {
+			return abSpec{}, fmt.Errorf("A/B: there is no 3D mode for B")
+		}
+		spec := abSpec{Mode: name}
+		if all := set.All(); v.ab.bpick > 0 && v.ab.bpick <= len(all) {
+			spec.Sets = []abSet{{Name: all[v.ab.bpick-1].Name, Value: v.ab.bvalue}}
+		}
+		return spec, nil
+	}
 	prm, ok := v.abPick()
 	if !ok {
-		v.abFailed(fmt.Errorf("A/B: mode %s has no parameters to compare", v.drv.Mode().Name))
+		return abSpec{}, fmt.Errorf("A/B: mode %s has no parameters to compare", v.drv.Mode().Name)
+	}
+	return abSpec{Name: prm.Name, Value: v.ab.value}, nil
+}
+
+// enterAB duplicates the running simulation with the picked parameter changed in B, or puts another mode reset
+// from the same scene beside it. When that fails (a mode that cannot copy its state, B's solver or reset failing
+// for memory), A goes on as before and the panel says why.
+func (v *viewer) enterAB() {
+	spec, err := v.abSpecPicked()
+	if err != nil {
+		v.abFailed(err)
 		return
 	}
-	spec := abSpec{Name: prm.Name, Value: v.ab.value}
 	m, paused := v.drv.Mode(), v.drv.Paused()
 	surf, err := newSurfacer(v.ctx)
 	if err != nil {
@@ -73,17 +129,24 @@ func (v *viewer) enterAB() {
 	}
 	v.endGesture()
 	a := v.releaseDriver()
-	p, err := startPair(m, a, v.glInfo(), liveScene(v.sc, v.hands.bodies), spec)
+	live := liveScene(v.sc, v.hands.bodies)
+	var p sim.Solver
+	if spec.cross() {
+		p, err = startCross(v.modes, m, a, v.glInfo(), live, spec)
+	} else {
+		p, err = startPair(m, a, v.glInfo(), live, spec)
+	}
 	if err != nil {
 		surf.Delete()
 		v.drv = v.newDriver(m, a, paused)
 		v.abFailed(err)
 		return
 	}
+	spec = p.(abPair).pairOf().spec // another mode's B may run its CPU fallback
 	v.drv = v.newDriver(m, p, paused)
 	v.ab.on, v.ab.spec, v.ab.surf, v.ab.note = true, spec, surf, ""
 	v.status.set(fmt.Sprintf("A/B: left A %s, right B %s (b or the panel's button ends it)",
-		abLabel(v.drv.Params(), spec.Name), v.abLabelB()), false)
+		v.abLabelA(), v.abLabelB()), false)
 }
 
 func (v *viewer) abFailed(err error) {
@@ -130,22 +193,54 @@ func (v *viewer) setABValue() {
 	if !v.ab.on {
 		return
 	}
-	prm, ok := v.abPick()
-	if !ok || prm.Name != v.ab.spec.Name {
-		return // another parameter picked: it applies at the next start
+	picked, err := v.abSpecPicked()
+	if err != nil || picked.cross() != v.ab.spec.cross() {
+		return // another kind of B picked: it applies at the next start
 	}
-	val := v.ab.value
+	var val param.Value
+	switch {
+	case !picked.cross() && picked.Name == v.ab.spec.Name:
+		val = picked.Value
+	case picked.cross() && picked.Mode == v.ab.spec.Mode && len(picked.Sets) == 1 && len(v.ab.spec.Sets) > 0 &&
+		picked.Sets[0].Name == v.ab.spec.Sets[0].Name:
+		val = picked.Sets[0].Value
+	default:
+		return // another parameter or mode picked: it applies at the next start
+	}
 	v.drv.Do(func(s sim.Solver) (string, error) {
 		ap, ok := s.(abPair)
 		if !ok {
 			return "", fmt.Errorf("A/B: the running solver is no pair")
 		}
 		return "", ap.pairOf().setB(val)
-	}, func() { v.ab.spec.Value = val })
+	}, func() {
+		if v.ab.spec.cross() {
+			v.ab.spec.Sets[0].Value = val
+		} else {
+			v.ab.spec.Value = val
+		}
+	})
 }
 
-// abLabelB is B's label: the changed parameter at B's value.
+// abLabelA is A's label: the changed parameter at A's value, or A's mode beside another mode.
+func (v *viewer) abLabelA() string {
+	if v.ab.spec.cross() {
+		return v.drv.Mode().Name
+	}
+	return abLabel(v.drv.Params(), v.ab.spec.Name)
+}
+
+// abLabelB is B's label: the changed parameter at B's value, or B's mode with its settings.
 func (v *viewer) abLabelB() string {
+	if v.ab.spec.cross() {
+		set := v.ab.bset
+		if set == nil || v.ab.bsetMode != v.ab.spec.Mode {
+			if m, ok := findMode(v.modes, v.ab.spec.Mode); ok {
+				set = m.Params()
+			}
+		}
+		return crossLabel(v.ab.spec.Mode, set, v.ab.spec.Sets)
+	}
 	if p, ok := v.drv.Params().Lookup(v.ab.spec.Name); ok {
 		return fmt.Sprintf("%s = %s", p.Name, p.Format(v.ab.spec.Value))
 	}
@@ -156,10 +251,12 @@ func (v *viewer) abLabelB() string {
 func (v *viewer) fillAB(m *ui.ABModel) {
 	_, _ = v.abPick()
 	m.Set, m.Pick, m.Value, m.Unavailable, m.On = v.drv.Params(), v.ab.pick, v.ab.value, v.ab.note, v.ab.on
+	_, m.BSet = v.abOther()
+	m.Modes, m.Other, m.ModePick, m.BPick, m.BValue = v.abModes(), v.ab.other, v.ab.modePick, v.ab.bpick, v.ab.bvalue
 	if !v.ab.on {
 		return
 	}
-	m.LabelA, m.LabelB = abLabel(v.drv.Params(), v.ab.spec.Name), v.abLabelB()
+	m.LabelA, m.LabelB = v.abLabelA(), v.abLabelB()
 	m.A = v.drv.Stats()
 	_, m.B, _ = v.drv.Twin()
 }
@@ -209,6 +306,15 @@ func (v *viewer) abCaptions() {
 	_, sb, _ = v.drv.Twin()
 	half := float32(w) / 2
 	y := float32(h) - 8
-	v.ui.Caption(0, half, y, ui.ABCaption("A  "+abLabel(v.drv.Params(), v.ab.spec.Name), &sa))
+	v.ui.Caption(0, half, y, ui.ABCaption("A  "+v.abLabelA(), &sa))
 	v.ui.Caption(half, float32(w), y, ui.ABCaption("B  "+v.abLabelB(), &sb))
+}
+
+// takeAB keeps what the panel picked for B (its edits of m, the model fillAB filled).
+func (v *viewer) takeAB(m *ui.ABModel) {
+	v.ab.pick, v.ab.value = m.Pick, m.Value
+	v.ab.other, v.ab.bpick, v.ab.bvalue = m.Other, m.BPick, m.BValue
+	if m.ModePick != v.ab.modePick {
+		v.ab.modePick, v.ab.bpick = m.ModePick, 0
+	}
 }

@@ -26,8 +26,9 @@ type RecordOptions struct {
 	Out           string // clip.mp4, clip.gif or clip.png (one frame: that file; more: clip_000001.png, …)
 	Width, Height int    // picture size in pixels; 0 is 1280×720
 	Quality       string // high, medium or low; "" is high
-	// AB, "name=value", records an A/B comparison: the run copied at the start with that parameter changed,
-	// beside it; each side is Width×Height and the clip twice as wide.
+	// AB, "name=value", records an A/B comparison: the run copied at the start with that parameter changed (or,
+	// "mode=M,name=value,...", mode M reset from the same scene), beside it; each side is Width×Height and the
+	// clip twice as wide.
 	AB     string
 	Stdout io.Writer
 }
@@ -339,7 +340,7 @@ func Record(o RecordOptions) error {
 		if o.Width > 16384/2 {
 			return usagef("--width %d with --ab: each side must be at most %d pixels wide", o.Width, 16384/2)
 		}
-		if spec, err = parseAB(st.mode.Params(), o.AB); err != nil {
+		if spec, err = parseABFor(modes, st.mode, o.AB); err != nil {
 			return err
 		}
 	}
@@ -355,7 +356,7 @@ func Record(o RecordOptions) error {
 	}
 	defer ss.Close()
 	if o.AB != "" {
-		if err := ss.startAB(spec, stderr); err != nil {
+		if err := ss.startABIn(modes, spec, stderr); err != nil {
 			return err
 		}
 	}

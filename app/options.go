@@ -67,8 +67,9 @@ type RunOptions struct {
 	Screenshot    string // PNG path for the last frame; "" renders nothing (and needs no GL for CPU modes)
 	Save          string // save file for the final state; "" saves none
 	Width, Height int    // screenshot size in pixels; 0 is 1280×720
-	// AB, "name=value", runs an A/B comparison: the run copied at the start with that parameter changed, each
-	// frame's line printed with B's beside A's.
+	// AB, "name=value", runs an A/B comparison: the run copied at the start with that parameter changed (or,
+	// "mode=M,name=value,...", mode M reset from the same scene with its own settings), each frame's line printed
+	// with B's beside A's.
 	AB     string
 	Stdout io.Writer
 }

@@ -133,7 +133,7 @@ func Run(o RunOptions) error {
 		if o.Screenshot != "" {
 			return usagef("--ab and --screenshot: the screenshot of an A/B is not made; record one with slosh record --ab")
 		}
-		if spec, err = parseAB(st.mode.Params(), o.AB); err != nil {
+		if spec, err = parseABFor(modes, st.mode, o.AB); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func Run(o RunOptions) error {
 	defer ss.Close()
 	var ab *pair
 	if o.AB != "" {
-		if err := ss.startAB(spec, stderr); err != nil {
+		if err := ss.startABIn(modes, spec, stderr); err != nil {
 			return err
 		}
 		ab = ss.solver.(abPair).pairOf()

@@ -379,7 +379,7 @@ func (v *viewer) apply(a ui.Actions) {
 	if a.Export {
 		v.toggleExport()
 	}
-	v.ab.pick, v.ab.value = v.model.AB.Pick, v.model.AB.Value
+	v.takeAB(&v.model.AB)
 	if a.ABValue {
 		v.setABValue()
 	}

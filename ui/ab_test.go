@@ -67,4 +67,27 @@ func TestABSection(t *testing.T) {
 	if m.AB.Pick != 0 || m.AB.Value != tp.set.All()[0].Get() {
 		t.Errorf("an out-of-range pick became %d = %+v", m.AB.Pick, m.AB.Value)
 	}
+
+	// B in another mode: the mode, one of its parameters and B's value drawn, nothing asked for; a parameter pick
+	// out of range (another mode's) becomes none
+	m.AB.Modes, m.AB.Other, m.AB.ModePick, m.AB.BSet, m.AB.BPick, m.AB.BValue = []string{"x", "y"}, true, 1, tp.set, 2, tp.set.All()[1].Get()
+	for frame := 0; frame < 2; frame++ {
+		u.NewFrame()
+		act := p.Draw(m)
+		u.Render()
+		if act.ToggleAB || act.ABValue || !m.AB.Other || m.AB.ModePick != 1 || m.AB.BPick != 2 {
+			t.Errorf("frame %d: an untouched A/B section of another mode asked for %+v (other %v, mode %d, pick %d)",
+				frame, act, m.AB.Other, m.AB.ModePick, m.AB.BPick)
+		}
+	}
+	m.AB.BPick = 99
+	u.NewFrame()
+	p.Draw(m)
+	u.Render()
+	if m.AB.BPick != 0 {
+		t.Errorf("an out-of-range pick of B's parameter became %d", m.AB.BPick)
+	}
+	if changed := tp.set.Changed(before, tp.set.Snapshot()); len(changed) != 0 {
+		t.Errorf("drawing changed %d parameters", len(changed))
+	}
 }

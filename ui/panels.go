@@ -55,6 +55,17 @@ type ABModel struct {
 	On             bool
 	LabelA, LabelB string
 	A, B           sim.Stats
+
+	// Other says B runs another mode, Modes[ModePick] (the 3D modes; none hides the choice), reset from the
+	// scene, rather than this mode with one parameter changed. BSet is that mode's parameters; BPick is 0 for
+	// none set (B runs with its own values) or one more than an index into BSet.All(), and BValue is B's value
+	// of it. The panel edits Other, ModePick, BPick and BValue in place (a new mode picks no parameter).
+	Other    bool
+	Modes    []string
+	ModePick int
+	BSet     *param.Set
+	BPick    int
+	BValue   param.Value
 }
 
 // Actions is what the user asked for during one Draw.
@@ -305,13 +316,89 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 	}
 }
 
-// abSection picks the parameter B changes and its value, starts and stops the comparison, and shows both runs'
-// figures side by side.
+// abSection picks what B runs — this mode with one parameter changed, or another mode with one of its parameters
+// set — starts and stops the comparison, and shows both runs' figures side by side.
 func (p *Panels) abSection(ab *ABModel, act *Actions, em float32) {
+	if len(ab.Modes) > 0 {
+		kind := 0
+		if ab.Other {
+			kind = 1
+		}
+		if combo("B##abkind", &kind, []string{"this mode with one parameter changed", "another mode"}) {
+			ab.Other = kind == 1
+		}
+	}
+	if ab.Other {
+		abOtherMode(ab, act)
+	} else if !abOneParameter(ab, act) {
+		return
+	}
+	label := "Start A/B"
+	if ab.On {
+		label = "Stop A/B"
+	}
+	act.ToggleAB = imgui.ButtonV(label+"###ab", imgui.Vec2{X: 11 * em})
+	imgui.SameLine()
+	textDisabled("b")
+	if ab.Unavailable != "" {
+		imgui.PushStyleColor(imgui.StyleColorText, colorWarning)
+		textWrapped(ab.Unavailable)
+		imgui.PopStyleColor()
+	}
+	if !ab.On {
+		if ab.Other {
+			textDisabled("B runs the other mode from the same scene, beside A")
+		} else {
+			textDisabled("B copies the running state, changes this one parameter, and steps beside A")
+		}
+		return
+	}
+	abTable(ab)
+}
+
+// abOtherMode picks B's mode and, optionally, one of its parameters and B's value of it.
+func abOtherMode(ab *ABModel, act *Actions) {
+	if ab.ModePick < 0 || ab.ModePick >= len(ab.Modes) {
+		ab.ModePick, ab.BPick = 0, 0
+	}
+	if combo("B's mode##ab", &ab.ModePick, ab.Modes) {
+		ab.BPick, ab.BSet = 0, nil // the new mode's parameters come with the next model
+	}
+	if ab.BSet == nil {
+		return
+	}
+	all := ab.BSet.All()
+	if ab.BPick < 0 || ab.BPick > len(all) {
+		ab.BPick = 0
+	}
+	names := make([]string, len(all)+1)
+	names[0] = "(none: its own values)"
+	for i, prm := range all {
+		names[i+1] = prm.Name
+	}
+	if combo("B's parameter##abother", &ab.BPick, names) && ab.BPick > 0 {
+		ab.BValue = all[ab.BPick-1].Get()
+		act.ABValue = true
+	}
+	if ab.BPick == 0 {
+		return
+	}
+	prm := all[ab.BPick-1]
+	if v, changed := editWidget(prm, "B's value##abother", ab.BValue); changed {
+		if v, err := clampToHard(prm, v); err == nil {
+			ab.BValue = v
+			act.ABValue = true
+		}
+	}
+	paramTooltip(prm)
+}
+
+// abOneParameter picks the parameter of the running mode B changes and its value; false when there is none.
+func abOneParameter(ab *ABModel, act *Actions) bool {
 	all := ab.Set.All()
 	if len(all) == 0 {
 		textDisabled("the mode has no parameters to compare")
-		return
+		return false
 	}
 	if ab.Pick < 0 || ab.Pick >= len(all) {
 		ab.Pick, ab.Value = 0, all[0].Get()
@@ -332,22 +419,11 @@ func (p *Panels) abSection(ab *ABModel, act *Actions, em float32) {
 		}
 	}
 	paramTooltip(prm)
-	label := "Start A/B"
-	if ab.On {
-		label = "Stop A/B"
-	}
-	act.ToggleAB = imgui.ButtonV(label+"###ab", imgui.Vec2{X: 11 * em})
-	imgui.SameLine()
-	textDisabled("b")
-	if ab.Unavailable != "" {
-		imgui.PushStyleColor(imgui.StyleColorText, colorWarning)
-		textWrapped(ab.Unavailable)
-		imgui.PopStyleColor()
-	}
-	if !ab.On {
-		textDisabled("B copies the running state, changes this one parameter, and steps beside A")
-		return
-	}
+	return true
+}
+
+// abTable shows both runs' labels and figures side by side.
+func abTable(ab *ABModel) {
 	textDisabled("left A, right B; the tools, pause, step and reset act on both")
 	flags := imgui.TableFlagsRowBg | imgui.TableFlagsBordersInnerV | imgui.TableFlagsSizingStretchProp
 	if !imgui.BeginTableV("ab", 3, flags, imgui.Vec2{}, 0) {
