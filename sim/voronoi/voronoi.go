@@ -192,7 +192,7 @@ func (s *Solver) prepare() error {
 		if err != nil {
 			return fmt.Errorf("voronoi: %w", err)
 		}
-		c, err := clip.New(clip.Options{Spacing: d, Radius: r})
+		c, err := clip.New(clip.Options{Spacing: d, Radius: r, RefineRel: refineRel})
 		if err != nil {
 			return fmt.Errorf("voronoi: %w", err)
 		}
@@ -384,3 +384,8 @@ func (s *Solver) Stats() sim.Stats { return s.stats.Clone() }
 
 // Spacing is the particle spacing of the run, m.
 func (s *Solver) Spacing() float64 { return s.spacing }
+
+// refineRel is the free-surface clip's mesh size in surface radii (clip.Options.RefineRel): the clipped volume's
+// error goes as its square (about 1 % of a small blob at 0.5 against 0.5 % at the package's 0.3), and the clipping's
+// time with its inverse square; at 0.3 the clipping was the step's largest stage.
+const refineRel = 0.5
