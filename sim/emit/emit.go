@@ -9,6 +9,20 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
+// CheckTravel checks a state's emitters' travel since their last layers (acc, and the pouring tool's toolAcc): each
+// is under a spacing after every step, so a value outside [0, spacing] is a damaged state.
+func CheckTravel(acc []float32, toolAcc, spacing float32) error {
+	for k, e := range acc {
+		if !(e >= 0 && e <= spacing) {
+			return fmt.Errorf("emitter %d's travel since its last layer is %g m; it lies within [0, %g] (the spacing)", k, e, spacing)
+		}
+	}
+	if e := toolAcc; !(e >= 0 && e <= spacing) {
+		return fmt.Errorf("the pouring tool's travel since its last layer is %g m; it lies within [0, %g] (the spacing)", e, spacing)
+	}
+	return nil
+}
+
 // Run advances the scene's emitters (their travel in acc) and the tool's emitter, when there is one (its
 // travel in toolAcc), over a step from t to t + dt, handing each one's new particles to add: every solver runs its
 // emitters through it, so they add the same particles in the same order. room is how many particles the solver

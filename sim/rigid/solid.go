@@ -350,6 +350,16 @@ func (s *Solid) Reach() float64 {
 	return r
 }
 
+// SetDrive starts or ends a drag (sim.Hands.DriveBody): while on, the body moves at v without turning, from at
+// once; let go, it keeps the velocity it had.
+func (s *Solid) SetDrive(v [3]float32, on bool) {
+	s.Driving = on
+	s.Drive = [3]float64{float64(v[0]), float64(v[1]), float64(v[2])}
+	if on {
+		s.V, s.W = s.Drive, [3]float64{}
+	}
+}
+
 // SurfaceSpeed is the fastest a point of the body within reach of its centre of mass moves: |v| + |ω| reach.
 func (s *Solid) SurfaceSpeed(reach float64) float64 {
 	v, w := s.V, s.W

@@ -733,12 +733,7 @@ func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
 	if i < 0 || i >= len(s.bodies.list) {
 		return
 	}
-	b := &s.bodies.list[i]
-	b.Driving = on
-	b.Drive = [3]float64{float64(v[0]), float64(v[1]), float64(v[2])}
-	if on {
-		b.V, b.W = b.Drive, [3]float64{}
-	}
+	s.bodies.list[i].SetDrive(v, on)
 	s.save()
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/emit"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/solid"
 )
@@ -193,17 +194,7 @@ func (st *State) Validate() error {
 			return fmt.Errorf("particle %d has pressure %g Pa; pressures are finite and not negative", i, p)
 		}
 	}
-	// an emitter's travel since its last layer is under a spacing after every step
-	d := float32(st.Spacing)
-	for k, e := range st.Emitted {
-		if !(e >= 0 && e <= d) {
-			return fmt.Errorf("emitter %d's travel since its last layer is %g m; it lies within [0, %g] (the spacing)", k, e, d)
-		}
-	}
-	if e := st.ToolAcc; !(e >= 0 && e <= d) {
-		return fmt.Errorf("the pouring tool's travel since its last layer is %g m; it lies within [0, %g] (the spacing)", e, d)
-	}
-	return nil
+	return emit.CheckTravel(st.Emitted, st.ToolAcc, float32(st.Spacing))
 }
 
 // CheckFor validates the state and checks that it fits a solver reset with sc and holding at most budget

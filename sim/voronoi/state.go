@@ -9,6 +9,7 @@ import (
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/emit"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -148,16 +149,7 @@ func (st *State) Validate() error {
 			return fmt.Errorf("particle %d has pressure %g m²/s; pressures are finite and within ±%g", i, p, float64(maxStatePressure))
 		}
 	}
-	d := float32(st.Spacing)
-	for k, e := range st.Emitted {
-		if !(e >= 0 && e <= d) {
-			return fmt.Errorf("emitter %d's travel since its last layer is %g m; it lies within [0, %g] (the spacing)", k, e, d)
-		}
-	}
-	if e := st.ToolAcc; !(e >= 0 && e <= d) {
-		return fmt.Errorf("the pouring tool's travel since its last layer is %g m; it lies within [0, %g] (the spacing)", e, d)
-	}
-	return nil
+	return emit.CheckTravel(st.Emitted, st.ToolAcc, float32(st.Spacing))
 }
 
 // CheckFor validates the state and checks that it fits a solver reset with sc and holding at most budget
