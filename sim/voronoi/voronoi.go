@@ -5,10 +5,12 @@
 // # A step
 //
 // Gravity is added to every particle's velocity (u*). Particles nearer than voronoi.min_gap to another are removed
-// (§3.3). The Voronoi cells of all particles are built (sim/voronoi/cell, §3.1) and clipped against the solids —
-// the scene's obstacles at their place, the paddle and the rigid bodies — and then against the free surface, the
-// union of spheres of radius r around the particles (sim/voronoi/clip, §3.2). A particle whose cell lies entirely
-// outside the liquid is ballistic. Liquid cells joined by Voronoi facets (not facets the clipping made) form the
+// (§3.3). The Voronoi cells of all particles are built (sim/voronoi/cell, §3.1) and clipped against the free
+// surface, the union of spheres of radius r around the particles, and then against the solids — the scene's
+// obstacles at their place, the paddle and the rigid bodies (sim/voronoi/clip, §3.2; the paper clips the solids
+// first: last, their facets stay whole, and the cell is still convex when it meets the spheres). A particle whose
+// sphere meets no other particle's cell is ballistic (the paper: one whose cell lies entirely outside the liquid,
+// which would drop the particles of a small blob). Liquid cells joined by Voronoi facets (not facets the clipping made) form the
 // connected components, and every moving-least-squares neighbourhood is the k nearest particles of the particle's
 // own component within a reach (§3.4).
 //
@@ -21,7 +23,10 @@
 // coefficients, made symmetric by averaging the two cells' measurements of their shared facet, and conjugate
 // gradients with a Jacobi preconditioner run on them to voronoi.tolerance. p here is a velocity potential (the
 // pressure times Δt/ρ), so u = u* − ∇p, the gradient a linear MLS fit of the pressures around the particle
-// (eq. 8–10).
+// (eq. 8–10) with, by default (voronoi.gradient=ghosts), one more sample at p = 0 beyond the particle's air facets;
+// a drop too small to fit takes its cell's divergence-theorem gradient. By default (voronoi.volume_correction) a
+// second solve on the same cells then moves the particles (not their velocities) to give inner cells back their
+// rest volume, which the collocated projection alone lets a splashing liquid lose.
 //
 // Advection (§3.4) moves each liquid particle through the constant MLS fit of its neighbourhood's velocities
 // (eq. 12 with the quartic spline of eq. 13, distances normalised by the farthest neighbour) by the midpoint rule;
@@ -73,7 +78,7 @@ type Solver struct {
 	box     cell.Box
 
 	// particle state
-	x, v []([4]float32)
+	x, v [][4]float32
 	id   []uint32
 	p    []float64 // the last solve's pressures (velocity potential, m²/s): where the next solve starts
 	time float64
