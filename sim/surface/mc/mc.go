@@ -11,9 +11,8 @@
 //
 // A vertex sits on each crossed grid edge, at the linear interpolation of the zero between the edge's two values,
 // and is shared by the (up to four) cells around the edge through the edge's global key, also across blocks meshed
-// separately into the same Builder. A loop whose fan would join two vertices on a common face of the cube (which the
-// neighbour across that face could join too) is triangulated around an extra vertex at its centre instead
-// (appendLoop). Vertex normals are the area-weighted means of the normals of the triangles
+// separately into the same Builder. Each loop of a cube is fanned from a vertex whose diagonals never join two
+// vertices on one face of the cube, which the neighbour across that face could join too (appendLoop). Vertex normals are the area-weighted means of the normals of the triangles
 // around each vertex, so they agree with the mesh's orientation by construction.
 package mc
 
@@ -126,7 +125,7 @@ func (b *Builder) Cells(lo, hi [3]int, at func(i, j, k int) float32) error {
 		return errors.New("mc: no field")
 	}
 	var v [8]float32
-	var idx [12 + 4]int32 // the edges' vertices, then the loop centres'
+	var idx [12]int32
 	for k := lo[2]; k < hi[2]; k++ {
 		for j := lo[1]; j < hi[1]; j++ {
 			for i := lo[0]; i < hi[0]; i++ {
@@ -151,16 +150,6 @@ func (b *Builder) Cells(lo, hi [3]int, at func(i, j, k int) float32) error {
 							v[ce.corner], v[ce.corner|1<<ce.axis])
 					}
 					return idx[e]
-				}
-				for l, loop := range caseCentres[mask] {
-					var c [3]float64
-					for _, e := range loop {
-						p := b.m.Positions[edgeVertex(e)]
-						c[0], c[1], c[2] = c[0]+float64(p[0]), c[1]+float64(p[1]), c[2]+float64(p[2])
-					}
-					n := float64(len(loop))
-					idx[12+l] = int32(len(b.m.Positions))
-					b.m.Positions = append(b.m.Positions, [3]float32{float32(c[0] / n), float32(c[1] / n), float32(c[2] / n)})
 				}
 				for _, t := range tris {
 					b.m.Triangles = append(b.m.Triangles, [3]int32{edgeVertex(t[0]), edgeVertex(t[1]), edgeVertex(t[2])})

@@ -14,10 +14,9 @@ type cubeEdge struct {
 // c is on the upper side of the cube along that axis).
 var cubeEdges, edgeIndex = listEdges()
 
-// caseTris[mask] lists the triangles of a case as triples of vertex numbers, oriented so that their right-hand
-// normals point out of the inside region: numbers below 12 are the vertices on the cube's edges, 12 + l the centre
-// of caseCentres[mask][l], the l-th loop triangulated around an extra vertex at its vertices' mean.
-var caseTris, caseCentres = mustBuildCases()
+// caseTris[mask] lists the triangles of a case as triples of edge numbers, oriented so that their right-hand
+// normals point out of the inside region.
+var caseTris = mustBuildCases()
 
 func listEdges() ([12]cubeEdge, [8][3]int) {
 	var edges [12]cubeEdge
@@ -63,12 +62,12 @@ func cross(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
 
-func mustBuildCases() ([256][][3]int8, [256][][]int8) {
-	t, c, err := buildCases()
+func mustBuildCases() [256][][3]int8 {
+	t, err := buildCases()
 	if err != nil {
 		panic("mc: " + err.Error()) // the table depends on nothing but this file: a failure is a bug here
 	}
-	return t, c
+	return t
 }
 
 // shareFace tells whether two cube edges lie on a common face of the cube.
@@ -83,11 +82,11 @@ func shareFace(e1, e2 int) bool {
 }
 
 // appendLoop triangulates a loop of edge vertices. A mesh edge between two vertices on one face of the cube would
-// also be an edge of the cube beyond that face, so it may only be one of the loop's own segments (which the
-// neighbour traverses the other way): the loop is fanned from a vertex none of whose diagonals joins a vertex on a
-// common face (then every diagonal joins edges that only this cube has), and where no vertex qualifies, around a
-// new vertex at the loop's centre, which only this cube has.
-func appendLoop(tris [][3]int8, loop []int, centres *[][]int8) [][3]int8 {
+// also be an edge of the cube beyond that face, which may join them too, so it may only be one of the loop's own
+// segments (which the neighbour traverses the other way): the loop is fanned from a vertex none of whose diagonals
+// joins a vertex on a common face, so that every diagonal joins edges only this cube has. Every loop of the 256
+// cases has such a vertex.
+func appendLoop(tris [][3]int8, loop []int) ([][3]int8, error) {
 	n := len(loop)
 	for p := range n {
 		ok := true
@@ -98,17 +97,10 @@ func appendLoop(tris [][3]int8, loop []int, centres *[][]int8) [][3]int8 {
 			for i := 1; i+1 < n; i++ {
 				tris = append(tris, [3]int8{int8(loop[p]), int8(loop[(p+i)%n]), int8(loop[(p+i+1)%n])})
 			}
-			return tris
+			return tris, nil
 		}
 	}
-	c := int8(12 + len(*centres))
-	l := make([]int8, n)
-	for i, e := range loop {
-		l[i] = int8(e)
-		tris = append(tris, [3]int8{c, int8(e), int8(loop[(i+1)%n])})
-	}
-	*centres = append(*centres, l)
-	return tris
+	return tris, fmt.Errorf("the loop through edges %v has no fan without a diagonal across a face", loop)
 }
 
 // buildCases derives every case's triangles from one rule per cube face, so that two cubes sharing a face always
@@ -124,9 +116,8 @@ func appendLoop(tris [][3]int8, loop []int, centres *[][]int8) [][3]int8 {
 // into the inside side of the face; then the segments chain through the crossed edges into closed loops that run
 // counter-clockwise around the normal pointing out of the inside region (Stokes: the patch inside the cube lies on
 // the loop's left). Each loop is triangulated by appendLoop.
-func buildCases() ([256][][3]int8, [256][][]int8, error) {
+func buildCases() ([256][][3]int8, error) {
 	var table [256][][3]int8
-	var centres [256][][]int8
 	for mask := range 256 {
 		in := func(c int) bool { return mask&(1<<c) != 0 }
 		next := [12]int{}
@@ -169,7 +160,7 @@ func buildCases() ([256][][3]int8, [256][][]int8, error) {
 					e1 := edgeBetween(ring[crossed[0]], ring[(crossed[0]+1)%4])
 					e2 := edgeBetween(ring[crossed[1]], ring[(crossed[1]+1)%4])
 					if err := link(e1, e2, ref, n); err != nil {
-						return table, centres, err
+						return table, err
 					}
 				case 4:
 					for k, c := range ring {
@@ -178,11 +169,11 @@ func buildCases() ([256][][3]int8, [256][][]int8, error) {
 						}
 						prev, nxt := ring[(k+3)%4], ring[(k+1)%4]
 						if err := link(edgeBetween(prev, c), edgeBetween(c, nxt), c, n); err != nil {
-							return table, centres, err
+							return table, err
 						}
 					}
 				default:
-					return table, centres, fmt.Errorf("case %#02x: a face with %d sign changes", mask, len(crossed))
+					return table, fmt.Errorf("case %#02x: a face with %d sign changes", mask, len(crossed))
 				}
 			}
 		}
@@ -194,16 +185,19 @@ func buildCases() ([256][][3]int8, [256][][]int8, error) {
 			var loop []int
 			for e := start; !seen[e]; e = next[e] {
 				if next[e] < 0 {
-					return table, centres, fmt.Errorf("case %#02x: the loop through edge %d is open", mask, e)
+					return table, fmt.Errorf("case %#02x: the loop through edge %d is open", mask, e)
 				}
 				seen[e] = true
 				loop = append(loop, e)
 			}
 			if loop[0] != start || next[loop[len(loop)-1]] != start {
-				return table, centres, fmt.Errorf("case %#02x: the segments from edge %d do not close into a loop", mask, start)
+				return table, fmt.Errorf("case %#02x: the segments from edge %d do not close into a loop", mask, start)
 			}
-			table[mask] = appendLoop(table[mask], loop, &centres[mask])
+			var err error
+			if table[mask], err = appendLoop(table[mask], loop); err != nil {
+				return table, fmt.Errorf("case %#02x: %w", mask, err)
+			}
 		}
 	}
-	return table, centres, nil
+	return table, nil
 }
