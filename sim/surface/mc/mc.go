@@ -68,7 +68,7 @@ func MeshGrid(g Grid) (*Mesh, error) {
 		return nil, fmt.Errorf("mc: grid %v needs %d values, got %d", g.Dims, n, len(g.Values))
 	}
 	for i, v := range g.Values {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		if v-v != 0 { // NaN or ±Inf
 			return nil, fmt.Errorf("mc: value %d (grid point %d, %d, %d) is %v", i,
 				i%g.Dims[0], i/g.Dims[0]%g.Dims[1], i/(g.Dims[0]*g.Dims[1]), v)
 		}
@@ -95,7 +95,7 @@ func MeshGrid(g Grid) (*Mesh, error) {
 type Builder struct {
 	origin [3]float64
 	h      float64
-	verts  map[uint64]int32
+	verts  map[uint64]int32 // nil once finished
 	m      Mesh
 }
 
@@ -124,14 +124,23 @@ func (b *Builder) Cells(lo, hi [3]int, at func(i, j, k int) float32) error {
 	if at == nil {
 		return errors.New("mc: no field")
 	}
+	if b.verts == nil {
+		return errors.New("mc: cells added to a finished mesh")
+	}
 	var v [8]float32
 	var idx [12]int32
 	for k := lo[2]; k < hi[2]; k++ {
 		for j := lo[1]; j < hi[1]; j++ {
+			for c := 0; c < 8; c += 2 { // the row's first x layer; each cell then reads only its upper one
+				v[c+1] = at(lo[0], j+c>>1&1, k+c>>2&1)
+			}
 			for i := lo[0]; i < hi[0]; i++ {
 				mask := 0
+				for c := 0; c < 8; c += 2 {
+					v[c] = v[c+1]
+					v[c+1] = at(i+1, j+c>>1&1, k+c>>2&1)
+				}
 				for c := range 8 {
-					v[c] = at(i+c&1, j+c>>1&1, k+c>>2&1)
 					if v[c] < 0 {
 						mask |= 1 << c
 					}
@@ -181,9 +190,13 @@ func (b *Builder) vertex(i, j, k, axis int, v0, v1 float32) int32 {
 	return id
 }
 
-// Finish computes the vertex normals and returns the mesh; the Builder must not be used afterwards.
+// Finish computes the vertex normals and returns the mesh; the Builder takes no cells afterwards, and a second
+// Finish returns the same mesh.
 func (b *Builder) Finish() *Mesh {
 	m := &b.m
+	if b.verts == nil {
+		return m
+	}
 	acc := make([][3]float64, len(m.Positions))
 	pos := func(i int32) [3]float64 {
 		p := m.Positions[i]

@@ -344,7 +344,7 @@ func TestBlocksShareVertices(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	nan := float32(math.NaN())
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	for _, c := range []struct {
 		g    Grid
 		want string
@@ -355,6 +355,7 @@ func TestBadInput(t *testing.T) {
 		{Grid{Dims: [3]int{2, -1, 2}, H: 1}, "grid dimension 1 is -1"},
 		{Grid{Dims: [3]int{2, 2, 2}, H: 1, Values: make([]float32, 7)}, "needs 8 values, got 7"},
 		{Grid{Dims: [3]int{2, 2, 2}, H: 1, Values: []float32{1, 1, 1, 1, 1, 1, nan, 1}}, "value 6 (grid point 0, 1, 1) is NaN"},
+		{Grid{Dims: [3]int{2, 2, 2}, H: 1, Values: []float32{1, 1, 1, -inf, 1, 1, 1, 1}}, "value 3 (grid point 1, 1, 0) is -Inf"},
 		{Grid{Dims: [3]int{2, 2, 2}, H: 0, Values: make([]float32, 8)}, "grid spacing 0"},
 		{Grid{Dims: [3]int{2, 2, 2}, H: math.Inf(1), Values: make([]float32, 8)}, "grid spacing +Inf"},
 		{Grid{Dims: [3]int{2, 2, 2}, H: 1, Origin: [3]float64{0, math.NaN(), 0}, Values: make([]float32, 8)}, "origin coordinate 1"},
@@ -385,7 +386,14 @@ func TestBadInput(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	checkClosed(t, "NaN neighbour", b.Finish())
+	m := b.Finish()
+	checkClosed(t, "NaN neighbour", m)
+	if b.Finish() != m || len(m.Triangles) == 0 {
+		t.Error("a second Finish gave another mesh, or the first an empty one")
+	}
+	if err := b.Cells([3]int{0, 0, 0}, [3]int{1, 1, 1}, func(int, int, int) float32 { return -1 }); err == nil {
+		t.Error("cells added after Finish")
+	}
 }
 
 // BenchmarkSphere128 meshes a sphere filling a 128³ grid; it reports triangles per second.
