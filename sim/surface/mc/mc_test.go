@@ -411,3 +411,88 @@ func BenchmarkSphere128(b *testing.B) {
 	b.ReportMetric(float64(tris), "triangles")
 	b.ReportMetric(float64(tris)*float64(b.N)/b.Elapsed().Seconds(), "triangles/s")
 }
+
+// crossings counts the pairs of triangles of m that share no vertex and of which one has an edge passing strictly
+// through the other's interior (a self-intersection; touching and coplanar contacts are not counted).
+func crossings(m *Mesh) int {
+	p := func(i int32) [3]float64 {
+		q := m.Positions[i]
+		return [3]float64{float64(q[0]), float64(q[1]), float64(q[2])}
+	}
+	orient := func(a, b, c, d [3]float64) float64 { return dot(sub(b, a), cross(sub(c, a), sub(d, a))) }
+	segHits := func(s0, s1 [3]float64, t [3][3]float64) bool {
+		o0, o1 := orient(t[0], t[1], t[2], s0), orient(t[0], t[1], t[2], s1)
+		if !(o0 > 0 && o1 < 0 || o0 < 0 && o1 > 0) {
+			return false
+		}
+		u, v, w := orient(s0, s1, t[0], t[1]), orient(s0, s1, t[1], t[2]), orient(s0, s1, t[2], t[0])
+		return u > 0 && v > 0 && w > 0 || u < 0 && v < 0 && w < 0
+	}
+	type box struct{ lo, hi [3]float64 }
+	tris := make([][3][3]float64, len(m.Triangles))
+	boxes := make([]box, len(m.Triangles))
+	for i, tr := range m.Triangles {
+		tris[i] = [3][3]float64{p(tr[0]), p(tr[1]), p(tr[2])}
+		boxes[i] = box{tris[i][0], tris[i][0]}
+		for _, q := range tris[i][1:] {
+			for a := range 3 {
+				boxes[i].lo[a], boxes[i].hi[a] = min(boxes[i].lo[a], q[a]), max(boxes[i].hi[a], q[a])
+			}
+		}
+	}
+	n := 0
+	for i := range tris {
+	next:
+		for j := i + 1; j < len(tris); j++ {
+			for a := range 3 {
+				if boxes[i].hi[a] < boxes[j].lo[a] || boxes[j].hi[a] < boxes[i].lo[a] {
+					continue next
+				}
+			}
+			for _, vi := range m.Triangles[i] {
+				for _, vj := range m.Triangles[j] {
+					if vi == vj {
+						continue next
+					}
+				}
+			}
+			for s := range 3 {
+				if segHits(tris[i][s], tris[i][(s+1)%3], tris[j]) || segHits(tris[j][s], tris[j][(s+1)%3], tris[i]) {
+					n++
+					continue next
+				}
+			}
+		}
+	}
+	return n
+}
+
+// The smooth test scenes' meshes do not intersect themselves.
+func TestNoSelfIntersections(t *testing.T) {
+	a, b := sphere(-0.5, 0, 0, 0.5), sphere(0.5, 0, 0, 0.5)
+	for _, c := range []struct {
+		name string
+		g    Grid
+	}{
+		{"sphere", sample(24, -1.5, 3.0/23, sphere(0.013, -0.021, 0.007, 1))},
+		{"torus", sample(33, -1.6, 3.2/32, torus(1, 0.35))},
+		{"touching spheres", sample(21, -1.2, 2.4/20, func(x, y, z float64) float64 { return min(a(x, y, z), b(x, y, z)) })},
+		{"clipped sphere", sample(20, -1, 2.0/19, sphere(0.3, 0.2, -0.1, 1.2))},
+	} {
+		m := mustMesh(t, c.g)
+		if n := crossings(m); n > 0 {
+			t.Errorf("%s: %d pairs of triangles cross", c.name, n)
+		}
+	}
+	// the check itself: two overlapping spheres meshed separately and put into one mesh cross
+	m := mustMesh(t, sample(12, -1, 2.0/11, sphere(0, 0, 0, 0.6)))
+	m2 := mustMesh(t, sample(12, -1, 2.0/11, sphere(0.4, 0, 0, 0.6)))
+	off := int32(len(m.Positions))
+	m.Positions = append(m.Positions, m2.Positions...)
+	for _, tr := range m2.Triangles {
+		m.Triangles = append(m.Triangles, [3]int32{tr[0] + off, tr[1] + off, tr[2] + off})
+	}
+	if crossings(m) == 0 {
+		t.Error("a sphere folded through itself shows no crossing")
+	}
+}
