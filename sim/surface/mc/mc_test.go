@@ -467,7 +467,7 @@ func crossings(m *Mesh) int {
 	return n
 }
 
-// The smooth test scenes' meshes do not intersect themselves.
+// The test scenes' meshes, smooth and noisy, do not intersect themselves.
 func TestNoSelfIntersections(t *testing.T) {
 	a, b := sphere(-0.5, 0, 0, 0.5), sphere(0.5, 0, 0, 0.5)
 	for _, c := range []struct {
@@ -482,6 +482,16 @@ func TestNoSelfIntersections(t *testing.T) {
 		m := mustMesh(t, c.g)
 		if n := crossings(m); n > 0 {
 			t.Errorf("%s: %d pairs of triangles cross", c.name, n)
+		}
+	}
+	for seed := range uint64(8) { // noise: many ambiguous faces and long loops
+		rng := rand.New(rand.NewPCG(seed, 17))
+		g := Grid{Dims: [3]int{8, 8, 8}, H: 1, Values: make([]float32, 512)}
+		for i := range g.Values {
+			g.Values[i] = float32(rng.NormFloat64())
+		}
+		if n := crossings(mustMesh(t, g)); n > 0 {
+			t.Errorf("noise seed %d: %d pairs of triangles cross", seed, n)
 		}
 	}
 	// the check itself: two overlapping spheres meshed separately and put into one mesh cross
