@@ -12,8 +12,12 @@
 // A vertex sits on each crossed grid edge, at the linear interpolation of the zero between the edge's two values,
 // and is shared by the (up to four) cells around the edge through the edge's global key, also across blocks meshed
 // separately into the same Builder. Each loop of a cube is fanned from a vertex whose diagonals never join two
-// vertices on one face of the cube, which the neighbour across that face could join too (appendLoop). Vertex normals are the area-weighted means of the normals of the triangles
-// around each vertex, so they agree with the mesh's orientation by construction.
+// vertices on one face of the cube, which the neighbour across that face could join too (appendLoop). Vertex
+// normals are the area-weighted means of the normals of the triangles around each vertex, so they agree with the
+// mesh's orientation by construction.
+//
+// MeshGrid meshes a dense grid and counts the values beyond it as outside, so its meshes are always closed; a
+// sparse field meshes its blocks of cells one at a time through Builder.Cells.
 package mc
 
 import (
@@ -29,7 +33,7 @@ type Mesh struct {
 	Triangles [][3]int32   // counter-clockwise seen from outside
 }
 
-// MaxPoints bounds the grid points of one Mesh call (1024³), checked before anything is allocated.
+// MaxPoints bounds the grid points of one MeshGrid call (1024³), checked before anything is allocated.
 const MaxPoints = 1 << 30
 
 // keyBits is the width of each grid coordinate in an edge key; coordinates run from −keyOffset to keyOffset−1.
