@@ -677,43 +677,17 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 }
 
 // displaceFluid removes the particles inside says are inside and returns them; the others keep their order
-// (positions, velocities, materials, warm-start pressures) and their ids are renumbered 0..N−1 by rank.
+// (positions, velocities, materials, warm-start pressures) and their ids are renumbered 0..N−1 in order (remove).
 func (s *Solver) displaceFluid(inside func(p [4]float32) bool) []sim.Particle {
 	var out []sim.Particle
-	k := 0
-	for i := range s.x {
+	s.remove(func(i int) bool {
 		p, v := s.x[i], s.v[i]
-		if inside(p) {
-			out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}})
-			continue
+		if !inside(p) {
+			return false
 		}
-		s.x[k], s.v[k], s.id[k], s.mat[k], s.pres[k], s.rs[k] = p, v, s.id[i], s.mat[i], s.pres[i], s.rs[i]
-		k++
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	s.x, s.v, s.id, s.mat = s.x[:k], s.v[:k], s.id[:k], s.mat[:k]
-	// rank the remaining ids: a counting pass over the old id range
-	rank := make([]int32, len(s.x)+len(out))
-	for i := range rank {
-		rank[i] = -1
-	}
-	for i, id := range s.id {
-		if int(id) >= len(rank) {
-			panic("sph: particle ids are not 0..N−1")
-		}
-		rank[id] = int32(i)
-	}
-	r := uint32(0)
-	for _, i := range rank {
-		if i >= 0 {
-			s.id[i] = r
-			r++
-		}
-	}
-	s.sizeScratch(k)
-	s.stats.Particles = k
+		out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}})
+		return true
+	})
 	return out
 }
 
