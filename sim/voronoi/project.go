@@ -10,9 +10,7 @@ import (
 
 // projection is the per-step work of §3.3 and §3.4 on the clipped diagram, and what it measured.
 type projection struct {
-	spacing float64 // the diagram and clipper were made for this spacing
-
-	state []clip.State // per particle, the clipped cell's state
+	state []clip.State // per particle, the clipped cell's state (the clipper's, until the next clip)
 	comp  []int32      // per particle, its connected component's lowest particle
 	k     int          // neighbour-list stride
 	nb    []int32      // per particle, its MLS neighbours (itself first), nearest first
@@ -25,10 +23,12 @@ type projection struct {
 	col        []int32
 	coef, sym  []float64
 	diag       []float64
-	div        []float64 // V∇·u* of each liquid cell (eq. 7)
-	vol        []float64 // V0 − V of each inner liquid cell (no air facet), m³: the volume correction's target
-	b          []float64 // a solve's right-hand side
-	r, z, q, w []float64 // CG vectors
+	div        []float64    // V∇·u* of each liquid cell (eq. 7)
+	vol        []float64    // V0 − V of each inner liquid cell (no air facet), m³: the volume correction's target
+	b          []float64    // a solve's right-hand side
+	r, z, q, w []float64    // CG vectors
+	part       []float64    // per block of the CG vectors: a dot product's partial sum
+	parts      [][2]float64 // per block: r·z and max |r|
 	grad       [][3]float64
 	qv         []float64    // the volume correction's potential, m²
 	shift      [][3]float64 // the volume correction's displacement of each particle (none when off)
@@ -50,8 +50,7 @@ func (s *Solver) project() {
 	pr := &s.proj
 	n := len(s.x)
 	c := s.clp
-	pr.state = grow.Resize(pr.state, n)
-	copy(pr.state, c.State)
+	pr.state = c.State
 	s.components()
 	s.neighbours()
 	s.timer.Mark("neighbours")
@@ -133,8 +132,7 @@ func (s *Solver) neighbours() {
 	pr.nb = grow.Resize(pr.nb, n*k)
 	pr.nbc = grow.Resize(pr.nbc, n)
 	pr.nbr = grow.Resize(pr.nbr, n)
-	g := s.grid
-	g.Build(s.x, s.id)
+	g := s.grid // sorted by removeClose at the step's start; the particles have not moved since
 	reach2 := s.gridH * s.gridH
 	s.pool.For(n, 256, func(lo, hi int) {
 		d2 := make([]float32, k)
@@ -458,7 +456,9 @@ func (s *Solver) solve(b, x []float64, warm bool, tol, floor float64) (iters int
 	pr.z = grow.Resize(pr.z, n)
 	pr.q = grow.Resize(pr.q, n)
 	pr.w = grow.Resize(pr.w, n)
-	part := make([]float64, (n+block-1)/block)
+	pr.part = grow.Resize(pr.part, (n+block-1)/block)
+	pr.parts = grow.Resize(pr.parts, len(pr.part))
+	part, parts := pr.part, pr.parts
 	for i := range x {
 		if !warm || pr.state[i] != clip.Liquid || !(pr.diag[i] > 0) {
 			x[i] = 0
@@ -476,7 +476,6 @@ func (s *Solver) solve(b, x []float64, warm bool, tol, floor float64) (iters int
 	pr.precondition(s, pr.r, pr.z)
 	copy(pr.q, pr.z)
 	rz := s.dot(pr.r, pr.z, part)
-	parts := make([][2]float64, len(part)) // per block: r·z and max |r|
 	for rmax > target {
 		if iters >= int(s.Cfg.MaxIter) {
 			return iters, rmax, true

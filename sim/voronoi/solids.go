@@ -3,6 +3,7 @@ package voronoi
 import (
 	"math"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -130,20 +131,23 @@ func (s *Solver) collide() {
 }
 
 // removeClose removes every particle nearer than voronoi.min_gap spacings (at least a thousandth, so coincident
-// particles always go) to a particle before it that stays (§3.3), and returns how many went.
+// particles always go) to a particle before it that stays (§3.3), and returns how many went. It sorts the
+// neighbour grid, which the MLS neighbourhoods use later in the step: after a removal it sorts it again.
 func (s *Solver) removeClose() int {
 	n := len(s.x)
+	g := s.grid
+	g.Build(s.x, s.id)
 	if n < 2 {
 		return 0
 	}
 	gap := float32(math.Max(float64(s.Cfg.MinGap), 1e-3) * s.spacing)
-	g := s.grid
-	g.Build(s.x, s.id)
 	gap2 := gap * gap
 	// candidates in parallel (a particle with a nearer lower-numbered one), then the decisions in order, since
 	// whether j stays depends on the particles before it
 	var cand []int32
-	flag := make([]bool, n)
+	s.near = grow.Resize(s.near, n)
+	flag := s.near
+	clear(flag)
 	s.pool.For(n, 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xi := s.x[i]
@@ -177,7 +181,8 @@ func (s *Solver) removeClose() int {
 	if len(cand) == 0 {
 		return 0
 	}
-	gone := make([]bool, n) // by index
+	defer func() { g.Build(s.x, s.id) }() // the remaining particles
+	gone := make([]bool, n)               // by index
 	for _, i := range cand {
 		xi := s.x[i]
 		cx, cy, cz := g.Coord(xi[0], xi[1], xi[2])

@@ -85,12 +85,13 @@ type Solver struct {
 	step int
 
 	// per step
-	diag  *cell.Diagram
-	clp   *clip.Clipper
-	optR  float64 // the surface radius the diagram and clipper were made for, m
-	grid  *grid.Grid
-	gridH float32
-	proj  projection
+	diag         *cell.Diagram
+	clp          *clip.Clipper
+	madeD, madeR float64    // the spacing and surface radius the diagram and clipper were made for, m
+	grid         *grid.Grid // the particles sorted by cell: by removeClose at a step's start, for the whole step
+	gridH        float32
+	near         []bool // removeClose's scratch
+	proj         projection
 
 	solids []solidAt // what the cells are clipped against this step (solids.go)
 	sdfs   []clip.SDF
@@ -192,7 +193,7 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 func (s *Solver) prepare() error {
 	d := s.spacing
 	r := float64(s.Cfg.Radius) * d
-	if s.diag == nil || s.optR != r || s.clp == nil || s.cellsFor() != d {
+	if s.diag == nil || s.madeR != r || s.madeD != d {
 		diag, err := cell.New(cell.Options{Spacing: d, Reach: r, MaxParticles: min(2*scene.MaxParticles, cell.DefaultMaxParticles)})
 		if err != nil {
 			return fmt.Errorf("voronoi: %w", err)
@@ -201,8 +202,7 @@ func (s *Solver) prepare() error {
 		if err != nil {
 			return fmt.Errorf("voronoi: %w", err)
 		}
-		s.diag, s.clp, s.optR = diag, c, r
-		s.proj.spacing = d
+		s.diag, s.clp, s.madeD, s.madeR = diag, c, d, r
 	}
 	h := float32(float64(s.Cfg.Reach) * d)
 	if s.grid == nil || s.gridH != h {
@@ -216,9 +216,6 @@ func (s *Solver) prepare() error {
 	}
 	return nil
 }
-
-// cellsFor is the spacing the diagram and clipper were made for.
-func (s *Solver) cellsFor() float64 { return s.proj.spacing }
 
 // Step implements sim.Solver.
 func (s *Solver) Step(dt float64) error {
@@ -386,9 +383,6 @@ func (s *Solver) Frame(dst *sim.Frame) {
 
 // Stats implements sim.Solver.
 func (s *Solver) Stats() sim.Stats { return s.stats.Clone() }
-
-// Spacing is the particle spacing of the run, m.
-func (s *Solver) Spacing() float64 { return s.spacing }
 
 // refineRel is the free-surface clip's mesh size in surface radii (clip.Options.RefineRel): the clipped volume's
 // error goes as its square (about 1 % of a small blob at 0.5 against 0.5 % at the package's 0.3), and the clipping's
