@@ -29,6 +29,7 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/trimesh"
 )
 
 // Particle colour modes, the values of the render.color parameter.
@@ -402,7 +403,7 @@ func (r *Renderer) SetBodies(shapes []scene.Shape) {
 	var errs []error
 	for i := range shapes {
 		var g gpuMesh
-		m, err := shapeMesh(&shapes[i])
+		m, err := trimesh.Shape(&shapes[i])
 		if err == nil {
 			err = g.upload(m)
 		}
@@ -429,18 +430,18 @@ func (r *Renderer) SetScene(sc *scene.Scene) {
 	r.scene.groundY = float32(d.Min[1]) - max(1e-3, 0.002*r.scene.extent)
 
 	var errs []error
-	tank := boxMesh(frame3{identity(), d.Center()}, d.Size().Scale(0.5))
+	tank := trimesh.Box(d.Center(), d.Size().Scale(0.5))
 	if err := r.tank.upload(tank); err != nil {
 		errs = append(errs, fmt.Errorf("render: tank: %w", err))
 	}
-	var obs mesh
+	obs := new(trimesh.Mesh)
 	for i := range sc.Obstacles {
-		m, err := shapeMesh(&sc.Obstacles[i].Shape)
+		m, err := trimesh.Shape(&sc.Obstacles[i].Shape)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("obstacles[%d]: %w", i, err))
 			continue
 		}
-		obs.appendMesh(m)
+		obs.Append(m)
 	}
 	if err := r.obstacles.upload(obs); err != nil {
 		errs = append(errs, fmt.Errorf("render: obstacles: %w", err))
@@ -524,6 +525,11 @@ func (r *Renderer) programs() []*glh.Program {
 
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }
 
+// vertex is one mesh vertex as the mesh programs read it: world position and unit normal, interleaved.
+type vertex struct {
+	Pos, Normal [3]float32
+}
+
 // gpuMesh is a mesh in GL buffers, drawn as indexed triangles.
 type gpuMesh struct {
 	vao      *glh.VertexArray
@@ -531,21 +537,25 @@ type gpuMesh struct {
 	count    int32
 }
 
-func (g *gpuMesh) upload(m mesh) error {
+func (g *gpuMesh) upload(m *trimesh.Mesh) error {
 	g.Delete()
-	if len(m.idx) == 0 {
+	if len(m.Triangles) == 0 {
 		return nil
 	}
+	verts := make([]vertex, len(m.Positions))
+	for i := range verts {
+		verts[i] = vertex{m.Positions[i], m.Normals[i]}
+	}
 	var err error
-	if g.vbo, err = glh.NewBuffer(len(m.verts)*int(sizeofVertex), gl.STATIC_DRAW); err != nil {
+	if g.vbo, err = glh.NewBuffer(len(verts)*int(sizeofVertex), gl.STATIC_DRAW); err != nil {
 		return err
 	}
-	if g.ibo, err = glh.NewBuffer(len(m.idx)*4, gl.STATIC_DRAW); err != nil {
+	if g.ibo, err = glh.NewBuffer(len(m.Triangles)*12, gl.STATIC_DRAW); err != nil {
 		g.Delete()
 		return err
 	}
-	glh.Upload(g.vbo, 0, m.verts)
-	glh.Upload(g.ibo, 0, m.idx)
+	glh.Upload(g.vbo, 0, verts)
+	glh.Upload(g.ibo, 0, m.Triangles)
 	g.vao = glh.NewVertexArray()
 	g.vao.Bind()
 	glh.Attrib(attrMeshPos, g.vbo, 3, int32(sizeofVertex), 0, 0)
@@ -553,7 +563,7 @@ func (g *gpuMesh) upload(m mesh) error {
 	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.ibo.ID()) // recorded in the VAO
 	gl.BindVertexArray(0)
 	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, 0)
-	g.count = int32(len(m.idx))
+	g.count = int32(3 * len(m.Triangles))
 	if err := glh.CheckError("uploading a mesh"); err != nil {
 		g.Delete()
 		return err

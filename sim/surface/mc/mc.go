@@ -24,14 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/slosh/slosh/sim/trimesh"
 )
 
-// Mesh is an indexed triangle mesh.
-type Mesh struct {
-	Positions [][3]float32
-	Normals   [][3]float32 // unit, one per position, pointing out of the inside region
-	Triangles [][3]int32   // counter-clockwise seen from outside
-}
+// Mesh is the triangle mesh every part of slosh passes around (sim/trimesh).
+type Mesh = trimesh.Mesh
 
 // MaxPoints bounds the grid points of one MeshGrid call (1024³), checked before anything is allocated.
 const MaxPoints = 1 << 30

@@ -34,87 +34,23 @@ func mustMesh(t testing.TB, g Grid) *Mesh {
 	return m
 }
 
-// checkClosed fails unless every directed edge of m appears once and its reverse once (closed, edge-manifold,
-// consistently oriented), no triangle repeats a vertex, every vertex's triangles form one fan around it
-// (vertex-manifold), every vertex is used and has a unit normal. It returns the Euler characteristic V − E + F.
+// checkClosed fails unless m is closed, manifold and consistently oriented (trimesh.CheckClosed) with unit
+// normals, and returns its Euler characteristic V − E + F.
 func checkClosed(t *testing.T, name string, m *Mesh) int {
 	t.Helper()
+	chi, err := m.CheckClosed()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 	if len(m.Normals) != len(m.Positions) {
 		t.Fatalf("%s: %d normals for %d positions", name, len(m.Normals), len(m.Positions))
 	}
-	type edge struct{ a, b int32 }
-	directed := make(map[edge]int, 3*len(m.Triangles))
-	opposite := make([]map[int32]int32, len(m.Positions)) // per vertex: the edges opposite it in its triangles
-	for ti, tr := range m.Triangles {
-		for s := range 3 {
-			a, b, c := tr[s], tr[(s+1)%3], tr[(s+2)%3]
-			if a < 0 || int(a) >= len(m.Positions) {
-				t.Fatalf("%s: triangle %d has vertex %d of %d", name, ti, a, len(m.Positions))
-			}
-			if a == b {
-				t.Fatalf("%s: triangle %d %v repeats a vertex", name, ti, tr)
-			}
-			directed[edge{a, b}]++
-			if opposite[a] == nil {
-				opposite[a] = map[int32]int32{}
-			}
-			if _, dup := opposite[a][b]; dup {
-				t.Fatalf("%s: vertex %d: two triangles leave it toward %d", name, a, b)
-			}
-			opposite[a][b] = c
-		}
-	}
-	bad := 0
-	for e, n := range directed {
-		if n != 1 || directed[edge{e.b, e.a}] != 1 {
-			if bad < 5 {
-				t.Errorf("%s: edge %d→%d appears %d times, its reverse %d times", name, e.a, e.b, n, directed[edge{e.b, e.a}])
-			}
-			bad++
-		}
-	}
-	if bad > 0 {
-		t.Fatalf("%s: %d directed edges without exactly one twin", name, bad)
-	}
-	for v, fan := range opposite {
-		if fan == nil {
-			t.Fatalf("%s: vertex %d is in no triangle", name, v)
-		}
-		var start int32
-		for a := range fan {
-			start = a
-			break
-		}
-		steps := 0
-		for a := start; ; {
-			a = fan[a]
-			steps++
-			if a == start || steps > len(fan) {
-				break
-			}
-		}
-		if steps != len(fan) {
-			t.Fatalf("%s: the %d triangles around vertex %d form more than one fan", name, len(fan), v)
-		}
-		n := m.Normals[v]
+	for v, n := range m.Normals {
 		if l := math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])); math.Abs(l-1) > 1e-5 {
 			t.Fatalf("%s: vertex %d normal %v has length %v", name, v, n, l)
 		}
 	}
-	return len(m.Positions) - len(directed)/2 + len(m.Triangles)
-}
-
-// volume is the signed volume enclosed by a closed mesh (divergence theorem); positive when the triangles face out.
-func volume(m *Mesh) float64 {
-	v := 0.0
-	for _, tr := range m.Triangles {
-		p := func(i int32) [3]float64 {
-			q := m.Positions[i]
-			return [3]float64{float64(q[0]), float64(q[1]), float64(q[2])}
-		}
-		v += dot(p(tr[0]), cross(p(tr[1]), p(tr[2]))) / 6
-	}
-	return v
+	return chi
 }
 
 // The table: every case's triangles use exactly the edges whose ends differ in sign, and the boundary of each
@@ -177,8 +113,8 @@ func TestSphere(t *testing.T) {
 		if chi := checkClosed(t, name, m); chi != 2 {
 			t.Errorf("%s: Euler characteristic %d, want 2", name, chi)
 		}
-		relErr := math.Abs(volume(m)-exact) / exact
-		t.Logf("%s: %d triangles, volume %.5f (exact %.5f, error %.3f%%)", name, len(m.Triangles), volume(m), exact, 100*relErr)
+		relErr := math.Abs(m.Volume()-exact) / exact
+		t.Logf("%s: %d triangles, volume %.5f (exact %.5f, error %.3f%%)", name, len(m.Triangles), m.Volume(), exact, 100*relErr)
 		if relErr > 0.05 || relErr > prevErr {
 			t.Errorf("%s: volume error %.4f, want under 0.05 and below the coarser grid's %.4f", name, relErr, prevErr)
 		}
@@ -218,8 +154,8 @@ func TestShapes(t *testing.T) {
 			t.Errorf("torus n=%d: Euler characteristic %d, want 0", n, chi)
 		}
 		exact := 2 * math.Pi * math.Pi * 1 * 0.35 * 0.35
-		if e := math.Abs(volume(m)-exact) / exact; n == 33 && e > 0.05 {
-			t.Errorf("torus n=%d: volume %.4f, exact %.4f", n, volume(m), exact)
+		if e := math.Abs(m.Volume()-exact) / exact; n == 33 && e > 0.05 {
+			t.Errorf("torus n=%d: volume %.4f, exact %.4f", n, m.Volume(), exact)
 		}
 	}
 	a, b := sphere(-0.5, 0, 0, 0.5), sphere(0.5, 0, 0, 0.5)
@@ -255,7 +191,7 @@ func TestNoiseClosed(t *testing.T) {
 		}
 		m := mustMesh(t, g)
 		checkClosed(t, fmt.Sprintf("noise seed %d", seed), m)
-		if v := volume(m); !(v > 0) && len(m.Triangles) > 0 {
+		if v := m.Volume(); !(v > 0) && len(m.Triangles) > 0 {
 			t.Errorf("noise seed %d: enclosed volume %v, want positive", seed, v)
 		}
 	}
@@ -299,7 +235,7 @@ func TestBoundaryCapped(t *testing.T) {
 		}
 	}
 	box := float64(n * n * n)
-	if v := volume(m); v > box || v < box-float64(12*n)*0.125 {
+	if v := m.Volume(); v > box || v < box-float64(12*n)*0.125 {
 		t.Errorf("full grid: volume %v, want the box %v less its chamfers", v, box)
 	}
 }
@@ -338,8 +274,8 @@ func TestBlocksShareVertices(t *testing.T) {
 		t.Errorf("blocks: %d vertices, %d triangles; whole: %d, %d", len(m.Positions), len(m.Triangles),
 			len(whole.Positions), len(whole.Triangles))
 	}
-	if dv := math.Abs(volume(m) - volume(whole)); dv > 1e-9*math.Abs(volume(whole)) {
-		t.Errorf("blocks: volume %v, whole %v", volume(m), volume(whole))
+	if dv := math.Abs(m.Volume() - whole.Volume()); dv > 1e-9*math.Abs(whole.Volume()) {
+		t.Errorf("blocks: volume %v, whole %v", m.Volume(), whole.Volume())
 	}
 }
 
@@ -412,61 +348,6 @@ func BenchmarkSphere128(b *testing.B) {
 	b.ReportMetric(float64(tris)*float64(b.N)/b.Elapsed().Seconds(), "triangles/s")
 }
 
-// crossings counts the pairs of triangles of m that share no vertex and of which one has an edge passing strictly
-// through the other's interior (a self-intersection; touching and coplanar contacts are not counted).
-func crossings(m *Mesh) int {
-	p := func(i int32) [3]float64 {
-		q := m.Positions[i]
-		return [3]float64{float64(q[0]), float64(q[1]), float64(q[2])}
-	}
-	orient := func(a, b, c, d [3]float64) float64 { return dot(sub(b, a), cross(sub(c, a), sub(d, a))) }
-	segHits := func(s0, s1 [3]float64, t [3][3]float64) bool {
-		o0, o1 := orient(t[0], t[1], t[2], s0), orient(t[0], t[1], t[2], s1)
-		if !(o0 > 0 && o1 < 0 || o0 < 0 && o1 > 0) {
-			return false
-		}
-		u, v, w := orient(s0, s1, t[0], t[1]), orient(s0, s1, t[1], t[2]), orient(s0, s1, t[2], t[0])
-		return u > 0 && v > 0 && w > 0 || u < 0 && v < 0 && w < 0
-	}
-	type box struct{ lo, hi [3]float64 }
-	tris := make([][3][3]float64, len(m.Triangles))
-	boxes := make([]box, len(m.Triangles))
-	for i, tr := range m.Triangles {
-		tris[i] = [3][3]float64{p(tr[0]), p(tr[1]), p(tr[2])}
-		boxes[i] = box{tris[i][0], tris[i][0]}
-		for _, q := range tris[i][1:] {
-			for a := range 3 {
-				boxes[i].lo[a], boxes[i].hi[a] = min(boxes[i].lo[a], q[a]), max(boxes[i].hi[a], q[a])
-			}
-		}
-	}
-	n := 0
-	for i := range tris {
-	next:
-		for j := i + 1; j < len(tris); j++ {
-			for a := range 3 {
-				if boxes[i].hi[a] < boxes[j].lo[a] || boxes[j].hi[a] < boxes[i].lo[a] {
-					continue next
-				}
-			}
-			for _, vi := range m.Triangles[i] {
-				for _, vj := range m.Triangles[j] {
-					if vi == vj {
-						continue next
-					}
-				}
-			}
-			for s := range 3 {
-				if segHits(tris[i][s], tris[i][(s+1)%3], tris[j]) || segHits(tris[j][s], tris[j][(s+1)%3], tris[i]) {
-					n++
-					continue next
-				}
-			}
-		}
-	}
-	return n
-}
-
 // The test scenes' meshes, smooth and noisy, do not intersect themselves.
 func TestNoSelfIntersections(t *testing.T) {
 	a, b := sphere(-0.5, 0, 0, 0.5), sphere(0.5, 0, 0, 0.5)
@@ -480,7 +361,7 @@ func TestNoSelfIntersections(t *testing.T) {
 		{"clipped sphere", sample(20, -1, 2.0/19, sphere(0.3, 0.2, -0.1, 1.2))},
 	} {
 		m := mustMesh(t, c.g)
-		if n := crossings(m); n > 0 {
+		if n := m.Crossings(); n > 0 {
 			t.Errorf("%s: %d pairs of triangles cross", c.name, n)
 		}
 	}
@@ -490,7 +371,7 @@ func TestNoSelfIntersections(t *testing.T) {
 		for i := range g.Values {
 			g.Values[i] = float32(rng.NormFloat64())
 		}
-		if n := crossings(mustMesh(t, g)); n > 0 {
+		if n := mustMesh(t, g).Crossings(); n > 0 {
 			t.Errorf("noise seed %d: %d pairs of triangles cross", seed, n)
 		}
 	}
@@ -502,7 +383,7 @@ func TestNoSelfIntersections(t *testing.T) {
 	for _, tr := range m2.Triangles {
 		m.Triangles = append(m.Triangles, [3]int32{tr[0] + off, tr[1] + off, tr[2] + off})
 	}
-	if crossings(m) == 0 {
+	if m.Crossings() == 0 {
 		t.Error("a sphere folded through itself shows no crossing")
 	}
 }

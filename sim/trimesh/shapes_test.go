@@ -1,4 +1,4 @@
-package render
+package trimesh
 
 import (
 	"math"
@@ -23,31 +23,31 @@ func TestShapeMeshes(t *testing.T) {
 		{Kind: scene.ShapeCylinder, Center: scene.Vec3{-1, 0.3, 0.5}, Radius: 0.15, Height: 0.5, Rotation: scene.Vec3{0, 0, 70}},
 	}
 	for _, s := range shapes {
-		m, err := shapeMesh(&s)
+		m, err := Shape(&s)
 		if err != nil {
 			t.Fatalf("%s: %v", s.String(), err)
 		}
-		if len(m.idx) == 0 || len(m.idx)%3 != 0 {
-			t.Fatalf("%s: %d indices", s.String(), len(m.idx))
+		if len(m.Triangles) == 0 {
+			t.Fatalf("%s: %d triangles", s.String(), len(m.Triangles))
 		}
 		size := s.Bounds().Size().MaxComp()
-		for i, v := range m.verts {
-			if d, _ := s.SDF(v64(v.Pos)); math.Abs(d) > 1e-5*size {
-				t.Errorf("%s: vertex %d at %v is %g off the surface", s.String(), i, v.Pos, d)
+		for i, p := range m.Positions {
+			if d, _ := s.SDF(v64(p)); math.Abs(d) > 1e-5*size {
+				t.Errorf("%s: vertex %d at %v is %g off the surface", s.String(), i, p, d)
 				break
 			}
-			if l := v64(v.Normal).Len(); math.Abs(l-1) > 1e-5 {
+			if l := v64(m.Normals[i]).Len(); math.Abs(l-1) > 1e-5 {
 				t.Errorf("%s: vertex %d normal has length %g", s.String(), i, l)
 				break
 			}
 		}
 		eps := 0.02 * size
 		bad := 0
-		for k := 0; k < len(m.idx); k += 3 {
-			a, b, c := v64(m.verts[m.idx[k]].Pos), v64(m.verts[m.idx[k+1]].Pos), v64(m.verts[m.idx[k+2]].Pos)
-			n := cross(b.Sub(a), c.Sub(a))
+		for k, tr := range m.Triangles {
+			a, b, c := v64(m.Positions[tr[0]]), v64(m.Positions[tr[1]]), v64(m.Positions[tr[2]])
+			n := crossV(b.Sub(a), c.Sub(a))
 			if n.Len() < 1e-12 {
-				t.Errorf("%s: triangle %d is degenerate", s.String(), k/3)
+				t.Errorf("%s: triangle %d is degenerate", s.String(), k)
 				continue
 			}
 			n = n.Scale(1 / n.Len())
@@ -57,17 +57,17 @@ func TestShapeMeshes(t *testing.T) {
 			if out <= 0 || in >= 0 {
 				bad++
 			}
-			for _, i := range m.idx[k : k+3] {
-				if v64(m.verts[i].Normal).Dot(n) < 0.5 {
+			for _, i := range tr {
+				if v64(m.Normals[i]).Dot(n) < 0.5 {
 					bad++
 				}
 			}
 		}
 		if bad > 0 {
-			t.Errorf("%s: %d triangle or normal orientation failures out of %d triangles", s.String(), bad, len(m.idx)/3)
+			t.Errorf("%s: %d triangle or normal orientation failures out of %d triangles", s.String(), bad, len(m.Triangles))
 		}
 	}
-	if _, err := shapeMesh(&scene.Shape{Kind: scene.ShapeMesh, Mesh: "duck.obj"}); err == nil {
+	if _, err := Shape(&scene.Shape{Kind: scene.ShapeMesh, Mesh: "duck.obj"}); err == nil {
 		t.Error("a mesh shape whose file was never loaded tessellated without error")
 	}
 }
@@ -82,34 +82,34 @@ func TestBunnyMesh(t *testing.T) {
 	}
 	s := scene.Shape{Kind: scene.ShapeMesh, Mesh: "bunny.obj", Extent: 0.5, Center: scene.Vec3{0.2, 0.3, -0.1}, Rotation: scene.Vec3{0, 40, 10}}
 	s.SetMesh(md)
-	m, err := shapeMesh(&s)
+	m, err := Shape(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cell := 0.5 / float64(scene.MeshSDFCells)
 	off := 0
-	for _, v := range m.verts {
-		if d, _ := s.SDF(v64(v.Pos)); math.Abs(d) > cell {
+	for _, p := range m.Positions {
+		if d, _ := s.SDF(v64(p)); math.Abs(d) > cell {
 			off++
 		}
 	}
-	if off > len(m.verts)/100 {
-		t.Errorf("%d of %d bunny vertices are more than a grid cell off its surface", off, len(m.verts))
+	if off > len(m.Positions)/100 {
+		t.Errorf("%d of %d bunny vertices are more than a grid cell off its surface", off, len(m.Positions))
 	}
 	outward, agree := 0, 0
-	for k := 0; k < len(m.idx); k += 3 {
-		a, b, c := v64(m.verts[m.idx[k]].Pos), v64(m.verts[m.idx[k+1]].Pos), v64(m.verts[m.idx[k+2]].Pos)
-		n := cross(b.Sub(a), c.Sub(a))
+	for _, tr := range m.Triangles {
+		a, b, c := v64(m.Positions[tr[0]]), v64(m.Positions[tr[1]]), v64(m.Positions[tr[2]])
+		n := crossV(b.Sub(a), c.Sub(a))
 		n = n.Scale(1 / n.Len())
 		centroid := a.Add(b).Add(c).Scale(1.0 / 3)
 		if in, _ := s.SDF(centroid.Sub(n.Scale(2 * cell))); in < 0 {
 			outward++
 		}
-		if v64(m.verts[m.idx[k]].Normal).Dot(n) > 0 {
+		if v64(m.Normals[tr[0]]).Dot(n) > 0 {
 			agree++
 		}
 	}
-	tris := len(m.idx) / 3
+	tris := len(m.Triangles)
 	if outward < tris*95/100 || agree < tris*95/100 {
 		t.Errorf("of %d triangles, %d face outwards and %d agree with their vertex normals", tris, outward, agree)
 	}
