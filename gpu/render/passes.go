@@ -31,6 +31,7 @@ type frameState struct {
 	tinted   bool      // the surface takes its colour from the particles' materials (the tint pass runs)
 	sceneFBO uint32    // where the scene passes draw: target, or the surface's scene image
 	depth    *target   // the surface's current eye-depth image: the splats', then the smoothed one
+	meshed   bool      // render.mode mesh with a fluid mesh: the mesh's depth and thickness replace the splats'
 }
 
 // fluidLook is how a frame draws the particles: render.mode, except that a frame without particles draws none and
@@ -46,7 +47,7 @@ const (
 
 // look decides the frame's fluidLook and makes the surface targets when it needs them.
 func (r *Renderer) look(f *frameState) fluidLook {
-	if f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil) {
+	if (f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil)) && !(r.set.mode == ModeMesh && r.fluid.count > 0) {
 		return lookNone
 	}
 	switch r.set.mode {
@@ -66,7 +67,8 @@ func (r *Renderer) look(f *frameState) fluidLook {
 		}
 		return lookSpheres
 	}
-	if hasMaterials(f.p) {
+	f.meshed = r.set.mode == ModeMesh && r.fluid.count > 0
+	if hasMaterials(f.p) && !f.meshed {
 		// without its image the surface is still drawn, in the water colour, and Err says why
 		r.drawErr = r.surf.ensureTint()
 		f.tinted = r.drawErr == nil
@@ -89,9 +91,10 @@ type pass struct {
 //	particles                      render.mode particles: sphere impostors into the target
 //	ellipsoids                     render.mode ellipsoids: shaded ellipsoid impostors into the target
 //	splat                          fluid eye depth of the nearest ellipsoid per pixel (R32F), depth-tested
-//	                               against the scene
+//	                               against the scene; in render.mode mesh, of the fluid mesh's front faces
 //	thickness                      summed chord lengths through the ellipsoids (R16F, half size by default),
-//	                               then blurred
+//	                               then blurred; in render.mode mesh, the mesh's chords (back faces' depths
+//	                               less front faces')
 //	tint                           frames with materials: chords weighted by each particle's fluid colour
 //	                               (RGBA16F, the thickness image's size)
 //	smooth                         curvature flow iterations or the narrow-range filter on the eye depth

@@ -6,7 +6,9 @@
 // an eye-depth image and, additively, into a thickness image; the depth image is smoothed by curvature flow or the
 // narrow-range filter of Truong & Yuksel 2018; a composite pass shades it with normals from the depth, Fresnel
 // reflection of the sky, refraction of the scene behind and Beer–Lambert absorption; lonely particles are drawn
-// as spray. The render.mode parameter also shows the particles, the raw ellipsoids or the intermediate images.
+// as spray. The render.mode parameter also shows the particles, the raw ellipsoids or the intermediate images, or
+// shades a triangle mesh of the fluid (SetFluidMesh) with the same water: its depth and thickness images replace
+// the splats'.
 //
 // A frame is a sequence of passes over shared targets (see passes.go and surface.go); each pass is a small
 // function that sets the GL state it needs. Particle data comes in as instanced vertex attributes from
@@ -47,6 +49,10 @@ const (
 	ModeDepth                   // the surface's smoothed eye-depth image, grey (darker is nearer)
 	ModeThickness               // the surface's thickness image
 	ModeNormals                 // the surface's normals, world space, as RGB = n/2 + ½
+	// ModeMesh shades the fluid's triangle mesh (SetFluidMesh: marching cubes of an implicit surface) with the
+	// surface's water: its eye depth and thickness replace the splats', then the same smoothing and composite.
+	// Without a mesh it draws the splatted surface.
+	ModeMesh
 )
 
 // Depth smoothing methods, the values of the render.smoothing parameter.
@@ -163,6 +169,7 @@ type Renderer struct {
 	// the fluid surface's programs (surface.go)
 	splatDepthProg, splatThickProg, thickBlurProg, ellipsoidProg *glh.Program
 	splatTintProg                                                *glh.Program
+	meshDepthProg, meshThickProg                                 *glh.Program // ModeMesh's depth and thickness
 	curvatureProg, narrowProg, compositeProg, sprayProg          *glh.Program
 
 	empty     *glh.VertexArray // for draws that pull no attributes
@@ -172,6 +179,7 @@ type Renderer struct {
 	tank      gpuMesh
 	obstacles gpuMesh
 	bodies    []gpuMesh // one per rigid body, in its rest pose (SetBodies)
+	fluid     gpuMesh   // the fluid's surface mesh (SetFluidMesh), drawn in ModeMesh
 	scene     sceneInfo
 	surf      surfaceTargets
 
@@ -276,6 +284,8 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		{&r.splatDepthProg, "fluid depth", []string{"render_ellipsoid.vert", "render_splat_depth.frag"}},
 		{&r.splatThickProg, "fluid thickness", []string{"render_ellipsoid.vert", "render_splat_thickness.frag"}},
 		{&r.splatTintProg, "fluid tint", []string{"render_ellipsoid.vert", "render_splat_tint.frag"}},
+		{&r.meshDepthProg, "fluid mesh depth", []string{"render_mesh.vert", "render_mesh_depth.frag"}},
+		{&r.meshThickProg, "fluid mesh thickness", []string{"render_mesh.vert", "render_mesh_thickness.frag"}},
 		{&r.thickBlurProg, "thickness blur", []string{"render_fullscreen.vert", "render_thickness_blur.frag"}},
 		{&r.ellipsoidProg, "ellipsoid", []string{"render_ellipsoid.vert", "render_ellipsoid_shade.frag"}},
 		{&r.curvatureProg, "curvature flow", []string{"render_fullscreen.vert", "render_smooth_curvature.frag"}},
@@ -313,8 +323,8 @@ func (st *settings) register() *param.Set {
 	s := param.NewSet()
 	const g, gs = "Render", "Render|Surface"
 	s.Choice(&st.mode, param.Spec{Name: "render.mode", Label: "mode", Group: g,
-		Items: []string{"surface", "particles", "ellipsoids", "depth", "thickness", "normals"},
-		Desc:  "What the fluid is drawn as: a water surface, particles, raw ellipsoids, or the surface's depth, thickness or normal images"})
+		Items: []string{"surface", "particles", "ellipsoids", "depth", "thickness", "normals", "mesh"},
+		Desc:  "What the fluid is drawn as: a water surface, particles, raw ellipsoids, the surface's depth, thickness or normal images, or the water surface of a triangle mesh meshed from the particles (mesh.* settings)"})
 	s.Choice(&st.color, param.Spec{Name: "render.color", Label: "colour", Group: g,
 		Items: []string{"water", "speed", "density"},
 		Desc:  "How particles are coloured: flat water, speed, or density error ρ/ρ0 − 1"})
@@ -415,6 +425,22 @@ func (r *Renderer) SetBodies(shapes []scene.Shape) {
 	r.err = errors.Join(append([]error{r.err}, errs...)...)
 }
 
+// SetFluidMesh uploads the fluid's surface mesh that render.mode mesh draws in place of the splats (nil or an
+// empty mesh: none, and that mode draws the splatted surface). The mesh stays until the next call.
+func (r *Renderer) SetFluidMesh(m *trimesh.Mesh) error {
+	if r.deleted {
+		return nil
+	}
+	if m == nil {
+		r.fluid.Delete()
+		return nil
+	}
+	if err := r.fluid.upload(m); err != nil {
+		return fmt.Errorf("render: the fluid mesh: %w", err)
+	}
+	return nil
+}
+
 // SetScene (re)builds the tank, ground and obstacle geometry for sc; nil removes it. Obstacles it cannot draw
 // (meshes, for now) are left out and reported by Err.
 func (r *Renderer) SetScene(sc *scene.Scene) {
@@ -508,6 +534,7 @@ func (r *Renderer) Delete() {
 	r.frameUBO.Delete()
 	r.tank.Delete()
 	r.obstacles.Delete()
+	r.fluid.Delete()
 	for i := range r.bodies {
 		r.bodies[i].Delete()
 	}
@@ -520,7 +547,7 @@ func (r *Renderer) Delete() {
 // programs lists every program the renderer owns.
 func (r *Renderer) programs() []*glh.Program {
 	return []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg,
-		r.splatDepthProg, r.splatThickProg, r.splatTintProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg}
+		r.splatDepthProg, r.splatThickProg, r.splatTintProg, r.meshDepthProg, r.meshThickProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg}
 }
 
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }

@@ -66,11 +66,19 @@ func (r *Renderer) drawSplatDepth(f *frameState) {
 	t.bind()
 	gl.ClearColor(0, 0, 0, 0)
 	gl.Clear(gl.COLOR_BUFFER_BIT)
+	f.depth = t
+	if f.meshed {
+		// the mesh's front faces: eye depth, depth-tested against the scene's like the splats
+		passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
+		r.meshDepthProg.Use()
+		r.meshDepthProg.SetMat4("uModel", mgl32.Ident4())
+		r.fluid.draw()
+		return
+	}
 	passState{depthTest: true, depthWrite: true}.apply()
 	r.bindInstanceAttribs(f)
 	r.useSplatProgram(r.splatDepthProg, f, true)
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
-	f.depth = t
 }
 
 // drawThickness adds up, at each pixel, the lengths of the chords its ray cuts through the ellipsoids: additive
@@ -79,10 +87,23 @@ func (r *Renderer) drawSplatDepth(f *frameState) {
 // particles lining up along rays.
 func (r *Renderer) drawThickness(f *frameState) {
 	t := r.surf.thick
-	r.beginAdditiveSplat(t, f)
-	r.useSplatProgram(r.splatThickProg, f, true)
-	r.splatThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
-	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+	if f.meshed {
+		// a closed mesh's chords: each back face adds its eye depth and each front face takes its own away, over
+		// every face along the ray (no depth test: a chord behind an obstacle still counts, unlike the splats')
+		t.bind()
+		gl.ClearColor(0, 0, 0, 0)
+		gl.Clear(gl.COLOR_BUFFER_BIT)
+		passState{blend: true, additive: true}.apply()
+		r.meshThickProg.Use()
+		r.meshThickProg.SetMat4("uModel", mgl32.Ident4())
+		r.meshThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
+		r.fluid.draw()
+	} else {
+		r.beginAdditiveSplat(t, f)
+		r.useSplatProgram(r.splatThickProg, f, true)
+		r.splatThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
+		gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+	}
 
 	// blur: thick → blur along x, blur → thick along y
 	passState{}.apply()
@@ -208,7 +229,11 @@ func (r *Renderer) drawComposite(f *frameState) {
 	prog.SetInt("uThickness", unitThickness)
 	prog.SetInt("uSceneColor", unitSceneColor)
 	prog.SetInt("uSceneDepth", unitSceneDepth)
-	prog.SetInt("uShow", s.mode)
+	show := s.mode
+	if show == ModeMesh {
+		show = ModeSurface
+	}
+	prog.SetInt("uShow", show)
 	prog.SetFloat("uAbsorption", s.absorption)
 	prog.SetFloat("uRefraction", s.refraction)
 	prog.SetFloat("uSpecular", s.specular)
@@ -226,7 +251,7 @@ func (r *Renderer) drawComposite(f *frameState) {
 
 // sprayOn says whether this frame has spray to draw: only particles with ellipsoids know their neighbour count.
 func (r *Renderer) sprayOn(f *frameState) bool {
-	return r.set.mode == ModeSurface && f.p.Ellipsoids != nil && r.set.sprayNeighbors > 0 && f.p.Radius > 0
+	return r.set.mode == ModeSurface && f.p.Ellipsoids != nil && r.set.sprayNeighbors > 0 && f.p.Radius > 0 && !f.meshed
 }
 
 // drawSpray draws the particles with fewer than render.spray_neighbors neighbours as round white points, depth
