@@ -31,13 +31,22 @@ func TestFluidMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetFluidMesh(m); err != nil {
-		t.Fatal(err)
-	}
 	// one particle far off screen: the frame has particles, but only the mesh shows
 	fs := &fluidScene{radius: 0.05}
 	fs.add(mgl32.Vec3{50, 50, 50}, sphereKernel(mgl32.Vec3{50, 50, 50}, 0.05, 30))
-	p := fs.upload(t)
+	var bufs FrameBuffers
+	t.Cleanup(bufs.Delete)
+	p0, err := bufs.Upload(fs.frame())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bufs.UploadMesh(p0, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mesh.Triangles() != len(m.Triangles) {
+		t.Fatalf("the uploaded mesh has %d triangles, want %d", p.Mesh.Triangles(), len(m.Triangles))
+	}
 	img := draw(t, r, fb, cam, p)
 	save(t, img, "fluid_mesh")
 
@@ -100,9 +109,30 @@ func TestFluidMesh(t *testing.T) {
 		t.Errorf("thickness through the middle %.4f, want the diameter %.4f", got, 2*radius)
 	}
 
-	// no mesh: the mode draws the splats (the far particle, so nothing here)
-	if err := r.SetFluidMesh(nil); err != nil {
+	// a smaller mesh reuses the buffers and draws only itself
+	small, err := trimesh.Shape(&scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.1, 0.05, -0.1}, Radius: 0.2})
+	if err != nil {
 		t.Fatal(err)
+	}
+	small.Triangles = small.Triangles[:len(small.Triangles)/2] // the upper half only
+	if p, err = bufs.UploadMesh(p0, small); err != nil {
+		t.Fatal(err)
+	}
+	draw(t, r, fb, cam, p)
+	depth = readRed(r.surf.splat)
+	drawn := 0
+	for _, d := range depth {
+		if d != 0 {
+			drawn++
+		}
+	}
+	if drawn == 0 || drawn > inside/4 {
+		t.Errorf("a small half sphere after the big one covers %d pixels (the big one: more than %d)", drawn, inside)
+	}
+
+	// no mesh: the mode draws the splats (the far particle, so nothing here)
+	if p, err = bufs.UploadMesh(p0, nil); err != nil || p.Mesh != nil {
+		t.Fatalf("an empty upload gave %v, %v", p.Mesh, err)
 	}
 	draw(t, r, fb, cam, p)
 	if d := readRed(r.surf.splat)[(h/2)*w+w/2]; d != 0 {

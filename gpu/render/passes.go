@@ -47,7 +47,7 @@ const (
 
 // look decides the frame's fluidLook and makes the surface targets when it needs them.
 func (r *Renderer) look(f *frameState) fluidLook {
-	if (f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil)) && !(r.set.mode == ModeMesh && r.fluid.count > 0) {
+	if (f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil)) && !(r.set.mode == ModeMesh && f.p.Mesh.Triangles() > 0) {
 		return lookNone
 	}
 	switch r.set.mode {
@@ -67,7 +67,7 @@ func (r *Renderer) look(f *frameState) fluidLook {
 		}
 		return lookSpheres
 	}
-	f.meshed = r.set.mode == ModeMesh && r.fluid.count > 0
+	f.meshed = r.set.mode == ModeMesh && f.p.Mesh.Triangles() > 0
 	if hasMaterials(f.p) && !f.meshed {
 		// without its image the surface is still drawn, in the water colour, and Err says why
 		r.drawErr = r.surf.ensureTint()

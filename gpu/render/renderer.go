@@ -7,7 +7,7 @@
 // narrow-range filter of Truong & Yuksel 2018; a composite pass shades it with normals from the depth, Fresnel
 // reflection of the sky, refraction of the scene behind and Beer–Lambert absorption; lonely particles are drawn
 // as spray. The render.mode parameter also shows the particles, the raw ellipsoids or the intermediate images, or
-// shades a triangle mesh of the fluid (SetFluidMesh) with the same water: its depth and thickness images replace
+// shades a triangle mesh of the fluid (Particles.Mesh) with the same water: its depth and thickness images replace
 // the splats'.
 //
 // A frame is a sequence of passes over shared targets (see passes.go and surface.go); each pass is a small
@@ -49,7 +49,7 @@ const (
 	ModeDepth                   // the surface's smoothed eye-depth image, grey (darker is nearer)
 	ModeThickness               // the surface's thickness image
 	ModeNormals                 // the surface's normals, world space, as RGB = n/2 + ½
-	// ModeMesh shades the fluid's triangle mesh (SetFluidMesh: marching cubes of an implicit surface) with the
+	// ModeMesh shades the fluid's triangle mesh (Particles.Mesh: marching cubes of an implicit surface) with the
 	// surface's water: its eye depth and thickness replace the splats', then the same smoothing and composite.
 	// Without a mesh it draws the splatted surface.
 	ModeMesh
@@ -122,6 +122,20 @@ type Particles struct {
 	// larger numbers take the last.
 	Material *glh.Buffer
 	Palette  [][3]float32
+	// Mesh, when non-nil and not empty, is the fluid's surface as a closed triangle mesh (FrameBuffers.UploadMesh),
+	// which render.mode mesh draws in place of the splats.
+	Mesh *FluidMesh
+}
+
+// FluidMesh is a triangle mesh of the fluid in GL buffers, filled by FrameBuffers.UploadMesh.
+type FluidMesh struct{ g gpuMesh }
+
+// Triangles is how many triangles the mesh holds.
+func (m *FluidMesh) Triangles() int {
+	if m == nil {
+		return 0
+	}
+	return int(m.g.count / 3)
 }
 
 // settings are the live values of the render parameters.
@@ -179,7 +193,6 @@ type Renderer struct {
 	tank      gpuMesh
 	obstacles gpuMesh
 	bodies    []gpuMesh // one per rigid body, in its rest pose (SetBodies)
-	fluid     gpuMesh   // the fluid's surface mesh (SetFluidMesh), drawn in ModeMesh
 	scene     sceneInfo
 	surf      surfaceTargets
 
@@ -425,22 +438,6 @@ func (r *Renderer) SetBodies(shapes []scene.Shape) {
 	r.err = errors.Join(append([]error{r.err}, errs...)...)
 }
 
-// SetFluidMesh uploads the fluid's surface mesh that render.mode mesh draws in place of the splats (nil or an
-// empty mesh: none, and that mode draws the splatted surface). The mesh stays until the next call.
-func (r *Renderer) SetFluidMesh(m *trimesh.Mesh) error {
-	if r.deleted {
-		return nil
-	}
-	if m == nil {
-		r.fluid.Delete()
-		return nil
-	}
-	if err := r.fluid.upload(m); err != nil {
-		return fmt.Errorf("render: the fluid mesh: %w", err)
-	}
-	return nil
-}
-
 // SetScene (re)builds the tank, ground and obstacle geometry for sc; nil removes it. Obstacles it cannot draw
 // (meshes, for now) are left out and reported by Err.
 func (r *Renderer) SetScene(sc *scene.Scene) {
@@ -534,7 +531,6 @@ func (r *Renderer) Delete() {
 	r.frameUBO.Delete()
 	r.tank.Delete()
 	r.obstacles.Delete()
-	r.fluid.Delete()
 	for i := range r.bodies {
 		r.bodies[i].Delete()
 	}
@@ -564,32 +560,42 @@ type gpuMesh struct {
 	count    int32
 }
 
+// upload puts m into the mesh's buffers, reusing them when they are large enough (a fluid mesh changes every
+// frame) and making larger ones otherwise.
 func (g *gpuMesh) upload(m *trimesh.Mesh) error {
-	g.Delete()
+	g.count = 0
 	if len(m.Triangles) == 0 {
 		return nil
+	}
+	if len(m.Normals) != len(m.Positions) {
+		return fmt.Errorf("a mesh of %d positions has %d normals", len(m.Positions), len(m.Normals))
 	}
 	verts := make([]vertex, len(m.Positions))
 	for i := range verts {
 		verts[i] = vertex{m.Positions[i], m.Normals[i]}
 	}
-	var err error
-	if g.vbo, err = glh.NewBuffer(len(verts)*int(sizeofVertex), gl.STATIC_DRAW); err != nil {
-		return err
-	}
-	if g.ibo, err = glh.NewBuffer(len(m.Triangles)*12, gl.STATIC_DRAW); err != nil {
+	vbytes, ibytes := len(verts)*int(sizeofVertex), len(m.Triangles)*12
+	if g.vbo == nil || g.vbo.Size() < vbytes || g.ibo.Size() < ibytes {
 		g.Delete()
-		return err
+		var err error
+		// room to grow by a quarter before the next reallocation
+		if g.vbo, err = glh.NewBuffer(vbytes+vbytes/4, gl.DYNAMIC_DRAW); err != nil {
+			return err
+		}
+		if g.ibo, err = glh.NewBuffer(ibytes+ibytes/4, gl.DYNAMIC_DRAW); err != nil {
+			g.Delete()
+			return err
+		}
+		g.vao = glh.NewVertexArray()
+		g.vao.Bind()
+		glh.Attrib(attrMeshPos, g.vbo, 3, int32(sizeofVertex), 0, 0)
+		glh.Attrib(attrMeshNormal, g.vbo, 3, int32(sizeofVertex), 12, 0)
+		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.ibo.ID()) // recorded in the VAO
+		gl.BindVertexArray(0)
+		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, 0)
 	}
 	glh.Upload(g.vbo, 0, verts)
 	glh.Upload(g.ibo, 0, m.Triangles)
-	g.vao = glh.NewVertexArray()
-	g.vao.Bind()
-	glh.Attrib(attrMeshPos, g.vbo, 3, int32(sizeofVertex), 0, 0)
-	glh.Attrib(attrMeshNormal, g.vbo, 3, int32(sizeofVertex), 12, 0)
-	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.ibo.ID()) // recorded in the VAO
-	gl.BindVertexArray(0)
-	gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, 0)
 	g.count = int32(3 * len(m.Triangles))
 	if err := glh.CheckError("uploading a mesh"); err != nil {
 		g.Delete()

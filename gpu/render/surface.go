@@ -72,7 +72,7 @@ func (r *Renderer) drawSplatDepth(f *frameState) {
 		passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
 		r.meshDepthProg.Use()
 		r.meshDepthProg.SetMat4("uModel", mgl32.Ident4())
-		r.fluid.draw()
+		f.p.Mesh.g.draw()
 		return
 	}
 	passState{depthTest: true, depthWrite: true}.apply()
@@ -97,7 +97,7 @@ func (r *Renderer) drawThickness(f *frameState) {
 		r.meshThickProg.Use()
 		r.meshThickProg.SetMat4("uModel", mgl32.Ident4())
 		r.meshThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
-		r.fluid.draw()
+		f.p.Mesh.g.draw()
 	} else {
 		r.beginAdditiveSplat(t, f)
 		r.useSplatProgram(r.splatThickProg, f, true)

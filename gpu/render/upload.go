@@ -10,6 +10,7 @@ import (
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
 	csurface "github.com/slosh/slosh/sim/surface"
+	"github.com/slosh/slosh/sim/trimesh"
 )
 
 // The CPU kernels upload as they are: their layout is Particles.Ellipsoids'.
@@ -24,6 +25,7 @@ type FrameBuffers struct {
 	capacity            int          // particles the buffers hold
 	ell                 *glh.Buffer
 	ellCapacity         int // particles ell holds
+	mesh                FluidMesh
 }
 
 // Upload copies the positions, velocities, density ratios, (when there are rigid bodies) bodies and (when it has
@@ -109,7 +111,23 @@ func (u *FrameBuffers) grow(n int) error {
 func (u *FrameBuffers) Delete() {
 	u.deleteParticles()
 	u.ell.Delete()
+	u.mesh.g.Delete()
 	*u = FrameBuffers{}
+}
+
+// UploadMesh copies the fluid's surface mesh m into the buffers' mesh (reused while it is large enough) and returns
+// p with Mesh set, for render.mode mesh; a nil or empty m returns p without a mesh.
+func (u *FrameBuffers) UploadMesh(p Particles, m *trimesh.Mesh) (Particles, error) {
+	p.Mesh = nil
+	if m == nil || len(m.Triangles) == 0 {
+		u.mesh.g.count = 0
+		return p, nil
+	}
+	if err := u.mesh.g.upload(m); err != nil {
+		return p, fmt.Errorf("render: the fluid mesh: %w", err)
+	}
+	p.Mesh = &u.mesh
+	return p, nil
 }
 
 func (u *FrameBuffers) deleteParticles() {
