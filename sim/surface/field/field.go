@@ -264,7 +264,7 @@ func (f *Field) eval(x [3]float64) (dist, fac float64, ok bool) {
 	if !f.cfg.Correct {
 		return dist, 1, true
 	}
-	j := s.jacobian(ybar, 6*f.inv2/s.k)
+	j := f.jacobian(&s, ybar)
 	ev := maxEigenSym(j[0][0], j[1][1], j[2][2],
 		0.5*(j[0][1]+j[1][0]), 0.5*(j[0][2]+j[2][0]), 0.5*(j[1][2]+j[2][1])) // see jacobian
 	return dist, factor(ev, f.cfg.TLow, f.cfg.THigh), true
@@ -351,6 +351,9 @@ func (s *sums) ybar() [3]float64 {
 	inv := 1 / s.k
 	return [3]float64{s.ky[0] * inv, s.ky[1] * inv, s.ky[2] * inv}
 }
+
+// jacobian is J = ∂x̄/∂x from the sums at x, with ybar = x̄ − x.
+func (f *Field) jacobian(s *sums, ybar [3]float64) [3][3]float64 { return s.jacobian(ybar, 6*f.inv2/s.k) }
 
 // jacobian is J = ∂x̄/∂x, with c = 6/(R²K) and ybar = x̄ − x. With ∇k_i = (6/R²) g_i y_i, differentiating
 // x̄ = Σ k_i x_i / K gives

@@ -96,7 +96,7 @@ func TestJacobian(t *testing.T) {
 	}
 	for _, x := range [][3]float64{{0.045, 0.05, 0.045}, {0.062, 0.051, 0.061}, {0.051, 0.093, 0.071}, {0.091, 0.02, 0.057}} {
 		s := f.gather(x, true)
-		j := s.jacobian(s.ybar(), 6*f.inv2/s.k)
+		j := f.jacobian(&s, s.ybar())
 		const e = 1e-6
 		for b := range 3 {
 			xp, xm := x, x
@@ -111,7 +111,7 @@ func TestJacobian(t *testing.T) {
 		}
 	}
 	s := f.gather([3]float64{0.025, 0.045, 0.025}, true) // deep in the lower arm, 2.5 spacings from its faces
-	j := s.jacobian(s.ybar(), 6*f.inv2/s.k)
+	j := f.jacobian(&s, s.ybar())
 	for a := range 3 {
 		for b := range 3 {
 			want := 0.0
