@@ -353,7 +353,9 @@ func (s *sums) ybar() [3]float64 {
 }
 
 // jacobian is J = ∂x̄/∂x from the sums at x, with ybar = x̄ − x.
-func (f *Field) jacobian(s *sums, ybar [3]float64) [3][3]float64 { return s.jacobian(ybar, 6*f.inv2/s.k) }
+func (f *Field) jacobian(s *sums, ybar [3]float64) [3][3]float64 {
+	return s.jacobian(ybar, 6*f.inv2/s.k)
+}
 
 // jacobian is J = ∂x̄/∂x, with c = 6/(R²K) and ybar = x̄ − x. With ∇k_i = (6/R²) g_i y_i, differentiating
 // x̄ = Σ k_i x_i / K gives
