@@ -57,10 +57,10 @@ const (
 	defaultTLow   = 1.0
 	defaultTHigh  = 2.0
 	defaultSmooth = 1
-
-	// MaxSmooth bounds Config.Smooth: each pass widens the band by a cell.
-	MaxSmooth = 8
 )
+
+// MaxSmooth bounds Config.Smooth: each pass widens the band by a cell.
+const MaxSmooth = 8
 
 // DefaultConfig is the configuration for particles spacing m apart: R = 2·spacing, h = spacing/2, Solenthaler's
 // correction with t_low = 1 and t_high = 2 (see defaultTLow), one smoothing pass, and the radius r that puts the surface of a flat lattice
