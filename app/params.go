@@ -115,12 +115,13 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	return st, nil
 }
 
-// addViewSet keeps a --set of parameter name for the renderer or the surface, and says whether it was one.
+// addViewSet keeps a --set of parameter name for the renderer or the surface (its kernels, meshes and upsampling),
+// and says whether it was one.
 func (st *setup) addViewSet(name, assignment string) bool {
 	switch prefixOf(strings.TrimSpace(name)) {
 	case renderPrefix:
 		st.renderSets = append(st.renderSets, assignment)
-	case surfacePrefix:
+	case surfacePrefix, meshPrefix, upsamplePrefix:
 		st.surfaceSets = append(st.surfaceSets, assignment)
 	default:
 		return false
@@ -164,7 +165,9 @@ func (st *setup) configureSurface(set *param.Set) error {
 }
 
 // viewPrefix says whether parameters with this prefix belong to the view (renderer, surface) rather than a mode.
-func viewPrefix(p string) bool { return p == renderPrefix || p == surfacePrefix }
+func viewPrefix(p string) bool {
+	return p == renderPrefix || p == surfacePrefix || p == meshPrefix || p == upsamplePrefix
+}
 
 // assignAll applies --set assignments in order; an invalid one is a *UsageError naming it (and, from param, its
 // range).

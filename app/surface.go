@@ -12,8 +12,13 @@ import (
 	csurface "github.com/slosh/slosh/sim/surface"
 )
 
-// surfacePrefix is the prefix of the surface reconstruction's parameters (surface.kr, ...).
-const surfacePrefix = "surface"
+// The prefixes of the surface's parameters: its anisotropic kernels (surface.kr, ...), its meshes (mesh.cell, ...)
+// and its upsampling (upsample.levels, ...), all in the surfacer's set.
+const (
+	surfacePrefix  = "surface"
+	meshPrefix     = "mesh"
+	upsamplePrefix = "upsample"
+)
 
 // surfacer supplies the renderer with each particle's anisotropic kernel (Yu & Turk 2013) when the render mode
 // draws the surface or ellipsoids. With compute shaders it runs gpu/surface on the GL thread over whatever the

@@ -195,3 +195,30 @@ func norm(a [3]float64) float64      { return math.Sqrt(dot(a, a)) }
 func cross(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
+
+// Components is the number of connected pieces of m: vertices joined through its triangles (a vertex in no
+// triangle is a piece of its own).
+func (m *Mesh) Components() int {
+	parent := make([]int32, len(m.Positions))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	n := len(parent)
+	for _, t := range m.Triangles {
+		a := find(t[0])
+		for _, v := range t[1:] {
+			if b := find(v); b != a {
+				parent[b] = a
+				n--
+			}
+		}
+	}
+	return n
+}

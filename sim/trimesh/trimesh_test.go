@@ -48,6 +48,12 @@ func TestClosedAndVolume(t *testing.T) {
 	if chi, err := two.CheckClosed(); err != nil || chi != 4 {
 		t.Errorf("two octahedra: χ = %d, %v", chi, err)
 	}
+	if n := two.Components(); n != 2 {
+		t.Errorf("two octahedra: %d components", n)
+	}
+	if n := m.Components(); n != 1 {
+		t.Errorf("one octahedron: %d components", n)
+	}
 
 	for _, c := range []struct {
 		name, want string

@@ -51,7 +51,7 @@ func TestSphere(t *testing.T) {
 		if worst > tol {
 			t.Errorf("correct %v: a vertex lies %g m off the sphere of radius %g m, want within %g", correct, worst, c.Radius, tol)
 		}
-		if v, want := volume(m), 4*math.Pi/3*math.Pow(c.Radius, 3); math.Abs(v-want) > 0.05*want {
+		if v, want := m.Volume(), 4*math.Pi/3*math.Pow(c.Radius, 3); math.Abs(v-want) > 0.05*want {
 			t.Errorf("correct %v: the sphere's volume is %g, want %g within 5%%", correct, v, want)
 		}
 	}
@@ -252,7 +252,7 @@ func TestSeparatedParticles(t *testing.T) {
 		c.Correct = tc.correct
 		m, _ := mesh(t, pos, c)
 		checkClosed(t, m)
-		if got := components(m); got != tc.want {
+		if got := m.Components(); got != tc.want {
 			t.Errorf("correct %v: %d pieces, want %d", tc.correct, got, tc.want)
 		}
 	}
@@ -280,7 +280,7 @@ func TestConcaveCorner(t *testing.T) {
 		c.Correct = correct
 		m, _ := mesh(t, pos, c)
 		checkClosed(t, m)
-		if n := components(m); n != 1 {
+		if n := m.Components(); n != 1 {
 			t.Errorf("correct %v: %d pieces, want 1", correct, n)
 		}
 		fills[i] = fill(m)
@@ -303,11 +303,11 @@ func TestVolumeAndWatertight(t *testing.T) {
 		c.Correct = correct
 		m, st := mesh(t, block, c)
 		checkClosed(t, m)
-		if n := intersections(m); n != 0 {
+		if n := m.Crossings(); n != 0 {
 			t.Errorf("correct %v: %d intersecting triangle pairs", correct, n)
 		}
 		want := float64(len(block)) * spacing * spacing * spacing
-		if v := volume(m); math.Abs(v-want) > 0.04*want {
+		if v := m.Volume(); math.Abs(v-want) > 0.04*want {
 			t.Errorf("correct %v: volume %g, want %g within 4%%", correct, v, want)
 		} else {
 			t.Logf("correct %v: volume %.4g of %.4g (%+.2f%%), %d triangles, %d of %d blocks meshed", correct, v, want,
@@ -317,7 +317,7 @@ func TestVolumeAndWatertight(t *testing.T) {
 	frame := damBreak(3000, spacing, 9)
 	m, _ := mesh(t, frame, DefaultConfig(spacing))
 	checkClosed(t, m)
-	if n := intersections(m); n != 0 {
+	if n := m.Crossings(); n != 0 {
 		t.Errorf("dam break: %d intersecting triangle pairs", n)
 	}
 }
@@ -364,7 +364,7 @@ func TestSmoothDoesNotShrink(t *testing.T) {
 		c.Smooth = passes
 		m, _ := mesh(t, pos, c)
 		checkClosed(t, m)
-		v := volume(m)
+		v := m.Volume()
 		if passes > 0 && v < prev {
 			t.Errorf("%d passes: volume %g, below %d passes' %g", passes, v, passes-1, prev)
 		}
