@@ -44,7 +44,7 @@ func sub(a, b [3]float64) [3]float64 {
 	return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]}
 }
 func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func norm(a [3]float64) float64 { return math.Sqrt(dot(a, a)) }
+func norm(a [3]float64) float64   { return math.Sqrt(dot(a, a)) }
 
 // mesh meshes pos with cfg on a fresh Mesher, failing the test on an error.
 func mesh(t *testing.T, pos [][4]float32, cfg Config) (*mc.Mesh, Stats) {
