@@ -8,11 +8,6 @@ import (
 	"github.com/slosh/slosh/sim/par"
 )
 
-// p0Weight is the collision weight of a surface particle in units of r (eq. 6.16–6.18: "a high weight is assigned
-// to all p ∈ P0 in order to preserve the original surface geometry"); children weigh their distance to their
-// parents, at most r.
-const p0Weight = 1e4
-
 // blobRatio: a neighbourhood whose two smallest covariance eigenvalues are closer than this ratio has no dominant
 // plane, and the normal falls back to the centre-of-mass direction.
 const blobRatio = 0.5
@@ -96,7 +91,7 @@ func (u *Upsampler) detect(pool par.Pool, pos [][4]float32, id []uint32, r float
 		out.Pos[p] = [3]float32{x[0], x[1], x[2]}
 		out.Normal[p] = u.snrm[k]
 		out.Level[p] = 0
-		f.w[p] = p0Weight * r
+		f.w[p] = 0 // unused: the particles do not move
 		f.src[p] = k
 		u.isSurface[id[i]/64] |= 1 << (id[i] % 64)
 		p++

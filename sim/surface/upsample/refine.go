@@ -44,6 +44,10 @@ type refiner struct {
 	uLen  []int32
 
 	nstart, nlist []int32
+
+	// noMoves switches off the collision handling (eq. 6.16–6.18): rejected children leave the point they hit
+	// where it is. For tests: it separates the collisions the detection misses from those the moves cause.
+	noMoves bool
 }
 
 // run refines out (its level-0 points, with f.start/f.list their neighbourhoods) in cfg.Levels steps.
@@ -220,7 +224,9 @@ func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float3
 			continue
 		}
 		if c.hit >= 0 { // type 2
-			f.posNext[c.hit], f.nrmNext[c.hit] = merge(f.posNext[c.hit], f.nrmNext[c.hit], &f.w[c.hit], c)
+			if out.Level[c.hit] > 0 && !f.noMoves { // the particles stay put (the limit of a high weight)
+				f.posNext[c.hit], f.nrmNext[c.hit] = merge(f.posNext[c.hit], f.nrmNext[c.hit], &f.w[c.hit], c)
+			}
 			st.Rejected++
 			continue
 		}
@@ -240,7 +246,9 @@ func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float3
 			}
 		}
 		if best >= 0 {
-			out.Pos[best], out.Normal[best] = merge(out.Pos[best], out.Normal[best], &f.w[best], c)
+			if !f.noMoves {
+				out.Pos[best], out.Normal[best] = merge(out.Pos[best], out.Normal[best], &f.w[best], c)
+			}
 			st.Rejected++
 			continue
 		}
