@@ -33,6 +33,7 @@ type refiner struct {
 
 	posNext, nrmNext [][3]float32 // the points of earlier steps, moved by collisions; applied when the step ends
 	regHead, parHead []int32      // per point of an earlier step: its registered children R_p; the children it parented
+	regLen           []int32      // |R_p|
 	lnkNext, lnkNode []int32      // linked-list nodes of both
 	mark             []uint32     // per child of the step: the last visit's tag
 	tag              uint32
@@ -40,7 +41,7 @@ type refiner struct {
 
 	cand  []candidate
 	uIdx  []int32   // per candidate: U = N1 ∪ N2, up to maxU points
-	uDist []float32 // and their distances to the child
+	uDist []float32 // and their squared distances to the child
 	uLen  []int32
 
 	nstart, nlist []int32
@@ -93,8 +94,9 @@ func (f *refiner) step(pool par.Pool, out *Points, s int, ri64 float64, cfg Conf
 	f.nrmNext = append(f.nrmNext[:0], out.Normal[:m]...)
 	f.regHead = grow(f.regHead, m, math.MaxInt)
 	f.parHead = grow(f.parHead, m, math.MaxInt)
+	f.regLen = grow(f.regLen, m, math.MaxInt)
 	for p := range m {
-		f.regHead[p], f.parHead[p] = -1, -1
+		f.regHead[p], f.parHead[p], f.regLen[p] = -1, -1, 0
 	}
 	f.lnkNext, f.lnkNode = f.lnkNext[:0], f.lnkNode[:0]
 	f.mark, f.tag = f.mark[:0], 0
@@ -159,7 +161,7 @@ func (f *refiner) child(k, e int, pos, nrm [][3]float32, ri, rNext, beta, hmax f
 	ui := f.uIdx[k*maxU : (k+1)*maxU]
 	ud := f.uDist[k*maxU : (k+1)*maxU]
 	nu := 0
-	best, bestD := int32(-1), beta
+	best, bestD := int32(-1), beta*beta
 	i, j := 0, 0
 	for (i < len(l1) || j < len(l2)) && nu < maxU {
 		var q int32
@@ -177,7 +179,7 @@ func (f *refiner) child(k, e int, pos, nrm [][3]float32, ri, rNext, beta, hmax f
 			j++
 			both = true
 		}
-		dq := length(sub(pos[q], xc))
+		dq := length2(sub(pos[q], xc))
 		ui[nu], ud[nu] = q, dq
 		nu++
 		if both && dq < bestD {
@@ -216,7 +218,7 @@ func slope(s, t, half, hmax float32) float32 {
 // accept goes through the batch's candidates in order: type-2 hits move the point hit, type-3 collisions (in
 // S = R1 ∩ R2) move the child hit, and the rest become points, registered in U and joined to their neighbours.
 func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float32, maxPoints int, last bool, st *Stats) bool {
-	reach := rNext + beta
+	reach2 := (rNext + beta) * (rNext + beta)
 	rNext2 := rNext * rNext
 	for k := range nb {
 		c := &f.cand[k]
@@ -230,17 +232,15 @@ func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float3
 			st.Rejected++
 			continue
 		}
-		// type 3: children of this step registered at both parents
-		f.tag++
-		for nd := f.regHead[c.p1]; nd >= 0; nd = f.lnkNext[nd] {
-			f.mark[int(f.lnkNode[nd])-m] = f.tag
+		// type 3: children of this step in S = R1 ∩ R2. Every child of S is in the shorter of R1 and R2, and
+		// distance-checking that list is cheaper than intersecting the two.
+		head := f.regHead[c.p1]
+		if f.regLen[c.p2] < f.regLen[c.p1] {
+			head = f.regHead[c.p2]
 		}
 		best, bestD := int32(-1), beta*beta
-		for nd := f.regHead[c.p2]; nd >= 0; nd = f.lnkNext[nd] {
+		for nd := head; nd >= 0; nd = f.lnkNext[nd] {
 			q := f.lnkNode[nd]
-			if f.mark[int(q)-m] != f.tag {
-				continue
-			}
 			if d2 := length2(sub(out.Pos[q], c.x)); d2 < bestD {
 				best, bestD = q, d2
 			}
@@ -268,7 +268,7 @@ func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float3
 			// in U (Figure 6.7), within r_{i+1}
 			f.tag++
 			for j, q := range ui {
-				if ud[j] <= rNext {
+				if ud[j] <= rNext2 {
 					f.edges = append(f.edges, q, ci)
 				}
 				for nd := f.parHead[q]; nd >= 0; nd = f.lnkNext[nd] {
@@ -286,8 +286,9 @@ func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float3
 			f.push(&f.parHead[c.p2], ci)
 		}
 		for j, q := range ui {
-			if ud[j] < reach {
+			if ud[j] < reach2 {
 				f.push(&f.regHead[q], ci)
+				f.regLen[q]++
 			}
 		}
 	}

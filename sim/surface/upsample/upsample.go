@@ -36,7 +36,8 @@
 //     Point collision avoidance (§6.2.3), with β = Beta·r_i: pairs closer than r_{i+1} are left to the next step
 //     (type 1); a child closer than β to a point of an earlier step in I = N1 ∩ N2 (type 2) or to a child of this
 //     step in S = R1 ∩ R2 (type 3; R_p are the children registered at p: every accepted child registers at the
-//     points of U = N1 ∪ N2 closer than r_{i+1} + β) is rejected, and the point it hit moves towards it
+//     points of U = N1 ∪ N2 closer than r_{i+1} + β; the shorter of R1 and R2, which holds S, is checked whole,
+//     cheaper than intersecting them) is rejected, and the point it hit moves towards it
 //     (eq. 6.16–6.18: positions and normals averaged with weights w, w_p += w_c; a child's w is its distance to its
 //     parents). The particles of P0 do not move, the limit of the thesis' "high weight", so level 0 is exactly
 //     where the physics put it. As the thesis notes, a collision just outside U could go unseen; in the tests'
