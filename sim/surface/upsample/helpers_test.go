@@ -91,3 +91,27 @@ func splash(w, ht, drops int, h float64, seed uint64) ([][4]float32, []uint32) {
 	}
 	return pos, ids(len(pos))
 }
+
+// cavity is a cube of side 2·half, filled at spacing h, with a spherical hole of radius R at its centre c whose
+// wall is a Fibonacci shell: the hole's surface is concave.
+func cavity(c [3]float64, half, R, h float64) ([][4]float32, []uint32) {
+	shellPos, _ := ball(c, R, h)
+	var pos [][4]float32
+	for _, p := range shellPos {
+		if d := math.Hypot(math.Hypot(float64(p[0])-c[0], float64(p[1])-c[1]), float64(p[2])-c[2]); math.Abs(d-R) < 1e-4 {
+			pos = append(pos, p)
+		}
+	}
+	m := int(half / h)
+	for k := -m; k <= m; k++ {
+		for j := -m; j <= m; j++ {
+			for i := -m; i <= m; i++ {
+				x, y, z := float64(i)*h, float64(j)*h, float64(k)*h
+				if math.Sqrt(x*x+y*y+z*z) > R+0.8*h {
+					pos = append(pos, [4]float32{float32(c[0] + x), float32(c[1] + y), float32(c[2] + z)})
+				}
+			}
+		}
+	}
+	return pos, ids(len(pos))
+}
