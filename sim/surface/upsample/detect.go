@@ -28,10 +28,10 @@ func (u *Upsampler) detect(pool par.Pool, pos [][4]float32, id []uint32, r float
 	}
 	u.isSurface = grow(u.isSurface, max(words, len(u.wasSurface)), math.MaxInt)
 	clear(u.isSurface)
-	defer func() { u.wasSurface, u.isSurface = u.isSurface, u.wasSurface }()
 	if n == 0 {
 		u.ref.start = append(u.ref.start[:0], 0)
 		u.ref.list = u.ref.list[:0]
+		u.wasSurface, u.isSurface = u.isSurface, u.wasSurface
 		return nil
 	}
 	if err := u.binParticles(pos, id, r); err != nil {
@@ -131,6 +131,7 @@ func (u *Upsampler) detect(pool par.Pool, pos [][4]float32, id []uint32, r float
 			sortInt32(dst)
 		}
 	})
+	u.wasSurface, u.isSurface = u.isSurface, u.wasSurface // this frame's state, kept only when the frame succeeds
 	return nil
 }
 
