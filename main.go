@@ -96,17 +96,21 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "export",
-			synopsis: "export --scene S --frames N --out DIR [--mode M] [--set name=value ...]",
+			synopsis: "export --scene S --frames N --out DIR [--mesh obj|ply] [--mode M] [--set name=value ...]",
 			summary: "Simulate without a window and write every frame as a particle cache: DIR/frame_000001.ply on\n" +
 				"(binary PLY: x y z, vx vy vz, density, id, body) that Blender and Houdini import, and DIR/" + app.SidecarName + "\n" +
-				"with the scene, the parameters and the software version.",
+				"with the scene, the parameters and the software version. With --mesh, also the fluid's surface meshed\n" +
+				"from the particles (DIR/surface_000001.obj on: closed, with normals; mesh.* settings) and each rigid\n" +
+				"body at its pose (DIR/body0_000001.obj on).",
 			examples: `  slosh export --scene dambreak --frames 120 --out cache/dambreak
+  slosh export --scene duck-pond --frames 60 --out cache/ducks --mesh obj --set mesh.cell=0.4
   slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain`,
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.ExportOptions
 				common(fs, &o.Options)
 				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate and write")
 				fs.StringVar(&o.Out, "out", "", "`folder` for the frames and the sidecar")
+				fs.StringVar(&o.Mesh, "mesh", "", "also write each frame's fluid surface and rigid bodies as meshes: `obj` or ply")
 				o.Stdout = stdout
 				return func() error { return app.Export(o) }
 			},

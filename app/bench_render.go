@@ -119,10 +119,8 @@ func (b *benchRender) draw(ss *session, sync func() error, measure bool) error {
 	uploaded := time.Now()
 	b.drawn++
 	wants := b.off.rend.WantsEllipsoids()
-	if wants {
-		if p, err = b.surf.once(p, &b.frame, b.drawn, &b.off.bufs, b.sc); err != nil {
-			return err
-		}
+	if p, err = b.surf.once(p, ss.solver, &b.frame, b.drawn, &b.off.bufs, b.off.rend, b.sc); err != nil {
+		return err
 	}
 	kernels := time.Now()
 	b.off.draw(b.cam, p)

@@ -166,10 +166,8 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 		return err
 	}
 	c.added++
-	if c.off.rend.WantsEllipsoids() {
-		if p, err = c.surf.once(p, &c.frame, uint64(c.added), &c.off.bufs, c.sc); err != nil {
-			return err
-		}
+	if p, err = c.surf.once(p, ss.solver, &c.frame, uint64(c.added), &c.off.bufs, c.off.rend, c.sc); err != nil {
+		return err
 	}
 	if !slices.Equal(bodies, c.bodies) {
 		c.bodies = slices.Clone(bodies)
@@ -219,10 +217,9 @@ func (c *clip) addAB(ss *session, pa render.Particles) error {
 	if err != nil {
 		return err
 	}
-	if c.off.rend.WantsEllipsoids() {
-		if pb, err = c.twinSurf.once(pb, &c.twinFrame, uint64(c.added), &c.twinBufs, c.sc); err != nil {
-			return err
-		}
+	// B's frame is in twinFrame for a CPU pair; a GPU pair's B is drawn from its buffers (nil: nothing to read back)
+	if pb, err = c.twinSurf.once(pb, nil, &c.twinFrame, uint64(c.added), &c.twinBufs, c.off.rend, c.sc); err != nil {
+		return err
 	}
 	w, h := c.off.fb.W, c.off.fb.H
 	for i, p := range []render.Particles{pa, pb} {

@@ -170,10 +170,7 @@ func (d *cpuDriver) Update(float64) {
 	}
 	d.last = p
 	if p.Flat == nil { // a flat mode's window draws its FlatFrame, not particles
-		parts, err := d.bufs.Upload(&p.Frame)
-		if err == nil && len(p.Ellipsoids) == p.Frame.N && p.Frame.N > 0 {
-			parts, err = d.bufs.UploadEllipsoids(parts, p.Ellipsoids)
-		}
+		parts, err := uploadView(&d.bufs, &p.Frame, &p.View)
 		if err != nil {
 			d.status.set(err.Error(), true)
 		} else {
@@ -183,10 +180,7 @@ func (d *cpuDriver) Update(float64) {
 	d.stats = p.Stats
 	if tw := p.Twin; tw != nil {
 		d.twin, d.twinStats = true, tw.Stats
-		parts, err := d.twinBufs.Upload(&tw.Frame)
-		if err == nil && len(tw.Ellipsoids) == tw.Frame.N && tw.Frame.N > 0 {
-			parts, err = d.twinBufs.UploadEllipsoids(parts, tw.Ellipsoids)
-		}
+		parts, err := uploadView(&d.twinBufs, &tw.Frame, &tw.View)
 		if err != nil {
 			d.status.set("B: "+err.Error(), true)
 		} else {

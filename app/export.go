@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +26,9 @@ type ExportOptions struct {
 	Options
 	Frames int    // simulated frames of 1/60 s, one PLY file each
 	Out    string // the folder for the frames and the sidecar
+	// Mesh, when set (export.MeshOBJ or export.MeshPLY), also writes each frame's fluid surface as a mesh and each
+	// rigid body's shape at its pose, beside the particles.
+	Mesh   string
 	Stdout io.Writer
 }
 
@@ -42,10 +47,23 @@ func Export(o ExportOptions) error {
 	if o.Out == "" {
 		return usagef("--out: name the folder for the frames")
 	}
+	if o.Mesh != "" && !slices.Contains(export.MeshFormats, o.Mesh) {
+		return usagef("--mesh %q: want one of %s", o.Mesh, strings.Join(export.MeshFormats, ", "))
+	}
 	stderr := o.stderr()
 	st, err := prepare(modes, &o.Options)
 	if err != nil {
 		return err
+	}
+	var meshes *meshExport
+	if o.Mesh != "" {
+		vs := defaultViewSettings()
+		set := param.NewSet()
+		vs.register(set)
+		if err := st.configureSurface(set); err != nil {
+			return err
+		}
+		meshes = newMeshExport(o.Mesh, vs.mesh, set)
 	}
 	ss, _, err := openHeadless(modes, st, o.GLCap, stderr)
 	if err != nil {
@@ -56,6 +74,7 @@ func Export(o ExportOptions) error {
 	if err != nil {
 		return err
 	}
+	cw.setMeshes(meshes, bodyShapes(st.sc))
 	if cw.note != "" {
 		fmt.Fprintln(stderr, "slosh: note: "+cw.note)
 	}
@@ -72,23 +91,47 @@ func Export(o ExportOptions) error {
 			cw.finish()
 			return err
 		}
-		fmt.Fprintf(stderr, "\rslosh: exported %d/%d frames, %d particles, %s left   ", f, o.Frames, frame.N,
-			eta(time.Since(start), f, o.Frames))
+		fmt.Fprintf(stderr, "\rslosh: exported %d/%d frames, %d particles%s, %s left   ", f, o.Frames, frame.N,
+			cw.meshNote(), eta(time.Since(start), f, o.Frames))
 	}
 	fmt.Fprintln(stderr)
 	if err := cw.finish(); err != nil {
 		return err
 	}
-	fmt.Fprintf(orStdout(o.Stdout), "wrote %d frames and %s to %s\n", o.Frames, SidecarName, o.Out)
+	what := "frames"
+	if meshes != nil {
+		what = "frames, " + strings.ToUpper(o.Mesh) + " meshes"
+	}
+	fmt.Fprintf(orStdout(o.Stdout), "wrote %d %s and %s to %s\n", o.Frames, what, SidecarName, o.Out)
 	return nil
 }
 
-// cacheWriter writes a particle cache: one PLY per frame into a folder, and the sidecar describing them.
+// cacheWriter writes a particle cache: one PLY per frame into a folder, and the sidecar describing them; with
+// meshes, each frame's fluid surface and bodies as meshes too.
 type cacheWriter struct {
-	dir   string
-	scene string
-	car   export.Sidecar
-	note  string // temporary files of an earlier export that could not be removed; "" when none
+	dir    string
+	scene  string
+	car    export.Sidecar
+	note   string // temporary files of an earlier export that could not be removed; "" when none
+	meshes *meshExport
+	shapes []scene.Shape // the rigid bodies' shapes, for their meshes
+}
+
+// setMeshes makes the writer mesh every frame with m (nil: no meshes), the rigid bodies from their shapes.
+func (c *cacheWriter) setMeshes(m *meshExport, shapes []scene.Shape) {
+	c.meshes, c.shapes = m, shapes
+	if m != nil {
+		c.car.MeshFormat, c.car.MeshParams = m.format, m.params
+		c.car.BodyMeshes = make([][]string, len(shapes))
+	}
+}
+
+// meshNote is what the last frame's meshes were, for the progress line: "" without meshes.
+func (c *cacheWriter) meshNote() string {
+	if c.meshes == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %d triangles meshed in %s", c.meshes.last.Triangles, c.meshes.took.Round(time.Millisecond))
 }
 
 // newCacheWriter makes the folder (with its parents) for an export of mode's frames of sc with params, and
@@ -124,7 +167,18 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 	if err := writePLYFile(path, f.N, cols, comment); err != nil {
 		return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, n-1, c.dir)
 	}
+	if c.meshes != nil {
+		surface, bodies, err := c.meshes.write(c.dir, n, f, c.shapes, comment)
+		if err != nil {
+			return fmt.Errorf("export: frame %d: %w (frames 1–%d are in %s)", n, err, n-1, c.dir)
+		}
+		c.car.Meshes = append(c.car.Meshes, surface)
+		for b, name := range bodies {
+			c.car.BodyMeshes[b] = append(c.car.BodyMeshes[b], name)
+		}
+	}
 	c.car.Files = append(c.car.Files, filepath.Base(path))
+	c.car.ParticleRadius = float64(f.Radius)
 	c.car.Columns = export.Names(cols)
 	c.car.Frames = n
 	c.car.Steps = append(c.car.Steps, f.Steps)

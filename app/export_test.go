@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/mesh"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -91,5 +93,116 @@ func TestCopyFrameCopiesEveryField(t *testing.T) {
 	}
 	if !reflect.DeepEqual(dst, src) {
 		t.Errorf("copyFrame lost something:\n got %+v\nwant %+v", dst, src)
+	}
+}
+
+// `slosh export --mesh` writes each frame's fluid surface as a closed mesh around the fluid particles and each
+// rigid body as a mesh where its particles are; the sidecar lists them all. Sim/mesh's OBJ reader (the scene
+// loader's, which shares nothing with the writer) reads the surface back and checks it closed and oriented.
+func TestExportMeshes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	o := ExportOptions{Options: Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 4000, Stderr: io.Discard,
+		Sets: []string{"mesh.smooth=0"}}, Frames: 20, Out: dir, Mesh: export.MeshOBJ, Stdout: io.Discard}
+	if err := Export(o); err != nil {
+		t.Fatal(err)
+	}
+	var car export.Sidecar
+	data, err := os.ReadFile(filepath.Join(dir, SidecarName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &car); err != nil {
+		t.Fatal(err)
+	}
+	if car.MeshFormat != "obj" || len(car.Meshes) != 20 || len(car.BodyMeshes) != 10 || len(car.BodyMeshes[3]) != 20 ||
+		string(car.MeshParams["mesh.smooth"]) != "0" {
+		t.Fatalf("sidecar: format %q, meshes %v, body meshes %v, mesh params %v", car.MeshFormat, car.Meshes, car.BodyMeshes, car.MeshParams)
+	}
+	// the last frame's particles (the bodies have fallen into the water by then): fluid and each body's
+	last := len(car.Files) - 1
+	f, err := os.Open(filepath.Join(dir, car.Files[last]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, cols, _, err := export.ReadPLY(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := cols[len(cols)-1].I32
+	fluid := 0
+	type box struct{ lo, hi [3]float64 }
+	grow := func(b *box, p [3]float64) {
+		for k := range 3 {
+			b.lo[k], b.hi[k] = min(b.lo[k], p[k]), max(b.hi[k], p[k])
+		}
+	}
+	empty := box{lo: [3]float64{9, 9, 9}, hi: [3]float64{-9, -9, -9}}
+	bodyBox := make([]box, 10)
+	bodySum := make([][4]float64, 10) // Σ x, y, z and the count
+	for i := range bodyBox {
+		bodyBox[i] = empty
+	}
+	for i := range n {
+		if body[i] < 0 {
+			fluid++
+			continue
+		}
+		p := [3]float64{float64(cols[0].F32[i]), float64(cols[1].F32[i]), float64(cols[2].F32[i])}
+		grow(&bodyBox[body[i]], p)
+		bodySum[body[i]] = [4]float64{bodySum[body[i]][0] + p[0], bodySum[body[i]][1] + p[1], bodySum[body[i]][2] + p[2], bodySum[body[i]][3] + 1}
+	}
+
+	surf, err := os.ReadFile(filepath.Join(dir, car.Meshes[last]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mesh.Parse(surf, car.Meshes[last])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatalf("the surface mesh: %v", err)
+	}
+	spacing := 2 * car.ParticleRadius
+	v, want := m.Volume(), float64(fluid)*spacing*spacing*spacing
+	if math.Abs(v-want) > 0.15*want {
+		t.Errorf("the surface encloses %.5f m³, the %d fluid particles fill %.5f m³", v, fluid, want)
+	}
+	t.Logf("the surface encloses %.5f m³, the %d fluid particles fill %.5f m³", v, fluid, want)
+	// each body's mesh sits where its particles are: they are inside its box (give or take half a spacing) and their
+	// centroid is the solid's within a spacing (the lattice samples the shape)
+	for b, names := range car.BodyMeshes {
+		data, err := os.ReadFile(filepath.Join(dir, names[last]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bm, err := mesh.Parse(data, names[last])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := bm.Bounds()
+		var c [3]float64 // the solid's centroid: Σ over the tetrahedra from the origin of their centroids × volumes
+		total := bm.Volume()
+		for _, tr := range bm.Triangles {
+			a, b, d := bm.Vertices[tr[0]], bm.Vertices[tr[1]], bm.Vertices[tr[2]]
+			vol := a.Dot(b.Cross(d)) / 6
+			for k := range 3 {
+				c[k] += (a[k] + b[k] + d[k]) / 4 * vol / total
+			}
+		}
+		for k := range 3 {
+			pc := bodySum[b][k] / bodySum[b][3]
+			if bodyBox[b].lo[k] < lo[k]-spacing/2 || bodyBox[b].hi[k] > hi[k]+spacing/2 || math.Abs(pc-c[k]) > spacing {
+				t.Errorf("body %d: mesh box %v–%v centroid %v, its particles' %v–%v centroid %v", b, lo, hi, c,
+					bodyBox[b].lo, bodyBox[b].hi, pc)
+				break
+			}
+		}
+	}
+	// a format that is not one is a usage error, before anything runs
+	o.Mesh = "stl"
+	if err := Export(o); err == nil || !strings.Contains(err.Error(), "obj, ply") {
+		t.Errorf("--mesh stl: %v", err)
 	}
 }

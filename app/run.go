@@ -233,10 +233,8 @@ func Run(o RunOptions) error {
 	if err != nil {
 		return err
 	}
-	if off.rend.WantsEllipsoids() {
-		if p, err = surf.once(p, &frame, 0, &off.bufs, st.sc); err != nil {
-			return err
-		}
+	if p, err = surf.once(p, ss.solver, &frame, 0, &off.bufs, off.rend, st.sc); err != nil {
+		return err
 	}
 	off.rend.SetBodies(bodyShapes(st.sc))
 	img, err := off.render(st.sc, sceneCamera(st.sc), p)

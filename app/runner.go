@@ -10,7 +10,6 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
-	csurface "github.com/slosh/slosh/sim/surface"
 )
 
 // Published is one simulated frame as the Runner hands it to the GL thread.
@@ -19,9 +18,9 @@ type Published struct {
 	Stats sim.Stats   // after the frame's last step
 	Steps []sim.Stats // every step of the frame, oldest first; empty for a frame published by a reset
 	Seq   uint64      // publications since the runner started
-	// Ellipsoids are the frame's anisotropic kernels when the runner computes them (SetSurface): where the GL
-	// context has no compute shaders to do it on the GPU. Empty otherwise.
-	Ellipsoids []csurface.Ellipsoid
+	// View is what the runner made from the frame for drawing when asked (SetView): the anisotropic kernels where
+	// the GL context has no compute shaders to make them on the GPU, a mesh of the fluid, the upsampled surface.
+	View viewOut
 	// Twin is the second simulation's frame when the solver steps two (an A/B pair, twinSolver); nil otherwise.
 	Twin *TwinPublished
 	// Flat is what a 2D mode shows (sim.Flat); nil for the 3D modes.
@@ -30,9 +29,9 @@ type Published struct {
 
 // TwinPublished is the second simulation of an A/B comparison as the Runner hands it over with each frame.
 type TwinPublished struct {
-	Frame      sim.Frame
-	Stats      sim.Stats
-	Ellipsoids []csurface.Ellipsoid
+	Frame sim.Frame
+	Stats sim.Stats
+	View  viewOut
 }
 
 // twinSolver is a solver that steps a second simulation beside its own (an A/B pair): the runner publishes that
@@ -109,15 +108,9 @@ type command struct {
 	snap    param.Snapshot
 	sc      *scene.Scene
 	paused  bool
-	surface *surfaceJob
+	view    viewJob
 	do      func(sim.Solver) (string, error)
 	sink    func(*sim.Frame)
-}
-
-// surfaceJob asks the runner to compute each published frame's anisotropic kernels with sim/surface.
-type surfaceJob struct {
-	cfg    csurface.Config
-	lo, hi [3]float32 // the scene's domain
 }
 
 // Runner steps a CPU solver on its own goroutine. After each simulated frame (the substeps the solver's BeginFrame
@@ -151,8 +144,8 @@ type Runner struct {
 	paused  bool
 	stepReq bool
 	seq     uint64
-	surface *surfaceJob
-	aniso   *csurface.Anisotropy
+	view    viewJob
+	views   [2]frameViews // A's, and an A/B pair's B's
 	sink    func(*sim.Frame)
 }
 
@@ -208,14 +201,11 @@ func (r *Runner) Reset(sc *scene.Scene) { r.post(command{kind: cmdReset, sc: sc}
 // SetPaused pauses or resumes stepping.
 func (r *Runner) SetPaused(p bool) { r.post(command{kind: cmdPause, paused: p}) }
 
-// SetSurface asks the runner to compute the anisotropic kernels of every frame it publishes, with cfg over the
-// domain [lo, hi]; on false it stops. The latest frame is recomputed at once, so a change shows while paused.
-func (r *Runner) SetSurface(on bool, cfg csurface.Config, lo, hi [3]float32) {
-	var job *surfaceJob
-	if on {
-		job = &surfaceJob{cfg: cfg, lo: lo, hi: hi}
-	}
-	r.post(command{kind: cmdSurface, surface: job})
+// SetView asks the runner what to make from every frame it publishes for drawing (Published.View): the
+// anisotropic kernels (where compute shaders cannot), a mesh of the fluid, the upsampled surface; the zero viewJob
+// makes nothing.
+func (r *Runner) SetView(job viewJob) {
+	r.post(command{kind: cmdSurface, view: job})
 }
 
 // Do runs f on the solver between frames. A message or error it returns becomes the status message, and a frame
@@ -375,6 +365,8 @@ func (r *Runner) runCommands() {
 				r.setMessage(fmt.Sprintf("%s: reset failed: %v", r.solver.Name(), err), true)
 			} else {
 				r.setMessage(fmt.Sprintf("reset %s: %d particles", sceneLabel(c.sc), r.solver.Stats().Particles), false)
+				r.views[0].reset() // the particles' ids start again: the upsampling's surface history is another scene's
+				r.views[1].reset()
 				r.publish(nil)
 			}
 		case cmdPause:
@@ -386,11 +378,8 @@ func (r *Runner) runCommands() {
 			r.stepReq = true
 			r.setPaused(true)
 		case cmdSurface:
-			r.surface = c.surface
-			if r.surface != nil && r.aniso == nil {
-				r.aniso = csurface.NewAnisotropy()
-			}
-			r.publish(nil) // the same state, with (or without) its kernels
+			r.view = c.view
+			r.publish(nil) // the same state, drawn the new way
 		case cmdDo:
 			msg, err := c.do(r.solver)
 			switch {
@@ -446,14 +435,14 @@ func (r *Runner) publish(box *Published) {
 		box.Flat = nil
 	}
 	box.Stats = r.solver.Stats()
-	box.Ellipsoids = r.kernels(box.Ellipsoids, &box.Frame)
+	r.makeView(&r.views[0], &box.Frame, &box.View)
 	if ts, ok := r.solver.(twinSolver); ok {
 		if box.Twin == nil {
 			box.Twin = &TwinPublished{}
 		}
 		ts.TwinFrame(&box.Twin.Frame)
 		box.Twin.Stats = ts.TwinStats()
-		box.Twin.Ellipsoids = r.kernels(box.Twin.Ellipsoids, &box.Twin.Frame)
+		r.makeView(&r.views[1], &box.Twin.Frame, &box.Twin.View)
 	} else {
 		box.Twin = nil
 	}
@@ -465,22 +454,12 @@ func (r *Runner) publish(box *Published) {
 	r.xch.Publish()
 }
 
-// kernels computes f's anisotropic kernels into dst when the runner is asked to (SetSurface); dst[:0] otherwise.
-func (r *Runner) kernels(dst []csurface.Ellipsoid, f *sim.Frame) []csurface.Ellipsoid {
-	job := r.surface
-	if job == nil {
-		return dst[:0]
+// makeView makes out from f as SetView asked, with views (the side's own history); a failure goes to the status line
+// and leaves that part out (the window then draws the particles plainly).
+func (r *Runner) makeView(views *frameViews, f *sim.Frame, out *viewOut) {
+	if err := views.compute(r.view, f, out); err != nil {
+		r.setMessage(err.Error(), true)
 	}
-	if cap(dst) < f.N {
-		dst = make([]csurface.Ellipsoid, f.N)
-	}
-	dst = dst[:f.N]
-	r.aniso.Cfg = job.cfg
-	if err := r.aniso.Compute(dst, f.Pos[:f.N], f.Radius, job.lo, job.hi); err != nil {
-		r.setMessage("surface: "+err.Error(), true)
-		return dst[:0]
-	}
-	return dst
 }
 
 func stepErrorMessage(mode string, err error) string {

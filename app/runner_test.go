@@ -11,6 +11,8 @@ import (
 	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/scene"
 	csurface "github.com/slosh/slosh/sim/surface"
+	"github.com/slosh/slosh/sim/surface/field"
+	"github.com/slosh/slosh/sim/surface/upsample"
 )
 
 // fakeSolver records what the runner does to it. Its fields belong to the runner's goroutine while the runner
@@ -373,12 +375,12 @@ func TestRunnerPublishesSurfaceKernels(t *testing.T) {
 	r.Start()
 	defer r.Close()
 	lo, hi := domainOf(sc)
-	r.SetSurface(true, csurface.DefaultConfig(), lo, hi)
-	p := waitFrame(t, r, "a frame with kernels while paused", func(p *Published) bool { return len(p.Ellipsoids) > 0 })
-	if len(p.Ellipsoids) != p.Frame.N {
-		t.Fatalf("%d kernels for %d particles", len(p.Ellipsoids), p.Frame.N)
+	r.SetView(viewJob{kernels: true, kcfg: csurface.DefaultConfig(), lo: lo, hi: hi})
+	p := waitFrame(t, r, "a frame with kernels while paused", func(p *Published) bool { return len(p.View.Ellipsoids) > 0 })
+	if len(p.View.Ellipsoids) != p.Frame.N {
+		t.Fatalf("%d kernels for %d particles", len(p.View.Ellipsoids), p.Frame.N)
 	}
-	for i, e := range p.Ellipsoids {
+	for i, e := range p.View.Ellipsoids {
 		for _, v := range append([][4]float32{e.Center}, e.Axes[:]...) {
 			for _, x := range v {
 				if x != x || x > 1e6 || x < -1e6 {
@@ -391,7 +393,22 @@ func TestRunnerPublishesSurfaceKernels(t *testing.T) {
 		}
 	}
 	r.SetPaused(false)
-	waitFrame(t, r, "a simulated frame with kernels", func(p *Published) bool { return len(p.Steps) > 0 && len(p.Ellipsoids) == p.Frame.N })
-	r.SetSurface(false, csurface.DefaultConfig(), lo, hi)
-	waitFrame(t, r, "frames without kernels", func(p *Published) bool { return len(p.Ellipsoids) == 0 })
+	waitFrame(t, r, "a simulated frame with kernels", func(p *Published) bool { return len(p.Steps) > 0 && len(p.View.Ellipsoids) == p.Frame.N })
+
+	// a mesh of the fluid, closed, around the particles
+	r.SetView(viewJob{mesh: true, meshCfg: field.DefaultSettings()})
+	p = waitFrame(t, r, "frames with a mesh", func(p *Published) bool { return p.View.Mesh != nil && len(p.View.Ellipsoids) == 0 })
+	if _, err := p.View.Mesh.CheckClosed(); err != nil || len(p.View.Mesh.Triangles) == 0 {
+		t.Errorf("the published mesh (%d triangles): %v", len(p.View.Mesh.Triangles), err)
+	}
+	// the upsampled surface: the interior particles and more surface points than there were particles
+	r.SetView(viewJob{upsample: true, upCfg: upsample.DefaultParams()})
+	p = waitFrame(t, r, "frames upsampled", func(p *Published) bool { return p.View.Up.N > 0 && p.View.Mesh == nil })
+	if p.View.Up.N <= p.Frame.N || len(p.View.UpKernels) != p.View.Up.N {
+		t.Errorf("upsampled %d particles to %d points with %d kernels", p.Frame.N, p.View.Up.N, len(p.View.UpKernels))
+	}
+	r.SetView(viewJob{})
+	waitFrame(t, r, "frames without kernels", func(p *Published) bool {
+		return len(p.View.Ellipsoids) == 0 && p.View.Mesh == nil && p.View.Up.N == 0
+	})
 }

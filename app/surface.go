@@ -10,6 +10,8 @@ import (
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 	csurface "github.com/slosh/slosh/sim/surface"
+	"github.com/slosh/slosh/sim/surface/field"
+	"github.com/slosh/slosh/sim/surface/upsample"
 )
 
 // The prefixes of the surface's parameters: its anisotropic kernels (surface.kr, ...), its meshes (mesh.cell, ...)
@@ -20,13 +22,38 @@ const (
 	upsamplePrefix = "upsample"
 )
 
-// surfacer supplies the renderer with each particle's anisotropic kernel (Yu & Turk 2013) when the render mode
-// draws the surface or ellipsoids. With compute shaders it runs gpu/surface on the GL thread over whatever the
-// driver draws — the GPU solver's own buffers or an uploaded CPU frame — and only again when the particles, the
-// parameters or the domain changed. Without them it hands the work to the CPU runner (sim/surface), which
-// publishes the kernels with each frame, so the GL thread never waits for it.
+// viewSettings are the surface's parameters, one set for the panel, --set and presets: the anisotropic kernels
+// (surface.*), the mesh of render.mode mesh and of mesh exports (mesh.*), and the upsampling of the splatted
+// surface (upsample.*).
+type viewSettings struct {
+	kernels  csurface.Config
+	mesh     field.Settings
+	upsample upsample.Params
+	upOn     bool // upsample.enabled
+}
+
+func defaultViewSettings() viewSettings {
+	return viewSettings{kernels: csurface.DefaultConfig(), mesh: field.DefaultSettings(), upsample: upsample.DefaultParams()}
+}
+
+// register adds the settings' parameters, with their values in vs, to s.
+func (vs *viewSettings) register(s *param.Set) {
+	vs.kernels.Register(s)
+	vs.mesh.Register(s)
+	s.Bool(&vs.upOn, param.Spec{Name: "upsample.enabled", Label: "Upsample the surface", Group: "Surface|Upsampling",
+		Desc: "Splat the surface as the interior particles and the surface particles refined into denser points (Solenthaler 2009, §6.2): sharper water from few particles"})
+	vs.upsample.Register(s)
+}
+
+// surfacer supplies the renderer with what it draws beyond the particles: each particle's anisotropic kernel (Yu
+// & Turk 2013) when the render mode draws the surface or ellipsoids, a mesh of the fluid in render.mode mesh, or
+// the upsampled surface (upsample.enabled). With compute shaders the kernels come from gpu/surface on the GL
+// thread over whatever the driver draws — the GPU solver's own buffers or an uploaded CPU frame — and only again
+// when the particles, the parameters or the domain changed. Everything else (and the kernels without compute
+// shaders) is made on the CPU: by the runner for CPU modes, published with each frame so the GL thread never
+// waits for it; on the GL thread from a read-back frame for the GPU mode, again only when its particles change.
 type surfacer struct {
-	cfg csurface.Config // the live values of set
+	cfg viewSettings // the live values of set
 	set *param.Set
 	gpu *gsurface.Anisotropy // nil without compute shaders
 
@@ -38,28 +65,36 @@ type surfacer struct {
 		n       int
 		lo, hi  [3]float32
 	}
-	cpu *csurface.Anisotropy // for one-off pictures without compute shaders
-	// what the CPU runner was last asked to do
+	// views made on this thread: for one-off pictures, and the GPU mode's meshes and upsampled surfaces
+	views frameViews
+	out   viewOut
+	frame sim.Frame           // the GPU mode's particles, read back
+	bufs  render.FrameBuffers // where they are uploaded
+	made  struct {
+		src     any
+		version uint64
+		job     viewJob
+		p       render.Particles
+	}
+	// what the CPU runner was last asked to make
 	sent struct {
-		drv    driver
-		on     bool
-		cfg    csurface.Config
-		lo, hi [3]float32
+		drv driver
+		job viewJob
 	}
 }
 
 // surfaceParams returns the surface parameters with their defaults (no GL): for listing and checking --set.
 func surfaceParams() *param.Set {
-	c := csurface.DefaultConfig()
+	vs := defaultViewSettings()
 	s := param.NewSet()
-	c.Register(s)
+	vs.register(s)
 	return s
 }
 
 // newSurfacer prepares the kernels' computation; ctx may be nil (headless CPU runs) or lack compute shaders.
 func newSurfacer(ctx *glh.Context) (*surfacer, error) {
-	s := &surfacer{cfg: csurface.DefaultConfig(), set: param.NewSet()}
-	s.cfg.Register(s.set)
+	s := &surfacer{cfg: defaultViewSettings(), set: param.NewSet()}
+	s.cfg.register(s.set)
 	if ctx != nil && ctx.Compute {
 		progs, err := ctx.Shared("gpu/surface programs", func() (any, error) { return gsurface.CompilePrograms(ctx) })
 		if err != nil {
@@ -72,7 +107,7 @@ func newSurfacer(ctx *glh.Context) (*surfacer, error) {
 	return s, nil
 }
 
-// Params is the set the panel shows and --set surface.* assigns.
+// Params is the set the panel shows and --set surface.*, mesh.* and upsample.* assign.
 func (s *surfacer) Params() *param.Set { return s.set }
 
 func domainOf(sc *scene.Scene) (lo, hi [3]float32) {
@@ -82,41 +117,95 @@ func domainOf(sc *scene.Scene) (lo, hi [3]float32) {
 	return lo, hi
 }
 
-// particles returns what to draw: the driver's particles, with their kernels when want.
-func (s *surfacer) particles(drv driver, want bool, sc *scene.Scene) (render.Particles, error) {
-	p := drv.Particles()
-	lo, hi := domainOf(sc)
-	if s.gpu == nil {
-		if cd, ok := drv.(*cpuDriver); ok && (s.sent.drv != drv || s.sent.on != want || s.sent.cfg != s.cfg || s.sent.lo != lo || s.sent.hi != hi) {
-			cd.runner.SetSurface(want, s.cfg, lo, hi)
-			s.sent.drv, s.sent.on, s.sent.cfg, s.sent.lo, s.sent.hi = drv, want, s.cfg, lo, hi
-		}
-		if !want {
-			p.Ellipsoids = nil
-		}
-		return p, nil // the CPU driver uploads the kernels the runner published
+// job is what the renderer's mode needs made on the CPU for sc: a mesh (render.mode mesh), else the upsampled
+// surface (upsample.enabled, in a mode that splats), else the kernels when compute shaders cannot make them.
+func (s *surfacer) job(rend *render.Renderer, sc *scene.Scene) viewJob {
+	var j viewJob
+	switch {
+	case rend.WantsMesh():
+		j.mesh, j.meshCfg = true, s.cfg.mesh
+	case s.cfg.upOn && rend.WantsEllipsoids():
+		j.upsample, j.upCfg = true, s.cfg.upsample
+	case rend.WantsEllipsoids() && s.gpu == nil:
+		j.kernels, j.kcfg = true, s.cfg.kernels
+		j.lo, j.hi = domainOf(sc)
 	}
-	if !want {
-		p.Ellipsoids = nil
-		return p, nil
-	}
-	return s.onGPU(p, drv, drv.Version(), lo, hi)
+	return j
 }
 
-// twin returns what to draw for the second simulation of an A/B comparison, with its kernels when want. The
-// twin has a surfacer of its own (its cache of GPU kernels is the twin's), configured like the window's; without
-// compute shaders the CPU runner computes the twin's kernels with A's, as the window's surfacer asked it to.
-func (s *surfacer) twin(drv driver, want bool, sc *scene.Scene) (render.Particles, error) {
-	p, _, _ := drv.Twin()
-	if !want {
-		p.Ellipsoids = nil
-		return p, nil
+// gpuKernels says whether the kernels come from gpu/surface: the mode splats with them and nothing else replaces
+// them.
+func (s *surfacer) gpuKernels(rend *render.Renderer, j viewJob) bool {
+	return s.gpu != nil && rend.WantsEllipsoids() && !j.mesh && !j.upsample
+}
+
+// particles returns what to draw for the driver's newest frame as rend's mode wants it.
+func (s *surfacer) particles(drv driver, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
+	j := s.job(rend, sc)
+	p := drv.Particles()
+	if cd, ok := drv.(*cpuDriver); ok {
+		if s.sent.drv != drv || s.sent.job != j {
+			cd.runner.SetView(j) // the driver uploads what the runner publishes with each frame
+			s.sent.drv, s.sent.job = drv, j
+		}
+	} else if j.mesh || j.upsample {
+		return s.viewsHere(p, drv, drv.Version(), j, func(f *sim.Frame) *sim.Frame { return drv.PickFrame() })
 	}
-	if s.gpu == nil {
+	return s.kernelsFor(p, drv, drv.Version(), rend, j, sc)
+}
+
+// kernelsFor gives p its GPU kernels when they are what the mode needs; otherwise p keeps what it was uploaded
+// with (a CPU mode's kernels, upsampled points or mesh), or no kernels when the mode draws none.
+func (s *surfacer) kernelsFor(p render.Particles, src any, version uint64, rend *render.Renderer, j viewJob, sc *scene.Scene) (render.Particles, error) {
+	if !rend.WantsEllipsoids() {
+		p.Ellipsoids = nil
+	}
+	if !s.gpuKernels(rend, j) {
 		return p, nil
 	}
 	lo, hi := domainOf(sc)
-	return s.onGPU(p, drv, drv.Version(), lo, hi)
+	return s.onGPU(p, src, version, lo, hi)
+}
+
+// viewsHere makes j's mesh or upsampled surface on this thread from the frame read returns, uploads them into the
+// surfacer's buffers, and keeps the result while src's particles (version) and j stay the same. p is what the
+// frame's particles are drawn from (a mesh is drawn beside them).
+func (s *surfacer) viewsHere(p render.Particles, src any, version uint64, j viewJob, read func(*sim.Frame) *sim.Frame) (render.Particles, error) {
+	m := &s.made
+	if m.src == src && m.version == version && m.job == j {
+		return m.p, nil
+	}
+	m.src = nil
+	f := read(&s.frame)
+	if f == nil || f.N == 0 {
+		return p, nil
+	}
+	err := s.views.compute(j, f, &s.out)
+	var q render.Particles
+	var uerr error
+	if s.out.Up.N > 0 {
+		q, uerr = uploadView(&s.bufs, f, &s.out)
+	} else {
+		q, uerr = s.bufs.UploadMesh(p, s.out.Mesh)
+	}
+	if uerr != nil {
+		return p, uerr
+	}
+	m.src, m.version, m.job, m.p = src, version, j, q
+	return q, err
+}
+
+// twin returns what to draw for the second simulation of an A/B comparison. The twin has a surfacer of its own
+// (its caches are the twin's), configured like the window's; for CPU modes the runner makes the twin's views with
+// A's, as the window's surfacer asked it to. A GPU pair's B is drawn from its buffers as they are, with GPU
+// kernels: its mesh and upsampled surface would need a read-back of B that the pair does not offer.
+func (s *surfacer) twin(drv driver, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
+	p, _, _ := drv.Twin()
+	j := s.job(rend, sc)
+	if _, ok := drv.(*cpuDriver); !ok {
+		j = viewJob{}
+	}
+	return s.kernelsFor(p, drv, drv.Version(), rend, j, sc)
 }
 
 // onGPU returns p with its kernels computed by gpu/surface, again only when src's particles (version), the
@@ -127,39 +216,51 @@ func (s *surfacer) onGPU(p render.Particles, src any, version uint64, lo, hi [3]
 		return p, nil
 	}
 	d := &s.done
-	if d.src != src || d.version != version || d.cfg != s.cfg || d.n != p.N || d.lo != lo || d.hi != hi {
-		s.gpu.Cfg = s.cfg
+	if d.src != src || d.version != version || d.cfg != s.cfg.kernels || d.n != p.N || d.lo != lo || d.hi != hi {
+		s.gpu.Cfg = s.cfg.kernels
 		if err := s.gpu.Compute(p.Pos, p.N, p.Radius, lo, hi); err != nil {
 			d.src = nil
 			return p, fmt.Errorf("surface: %w", err)
 		}
-		d.src, d.version, d.cfg, d.n, d.lo, d.hi = src, version, s.cfg, p.N, lo, hi
+		d.src, d.version, d.cfg, d.n, d.lo, d.hi = src, version, s.cfg.kernels, p.N, lo, hi
 	}
 	p.Ellipsoids = s.gpu.Ellipsoids()
 	return p, nil
 }
 
-// once gives a picture outside the window (a screenshot, a clip's frame) its kernels: on the GPU when it can, else
-// from the frame's positions on the CPU (uploaded into bufs). frame holds the particles p was uploaded from; it is
-// unused for a GPU solver's own buffers when compute shaders are there. version numbers the pictures of one
-// sequence: the GPU kernels are computed again when it changes.
-func (s *surfacer) once(p render.Particles, frame *sim.Frame, version uint64, bufs *render.FrameBuffers, sc *scene.Scene) (render.Particles, error) {
-	lo, hi := domainOf(sc)
-	if s.gpu != nil {
+// once gives a picture outside the window (a screenshot, a clip's frame) what rend's mode needs: kernels on the GPU
+// when it can, else made on the CPU, or a mesh, or the upsampled surface, uploaded into bufs. p was uploaded from
+// frame, or for a GPU solver is its own buffers (src reads them back into frame when the CPU needs them). version
+// numbers the pictures of one sequence: the GPU kernels are computed again when it changes.
+func (s *surfacer) once(p render.Particles, src sim.Solver, frame *sim.Frame, version uint64, bufs *render.FrameBuffers, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
+	j := s.job(rend, sc)
+	if s.gpuKernels(rend, j) {
+		lo, hi := domainOf(sc)
 		return s.onGPU(p, s, version, lo, hi)
+	}
+	if !rend.WantsEllipsoids() {
+		p.Ellipsoids = nil
+	}
+	if j == (viewJob{}) {
+		return p, nil
+	}
+	if _, ok := src.(gpuSolver); ok {
+		src.Frame(frame)
 	}
 	if frame.N == 0 {
 		return p, nil
 	}
-	if s.cpu == nil {
-		s.cpu = csurface.NewAnisotropy()
+	err := s.views.compute(j, frame, &s.out)
+	q, uerr := uploadView(bufs, frame, &s.out)
+	if uerr != nil {
+		return p, uerr
 	}
-	s.cpu.Cfg = s.cfg
-	kernels := make([]csurface.Ellipsoid, frame.N)
-	if err := s.cpu.Compute(kernels, frame.Pos[:frame.N], frame.Radius, lo, hi); err != nil {
-		return p, fmt.Errorf("surface: %w", err)
+	if s.out.Up.N == 0 && s.out.Mesh != nil {
+		if _, ok := src.(gpuSolver); ok {
+			q.Pos, q.Vel, q.Rho, q.Ellipsoids = p.Pos, p.Vel, p.Rho, nil // the solver's own particles beside the mesh
+		}
 	}
-	return bufs.UploadEllipsoids(p, kernels)
+	return q, err
 }
 
 // Timings are the GPU milliseconds of the last kernels' computation, when they have arrived.
@@ -176,8 +277,13 @@ func (s *surfacer) Timings() []sim.Pass {
 
 // Delete frees the GPU objects; safe to call twice.
 func (s *surfacer) Delete() {
-	if s != nil && s.gpu != nil {
+	if s == nil {
+		return
+	}
+	if s.gpu != nil {
 		s.gpu.Delete()
 		s.gpu = nil
 	}
+	s.bufs.Delete()
+	s.made.src = nil
 }

@@ -238,14 +238,14 @@ func (v *viewer) frame(now time.Time) {
 			v.drawFlat(fw, fh)
 		}
 	} else if drawn {
-		p, err := v.surf.particles(v.drv, v.rend.WantsEllipsoids(), v.sc)
+		p, err := v.surf.particles(v.drv, v.rend, v.sc)
 		if err != nil && !v.status.isErr {
 			v.status.set(err.Error(), true) // the frame still draws, with spheres
 		}
 		var pb render.Particles
 		if v.ab.on {
 			v.ab.surf.cfg = v.surf.cfg
-			if pb, err = v.ab.surf.twin(v.drv, v.rend.WantsEllipsoids(), v.sc); err != nil && !v.status.isErr {
+			if pb, err = v.ab.surf.twin(v.drv, v.rend, v.sc); err != nil && !v.status.isErr {
 				v.status.set("B: "+err.Error(), true)
 			}
 		}

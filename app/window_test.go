@@ -85,7 +85,7 @@ func TestViewer(t *testing.T) {
 	if !v.rend.WantsEllipsoids() {
 		t.Error("the default render mode does not draw the surface")
 	}
-	if p, err := v.surf.particles(v.drv, true, v.sc); err != nil || p.Ellipsoids == nil || p.N != v.drv.Particles().N {
+	if p, err := v.surf.particles(v.drv, v.rend, v.sc); err != nil || p.Ellipsoids == nil || p.N != v.drv.Particles().N {
 		t.Errorf("surface kernels: %v, ellipsoids %v for %d particles", err, p.Ellipsoids != nil, p.N)
 	}
 	if !strings.Contains(v.title, " particles — ") || !strings.HasSuffix(v.title, " fps") {
@@ -253,7 +253,7 @@ func TestViewerSurfaceWithoutCompute(t *testing.T) {
 		t.Fatal("the surfacer uses the GPU on a context without compute shaders")
 	}
 	frames(t, v, "kernels uploaded with the CPU frames", func() bool {
-		p, err := v.surf.particles(v.drv, true, v.sc)
+		p, err := v.surf.particles(v.drv, v.rend, v.sc)
 		return err == nil && p.Ellipsoids != nil && p.N > 700
 	})
 	// switching the render mode to particles stops the runner's work
@@ -261,8 +261,8 @@ func TestViewerSurfaceWithoutCompute(t *testing.T) {
 		t.Fatal(err)
 	}
 	frames(t, v, "frames without kernels", func() bool {
-		v.surf.particles(v.drv, v.rend.WantsEllipsoids(), v.sc)
+		v.surf.particles(v.drv, v.rend, v.sc)
 		p := v.drv.(*cpuDriver).runner.Latest()
-		return p != nil && len(p.Ellipsoids) == 0
+		return p != nil && len(p.View.Ellipsoids) == 0
 	})
 }

@@ -410,6 +410,9 @@ func (st *settings) register() *param.Set {
 // (Particles.Ellipsoids): every mode but particles. Without kernels those modes fall back to spheres.
 func (r *Renderer) WantsEllipsoids() bool { return r.set.mode != ModeParticles }
 
+// WantsMesh says whether the render mode draws a mesh of the fluid (Particles.Mesh): render.mode mesh.
+func (r *Renderer) WantsMesh() bool { return r.set.mode == ModeMesh }
+
 // Params returns the render settings (render.color, render.speed_max, ...). They take effect at the next Draw.
 func (r *Renderer) Params() *param.Set { return r.params }
 

@@ -9,7 +9,8 @@ import (
 )
 
 // SidecarFormat is the version of the sidecar layout this package writes.
-const SidecarFormat = 2 // 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition)
+// 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition); 3: the mesh fields.
+const SidecarFormat = 3
 
 // Sidecar describes an export: what made the frames and what they hold. WriteSidecar writes it as indented JSON
 // with the keys in the struct tags.
@@ -31,8 +32,19 @@ type Sidecar struct {
 	TimeStep string `json:"time_step"`
 	Steps    []int  `json:"steps"`
 
+	// ParticleRadius is the particles' radius (half their spacing at rest), m: the size to draw them.
+	ParticleRadius float64 `json:"particle_radius"`
+
 	Files   []string `json:"files"`   // frame file names relative to the sidecar's folder, in frame order
 	Columns []string `json:"columns"` // the PLY vertex properties of every frame, in order (Names)
+
+	// With meshes (`slosh export --mesh`): the format (MeshOBJ or MeshPLY), the fluid's surface mesh of each frame
+	// (SurfaceName), each rigid body's mesh of each frame (BodyMeshes[b][k]: body b at frame k+1, BodyName), and
+	// the parameters the surface was meshed with (mesh.*), name → JSON value.
+	MeshFormat string                     `json:"mesh_format,omitempty"`
+	Meshes     []string                   `json:"meshes,omitempty"`
+	BodyMeshes [][]string                 `json:"body_meshes,omitempty"`
+	MeshParams map[string]json.RawMessage `json:"mesh_params,omitempty"`
 
 	Created time.Time `json:"created"` // when the export was made; WriteSidecar uses the current time when zero
 }

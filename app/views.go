@@ -1,0 +1,173 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim"
+	csurface "github.com/slosh/slosh/sim/surface"
+	"github.com/slosh/slosh/sim/surface/field"
+	"github.com/slosh/slosh/sim/surface/upsample"
+	"github.com/slosh/slosh/sim/trimesh"
+)
+
+// upsampleSupport is the support radius the upsampling's surface detection and first refinement use, in particle
+// spacings: the SPH and PBF kernels' radius, and about as far as a particle of any mode sees its neighbours.
+const upsampleSupport = 2
+
+// viewJob says what the renderer needs from a frame besides its particles: the anisotropic kernels on the CPU (when
+// compute shaders cannot make them), a mesh of the fluid (render.mode mesh), or the surface upsampled (a splatting
+// mode with upsample.enabled on), and with which settings. The zero value needs nothing.
+type viewJob struct {
+	kernels bool
+	kcfg    csurface.Config
+	lo, hi  [3]float32 // the scene's domain, for the kernels
+
+	mesh     bool
+	meshCfg  field.Settings
+	upsample bool
+	upCfg    upsample.Params
+}
+
+// viewOut is what frameViews made from one frame, for the GL thread to upload with it (uploadView).
+type viewOut struct {
+	// Ellipsoids are the frame's anisotropic kernels (viewJob.kernels), one per particle; empty otherwise.
+	Ellipsoids []csurface.Ellipsoid
+	// Mesh is the fluid's surface mesh (viewJob.mesh); nil otherwise.
+	Mesh *trimesh.Mesh
+	// Up is what to draw in place of the frame's particles when the surface is upsampled: the interior fluid
+	// particles and the refined surface points, each with a round kernel of its own radius in UpKernels; Up.N is 0
+	// when the surface is not upsampled.
+	Up        sim.Frame
+	UpKernels []csurface.Ellipsoid
+}
+
+// frameViews computes viewOuts. It keeps its scratch and the upsampling's per-particle surface history between
+// frames, so each simulation drawn (A, and B in an A/B view) has its own. Not safe for concurrent use.
+type frameViews struct {
+	aniso  *csurface.Anisotropy
+	mesher *frameMesher
+	up     *upsample.Upsampler
+	pos    [][4]float32
+	ids    []uint32
+}
+
+// compute fills out for f as job asks. A part that fails is left empty (the renderer falls back to splats, or to
+// the particles) and its error returned with the others'.
+func (v *frameViews) compute(job viewJob, f *sim.Frame, out *viewOut) error {
+	var errs []error
+	out.Ellipsoids = out.Ellipsoids[:0]
+	out.Mesh = nil
+	out.Up.N = 0
+	if job.kernels && !job.upsample && f.N > 0 {
+		if v.aniso == nil {
+			v.aniso = csurface.NewAnisotropy()
+		}
+		out.Ellipsoids = growSlice(out.Ellipsoids, f.N)
+		v.aniso.Cfg = job.kcfg
+		if err := v.aniso.Compute(out.Ellipsoids, f.Pos[:f.N], f.Radius, job.lo, job.hi); err != nil {
+			out.Ellipsoids = out.Ellipsoids[:0]
+			errs = append(errs, fmt.Errorf("surface: %w", err))
+		}
+	}
+	if job.mesh && f.N > 0 {
+		if v.mesher == nil {
+			v.mesher = newFrameMesher()
+		}
+		m, _, err := v.mesher.surface(f, job.meshCfg)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		out.Mesh = m
+	}
+	if job.upsample && f.N > 0 {
+		if err := v.upsample(job.upCfg, f, out); err != nil {
+			out.Up.N = 0
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// reset forgets the upsampling's surface history (a new scene, or particles renumbered by a load).
+func (v *frameViews) reset() {
+	if v.up != nil {
+		v.up.Reset()
+	}
+}
+
+// upsample refines f's fluid surface and lays out what to draw in out.Up and out.UpKernels: the interior fluid
+// particles as round kernels of the particle radius, then the refined points (the surface particles among them)
+// as round kernels of their levels' radii. Rigid bodies' particles are left out (their shapes are drawn).
+func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) error {
+	if v.up == nil {
+		v.up = upsample.New()
+	}
+	v.pos, v.ids = v.pos[:0], v.ids[:0]
+	for i := range f.N {
+		if len(f.Body) > i && f.Body[i] >= 0 {
+			continue
+		}
+		v.pos = append(v.pos, f.Pos[i])
+		v.ids = append(v.ids, f.ID[i])
+	}
+	spacing := 2 * float64(f.Radius)
+	pts, _, err := v.up.Update(v.pos, v.ids, len(v.pos), upsampleSupport*spacing, p.Config(upsample.DefaultConfig()))
+	if err != nil {
+		return fmt.Errorf("upsampling: %w", err)
+	}
+	n := len(pts.Interior) + pts.Len()
+	up := &out.Up
+	up.Resize(n)
+	up.Radius, up.Time, up.Steps = f.Radius, f.Time, f.Steps
+	up.Bodies = append(up.Bodies[:0], f.Bodies...)
+	up.Body, up.Material, up.Palette = nil, nil, nil
+	out.UpKernels = growSlice(out.UpKernels, n)
+	const inBulk = 1e4 // a neighbour count no spray threshold reaches: refined points are surface, never spray
+	put := func(k int, x [3]float32, r float32) {
+		up.Pos[k] = [4]float32{x[0], x[1], x[2], 0}
+		up.Vel[k] = [4]float32{}
+		up.Rho[k] = 1
+		up.ID[k] = uint32(k)
+		out.UpKernels[k] = csurface.Ellipsoid{
+			Center: [4]float32{x[0], x[1], x[2], inBulk},
+			Axes:   [3][4]float32{{r, 0, 0, 0}, {0, r, 0, 0}, {0, 0, r, 0}},
+		}
+	}
+	k := 0
+	for _, i := range pts.Interior {
+		q := v.pos[i]
+		put(k, [3]float32{q[0], q[1], q[2]}, f.Radius)
+		k++
+	}
+	for i, x := range pts.Pos {
+		put(k, x, pts.Radius[i])
+		k++
+	}
+	return nil
+}
+
+// uploadView uploads f, or what out says to draw in its place, with out's kernels and mesh into bufs.
+func uploadView(bufs *render.FrameBuffers, f *sim.Frame, out *viewOut) (render.Particles, error) {
+	src, kernels := f, out.Ellipsoids
+	if out.Up.N > 0 {
+		src, kernels = &out.Up, out.UpKernels
+	}
+	p, err := bufs.Upload(src)
+	if err == nil && len(kernels) == src.N && src.N > 0 {
+		p, err = bufs.UploadEllipsoids(p, kernels)
+	}
+	if err == nil {
+		p, err = bufs.UploadMesh(p, out.Mesh)
+	}
+	return p, err
+}
+
+// growSlice returns s with length n, reallocated only when its capacity is short.
+func growSlice[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
