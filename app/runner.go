@@ -104,13 +104,13 @@ const (
 )
 
 type command struct {
-	kind    cmdKind
-	snap    param.Snapshot
-	sc      *scene.Scene
-	paused  bool
-	view    viewJob
-	do      func(sim.Solver) (string, error)
-	sink    func(*sim.Frame)
+	kind   cmdKind
+	snap   param.Snapshot
+	sc     *scene.Scene
+	paused bool
+	view   viewJob
+	do     func(sim.Solver) (string, error)
+	sink   func(*sim.Frame)
 }
 
 // Runner steps a CPU solver on its own goroutine. After each simulated frame (the substeps the solver's BeginFrame
