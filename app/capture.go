@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,9 +10,12 @@ import (
 	"time"
 
 	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/surface/field"
 )
 
 // CaptureDir is where screenshots go unless --captures names another folder.
@@ -126,14 +130,109 @@ func (v *viewer) toggleExport() {
 		dir = CaptureDir
 	}
 	dir = strings.TrimSuffix(captureName(dir, v.sc, "", time.Now()), ".") + "-particles"
-	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params())
+	var meshes *meshExport
+	what := "PLY"
+	if format := captureMeshes[v.capCfg.Meshes]; format != "none" {
+		meshes = newMeshExport(format, v.surf.cfg.mesh, v.surf.set)
+		what += " and " + strings.ToUpper(format) + " meshes"
+	}
+	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params(), meshes, v.bodyShapes())
 	if err != nil {
 		v.status.set(err.Error(), true)
 		return
 	}
 	v.export = e
 	v.drv.SetFrameSink(e.sink)
-	v.status.set(fmt.Sprintf("exporting every simulated frame to %s (PLY); press the button again to stop", dir), false)
+	v.status.set(fmt.Sprintf("exporting every simulated frame to %s (%s); press the button again to stop", dir, what), false)
+}
+
+// saveMesh meshes the current frame — the fluid's surface and the rigid bodies at their poses — and writes it into
+// the captures folder on a goroutine (a large frame takes a while to mesh): one OBJ with an object for the surface
+// and one for each body, or with capture.meshes ply a PLY file for each. The status line says where it went.
+func (v *viewer) saveMesh() {
+	if v.flatMode() {
+		v.status.set("the 2D game has no 3D surface to mesh", false)
+		return
+	}
+	f := v.drv.PickFrame()
+	if f == nil || f.N == 0 {
+		v.status.set("no particles to mesh yet", false)
+		return
+	}
+	frame := new(sim.Frame)
+	copyFrame(frame, f)
+	dir := v.captures
+	if dir == "" {
+		dir = CaptureDir
+	}
+	format := captureMeshes[v.capCfg.Meshes]
+	if format == "none" {
+		format = export.MeshOBJ
+	}
+	base := strings.TrimSuffix(captureName(dir, v.sc, "", time.Now()), ".")
+	settings, shapes := v.surf.cfg.mesh, v.bodyShapes()
+	comment := fmt.Sprintf("slosh %s, scene %s, t=%.6f s", v.drv.Mode().Name, v.sc.Name, frame.Time)
+	v.status.set("meshing the frame …", false)
+	v.meshing++
+	go func() {
+		msg, err := writeFrameMeshes(base, format, frame, settings, shapes, comment)
+		if err != nil {
+			msg = fmt.Sprintf("mesh not saved: %v (set another folder with --captures)", err)
+		}
+		v.meshDone <- captureResult{msg, err != nil}
+	}()
+}
+
+// captureResult is a capture's message for the status line.
+type captureResult struct {
+	msg   string
+	isErr bool
+}
+
+// writeFrameMeshes meshes f and writes base.obj (the surface and each body as objects) or base-surface.ply and
+// base-body<k>.ply, and says what it wrote.
+func writeFrameMeshes(base, format string, f *sim.Frame, s field.Settings, shapes []scene.Shape, comment string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	m := newFrameMesher()
+	surface, st, err := m.surface(f, s)
+	if err != nil {
+		return "", err
+	}
+	if len(shapes) != len(f.Bodies) {
+		shapes = nil // the tools changed the bodies since this frame: its poses are not theirs
+	}
+	bodies, err := m.bodies(shapes, f.Bodies[:len(shapes)])
+	if err != nil {
+		return "", err
+	}
+	what := fmt.Sprintf("%d triangles of surface", st.Triangles)
+	if len(bodies) > 0 {
+		what += fmt.Sprintf(" and %d bodies", len(bodies))
+	}
+	if format == export.MeshOBJ {
+		objs := []export.Object{{Name: "surface", Mesh: surface}}
+		for k, b := range bodies {
+			objs = append(objs, export.Object{Name: fmt.Sprintf("body%d", k), Mesh: b})
+		}
+		path := base + ".obj"
+		err := atomicfile.Write(path, func(w io.Writer) error { return export.WriteOBJObjects(w, objs, comment) })
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("saved %s to %s", what, path), nil
+	}
+	path := base + "-surface." + format
+	if err := writeMeshFile(path, surface, format, comment+", fluid surface"); err != nil {
+		return "", err
+	}
+	for k, b := range bodies {
+		if err := writeMeshFile(fmt.Sprintf("%s-body%d.%s", base, k, format), b, format, fmt.Sprintf("%s, rigid body %d", comment, k)); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("saved %s to %s (and a file per body beside it)", what, path), nil
 }
 
 // stopExport detaches the export from the solver and closes its queue after the last frame the solver gave it.
@@ -151,6 +250,16 @@ func (v *viewer) stopExport() {
 // pollCaptures reports recordings and exports that have finished writing, and stops a recording or an export whose
 // writer failed (the simulation goes on).
 func (v *viewer) pollCaptures() {
+	for v.meshing > 0 {
+		select {
+		case r := <-v.meshDone:
+			v.meshing--
+			v.status.set(r.msg, r.isErr)
+			continue
+		default:
+		}
+		break
+	}
 	if v.rec != nil {
 		if err := v.rec.failed(); err != nil {
 			v.stopRecording(nil)
@@ -182,6 +291,10 @@ func (v *viewer) pollCaptures() {
 // finishCaptures waits until the files of stopped recordings and exports are complete. The driver is closed, so
 // no export's sink is called any more.
 func (v *viewer) finishCaptures() {
+	for ; v.meshing > 0; v.meshing-- {
+		r := <-v.meshDone
+		fmt.Fprintln(v.stderr, "slosh: "+r.msg)
+	}
 	for _, r := range v.finishing {
 		<-r.done
 		msg, _ := r.summary()

@@ -239,7 +239,8 @@ func softwareVersion() string {
 // solver (the runner's goroutine, or the GL thread for GPU modes) copies each frame into a free buffer and queues
 // it, and waits only when the writer is behind by a few frames, so no frame is lost.
 type liveExport struct {
-	dir  string
+	dir    string
+	meshes string // the mesh format, "" without meshes
 	jobs chan *sim.Frame
 	free chan *sim.Frame
 	done chan struct{}
@@ -251,12 +252,15 @@ type liveExport struct {
 // exportQueue is how many frames may wait for the disk.
 const exportQueue = 4
 
-func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set) (*liveExport, error) {
+// startLiveExport starts writing frames of mode (with params) of sc into dir; with meshes (nil: none) each frame's
+// fluid surface and bodies (of shapes, as the export starts) as meshes too.
+func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set, meshes *meshExport, shapes []scene.Shape) (*liveExport, error) {
 	cw, err := newCacheWriter(dir, mode, sc, params)
 	if err != nil {
 		return nil, err
 	}
-	e := &liveExport{dir: dir, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
+	cw.setMeshes(meshes, shapes)
+	e := &liveExport{dir: dir, meshes: cw.car.MeshFormat, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
 	for i := 0; i < exportQueue+1; i++ {
 		e.free <- new(sim.Frame)
 	}
@@ -313,5 +317,9 @@ func (e *liveExport) summary() (string, bool) {
 	if err := e.failed(); err != nil {
 		return fmt.Sprintf("export stopped: %v", err), true
 	}
-	return fmt.Sprintf("exported %d frames to %s (PLY, with %s)", e.frames(), e.dir, SidecarName), false
+	what := "PLY"
+	if e.meshes != "" {
+		what += " and " + strings.ToUpper(e.meshes) + " meshes"
+	}
+	return fmt.Sprintf("exported %d frames to %s (%s, with %s)", e.frames(), e.dir, what, SidecarName), false
 }

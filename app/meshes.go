@@ -120,7 +120,12 @@ func (e *meshExport) write(dir string, n int, f *sim.Frame, shapes []scene.Shape
 		return "", nil, err
 	}
 	e.last, e.took = st, time.Since(start)
-	bodies, err := e.mesher.bodies(shapes, f.Bodies)
+	if len(shapes) != len(f.Bodies) {
+		// bodies were added or removed since the export began (the window's tools): the files of body b would
+		// no longer be one body's, so the bodies' meshes stop and the fluid's go on
+		shapes = nil
+	}
+	bodies, err := e.mesher.bodies(shapes, f.Bodies[:len(shapes)])
 	if err != nil {
 		return "", nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/internal/video"
+	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -31,7 +32,11 @@ type captureConfig struct {
 	Quality     int32
 	Panel       bool // recordings include the panel
 	Transparent bool // screenshots have a transparent background
+	Meshes      int32 // index into captureMeshes: what the particle export and Save mesh write
 }
+
+// What capture.meshes can be: the particle export without meshes, or with them in one of the export formats.
+var captureMeshes = []string{"none", export.MeshOBJ, export.MeshPLY}
 
 func defaultCaptureConfig() captureConfig { return captureConfig{Scale: 1, Quality: 1} }
 
@@ -48,6 +53,8 @@ func (c *captureConfig) register(s *param.Set) {
 		Desc: "Recordings include the panel; off records the 3D view alone (the recording indicator is never recorded)"})
 	s.Bool(&c.Transparent, param.Spec{Name: "capture.transparent", Label: "Transparent screenshots", Group: "Capture",
 		Desc: "Screenshots (F12) have a transparent background: alpha comes from the fluid and the objects alone"})
+	s.Choice(&c.Meshes, param.Spec{Name: "capture.meshes", Label: "Export meshes", Group: "Capture", Items: captureMeshes,
+		Desc: "The particle export also writes each frame's fluid surface and rigid bodies as OBJ or PLY meshes (mesh.* settings); Save mesh writes the current frame's in this format (OBJ when none)"})
 }
 
 func (c *captureConfig) fps() float64 {

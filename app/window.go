@@ -94,6 +94,8 @@ type viewer struct {
 	rec       *recorder     // the recording in progress
 	finishing []*recorder   // recordings whose encoders are still closing their files
 	export    *liveExport   // the particle export in progress
+	meshing   int                // Save mesh captures still being written
+	meshDone  chan captureResult // their messages
 	exported  []*liveExport // exports still writing their last frames
 	// log records the sitting since the last reset for a replay; it belongs to the solver's goroutine, so only
 	// closures passed to drv.Do touch it
@@ -112,7 +114,8 @@ type viewer struct {
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
 func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr io.Writer, pace time.Duration) (*viewer, error) {
-	v := &viewer{modes: modes, ctx: ctx, win: ctx.Window, glCap: glCap, stderr: stderr, pace: pace, sc: st.sc}
+	v := &viewer{modes: modes, ctx: ctx, win: ctx.Window, glCap: glCap, stderr: stderr, pace: pace, sc: st.sc,
+		meshDone: make(chan captureResult, 4)}
 	var err error
 	if v.rend, err = render.New(); err != nil {
 		return nil, err
@@ -372,6 +375,9 @@ func (v *viewer) apply(a ui.Actions) {
 	}
 	if a.Screenshot {
 		v.shot = shotView
+	}
+	if a.SaveMesh {
+		v.saveMesh()
 	}
 	if a.Record {
 		v.toggleRecording()

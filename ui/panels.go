@@ -75,6 +75,8 @@ type Actions struct {
 	ParamsChanged            bool // some parameter changed this frame (via param.Param.Set)
 	ResetNeeded              bool // a changed parameter has OnReset == true
 	Undo, Screenshot         bool
+	// SaveMesh meshes the current frame (the fluid's surface and the bodies) into the captures folder.
+	SaveMesh bool
 	// File actions on Model.Path: save or load the whole state, save the setup as a scene, save or load the
 	// parameters alone.
 	Save, Load, SaveScene, SavePreset, LoadPreset bool
@@ -253,6 +255,9 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 		act.Screenshot = true
 	}
 	imgui.SameLine()
+	if imgui.ButtonV("Save mesh", imgui.Vec2{X: 7 * em}) {
+		act.SaveMesh = true
+	}
 	if m.UndoLabel == "" {
 		textDisabled("nothing to undo")
 	} else if imgui.ButtonV("Undo "+m.UndoLabel+"###undo", imgui.Vec2{X: 15 * em}) {

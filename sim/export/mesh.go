@@ -69,14 +69,32 @@ func checkMesh(m *trimesh.Mesh, comments []string) error {
 // decimals that read back as the same float32, so a mesh makes the round trip bit for bit. Blender and Houdini
 // import the file as it is; the normals give smooth shading.
 func WriteOBJ(w io.Writer, m *trimesh.Mesh, comments ...string) error {
-	if err := checkMesh(m, comments); err != nil {
-		return fmt.Errorf("writing OBJ: %w", err)
+	return WriteOBJObjects(w, []Object{{Mesh: m}}, comments...)
+}
+
+// Object is a named mesh of an OBJ file with several (WriteOBJObjects).
+type Object struct {
+	Name string // the "o" line's name; "" writes none
+	Mesh *trimesh.Mesh
+}
+
+// WriteOBJObjects writes several meshes into one OBJ file as WriteOBJ does, each after an "o name" line, so that
+// Blender imports each as an object of its own and Houdini as a named group. Names must be non-empty runs of
+// letters, digits and underscores (a name with a space would be cut there), except that a single object may
+// have none.
+func WriteOBJObjects(w io.Writer, objs []Object, comments ...string) error {
+	for i, o := range objs {
+		if err := checkMesh(o.Mesh, comments); err != nil {
+			return fmt.Errorf("writing OBJ: object %d: %w", i, err)
+		}
+		if (o.Name != "" || len(objs) > 1) && !validName(o.Name) {
+			return fmt.Errorf("writing OBJ: object %d: name %q is not a letter or underscore followed by letters, digits and underscores", i, o.Name)
+		}
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	for _, c := range comments {
 		bw.WriteString("# " + c + "\n")
 	}
-	fmt.Fprintf(bw, "# %d vertices, %d triangles\n", len(m.Positions), len(m.Triangles))
 	var b []byte
 	vec := func(tag string, v [3]float32) {
 		b = append(b[:0], tag...)
@@ -87,22 +105,31 @@ func WriteOBJ(w io.Writer, m *trimesh.Mesh, comments ...string) error {
 		b = append(b, '\n')
 		bw.Write(b)
 	}
-	for _, p := range m.Positions {
-		vec("v", p)
-	}
-	for _, n := range m.Normals {
-		vec("vn", n)
-	}
-	for _, t := range m.Triangles {
-		b = append(b[:0], 'f')
-		for _, v := range t {
-			b = append(b, ' ')
-			b = strconv.AppendInt(b, int64(v)+1, 10)
-			b = append(b, '/', '/')
-			b = strconv.AppendInt(b, int64(v)+1, 10)
+	base := int64(1) // OBJ indices count from 1 across the whole file
+	for _, o := range objs {
+		m := o.Mesh
+		if o.Name != "" {
+			bw.WriteString("o " + o.Name + "\n")
 		}
-		b = append(b, '\n')
-		bw.Write(b)
+		fmt.Fprintf(bw, "# %d vertices, %d triangles\n", len(m.Positions), len(m.Triangles))
+		for _, p := range m.Positions {
+			vec("v", p)
+		}
+		for _, n := range m.Normals {
+			vec("vn", n)
+		}
+		for _, t := range m.Triangles {
+			b = append(b[:0], 'f')
+			for _, v := range t {
+				b = append(b, ' ')
+				b = strconv.AppendInt(b, int64(v)+base, 10)
+				b = append(b, '/', '/')
+				b = strconv.AppendInt(b, int64(v)+base, 10)
+			}
+			b = append(b, '\n')
+			bw.Write(b)
+		}
+		base += int64(len(m.Positions))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing OBJ: %w", err)

@@ -16,10 +16,23 @@ import (
 // The readers below are the tests' own, written from the formats' descriptions and sharing nothing with the
 // writers, so that a writer's mistake is not read back the same way.
 
-// readOBJ parses v, vn and f lines of "a//a" triangles; anything else but comments and blank lines is an error.
+// readOBJ parses v, vn and f lines of "a//a" triangles; anything else but comments, "o" lines and blank lines is
+// an error. The objects' names are returned with the triangle each starts at.
 func readOBJ(t *testing.T, data []byte) *trimesh.Mesh {
 	t.Helper()
+	m, _ := readOBJObjects(t, data)
+	return m
+}
+
+type objStart struct {
+	name     string
+	triangle int
+}
+
+func readOBJObjects(t *testing.T, data []byte) (*trimesh.Mesh, []objStart) {
+	t.Helper()
 	m := &trimesh.Mesh{}
+	var objs []objStart
 	num := func(s string) float32 {
 		f, err := strconv.ParseFloat(s, 32)
 		if err != nil {
@@ -33,6 +46,8 @@ func readOBJ(t *testing.T, data []byte) *trimesh.Mesh {
 			continue
 		}
 		switch {
+		case f[0] == "o" && len(f) == 2:
+			objs = append(objs, objStart{f[1], len(m.Triangles)})
 		case f[0] == "v" && len(f) == 4:
 			m.Positions = append(m.Positions, [3]float32{num(f[1]), num(f[2]), num(f[3])})
 		case f[0] == "vn" && len(f) == 4:
@@ -55,7 +70,7 @@ func readOBJ(t *testing.T, data []byte) *trimesh.Mesh {
 			t.Fatalf("OBJ line %d: unexpected %q", i+1, line)
 		}
 	}
-	return m
+	return m, objs
 }
 
 // readPLYMesh parses exactly the header WriteMeshPLY promises, then its binary records.
@@ -217,6 +232,31 @@ func TestMeshRefused(t *testing.T) {
 			if err := WriteMesh(&failWriter{after: after}, big, format); err == nil || !strings.Contains(err.Error(), "disk full") {
 				t.Errorf("%s: a writer failing after %d writes gave %v", format, after, err)
 			}
+		}
+	}
+}
+
+// Several objects in one OBJ read back as one mesh whose indices run across the file, each object named where its
+// triangles start.
+func TestOBJObjects(t *testing.T) {
+	a, b := testMesh(t), testMesh(t)
+	b.Triangles = b.Triangles[:7]
+	var buf bytes.Buffer
+	if err := WriteOBJObjects(&buf, []Object{{"surface", a}, {"body_0", b}}, "two objects"); err != nil {
+		t.Fatal(err)
+	}
+	got, objs := readOBJObjects(t, buf.Bytes())
+	want := &trimesh.Mesh{}
+	want.Append(a)
+	want.Append(b)
+	sameMesh(t, "objects", got, want)
+	if len(objs) != 2 || objs[0] != (objStart{"surface", 0}) || objs[1] != (objStart{"body_0", len(a.Triangles)}) {
+		t.Errorf("objects %v", objs)
+	}
+	for _, bad := range [][]Object{{{"has space", a}}, {{"", a}, {"b", b}}} {
+		buf.Reset()
+		if err := WriteOBJObjects(&buf, bad); err == nil || buf.Len() != 0 {
+			t.Errorf("objects %q, %q: %v, %d bytes written", bad[0].Name, bad[len(bad)-1].Name, err, buf.Len())
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -39,7 +40,7 @@ func TestWriteSidecar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "{\n  \"format\": 2,") {
+	if !strings.HasPrefix(string(b), fmt.Sprintf("{\n  \"format\": %d,", SidecarFormat)) {
 		t.Errorf("not indented JSON starting with the format:\n%s", b)
 	}
 	var got Sidecar

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/internal/testenv"
+	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/mesh"
+)
+
+// In the window, render.mode mesh draws a closed mesh of the fluid made from each frame (by the runner for a CPU
+// mode, on the GL thread from a read-back for the GPU mode); upsample.enabled draws more points than particles;
+// Save mesh writes the frame's surface and bodies as OBJ objects; the particle export writes meshes per frame when
+// capture.meshes asks.
+func TestViewerMeshes(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	v := openViewer(t, ctx, Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=mesh"}})
+	v.captures = t.TempDir()
+	frames(t, v, "a frame drawn with its mesh", func() bool {
+		p, err := v.surf.particles(v.drv, v.rend, v.sc)
+		return err == nil && p.Mesh.Triangles() > 0 && v.drv.Stats().Steps > 2
+	})
+	if pub := v.drv.(*cpuDriver).runner.Latest(); pub == nil || pub.View.Mesh == nil || len(pub.View.Ellipsoids) != 0 {
+		t.Fatal("the runner publishes no mesh, or kernels it does not need, in render.mode mesh")
+	} else if _, err := pub.View.Mesh.CheckClosed(); err != nil {
+		t.Fatalf("the published mesh: %v", err)
+	}
+
+	// Save mesh: one OBJ, the surface first (closed) and an object per body
+	v.saveMesh()
+	frames(t, v, "the mesh saved", func() bool { return v.meshing == 0 && strings.Contains(v.status.msg, "saved") })
+	objs, _ := filepath.Glob(filepath.Join(v.captures, "*.obj"))
+	if len(objs) != 1 || v.status.isErr {
+		t.Fatalf("files %v, status %q", objs, v.status.msg)
+	}
+	data, err := os.ReadFile(objs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(string(data), "\no ")
+	if len(parts) != 1+1+10 || !strings.HasPrefix(parts[1], "surface\n") || !strings.HasPrefix(parts[2], "body0\n") {
+		t.Fatalf("%d objects in the OBJ", len(parts)-1)
+	}
+	surface, err := mesh.Parse([]byte(parts[0]+"\no "+parts[1]), "surface")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := surface.Validate(); err != nil {
+		t.Errorf("the saved surface: %v", err)
+	}
+	if all, err := mesh.Parse(data, objs[0]); err != nil || len(all.Triangles) <= len(surface.Triangles) {
+		t.Errorf("the whole file: %v", err)
+	}
+
+	// the export with meshes
+	if err := v.capSet.SetString("capture.meshes", "ply"); err != nil {
+		t.Fatal(err)
+	}
+	v.toggleExport()
+	if v.export == nil {
+		t.Fatalf("export not started: %q", v.status.msg)
+	}
+	dir := v.export.dir
+	frames(t, v, "exported frames", func() bool { return v.export.frames() >= 3 })
+	v.toggleExport()
+	frames(t, v, "the sidecar", func() bool { return len(v.exported) == 0 })
+	var car export.Sidecar
+	if b, err := os.ReadFile(filepath.Join(dir, SidecarName)); err != nil || json.Unmarshal(b, &car) != nil {
+		t.Fatalf("sidecar: %v", err)
+	}
+	if car.MeshFormat != "ply" || len(car.Meshes) != car.Frames || len(car.BodyMeshes) != 10 || len(car.BodyMeshes[9]) != car.Frames {
+		t.Fatalf("sidecar: %d frames, format %q, meshes %v, %d bodies' meshes", car.Frames, car.MeshFormat, car.Meshes, len(car.BodyMeshes))
+	}
+	for _, name := range append(car.Meshes, car.BodyMeshes[9]...) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() < 200 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+
+	// the upsampled surface: more points drawn than there are particles, no mesh
+	for _, a := range []string{"render.mode=surface"} {
+		if err := v.rend.Params().Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.surf.Params().Assign("upsample.enabled=true"); err != nil {
+		t.Fatal(err)
+	}
+	n := v.drv.Stats().Particles
+	frames(t, v, "an upsampled frame", func() bool {
+		p, err := v.surf.particles(v.drv, v.rend, v.sc)
+		return err == nil && p.N > n && p.Ellipsoids != nil && p.Mesh == nil
+	})
+}
+
+// The GPU mode meshes a read-back of its particles on the GL thread, again only when they change.
+func TestViewerMeshGPU(t *testing.T) {
+	ctx := gltest.Acquire(t)
+	if !ctx.Compute {
+		if testenv.Required() {
+			t.Fatal("the GL context has no compute shaders: the GPU mode cannot run") // llvmpipe has them
+		}
+		t.Skip("the GPU mode needs compute shaders")
+	}
+	v := openViewer(t, ctx, Options{Scene: "pool", Mode: "pbf", Particles: 1500, Sets: []string{"render.mode=mesh"}})
+	frames(t, v, "a GPU frame drawn with its mesh", func() bool {
+		p, err := v.surf.particles(v.drv, v.rend, v.sc)
+		return err == nil && p.Mesh.Triangles() > 0 && p.Pos == v.drv.Particles().Pos
+	})
+	v.drv.SetPaused(true)
+	settle(v, 50*time.Millisecond)
+	v.surf.particles(v.drv, v.rend, v.sc)
+	m := v.surf.out.Mesh // each meshing makes a new mesh
+	v.surf.particles(v.drv, v.rend, v.sc)
+	if v.surf.out.Mesh != m || m == nil {
+		t.Error("the same frame was meshed twice")
+	}
+}
