@@ -241,9 +241,9 @@ func softwareVersion() string {
 type liveExport struct {
 	dir    string
 	meshes string // the mesh format, "" without meshes
-	jobs chan *sim.Frame
-	free chan *sim.Frame
-	done chan struct{}
+	jobs   chan *sim.Frame
+	free   chan *sim.Frame
+	done   chan struct{}
 
 	once  sync.Once
 	tally // frames written, and the first error

@@ -30,8 +30,8 @@ type captureConfig struct {
 	FPS         int32   // frames per second of a recording; 0: the simulation's (1/FrameDt)
 	Scale       float32 // recording size over the window's framebuffer size
 	Quality     int32
-	Panel       bool // recordings include the panel
-	Transparent bool // screenshots have a transparent background
+	Panel       bool  // recordings include the panel
+	Transparent bool  // screenshots have a transparent background
 	Meshes      int32 // index into captureMeshes: what the particle export and Save mesh write
 }
 

@@ -91,12 +91,12 @@ type viewer struct {
 
 	capCfg    captureConfig
 	capSet    *param.Set
-	rec       *recorder     // the recording in progress
-	finishing []*recorder   // recordings whose encoders are still closing their files
-	export    *liveExport   // the particle export in progress
+	rec       *recorder          // the recording in progress
+	finishing []*recorder        // recordings whose encoders are still closing their files
+	export    *liveExport        // the particle export in progress
 	meshing   int                // Save mesh captures still being written
 	meshDone  chan captureResult // their messages
-	exported  []*liveExport // exports still writing their last frames
+	exported  []*liveExport      // exports still writing their last frames
 	// log records the sitting since the last reset for a replay; it belongs to the solver's goroutine, so only
 	// closures passed to drv.Do touch it
 	log *replay.Log
