@@ -172,10 +172,30 @@ func (v *viewer) dropAB() {
 	v.ab.on = false
 	v.ab.surf.Delete()
 	v.ab.surf = nil
+	v.dropHalves()
+}
+
+// dropHalves frees the targets the two halves of the window are drawn into.
+func (v *viewer) dropHalves() {
 	for i := range v.ab.half {
 		v.ab.half[i].Delete()
 		v.ab.half[i] = nil
 	}
+}
+
+// splitCaptions labels the side-by-side view's halves: the splatted surface and the mesh, with the mesh's size.
+func (v *viewer) splitCaptions() {
+	w, h := v.win.GetSize()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	half, y := float32(w)/2, float32(h)-8
+	mesh := "mesh (marching cubes of the implicit surface)"
+	if p := v.drv.Particles(); p.Mesh != nil {
+		mesh = fmt.Sprintf("mesh: %d triangles", p.Mesh.Triangles())
+	}
+	v.ui.Caption(0, half, y, "splatted surface")
+	v.ui.Caption(half, float32(w), y, mesh)
 }
 
 // releaseDriver takes the solver out of the running driver, detaching the particle export first.
@@ -267,11 +287,23 @@ func abHalves(fw int) (int, int) { return fw / 2, fw - fw/2 }
 // drawAB draws A into the left half of the bound window framebuffer and B into the right, from the one camera,
 // each through a target of its own size that is then copied into place.
 func (v *viewer) drawAB(fw, fh int, pa, pb render.Particles) {
+	v.drawHalves(fw, fh, [2]render.Particles{pa, pb}, [2]int32{-1, -1})
+}
+
+// drawSplit draws the frame's splatted surface into the left half and its mesh into the right (mesh.side_by_side).
+func (v *viewer) drawSplit(fw, fh int, p render.Particles) {
+	v.drawHalves(fw, fh, [2]render.Particles{p, p}, [2]int32{render.ModeSurface, render.ModeMesh})
+}
+
+// drawHalves draws parts[0] into the left half of the bound window framebuffer and parts[1] into the right, from
+// the one camera, each through a target of its own size that is then copied into place; each in render mode
+// modes[i], or render.mode where that is −1.
+func (v *viewer) drawHalves(fw, fh int, parts [2]render.Particles, modes [2]int32) {
 	wa, wb := abHalves(fw)
 	for i, side := range []struct {
 		x, w int
 		p    render.Particles
-	}{{0, wa, pa}, {wa, wb, pb}} {
+	}{{0, wa, parts[0]}, {wa, wb, parts[1]}} {
 		if side.w <= 0 {
 			continue
 		}
@@ -287,7 +319,12 @@ func (v *viewer) drawAB(fw, fh int, pa, pb render.Particles) {
 			v.ab.half[i] = fb
 		}
 		fb.Bind()
-		v.rend.Draw(render.Viewport{W: side.w, H: fh}, v.cam.Camera(float32(side.w)/float32(fh)), side.p)
+		vp, cam := render.Viewport{W: side.w, H: fh}, v.cam.Camera(float32(side.w)/float32(fh))
+		if modes[i] >= 0 {
+			v.rend.DrawAs(modes[i], vp, cam, side.p)
+		} else {
+			v.rend.Draw(vp, cam, side.p)
+		}
 		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, fb.ID())
 		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
 		gl.BlitFramebuffer(0, 0, int32(side.w), int32(fh), int32(side.x), 0, int32(side.x+side.w), int32(fh), gl.COLOR_BUFFER_BIT, gl.NEAREST)

@@ -30,6 +30,7 @@ type viewSettings struct {
 	mesh     field.Settings
 	upsample upsample.Params
 	upOn     bool // upsample.enabled
+	split    bool // mesh.side_by_side: the window shows the splatted surface and the mesh side by side
 }
 
 func defaultViewSettings() viewSettings {
@@ -40,6 +41,8 @@ func defaultViewSettings() viewSettings {
 func (vs *viewSettings) register(s *param.Set) {
 	vs.kernels.Register(s)
 	vs.mesh.Register(s)
+	s.Bool(&vs.split, param.Spec{Name: "mesh.side_by_side", Label: "Splats | mesh side by side", Group: "Surface|Mesh",
+		Desc: "The window shows the splatted surface on the left and the mesh of the same frame on the right (unless an A/B comparison runs)"})
 	s.Bool(&vs.upOn, param.Spec{Name: "upsample.enabled", Label: "Upsample the surface", Group: "Surface|Upsampling",
 		Desc: "Splat the surface as the interior particles and the surface particles refined into denser points (Solenthaler 2009, §6.2): sharper water from few particles"})
 	vs.upsample.Register(s)
@@ -117,26 +120,33 @@ func domainOf(sc *scene.Scene) (lo, hi [3]float32) {
 	return lo, hi
 }
 
-// job is what the renderer's mode needs made on the CPU for sc: a mesh (render.mode mesh), else the upsampled
-// surface (upsample.enabled, in a mode that splats), else the kernels when compute shaders cannot make them.
+// job is what the renderer's mode needs made on the CPU for sc: a mesh (render.mode mesh, or the side-by-side
+// view), else the upsampled surface (upsample.enabled, in a mode that splats); and the kernels when they are
+// needed and compute shaders cannot make them.
 func (s *surfacer) job(rend *render.Renderer, sc *scene.Scene) viewJob {
 	var j viewJob
 	switch {
-	case rend.WantsMesh():
+	case rend.WantsMesh() || s.cfg.split:
 		j.mesh, j.meshCfg = true, s.cfg.mesh
 	case s.cfg.upOn && rend.WantsEllipsoids():
 		j.upsample, j.upCfg = true, s.cfg.upsample
-	case rend.WantsEllipsoids() && s.gpu == nil:
+	}
+	if s.gpu == nil && s.needKernels(rend, j) {
 		j.kernels, j.kcfg = true, s.cfg.kernels
 		j.lo, j.hi = domainOf(sc)
 	}
 	return j
 }
 
-// gpuKernels says whether the kernels come from gpu/surface: the mode splats with them and nothing else replaces
-// them.
+// needKernels says whether the particles are splatted with their anisotropic kernels: the mode splats (or the
+// side-by-side view's left half does), and neither a mesh nor upsampled points take their place.
+func (s *surfacer) needKernels(rend *render.Renderer, j viewJob) bool {
+	return s.cfg.split || rend.WantsEllipsoids() && !rend.WantsMesh() && !j.upsample
+}
+
+// gpuKernels says whether the kernels come from gpu/surface.
 func (s *surfacer) gpuKernels(rend *render.Renderer, j viewJob) bool {
-	return s.gpu != nil && rend.WantsEllipsoids() && !j.mesh && !j.upsample
+	return s.gpu != nil && s.needKernels(rend, j)
 }
 
 // particles returns what to draw for the driver's newest frame as rend's mode wants it.
@@ -149,7 +159,11 @@ func (s *surfacer) particles(drv driver, rend *render.Renderer, sc *scene.Scene)
 			s.sent.drv, s.sent.job = drv, j
 		}
 	} else if j.mesh || j.upsample {
-		return s.viewsHere(p, drv, drv.Version(), j, func(f *sim.Frame) *sim.Frame { return drv.PickFrame() })
+		var err error
+		p, err = s.viewsHere(p, drv, drv.Version(), j, func(f *sim.Frame) *sim.Frame { return drv.PickFrame() })
+		if err != nil {
+			return p, err
+		}
 	}
 	return s.kernelsFor(p, drv, drv.Version(), rend, j, sc)
 }
@@ -157,7 +171,7 @@ func (s *surfacer) particles(drv driver, rend *render.Renderer, sc *scene.Scene)
 // kernelsFor gives p its GPU kernels when they are what the mode needs; otherwise p keeps what it was uploaded
 // with (a CPU mode's kernels, upsampled points or mesh), or no kernels when the mode draws none.
 func (s *surfacer) kernelsFor(p render.Particles, src any, version uint64, rend *render.Renderer, j viewJob, sc *scene.Scene) (render.Particles, error) {
-	if !rend.WantsEllipsoids() {
+	if !s.needKernels(rend, j) && !j.upsample {
 		p.Ellipsoids = nil
 	}
 	if !s.gpuKernels(rend, j) {
@@ -233,12 +247,15 @@ func (s *surfacer) onGPU(p render.Particles, src any, version uint64, lo, hi [3]
 // frame, or for a GPU solver is its own buffers (src reads them back into frame when the CPU needs them). version
 // numbers the pictures of one sequence: the GPU kernels are computed again when it changes.
 func (s *surfacer) once(p render.Particles, src sim.Solver, frame *sim.Frame, version uint64, bufs *render.FrameBuffers, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
+	split := s.cfg.split
+	s.cfg.split = false // the side-by-side view is the window's: a picture is drawn in render.mode
+	defer func() { s.cfg.split = split }()
 	j := s.job(rend, sc)
 	if s.gpuKernels(rend, j) {
 		lo, hi := domainOf(sc)
 		return s.onGPU(p, s, version, lo, hi)
 	}
-	if !rend.WantsEllipsoids() {
+	if !s.needKernels(rend, j) {
 		p.Ellipsoids = nil
 	}
 	if j == (viewJob{}) {

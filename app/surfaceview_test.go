@@ -83,12 +83,23 @@ func TestViewerMeshes(t *testing.T) {
 		}
 	}
 
-	// the upsampled surface: more points drawn than there are particles, no mesh
-	for _, a := range []string{"render.mode=surface"} {
-		if err := v.rend.Params().Assign(a); err != nil {
-			t.Fatal(err)
-		}
+	// side by side: the particles come with their kernels (the left half's splats) and the mesh (the right's)
+	if err := v.rend.Params().Assign("render.mode=surface"); err != nil {
+		t.Fatal(err)
 	}
+	if err := v.surf.Params().Assign("mesh.side_by_side=true"); err != nil {
+		t.Fatal(err)
+	}
+	frames(t, v, "a frame with kernels and a mesh, in two halves", func() bool {
+		p, err := v.surf.particles(v.drv, v.rend, v.sc)
+		return err == nil && p.Mesh.Triangles() > 0 && p.Ellipsoids != nil && v.ab.half[0] != nil && v.ab.half[1] != nil
+	})
+	if err := v.surf.Params().Assign("mesh.side_by_side=false"); err != nil {
+		t.Fatal(err)
+	}
+	frames(t, v, "one view again", func() bool { return v.ab.half[0] == nil })
+
+	// the upsampled surface: more points drawn than there are particles, no mesh
 	if err := v.surf.Params().Assign("upsample.enabled=true"); err != nil {
 		t.Fatal(err)
 	}

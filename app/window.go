@@ -223,10 +223,15 @@ func (v *viewer) frame(now time.Time) {
 	if v.rec != nil {
 		v.ui.Indicator(v.rec.elapsed())
 	}
-	if v.ab.on {
-		v.abCaptions()
-	}
 	flat := v.flatMode()
+	switch {
+	case v.ab.on:
+		v.abCaptions()
+	case v.surf.cfg.split && !flat:
+		v.splitCaptions()
+	case v.ab.half[0] != nil:
+		v.dropHalves() // the side-by-side view was turned off
+	}
 	if flat {
 		v.flatCaptions()
 	}
@@ -257,6 +262,8 @@ func (v *viewer) frame(now time.Time) {
 			v.rend.SetTransparent(transparent)
 			if v.ab.on {
 				v.drawAB(fw, fh, p, pb)
+			} else if v.surf.cfg.split && !flat {
+				v.drawSplit(fw, fh, p)
 			} else {
 				v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
 			}

@@ -32,6 +32,7 @@ type frameState struct {
 	sceneFBO uint32    // where the scene passes draw: target, or the surface's scene image
 	depth    *target   // the surface's current eye-depth image: the splats', then the smoothed one
 	meshed   bool      // render.mode mesh with a fluid mesh: the mesh's depth and thickness replace the splats'
+	mode     int32     // the render mode drawn: render.mode, or DrawAs's
 }
 
 // fluidLook is how a frame draws the particles: render.mode, except that a frame without particles draws none and
@@ -47,13 +48,13 @@ const (
 
 // look decides the frame's fluidLook and makes the surface targets when it needs them.
 func (r *Renderer) look(f *frameState) fluidLook {
-	if (f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil)) && !(r.set.mode == ModeMesh && f.p.Mesh.Triangles() > 0) {
+	if (f.n == 0 || (f.p.Radius <= 0 && f.p.Ellipsoids == nil)) && !(f.mode == ModeMesh && f.p.Mesh.Triangles() > 0) {
 		return lookNone
 	}
-	switch r.set.mode {
+	switch f.mode {
 	case ModeParticles, ModeEllipsoids:
 		r.surf.Delete() // a debug view for a while: give the memory back
-		if r.set.mode == ModeEllipsoids {
+		if f.mode == ModeEllipsoids {
 			return lookEllipsoids
 		}
 		if f.p.Radius <= 0 {
@@ -67,7 +68,7 @@ func (r *Renderer) look(f *frameState) fluidLook {
 		}
 		return lookSpheres
 	}
-	f.meshed = r.set.mode == ModeMesh && f.p.Mesh.Triangles() > 0
+	f.meshed = f.mode == ModeMesh && f.p.Mesh.Triangles() > 0
 	if hasMaterials(f.p) && !f.meshed {
 		// without its image the surface is still drawn, in the water colour, and Err says why
 		r.drawErr = r.surf.ensureTint()

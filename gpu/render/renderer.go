@@ -489,14 +489,18 @@ func (r *Renderer) Err() error { return errors.Join(r.err, r.drawErr) }
 // alpha; face culling off, cull face BACK, front face CCW; program point size off; program 0; vertex array 0;
 // ARRAY_BUFFER 0; texture unit 0 active, with no 2D texture bound on units 0–3; and the renderer's per-frame
 // uniform buffer on uniform-buffer binding point 1.
-func (r *Renderer) Draw(v Viewport, cam Camera, p Particles) {
+func (r *Renderer) Draw(v Viewport, cam Camera, p Particles) { r.DrawAs(r.set.mode, v, cam, p) }
+
+// DrawAs draws like Draw in render mode mode (ModeSurface, ModeMesh, ...) instead of render.mode: the two halves
+// of a side-by-side comparison of the splatted and the meshed surface.
+func (r *Renderer) DrawAs(mode int32, v Viewport, cam Camera, p Particles) {
 	if r.deleted || v.W <= 0 || v.H <= 0 {
 		return
 	}
 	var target, read int32
 	gl.GetIntegerv(gl.DRAW_FRAMEBUFFER_BINDING, &target)
 	gl.GetIntegerv(gl.READ_FRAMEBUFFER_BINDING, &read)
-	f := &frameState{vp: v, cam: cam, p: p, n: particleCount(p), target: uint32(target), read: uint32(read)}
+	f := &frameState{vp: v, cam: cam, p: p, n: particleCount(p), target: uint32(target), read: uint32(read), mode: mode}
 	r.timers.Begin()
 	r.beginFrame(f)
 	for _, ps := range r.passes {

@@ -229,7 +229,7 @@ func (r *Renderer) drawComposite(f *frameState) {
 	prog.SetInt("uThickness", unitThickness)
 	prog.SetInt("uSceneColor", unitSceneColor)
 	prog.SetInt("uSceneDepth", unitSceneDepth)
-	show := s.mode
+	show := f.mode
 	if show == ModeMesh {
 		show = ModeSurface
 	}
@@ -251,7 +251,7 @@ func (r *Renderer) drawComposite(f *frameState) {
 
 // sprayOn says whether this frame has spray to draw: only particles with ellipsoids know their neighbour count.
 func (r *Renderer) sprayOn(f *frameState) bool {
-	return r.set.mode == ModeSurface && f.p.Ellipsoids != nil && r.set.sprayNeighbors > 0 && f.p.Radius > 0 && !f.meshed
+	return f.mode == ModeSurface && f.p.Ellipsoids != nil && r.set.sprayNeighbors > 0 && f.p.Radius > 0 && !f.meshed
 }
 
 // drawSpray draws the particles with fewer than render.spray_neighbors neighbours as round white points, depth
