@@ -43,7 +43,7 @@ func ListModes(w io.Writer) {
 }
 
 // ListParams prints every parameter of a mode — name, kind, unit, default, hard range, description — grouped as
-// in the panel, then the surface reconstruction's surface.* and the renderer's render.* parameters, which every
+// in the panel, then the surface's surface.*, mesh.* and upsample.* and the renderer's render.* parameters, which every
 // mode has and --set accepts. It needs no OpenGL: the sets are registered with their defaults, without a context.
 func ListParams(w io.Writer, o Options) error {
 	if err := o.check(); err != nil {
@@ -60,7 +60,8 @@ func ListParams(w io.Writer, o Options) error {
 	fmt.Fprintf(w, "Parameters of mode %s (%s).\nSet them with --set NAME=VALUE; ranges are hard bounds.\n", m.Name, m.Desc)
 	printParams(w, m.Params())
 
-	fmt.Fprintln(w, "\nSurface parameters (every mode): the anisotropic kernels the surface and ellipsoids are drawn with.")
+	fmt.Fprintln(w, "\nSurface parameters (every mode): the anisotropic kernels the surface and ellipsoids are drawn with, the\n"+
+		"mesh of render.mode mesh, Save mesh and export --mesh (mesh.*), and the upsampled surface (upsample.*).")
 	printParams(w, surfaceParams())
 
 	fmt.Fprintln(w, "\nRender parameters (every mode).")

@@ -47,7 +47,7 @@ func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, fi
 	}
 	mesh, st, err := m.mesher.Mesh(m.pos, cfg)
 	if err != nil {
-		return nil, st, fmt.Errorf("mesh: %w", err)
+		return nil, st, fmt.Errorf("mesh: %w (mesh.cell is the grid's Cell, in particle spacings)", err)
 	}
 	return mesh, st, nil
 }

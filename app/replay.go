@@ -20,7 +20,7 @@ type ReplayOptions struct {
 	Record        string   // clip.mp4, clip.gif or clip.png to render every frame into; "" renders nothing
 	Width, Height int      // picture size; 0 is 1280×720
 	Quality       string   // high, medium or low
-	Sets          []string // render.* and surface.* assignments (the simulation's parameters are the file's)
+	Sets          []string // render.*, surface.*, mesh.* and upsample.* assignments (the simulation's parameters are the file's)
 	Save          string   // save file for the final state; "" saves none
 	GLCap         string
 	Stdout        io.Writer
@@ -77,7 +77,7 @@ func Replay(o ReplayOptions) error {
 	for _, a := range o.Sets {
 		name, _, _ := strings.Cut(a, "=")
 		if !st.addViewSet(name, a) {
-			return usagef("--set %s: a replay runs with the parameters it recorded; only render.* and surface.* can be set", a)
+			return usagef("--set %s: a replay runs with the parameters it recorded; only render.*, surface.*, mesh.* and upsample.* can be set", a)
 		}
 	}
 	g := glInfo{cap: o.GLCap}

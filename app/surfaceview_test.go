@@ -108,6 +108,10 @@ func TestViewerMeshes(t *testing.T) {
 		p, err := v.surf.particles(v.drv, v.rend, v.sc)
 		return err == nil && p.N > n && p.Ellipsoids != nil && p.Mesh == nil
 	})
+	// the physical particles alone make the water's thickness
+	if p, _ := v.surf.particles(v.drv, v.rend, v.sc); p.ThicknessN > n || p.ThicknessN < n/4 {
+		t.Errorf("upsampled: %d points, the thickness counts %d of them (%d particles)", p.N, p.ThicknessN, n)
+	}
 }
 
 // The GPU mode meshes a read-back of its particles on the GL thread, again only when they change.

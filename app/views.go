@@ -41,6 +41,9 @@ type viewOut struct {
 	// when the surface is not upsampled.
 	Up        sim.Frame
 	UpKernels []csurface.Ellipsoid
+	// UpThick is how many of Up's points are the physical particles (the interior ones and the surface
+	// particles, first): the water's thickness is theirs (render.Particles.ThicknessN).
+	UpThick int
 }
 
 // frameViews computes viewOuts. It keeps its scratch and the upsampling's per-particle surface history between
@@ -98,8 +101,8 @@ func (v *frameViews) reset() {
 }
 
 // upsample refines f's fluid surface and lays out what to draw in out.Up and out.UpKernels: the interior fluid
-// particles as round kernels of the particle radius, then the refined points (the surface particles among them)
-// as round kernels of their levels' radii. Rigid bodies' particles are left out (their shapes are drawn).
+// particles as round kernels of the particle radius, then the refined points (the surface particles first) as
+// round kernels of their levels' radii. Rigid bodies' particles are left out (their shapes are drawn).
 func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) error {
 	if v.up == nil {
 		v.up = upsample.New()
@@ -113,7 +116,7 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 		v.ids = append(v.ids, f.ID[i])
 	}
 	spacing := 2 * float64(f.Radius)
-	pts, _, err := v.up.Update(v.pos, v.ids, len(v.pos), upsampleSupport*spacing, p.Config(upsample.DefaultConfig()))
+	pts, st, err := v.up.Update(v.pos, v.ids, len(v.pos), upsampleSupport*spacing, p.Config(upsample.DefaultConfig()))
 	if err != nil {
 		return fmt.Errorf("upsampling: %w", err)
 	}
@@ -141,8 +144,12 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 		put(k, [3]float32{q[0], q[1], q[2]}, f.Radius)
 		k++
 	}
+	out.UpThick = len(pts.Interior) + st.Surface // the surface particles lead pts.Pos
 	for i, x := range pts.Pos {
-		put(k, x, pts.Radius[i])
+		// the package's splat radius is half the level's neighbourhood radius, twice the particle radius at level
+		// 0: capped at the particle radius, the surface stays where the particles' own splats put it and the finer
+		// levels' smaller splats carve its detail
+		put(k, x, min(pts.Radius[i], f.Radius))
 		k++
 	}
 	return nil
@@ -150,14 +157,15 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 
 // uploadView uploads f, or what out says to draw in its place, with out's kernels and mesh into bufs.
 func uploadView(bufs *render.FrameBuffers, f *sim.Frame, out *viewOut) (render.Particles, error) {
-	src, kernels := f, out.Ellipsoids
+	src, kernels, thick := f, out.Ellipsoids, 0
 	if out.Up.N > 0 {
-		src, kernels = &out.Up, out.UpKernels
+		src, kernels, thick = &out.Up, out.UpKernels, out.UpThick
 	}
 	p, err := bufs.Upload(src)
 	if err == nil && len(kernels) == src.N && src.N > 0 {
 		p, err = bufs.UploadEllipsoids(p, kernels)
 	}
+	p.ThicknessN = thick
 	if err == nil {
 		p, err = bufs.UploadMesh(p, out.Mesh)
 	}

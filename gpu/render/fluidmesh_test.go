@@ -139,3 +139,33 @@ func TestFluidMesh(t *testing.T) {
 		t.Errorf("without a mesh the mode still drew one (depth %g at the centre)", d)
 	}
 }
+
+// Particles.ThicknessN limits the thickness to the first particles: the upsampled surface's points shape the
+// depth, the physical particles alone the water's thickness. A pool whose first half is counted is thinner where
+// only the second half lies, and its depth image is the same.
+func TestThicknessN(t *testing.T) {
+	gltest.Acquire(t)
+	const w, h = 320, 240
+	r := newTestRenderer(t)
+	fb := newTestFramebuffer(t, w, h)
+	fs, cam := poolSetup(t, r)
+	p := fs.upload(t)
+	draw(t, r, fb, cam, p)
+	full, depth := readRed(r.surf.thick), readRed(r.surf.splat)
+	p.ThicknessN = p.N / 2
+	draw(t, r, fb, cam, p)
+	half, depth2 := readRed(r.surf.thick), readRed(r.surf.splat)
+	var sumFull, sumHalf float64
+	for i := range full {
+		sumFull += float64(full[i])
+		sumHalf += float64(half[i])
+	}
+	if !(sumHalf < 0.7*sumFull && sumHalf > 0.3*sumFull) {
+		t.Errorf("half the particles counted: total thickness %.1f, all: %.1f", sumHalf, sumFull)
+	}
+	for i := range depth {
+		if depth[i] != depth2[i] {
+			t.Fatalf("the depth image changed with ThicknessN at pixel %d: %g, %g", i, depth[i], depth2[i])
+		}
+	}
+}

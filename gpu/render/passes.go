@@ -35,6 +35,14 @@ type frameState struct {
 	mode     int32     // the render mode drawn: render.mode, or DrawAs's
 }
 
+// thickN is how many particles the thickness and tint passes add up: all, or Particles.ThicknessN.
+func (f *frameState) thickN() int {
+	if f.p.ThicknessN > 0 {
+		return min(f.p.ThicknessN, f.n)
+	}
+	return f.n
+}
+
 // fluidLook is how a frame draws the particles: render.mode, except that a frame without particles draws none and
 // one whose surface targets could not be made draws spheres.
 type fluidLook int

@@ -122,6 +122,10 @@ type Particles struct {
 	// larger numbers take the last.
 	Material *glh.Buffer
 	Palette  [][3]float32
+	// ThicknessN, when positive, is how many of the particles (the first) the thickness and tint passes add up:
+	// an upsampled surface draws the physical particles first and then points that refine their surface, which
+	// shape the depth but would count the water near the surface several times over. 0 counts all.
+	ThicknessN int
 	// Mesh, when non-nil and not empty, is the fluid's surface as a closed triangle mesh (FrameBuffers.UploadMesh),
 	// which render.mode mesh draws in place of the splats.
 	Mesh *FluidMesh

@@ -102,7 +102,7 @@ func (r *Renderer) drawThickness(f *frameState) {
 		r.beginAdditiveSplat(t, f)
 		r.useSplatProgram(r.splatThickProg, f, true)
 		r.splatThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
-		gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+		gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.thickN()))
 	}
 
 	// blur: thick → blur along x, blur → thick along y
@@ -148,7 +148,7 @@ func (r *Renderer) drawTint(f *frameState) {
 	r.useSplatProgram(prog, f, true)
 	r.setColorUniforms(prog, f)
 	prog.SetInt("uColorMode", ColorWater) // the fluid's own colour, whatever render.color shows
-	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.thickN()))
 }
 
 // smoothingOn says whether render.smoothing does anything this frame.
