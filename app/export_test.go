@@ -16,6 +16,20 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
+// readSidecar reads and decodes the export sidecar in dir.
+func readSidecar(t testing.TB, dir string) export.Sidecar {
+	t.Helper()
+	var car export.Sidecar
+	data, err := os.ReadFile(filepath.Join(dir, SidecarName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &car); err != nil {
+		t.Fatalf("%s: %v", SidecarName, err)
+	}
+	return car
+}
+
 // `slosh export` writes one readable PLY per frame with the frame's particles, and a sidecar that lists them with
 // the scene and parameters; an unwritable folder is a clear error.
 func TestExportWritesFramesAndSidecar(t *testing.T) {
@@ -24,14 +38,7 @@ func TestExportWritesFramesAndSidecar(t *testing.T) {
 	if err := Export(o); err != nil {
 		t.Fatal(err)
 	}
-	var car export.Sidecar
-	data, err := os.ReadFile(filepath.Join(dir, SidecarName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &car); err != nil {
-		t.Fatal(err)
-	}
+	car := readSidecar(t, dir)
 	if car.Frames != 3 || len(car.Files) != 3 || car.Mode != "pbf-cpu" || car.Params["pbf.particles"] == nil {
 		t.Fatalf("sidecar: %d frames, files %v, mode %s, params %d", car.Frames, car.Files, car.Mode, len(car.Params))
 	}
@@ -106,14 +113,7 @@ func TestExportMeshes(t *testing.T) {
 	if err := Export(o); err != nil {
 		t.Fatal(err)
 	}
-	var car export.Sidecar
-	data, err := os.ReadFile(filepath.Join(dir, SidecarName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &car); err != nil {
-		t.Fatal(err)
-	}
+	car := readSidecar(t, dir)
 	if car.MeshFormat != "obj" || len(car.Meshes) != 20 || len(car.BodyMeshes) != 10 || len(car.BodyMeshes[3]) != 20 ||
 		string(car.MeshParams["mesh.smooth"]) != "0" {
 		t.Fatalf("sidecar: format %q, meshes %v, body meshes %v, mesh params %v", car.MeshFormat, car.Meshes, car.BodyMeshes, car.MeshParams)

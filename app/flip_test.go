@@ -2,16 +2,13 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim"
-	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/flip"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/savefile"
@@ -70,13 +67,9 @@ func TestFlipHeadless(t *testing.T) {
 	if err := Export(ExportOptions{Options: Options{Scene: "obstacles", Mode: flip.Name, Particles: 4000, Stderr: io.Discard}, Frames: 3, Out: cache, Stdout: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	var car export.Sidecar
-	data, err := os.ReadFile(filepath.Join(cache, SidecarName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &car); err != nil || car.Mode != flip.Name || len(car.Files) != 3 {
-		t.Fatalf("the sidecar: mode %q, %d files, %v", car.Mode, len(car.Files), err)
+	car := readSidecar(t, cache)
+	if car.Mode != flip.Name || len(car.Files) != 3 {
+		t.Fatalf("the sidecar: mode %q, %d files", car.Mode, len(car.Files))
 	}
 
 	clip := filepath.Join(dir, "clip.mp4")

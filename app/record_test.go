@@ -417,11 +417,7 @@ func TestViewerExport(t *testing.T) {
 	if v.status.isErr || !strings.Contains(v.status.msg, "exported") {
 		t.Fatalf("status %q", v.status.msg)
 	}
-	var car export.Sidecar
-	b, err := os.ReadFile(filepath.Join(dir, SidecarName))
-	if err != nil || json.Unmarshal(b, &car) != nil {
-		t.Fatalf("sidecar: %v", err)
-	}
+	car := readSidecar(t, dir)
 	if car.Frames < 6 || len(car.Files) != car.Frames {
 		t.Fatalf("sidecar: %d frames, %d files", car.Frames, len(car.Files))
 	}

@@ -2,15 +2,12 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/gpu/gltest"
-	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/sph"
@@ -116,13 +113,9 @@ func TestSPHHeadless(t *testing.T) {
 	if err := Export(ExportOptions{Options: Options{Scene: "obstacles", Mode: sph.Name, Particles: 3000, Stderr: io.Discard}, Frames: 3, Out: cache, Stdout: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	var car export.Sidecar
-	data, err := os.ReadFile(filepath.Join(cache, SidecarName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &car); err != nil || car.Mode != sph.Name || len(car.Files) != 3 {
-		t.Fatalf("the sidecar: mode %q, %d files, %v", car.Mode, len(car.Files), err)
+	car := readSidecar(t, cache)
+	if car.Mode != sph.Name || len(car.Files) != 3 {
+		t.Fatalf("the sidecar: mode %q, %d files", car.Mode, len(car.Files))
 	}
 
 	out.Reset()

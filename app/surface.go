@@ -71,7 +71,6 @@ type surfacer struct {
 	// views made on this thread: for one-off pictures, and the GPU mode's meshes and upsampled surfaces
 	views frameViews
 	out   viewOut
-	frame sim.Frame           // the GPU mode's particles, read back
 	bufs  render.FrameBuffers // where they are uploaded
 	made  struct {
 		src     any
@@ -160,7 +159,7 @@ func (s *surfacer) particles(drv driver, rend *render.Renderer, sc *scene.Scene)
 		}
 	} else if j.mesh || j.upsample {
 		var err error
-		p, err = s.viewsHere(p, drv, drv.Version(), j, func(f *sim.Frame) *sim.Frame { return drv.PickFrame() })
+		p, err = s.viewsHere(p, drv, drv.Version(), j, drv.PickFrame)
 		if err != nil {
 			return p, err
 		}
@@ -181,16 +180,16 @@ func (s *surfacer) kernelsFor(p render.Particles, src any, version uint64, rend 
 	return s.onGPU(p, src, version, lo, hi)
 }
 
-// viewsHere makes j's mesh or upsampled surface on this thread from the frame read returns, uploads them into the
-// surfacer's buffers, and keeps the result while src's particles (version) and j stay the same. p is what the
-// frame's particles are drawn from (a mesh is drawn beside them).
-func (s *surfacer) viewsHere(p render.Particles, src any, version uint64, j viewJob, read func(*sim.Frame) *sim.Frame) (render.Particles, error) {
+// viewsHere makes j's mesh or upsampled surface on this thread from the frame read returns (a read-back of the
+// GPU's particles), uploads them into the surfacer's buffers, and keeps the result while src's particles (version)
+// and j stay the same. p is what the frame's particles are drawn from (a mesh is drawn beside them).
+func (s *surfacer) viewsHere(p render.Particles, src any, version uint64, j viewJob, read func() *sim.Frame) (render.Particles, error) {
 	m := &s.made
 	if m.src == src && m.version == version && m.job == j {
 		return m.p, nil
 	}
 	m.src = nil
-	f := read(&s.frame)
+	f := read()
 	if f == nil || f.N == 0 {
 		return p, nil
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/internal/testenv"
-	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/mesh"
 )
 
@@ -70,10 +68,7 @@ func TestViewerMeshes(t *testing.T) {
 	frames(t, v, "exported frames", func() bool { return v.export.frames() >= 3 })
 	v.toggleExport()
 	frames(t, v, "the sidecar", func() bool { return len(v.exported) == 0 })
-	var car export.Sidecar
-	if b, err := os.ReadFile(filepath.Join(dir, SidecarName)); err != nil || json.Unmarshal(b, &car) != nil {
-		t.Fatalf("sidecar: %v", err)
-	}
+	car := readSidecar(t, dir)
 	if car.MeshFormat != "ply" || len(car.Meshes) != car.Frames || len(car.BodyMeshes) != 10 || len(car.BodyMeshes[9]) != car.Frames {
 		t.Fatalf("sidecar: %d frames, format %q, meshes %v, %d bodies' meshes", car.Frames, car.MeshFormat, car.Meshes, len(car.BodyMeshes))
 	}

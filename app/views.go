@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim"
 	csurface "github.com/slosh/slosh/sim/surface"
 	"github.com/slosh/slosh/sim/surface/field"
@@ -67,7 +68,7 @@ func (v *frameViews) compute(job viewJob, f *sim.Frame, out *viewOut) error {
 		if v.aniso == nil {
 			v.aniso = csurface.NewAnisotropy()
 		}
-		out.Ellipsoids = growSlice(out.Ellipsoids, f.N)
+		out.Ellipsoids = grow.Resize(out.Ellipsoids, f.N)
 		v.aniso.Cfg = job.kcfg
 		if err := v.aniso.Compute(out.Ellipsoids, f.Pos[:f.N], f.Radius, job.lo, job.hi); err != nil {
 			out.Ellipsoids = out.Ellipsoids[:0]
@@ -126,7 +127,7 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 	up.Radius, up.Time, up.Steps = f.Radius, f.Time, f.Steps
 	up.Bodies = append(up.Bodies[:0], f.Bodies...)
 	up.Body, up.Material, up.Palette = nil, nil, nil
-	out.UpKernels = growSlice(out.UpKernels, n)
+	out.UpKernels = grow.Resize(out.UpKernels, n)
 	const inBulk = 1e4 // a neighbour count no spray threshold reaches: refined points are surface, never spray
 	put := func(k int, x [3]float32, r float32) {
 		up.Pos[k] = [4]float32{x[0], x[1], x[2], 0}
@@ -170,12 +171,4 @@ func uploadView(bufs *render.FrameBuffers, f *sim.Frame, out *viewOut) (render.P
 		p, err = bufs.UploadMesh(p, out.Mesh)
 	}
 	return p, err
-}
-
-// growSlice returns s with length n, reallocated only when its capacity is short.
-func growSlice[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
 }

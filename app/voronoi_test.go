@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -196,13 +195,9 @@ func TestVoronoiHeadless(t *testing.T) {
 	if err := Export(ExportOptions{Options: Options{Scene: "obstacles", Mode: voronoi.Name, Particles: 800, Stderr: io.Discard}, Frames: 2, Out: cache, Stdout: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	var car export.Sidecar
-	data, err := os.ReadFile(filepath.Join(cache, SidecarName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &car); err != nil || car.Mode != voronoi.Name || len(car.Files) != 2 {
-		t.Fatalf("the sidecar: mode %q, %d files, %v", car.Mode, len(car.Files), err)
+	car := readSidecar(t, cache)
+	if car.Mode != voronoi.Name || len(car.Files) != 2 {
+		t.Fatalf("the sidecar: mode %q, %d files", car.Mode, len(car.Files))
 	}
 	for _, name := range car.Files {
 		f, err := os.Open(filepath.Join(cache, name))
