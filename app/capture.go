@@ -177,7 +177,7 @@ func (v *viewer) saveMesh() {
 	go func() {
 		msg, err := writeFrameMeshes(base, format, frame, settings, shapes, comment)
 		if err != nil {
-			msg = fmt.Sprintf("mesh not saved: %v (set another folder with --captures)", err)
+			msg = fmt.Sprintf("mesh not saved: %v", err) // the error names the file, or the mesh.* setting at fault
 		}
 		v.meshDone <- captureResult{msg, err != nil}
 	}()
