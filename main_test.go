@@ -23,7 +23,6 @@ import (
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
-	csurface "github.com/slosh/slosh/sim/surface"
 )
 
 // slosh is the binary built once by TestMain; the tests run it as a user would.
@@ -300,11 +299,8 @@ func TestParamsListsWhatSetTakes(t *testing.T) {
 				listed[mm[1]] = true
 			}
 		}
-		surf := param.NewSet()
-		c := csurface.DefaultConfig()
-		c.Register(surf)
 		takes := map[string]bool{}
-		for _, set := range []*param.Set{m.Params(), surf, render.NewParams()} {
+		for _, set := range []*param.Set{m.Params(), app.SurfaceParams(), render.NewParams()} {
 			for _, name := range set.Names() {
 				takes[name] = true
 				if !listed[name] {

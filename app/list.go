@@ -62,7 +62,7 @@ func ListParams(w io.Writer, o Options) error {
 
 	fmt.Fprintln(w, "\nSurface parameters (every mode): the anisotropic kernels the surface and ellipsoids are drawn with, the\n"+
 		"mesh of render.mode mesh, Save mesh and export --mesh (mesh.*), and the upsampled surface (upsample.*).")
-	printParams(w, surfaceParams())
+	printParams(w, SurfaceParams())
 
 	fmt.Fprintln(w, "\nRender parameters (every mode).")
 	printParams(w, render.NewParams())

@@ -109,7 +109,7 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 	if err := st.configureRender(render.NewParams()); err != nil {
 		return nil, err
 	}
-	if err := st.configureSurface(surfaceParams()); err != nil {
+	if err := st.configureSurface(SurfaceParams()); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -85,8 +85,9 @@ type surfacer struct {
 	}
 }
 
-// surfaceParams returns the surface parameters with their defaults (no GL): for listing and checking --set.
-func surfaceParams() *param.Set {
+// SurfaceParams returns the surface's parameters (surface.*, mesh.*, upsample.*) with their defaults, without
+// GL: for listing and checking --set.
+func SurfaceParams() *param.Set {
 	vs := defaultViewSettings()
 	s := param.NewSet()
 	vs.register(s)
