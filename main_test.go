@@ -389,12 +389,17 @@ func TestBenchRender(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
-		kernels string // where the anisotropic kernels are computed
+		kernels string // where the anisotropic kernels (or the mesh, or the upsampled surface) are made
 		upload  bool   // whether the frame is uploaded (a CPU solver)
+		mode    string // render.mode
+		cpuWork string // the name of the CPU's work on the surface
 	}{
-		{"gpu solver", []string{"--mode", "pbf"}, "gpu", false},
-		{"cpu solver", []string{"--mode", "pbf-cpu"}, "gpu", true},
-		{"no compute shaders", []string{"--mode", "pbf-cpu", "--gl", "4.1"}, "cpu", true},
+		{"gpu solver", []string{"--mode", "pbf"}, "gpu", false, "surface", ""},
+		{"cpu solver", []string{"--mode", "pbf-cpu"}, "gpu", true, "surface", ""},
+		{"no compute shaders", []string{"--mode", "pbf-cpu", "--gl", "4.1"}, "cpu", true, "surface", "anisotropy (cpu)"},
+		{"mesh", []string{"--mode", "pbf-cpu", "--set", "render.mode=mesh"}, "cpu", true, "mesh", "mesh (cpu)"},
+		{"gpu solver, mesh", []string{"--mode", "pbf", "--set", "render.mode=mesh"}, "cpu", false, "mesh", "mesh (cpu)"},
+		{"upsampled", []string{"--mode", "pbf-cpu", "--set", "upsample.enabled=true"}, "cpu", true, "surface", "upsampling (cpu)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "bench.json")
@@ -435,7 +440,7 @@ func TestBenchRender(t *testing.T) {
 			if rr == nil {
 				t.Fatalf("the bench JSON has no render results:\n%s", data)
 			}
-			if rr.Width != 160 || rr.Height != 90 || rr.RenderMode != "surface" || rr.Frames != 2 || rr.PassSamples != 2 ||
+			if rr.Width != 160 || rr.Height != 90 || rr.RenderMode != tc.mode || rr.Frames != 2 || rr.PassSamples != 2 ||
 				rr.Kernels != tc.kernels || (rr.UploadMs > 0) != tc.upload || rr.UploadMs < 0 {
 				t.Errorf("render results:\n%s", data)
 			}
@@ -452,7 +457,7 @@ func TestBenchRender(t *testing.T) {
 					sum += ms
 				}
 			}
-			if len(rr.Surface) == 0 || tc.kernels == "cpu" && (len(rr.Surface) != 1 || rr.Surface[0].Name != "anisotropy (cpu)") {
+			if len(rr.Surface) == 0 || tc.kernels == "cpu" && (len(rr.Surface) != 1 || rr.Surface[0].Name != tc.cpuWork) {
 				t.Errorf("surface kernels' passes: %+v", rr.Surface)
 			}
 			// the renderer's passes, by the renderer's names, in its order, each once
@@ -482,7 +487,11 @@ func TestBenchRender(t *testing.T) {
 				math.Abs(rr.FPS*rr.FrameMs-1000) > 0.1 {
 				t.Errorf("wall times: steps %g, render %g, frame %g ms, %g fps", rr.StepsMs, rr.RenderMs, rr.FrameMs, rr.FPS)
 			}
-			for _, want := range []string{"render: 160×90", "frames/s", "anisotropy", "splat", "composite"} {
+			work := strings.TrimSuffix(tc.cpuWork, " (cpu)")
+			if work == "" {
+				work = "anisotropy"
+			}
+			for _, want := range []string{"render: 160×90", "frames/s", work, "splat", "composite"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("the bench table lacks %q:\n%s", want, r.stdout)
 				}

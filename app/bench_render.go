@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slosh/slosh/gpu/render"
@@ -23,11 +24,12 @@ type BenchRender struct {
 	// UploadMs is the wall time of copying a CPU solver's frame out and uploading it; 0 for a GPU solver, whose
 	// buffers are drawn in place.
 	UploadMs float64 `json:"upload_ms"`
-	// Kernels says where the anisotropic kernels were computed: "gpu" (gpu/surface), "cpu" (sim/surface, where
-	// there are no compute shaders), or "" when the render mode draws none.
+	// Kernels says where what the surface is drawn from was made: "gpu" (the anisotropic kernels of
+	// gpu/surface), "cpu" (the kernels of sim/surface where there are no compute shaders, a mesh for render.mode
+	// mesh, or the upsampled surface), or "" when the render mode needs none.
 	Kernels string `json:"kernels,omitempty"`
-	// Surface is the kernels' passes per frame: GPU milliseconds of gpu/surface's passes (timer queries), or the
-	// wall time of the CPU's as "anisotropy (cpu)".
+	// Surface is that work per frame: GPU milliseconds of gpu/surface's passes (timer queries), or the wall time of
+	// the CPU's as "anisotropy (cpu)", "mesh (cpu)" or "upsampling (cpu)".
 	Surface []BenchPass `json:"surface"`
 	// Passes is the renderer's passes per frame in GPU milliseconds (timer queries), in the order it runs them
 	// (render.PassNames); a pass that ran in only some frames counts 0 in the others.
@@ -87,6 +89,7 @@ type benchRender struct {
 	// the measured frames
 	frames                   int
 	wall, upload, cpuKernels time.Duration
+	cpuView                  string // what the CPU made for the pictures (viewJob.name)
 	gpuKernels, passes       passAverager
 	uploads, wantedKernels   bool
 	wantedKernelsOnGPU       bool
@@ -118,7 +121,9 @@ func (b *benchRender) draw(ss *session, sync func() error, measure bool) error {
 	}
 	uploaded := time.Now()
 	b.drawn++
-	wants := b.off.rend.WantsEllipsoids()
+	j := b.surf.job(b.off.rend, b.sc) // what once makes on the CPU (the side-by-side view is the window's alone)
+	j.mesh = j.mesh && b.off.rend.WantsMesh()
+	onGPU := b.surf.gpuKernels(b.off.rend, j)
 	if p, err = b.surf.once(p, ss.solver, &b.frame, b.drawn, &b.off.bufs, b.off.rend, b.sc); err != nil {
 		return err
 	}
@@ -136,14 +141,15 @@ func (b *benchRender) draw(ss *session, sync func() error, measure bool) error {
 		b.uploads = true
 		b.upload += uploaded.Sub(start)
 	}
-	if wants && p.N > 0 {
+	switch {
+	case p.N == 0:
+	case onGPU:
+		b.wantedKernels, b.wantedKernelsOnGPU = true, true
+		b.gpuKernels.add(b.surf.Timings()) // this frame's: the GPU has finished
+	case j != viewJob{}:
 		b.wantedKernels = true
-		if b.surf.gpu != nil {
-			b.wantedKernelsOnGPU = true
-			b.gpuKernels.add(b.surf.Timings()) // this frame's: the GPU has finished
-		} else {
-			b.cpuKernels += kernels.Sub(uploaded)
-		}
+		b.cpuView = j.name()
+		b.cpuKernels += kernels.Sub(uploaded)
 	}
 	if passes, ok := b.off.rend.Timings(); ok {
 		b.passes.add(passes)
@@ -177,7 +183,7 @@ func (b *benchRender) result(stepsWall time.Duration) *BenchRender {
 		r.Surface = b.gpuKernels.means()
 	case b.wantedKernels:
 		r.Kernels = "cpu"
-		r.Surface = []BenchPass{{Name: "anisotropy (cpu)", MeanMs: perFrame(b.cpuKernels)}}
+		r.Surface = []BenchPass{{Name: b.cpuView + " (cpu)", MeanMs: perFrame(b.cpuKernels)}}
 	}
 	r.Passes = b.passes.means()
 	order := render.PassNames()
@@ -217,7 +223,10 @@ func (b *benchRender) Delete() {
 
 func printBenchRender(w io.Writer, r *BenchRender) {
 	kernels := "no kernels (render.mode " + r.RenderMode + " draws none)"
-	if r.Kernels != "" {
+	switch {
+	case r.Kernels == "cpu" && len(r.Surface) == 1:
+		kernels = strings.TrimSuffix(r.Surface[0].Name, " (cpu)") + " on the cpu"
+	case r.Kernels != "":
 		kernels = "kernels on the " + r.Kernels
 	}
 	fmt.Fprintf(w, "render: %d×%d, render.mode %s, %s; %d frames, each finished before the next\n",

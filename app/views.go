@@ -31,6 +31,19 @@ type viewJob struct {
 	upCfg    upsample.Params
 }
 
+// name is what the job makes, for benchmarks: "mesh", "upsampling", "anisotropy" or "nothing".
+func (j viewJob) name() string {
+	switch {
+	case j.mesh:
+		return "mesh"
+	case j.upsample:
+		return "upsampling"
+	case j.kernels:
+		return "anisotropy"
+	}
+	return "nothing"
+}
+
 // viewOut is what frameViews made from one frame, for the GL thread to upload with it (uploadView).
 type viewOut struct {
 	// Ellipsoids are the frame's anisotropic kernels (viewJob.kernels), one per particle; empty otherwise.
