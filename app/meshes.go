@@ -104,7 +104,7 @@ type meshExport struct {
 func newMeshExport(format string, s field.Settings, set *param.Set) *meshExport {
 	params := map[string]json.RawMessage{}
 	for name, v := range set.Preset("").Params {
-		if prefixOf(name) == meshPrefix {
+		if prefixOf(name) == meshPrefix && name != splitParam { // how the window shows meshes is not how they are made
 			params[name] = v
 		}
 	}

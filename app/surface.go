@@ -33,6 +33,9 @@ type viewSettings struct {
 	split    bool // mesh.side_by_side: the window shows the splatted surface and the mesh side by side
 }
 
+// splitParam is the name of the side-by-side view's switch.
+const splitParam = "mesh.side_by_side"
+
 func defaultViewSettings() viewSettings {
 	return viewSettings{kernels: csurface.DefaultConfig(), mesh: field.DefaultSettings(), upsample: upsample.DefaultParams()}
 }
@@ -41,7 +44,7 @@ func defaultViewSettings() viewSettings {
 func (vs *viewSettings) register(s *param.Set) {
 	vs.kernels.Register(s)
 	vs.mesh.Register(s)
-	s.Bool(&vs.split, param.Spec{Name: "mesh.side_by_side", Label: "Splats | mesh side by side", Group: "Surface|Mesh",
+	s.Bool(&vs.split, param.Spec{Name: splitParam, Label: "Splats | mesh side by side", Group: "Surface|Mesh",
 		Desc: "The window shows the splatted surface on the left and the mesh of the same frame on the right (unless an A/B comparison runs)"})
 	s.Bool(&vs.upOn, param.Spec{Name: "upsample.enabled", Label: "Upsample the surface", Group: "Surface|Upsampling",
 		Desc: "Splat the surface as the interior particles and the surface particles refined into denser points (Solenthaler 2009, §6.2): sharper water from few particles"})
