@@ -24,7 +24,7 @@ func TestViewerMeshes(t *testing.T) {
 		p, err := v.surf.particles(v.drv, v.rend, v.sc)
 		return err == nil && p.Mesh.Triangles() > 0 && v.drv.Stats().Steps > 2
 	})
-	if pub := v.drv.(*cpuDriver).runner.Latest(); pub == nil || pub.View.Mesh == nil || len(pub.View.Ellipsoids) != 0 {
+	if pub := v.drv.(*cpuDriver).last; pub == nil || pub.View.Mesh == nil || len(pub.View.Ellipsoids) != 0 {
 		t.Fatal("the runner publishes no mesh, or kernels it does not need, in render.mode mesh")
 	} else if _, err := pub.View.Mesh.CheckClosed(); err != nil {
 		t.Fatalf("the published mesh: %v", err)
