@@ -104,9 +104,9 @@ func TestFluidMesh(t *testing.T) {
 	}
 	px := cam.Proj.Mul4x1(mgl32.Vec4{float32(mid[0]), float32(mid[1]), float32(mid[2]), 1})
 	cx, cy := int((px[0]/px[3]+1)/2*float32(tw)), int((1-px[1]/px[3])/2*float32(th))
-	got := float64(thick[cy*tw+cx]) / float64(r.set.thicknessScale)
+	got := float64(thick[cy*tw+cx]) / float64(r.set.thicknessScale) / meshThicknessFill
 	if math.Abs(got-2*radius) > 0.05*2*radius {
-		t.Errorf("thickness through the middle %.4f, want the diameter %.4f", got, 2*radius)
+		t.Errorf("thickness through the middle %.4f (unscaled), want the diameter %.4f", got, 2*radius)
 	}
 
 	// a smaller mesh reuses the buffers and draws only itself

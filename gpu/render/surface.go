@@ -1,6 +1,8 @@
 package render
 
 import (
+	"math"
+
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -17,6 +19,12 @@ const (
 	unitTint        = 4
 	surfaceTexUnits = 5
 )
+
+// meshThicknessFill scales the mesh's chords to what the splats would add up through the same water: spheres of
+// the particle radius on the particles' cubic lattice fill π/6 of it, so the splats' thickness is that fraction of
+// the water's depth, and render.thickness_scale is tuned to it. With it the meshed and the splatted surface have
+// the same colour depth side by side.
+const meshThicknessFill = math.Pi / 6
 
 // bindInstanceAttribs binds the instanced-attribute VAO of the ellipsoid and spray programs to f's particles:
 // position, velocity and density as for the impostors, and the four vec4s of each ellipsoid when there are any.
@@ -96,7 +104,7 @@ func (r *Renderer) drawThickness(f *frameState) {
 		passState{blend: true, additive: true}.apply()
 		r.meshThickProg.Use()
 		r.meshThickProg.SetMat4("uModel", mgl32.Ident4())
-		r.meshThickProg.SetFloat("uThicknessScale", r.set.thicknessScale)
+		r.meshThickProg.SetFloat("uThicknessScale", r.set.thicknessScale*meshThicknessFill)
 		f.p.Mesh.g.draw()
 	} else {
 		r.beginAdditiveSplat(t, f)
