@@ -166,7 +166,7 @@ func (c *clip) add(ss *session, bodies []scene.Shape) error {
 		return err
 	}
 	c.added++
-	if p, err = c.surf.once(p, ss.solver, &c.frame, uint64(c.added), &c.off.bufs, c.off.rend, c.sc); err != nil {
+	if p, err = c.surf.once(p, gpuReadBack(ss.solver), &c.frame, uint64(c.added), &c.off.bufs, c.off.rend, c.sc); err != nil {
 		return err
 	}
 	if !slices.Equal(bodies, c.bodies) {
@@ -217,8 +217,8 @@ func (c *clip) addAB(ss *session, pa render.Particles) error {
 	if err != nil {
 		return err
 	}
-	// B's frame is in twinFrame for a CPU pair; a GPU pair's B is drawn from its buffers (nil: nothing to read back)
-	if pb, err = c.twinSurf.once(pb, nil, &c.twinFrame, uint64(c.added), &c.twinBufs, c.off.rend, c.sc); err != nil {
+	// B's frame is in twinFrame for a CPU pair; a GPU pair's B is drawn from its buffers and read back when needed
+	if pb, err = c.twinSurf.once(pb, twinReadBack(ss.solver), &c.twinFrame, uint64(c.added), &c.twinBufs, c.off.rend, c.sc); err != nil {
 		return err
 	}
 	w, h := c.off.fb.W, c.off.fb.H

@@ -233,7 +233,7 @@ func Run(o RunOptions) error {
 	if err != nil {
 		return err
 	}
-	if p, err = surf.once(p, ss.solver, &frame, 0, &off.bufs, off.rend, st.sc); err != nil {
+	if p, err = surf.once(p, gpuReadBack(ss.solver), &frame, 0, &off.bufs, off.rend, st.sc); err != nil {
 		return err
 	}
 	off.rend.SetBodies(bodyShapes(st.sc))

@@ -72,10 +72,11 @@ type surfacer struct {
 		lo, hi  [3]float32
 	}
 	// views made on this thread: for one-off pictures, and the GPU mode's meshes and upsampled surfaces
-	views frameViews
-	out   viewOut
-	bufs  render.FrameBuffers // where they are uploaded
-	made  struct {
+	views     frameViews
+	out       viewOut
+	bufs      render.FrameBuffers // where they are uploaded
+	twinFrame sim.Frame           // a GPU pair's B, read back (the twin's surfacer only)
+	made      struct {
 		src     any
 		version uint64
 		job     viewJob
@@ -214,13 +215,20 @@ func (s *surfacer) viewsHere(p render.Particles, src any, version uint64, j view
 
 // twin returns what to draw for the second simulation of an A/B comparison. The twin has a surfacer of its own
 // (its caches are the twin's), configured like the window's; for CPU modes the runner makes the twin's views with
-// A's, as the window's surfacer asked it to. A GPU pair's B is drawn from its buffers as they are, with GPU
-// kernels: its mesh and upsampled surface would need a read-back of B that the pair does not offer.
+// A's, as the window's surfacer asked it to; for a GPU pair they are made here from a read-back of B.
 func (s *surfacer) twin(drv driver, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
 	p, _, _ := drv.Twin()
 	j := s.job(rend, sc)
-	if _, ok := drv.(*cpuDriver); !ok {
-		j = viewJob{}
+	if gd, ok := drv.(*gpuDriver); ok && (j.mesh || j.upsample) {
+		read := twinReadBack(gd.s)
+		if read == nil {
+			return s.kernelsFor(p, drv, drv.Version(), rend, viewJob{}, sc)
+		}
+		var err error
+		p, err = s.viewsHere(p, drv, drv.Version(), j, func() *sim.Frame { read(&s.twinFrame); return &s.twinFrame })
+		if err != nil {
+			return p, err
+		}
 	}
 	return s.kernelsFor(p, drv, drv.Version(), rend, j, sc)
 }
@@ -247,9 +255,10 @@ func (s *surfacer) onGPU(p render.Particles, src any, version uint64, lo, hi [3]
 
 // once gives a picture outside the window (a screenshot, a clip's frame) what rend's mode needs: kernels on the GPU
 // when it can, else made on the CPU, or a mesh, or the upsampled surface, uploaded into bufs. p was uploaded from
-// frame, or for a GPU solver is its own buffers (src reads them back into frame when the CPU needs them). version
-// numbers the pictures of one sequence: the GPU kernels are computed again when it changes.
-func (s *surfacer) once(p render.Particles, src sim.Solver, frame *sim.Frame, version uint64, bufs *render.FrameBuffers, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
+// frame, or is a GPU solver's own buffers: then readBack (gpuReadBack) fills frame from them when the CPU needs
+// the particles, and is nil otherwise. version numbers the pictures of one sequence: the GPU kernels are computed
+// again when it changes.
+func (s *surfacer) once(p render.Particles, readBack func(*sim.Frame), frame *sim.Frame, version uint64, bufs *render.FrameBuffers, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
 	split := s.cfg.split
 	s.cfg.split = false // the side-by-side view is the window's: a picture is drawn in render.mode
 	defer func() { s.cfg.split = split }()
@@ -264,8 +273,8 @@ func (s *surfacer) once(p render.Particles, src sim.Solver, frame *sim.Frame, ve
 	if j == (viewJob{}) {
 		return p, nil
 	}
-	if _, ok := src.(gpuSolver); ok {
-		src.Frame(frame)
+	if readBack != nil {
+		readBack(frame)
 	}
 	if frame.N == 0 {
 		return p, nil
@@ -275,12 +284,28 @@ func (s *surfacer) once(p render.Particles, src sim.Solver, frame *sim.Frame, ve
 	if uerr != nil {
 		return p, uerr
 	}
-	if s.out.Up.N == 0 && s.out.Mesh != nil {
-		if _, ok := src.(gpuSolver); ok {
-			q.Pos, q.Vel, q.Rho, q.Ellipsoids = p.Pos, p.Vel, p.Rho, nil // the solver's own particles beside the mesh
-		}
+	if s.out.Up.N == 0 && s.out.Mesh != nil && readBack != nil {
+		q.Pos, q.Vel, q.Rho, q.Ellipsoids = p.Pos, p.Vel, p.Rho, nil // the solver's own particles beside the mesh
 	}
 	return q, err
+}
+
+// gpuReadBack is what once reads a solver's particles back with: its Frame for a GPU solver (whose particles are
+// drawn from its own buffers), nil for a CPU solver (its frame was uploaded from the Frame once is given).
+func gpuReadBack(s sim.Solver) func(*sim.Frame) {
+	if _, ok := s.(gpuSolver); ok {
+		return s.Frame
+	}
+	return nil
+}
+
+// twinReadBack is gpuReadBack for an A/B pair's B: its TwinFrame when B is drawn from a GPU solver's buffers.
+func twinReadBack(s sim.Solver) func(*sim.Frame) {
+	ts, ok := s.(twinSolver)
+	if _, gpu := s.(interface{ TwinParticles() render.Particles }); !ok || !gpu {
+		return nil
+	}
+	return ts.TwinFrame
 }
 
 // Timings are the GPU milliseconds of the last kernels' computation, when they have arrived.

@@ -10,6 +10,7 @@ import (
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/internal/testenv"
 	"github.com/slosh/slosh/sim/mesh"
+	"github.com/slosh/slosh/ui"
 )
 
 // In the window, render.mode mesh draws a closed mesh of the fluid made from each frame (by the runner for a CPU
@@ -131,4 +132,17 @@ func TestViewerMeshGPU(t *testing.T) {
 	if v.surf.out.Mesh != m || m == nil {
 		t.Error("the same frame was meshed twice")
 	}
+
+	// an A/B pair of the GPU mode meshes B from a read-back of B's buffers, into B's own mesh
+	v.drv.SetPaused(false)
+	v.fillModel()
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, ToggleAB: true})
+	if _, ok := v.drv.(*gpuDriver); !ok || !v.ab.on {
+		t.Fatalf("A/B of the GPU mode: on %v, status %q", v.ab.on, v.status.msg)
+	}
+	frames(t, v, "both GPU halves meshed", func() bool {
+		pa, erra := v.surf.particles(v.drv, v.rend, v.sc)
+		pb, errb := v.ab.surf.twin(v.drv, v.rend, v.sc)
+		return erra == nil && errb == nil && pa.Mesh.Triangles() > 0 && pb.Mesh.Triangles() > 0 && pa.Mesh != pb.Mesh
+	})
 }
