@@ -7,24 +7,26 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// Tessellation of the curved obstacles: segments around an axis, rings from pole to pole.
+// Tessellation of the curved shapes: segments around an axis, rings from pole to pole.
 const (
 	meshSegments = 32
 	meshRings    = 16
 )
 
+// add appends a vertex at p with normal n and returns its index.
 func (m *Mesh) add(p, n scene.Vec3) int32 {
 	m.Positions = append(m.Positions, [3]float32{float32(p[0]), float32(p[1]), float32(p[2])})
 	m.Normals = append(m.Normals, [3]float32{float32(n[0]), float32(n[1]), float32(n[2])})
 	return int32(len(m.Positions) - 1)
 }
 
+// tri appends the triangle a-b-c (counter-clockwise from outside).
 func (m *Mesh) tri(a, b, c int32) { m.Triangles = append(m.Triangles, [3]int32{a, b, c}) }
 
 // quad adds the quad a-b-c-d (counter-clockwise from outside) as two triangles.
 func (m *Mesh) quad(a, b, c, d int32) { m.tri(a, b, c); m.tri(a, c, d) }
 
-// frame places local geometry in the world: p ↦ R·p + origin, n ↦ R·n.
+// frame3 places local geometry in the world: p ↦ R·p + origin, n ↦ R·n.
 type frame3 struct {
 	r      scene.Mat3
 	origin scene.Vec3
