@@ -374,17 +374,24 @@ func TestBenchWritesJSON(t *testing.T) {
 	}
 }
 
-// TestBenchRender runs `slosh bench --render` on a tiny scene in each way a frame can be drawn — a GPU solver's own
-// buffers with kernels from gpu/surface, a CPU solver's uploaded frame, and the kernels on the CPU without compute
-// shaders — and checks that the JSON and the table hold each pass of the renderer, by its name, with a time. It
-// needs a display (make test provides Xvfb).
-func TestBenchRender(t *testing.T) {
+// needDisplay skips a test that opens a window when there is no display, and fails it instead where GL tests are
+// required (SLOSH_REQUIRE_GL=1, which make test sets, or CI).
+func needDisplay(t *testing.T) {
+	t.Helper()
 	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		if glh.RequireGL() {
 			t.Fatal("GL tests are required here (SLOSH_REQUIRE_GL=1 or CI) but there is no display")
 		}
 		t.Skip("no display")
 	}
+}
+
+// TestBenchRender runs `slosh bench --render` on a tiny scene in each way a frame can be drawn — a GPU solver's own
+// buffers with kernels from gpu/surface, a CPU solver's uploaded frame, the kernels on the CPU without compute
+// shaders, and the mesh or the upsampled surface made on the CPU — and checks that the JSON and the table hold
+// each pass of the renderer, by its name, with a time. It needs a display (make test provides Xvfb).
+func TestBenchRender(t *testing.T) {
+	needDisplay(t)
 	tiny := writeFile(t, "tiny.json", sceneWith("")) // 500 particles
 	for _, tc := range []struct {
 		name    string
@@ -503,12 +510,7 @@ func TestBenchRender(t *testing.T) {
 // TestGL41FallsBackToCPU caps the context at OpenGL 4.1 and asks for the GPU mode: slosh must say once why it
 // runs pbf-cpu instead, and still render the screenshot. It needs a display (make test provides Xvfb).
 func TestGL41FallsBackToCPU(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		if glh.RequireGL() {
-			t.Fatal("GL tests are required here (SLOSH_REQUIRE_GL=1 or CI) but there is no display")
-		}
-		t.Skip("no display")
-	}
+	needDisplay(t)
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	r := runSlosh(t, nil, "run", "--gl", "4.1", "--mode", "pbf", "--scene", "pool", "--particles", "800", "--frames", "2",
 		"--screenshot", shot, "--width", "160", "--height", "120")
