@@ -121,8 +121,7 @@ func (b *benchRender) draw(ss *session, sync func() error, measure bool) error {
 	}
 	uploaded := time.Now()
 	b.drawn++
-	j := b.surf.job(b.off.rend, b.sc) // what once makes on the CPU (the side-by-side view is the window's alone)
-	j.mesh = j.mesh && b.off.rend.WantsMesh()
+	j := b.surf.job(b.off.rend, b.sc, false) // what once makes on the CPU
 	onGPU := b.surf.gpuKernels(b.off.rend, j)
 	if p, err = b.surf.once(p, gpuReadBack(ss.solver), &b.frame, b.drawn, &b.off.bufs, b.off.rend, b.sc); err != nil {
 		return err

@@ -21,7 +21,8 @@ import (
 // mesh capture and render.mode mesh use it; it keeps its scratch between frames and is not safe for concurrent use.
 type frameMesher struct {
 	mesher *field.Mesher
-	pos    [][4]float32
+	pos    [][4]float32 // the fluid particles of a frame with bodies
+	ids    []uint32
 	// the bodies' shapes tessellated where the scene placed them, and the shapes they were made from
 	rest   []*trimesh.Mesh
 	shapes []scene.Shape
@@ -38,18 +39,29 @@ func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, fi
 	if err != nil {
 		return nil, field.Stats{}, fmt.Errorf("mesh: %w", err)
 	}
-	m.pos = m.pos[:0]
-	for i, p := range f.Pos[:f.N] {
-		if len(f.Body) > i && f.Body[i] >= 0 {
-			continue // a rigid body's particle: the body is meshed from its shape
-		}
-		m.pos = append(m.pos, p)
-	}
-	mesh, st, err := m.mesher.Mesh(m.pos, cfg)
+	pos, _ := fluidOnly(f, &m.pos, &m.ids)
+	mesh, st, err := m.mesher.Mesh(pos, cfg)
 	if err != nil {
 		return nil, st, fmt.Errorf("mesh: %w (mesh.cell is the grid's Cell, in particle spacings)", err)
 	}
 	return mesh, st, nil
+}
+
+// fluidOnly is f's fluid particles' positions and ids: f's own arrays without rigid bodies, else copies into *pos
+// and *ids without the bodies' particles (their shapes are meshed and drawn instead).
+func fluidOnly(f *sim.Frame, pos *[][4]float32, ids *[]uint32) ([][4]float32, []uint32) {
+	if f.Body == nil {
+		return f.Pos[:f.N], f.ID[:f.N]
+	}
+	*pos, *ids = (*pos)[:0], (*ids)[:0]
+	for i, p := range f.Pos[:f.N] {
+		if i < len(f.Body) && f.Body[i] >= 0 {
+			continue
+		}
+		*pos = append(*pos, p)
+		*ids = append(*ids, f.ID[i])
+	}
+	return *pos, *ids
 }
 
 // bodies returns each rigid body's shape (shapes, in the solver's order) tessellated at its pose in poses. The

@@ -125,12 +125,12 @@ func domainOf(sc *scene.Scene) (lo, hi [3]float32) {
 }
 
 // job is what the renderer's mode needs made on the CPU for sc: a mesh (render.mode mesh, or the side-by-side
-// view), else the upsampled surface (upsample.enabled, in a mode that splats); and the kernels when they are
-// needed and compute shaders cannot make them.
-func (s *surfacer) job(rend *render.Renderer, sc *scene.Scene) viewJob {
-	var j viewJob
+// view when split, which only the window shows), else the upsampled surface (upsample.enabled, in a mode that
+// splats); and the kernels when they are needed and compute shaders cannot make them.
+func (s *surfacer) job(rend *render.Renderer, sc *scene.Scene, split bool) viewJob {
+	j := viewJob{split: split}
 	switch {
-	case rend.WantsMesh() || s.cfg.split:
+	case rend.WantsMesh() || split:
 		j.mesh, j.meshCfg = true, s.cfg.mesh
 	case s.cfg.upOn && rend.WantsEllipsoids():
 		j.upsample, j.upCfg = true, s.cfg.upsample
@@ -145,7 +145,7 @@ func (s *surfacer) job(rend *render.Renderer, sc *scene.Scene) viewJob {
 // needKernels says whether the particles are splatted with their anisotropic kernels: the mode splats (or the
 // side-by-side view's left half does), and neither a mesh nor upsampled points take their place.
 func (s *surfacer) needKernels(rend *render.Renderer, j viewJob) bool {
-	return s.cfg.split || rend.WantsEllipsoids() && !rend.WantsMesh() && !j.upsample
+	return j.split || rend.WantsEllipsoids() && !rend.WantsMesh() && !j.upsample
 }
 
 // gpuKernels says whether the kernels come from gpu/surface.
@@ -155,7 +155,7 @@ func (s *surfacer) gpuKernels(rend *render.Renderer, j viewJob) bool {
 
 // particles returns what to draw for the driver's newest frame as rend's mode wants it.
 func (s *surfacer) particles(drv driver, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
-	j := s.job(rend, sc)
+	j := s.job(rend, sc, s.cfg.split)
 	p := drv.Particles()
 	if cd, ok := drv.(*cpuDriver); ok {
 		if s.sent.drv != drv || s.sent.job != j {
@@ -199,13 +199,7 @@ func (s *surfacer) viewsHere(p render.Particles, src any, version uint64, j view
 		return p, nil
 	}
 	err := s.views.compute(j, f, &s.out)
-	var q render.Particles
-	var uerr error
-	if s.out.Up.N > 0 {
-		q, uerr = uploadView(&s.bufs, f, &s.out)
-	} else {
-		q, uerr = s.bufs.UploadMesh(p, s.out.Mesh)
-	}
+	q, uerr := attachView(&s.bufs, p, &s.out)
 	if uerr != nil {
 		return p, uerr
 	}
@@ -218,7 +212,7 @@ func (s *surfacer) viewsHere(p render.Particles, src any, version uint64, j view
 // A's, as the window's surfacer asked it to; for a GPU pair they are made here from a read-back of B.
 func (s *surfacer) twin(drv driver, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
 	p, _, _ := drv.Twin()
-	j := s.job(rend, sc)
+	j := s.job(rend, sc, false) // an A/B view has no side-by-side halves
 	if gd, ok := drv.(*gpuDriver); ok && (j.mesh || j.upsample) {
 		read := twinReadBack(gd.s)
 		if read == nil {
@@ -259,10 +253,7 @@ func (s *surfacer) onGPU(p render.Particles, src any, version uint64, lo, hi [3]
 // the particles, and is nil otherwise. version numbers the pictures of one sequence: the GPU kernels are computed
 // again when it changes.
 func (s *surfacer) once(p render.Particles, readBack func(*sim.Frame), frame *sim.Frame, version uint64, bufs *render.FrameBuffers, rend *render.Renderer, sc *scene.Scene) (render.Particles, error) {
-	split := s.cfg.split
-	s.cfg.split = false // the side-by-side view is the window's: a picture is drawn in render.mode
-	defer func() { s.cfg.split = split }()
-	j := s.job(rend, sc)
+	j := s.job(rend, sc, false) // the side-by-side view is the window's: a picture is drawn in render.mode
 	if s.gpuKernels(rend, j) {
 		lo, hi := domainOf(sc)
 		return s.onGPU(p, s, version, lo, hi)
@@ -280,12 +271,9 @@ func (s *surfacer) once(p render.Particles, readBack func(*sim.Frame), frame *si
 		return p, nil
 	}
 	err := s.views.compute(j, frame, &s.out)
-	q, uerr := uploadView(bufs, frame, &s.out)
+	q, uerr := attachView(bufs, p, &s.out)
 	if uerr != nil {
 		return p, uerr
-	}
-	if s.out.Up.N == 0 && s.out.Mesh != nil && readBack != nil {
-		q.Pos, q.Vel, q.Rho, q.Ellipsoids = p.Pos, p.Vel, p.Rho, nil // the solver's own particles beside the mesh
 	}
 	return q, err
 }

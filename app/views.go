@@ -29,6 +29,8 @@ type viewJob struct {
 	meshCfg  field.Settings
 	upsample bool
 	upCfg    upsample.Params
+	// split says the window shows the splatted surface and the mesh side by side: both kernels and a mesh
+	split bool
 }
 
 // name is what the job makes, for benchmarks: "mesh", "upsampling", "anisotropy" or "nothing".
@@ -77,7 +79,7 @@ func (v *frameViews) compute(job viewJob, f *sim.Frame, out *viewOut) error {
 	out.Ellipsoids = out.Ellipsoids[:0]
 	out.Mesh = nil
 	out.Up.N = 0
-	if job.kernels && !job.upsample && f.N > 0 {
+	if job.kernels && f.N > 0 {
 		if v.aniso == nil {
 			v.aniso = csurface.NewAnisotropy()
 		}
@@ -121,16 +123,9 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 	if v.up == nil {
 		v.up = upsample.New()
 	}
-	v.pos, v.ids = v.pos[:0], v.ids[:0]
-	for i := range f.N {
-		if len(f.Body) > i && f.Body[i] >= 0 {
-			continue
-		}
-		v.pos = append(v.pos, f.Pos[i])
-		v.ids = append(v.ids, f.ID[i])
-	}
+	pos, ids := fluidOnly(f, &v.pos, &v.ids)
 	spacing := 2 * float64(f.Radius)
-	pts, st, err := v.up.Update(v.pos, v.ids, len(v.pos), upsampleSupport*spacing, p.Config(upsample.DefaultConfig()))
+	pts, st, err := v.up.Update(pos, ids, len(pos), upsampleSupport*spacing, p.Config(upsample.DefaultConfig()))
 	if err != nil {
 		return fmt.Errorf("upsampling: %w", err)
 	}
@@ -154,7 +149,7 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 	}
 	k := 0
 	for _, i := range pts.Interior {
-		q := v.pos[i]
+		q := pos[i]
 		put(k, [3]float32{q[0], q[1], q[2]}, f.Radius)
 		k++
 	}
@@ -171,17 +166,36 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 
 // uploadView uploads f, or what out says to draw in its place, with out's kernels and mesh into bufs.
 func uploadView(bufs *render.FrameBuffers, f *sim.Frame, out *viewOut) (render.Particles, error) {
-	src, kernels, thick := f, out.Ellipsoids, 0
 	if out.Up.N > 0 {
-		src, kernels, thick = &out.Up, out.UpKernels, out.UpThick
+		return attachView(bufs, render.Particles{}, out) // the upsampled points replace f's particles
 	}
-	p, err := bufs.Upload(src)
-	if err == nil && len(kernels) == src.N && src.N > 0 {
-		p, err = bufs.UploadEllipsoids(p, kernels)
+	p, err := bufs.Upload(f)
+	if err != nil {
+		return p, err
 	}
-	p.ThicknessN = thick
-	if err == nil {
-		p, err = bufs.UploadMesh(p, out.Mesh)
+	return attachView(bufs, p, out)
+}
+
+// attachView gives p, a frame's particles as they are drawn (uploaded, or a GPU solver's own buffers), what out
+// made from the frame, uploading it into bufs: the upsampled points with their kernels in p's place, or p with
+// out's kernels and mesh.
+func attachView(bufs *render.FrameBuffers, p render.Particles, out *viewOut) (render.Particles, error) {
+	if out.Up.N > 0 {
+		q, err := bufs.Upload(&out.Up)
+		if err != nil {
+			return p, err
+		}
+		if q, err = bufs.UploadEllipsoids(q, out.UpKernels); err != nil {
+			return p, err
+		}
+		q.ThicknessN = out.UpThick
+		return q, nil
 	}
-	return p, err
+	if len(out.Ellipsoids) == p.N && p.N > 0 {
+		var err error
+		if p, err = bufs.UploadEllipsoids(p, out.Ellipsoids); err != nil {
+			return p, err
+		}
+	}
+	return bufs.UploadMesh(p, out.Mesh)
 }

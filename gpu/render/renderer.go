@@ -27,6 +27,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 
 	"github.com/slosh/slosh/gpu/glh"
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/shaders"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
@@ -569,6 +570,7 @@ type gpuMesh struct {
 	vao      *glh.VertexArray
 	vbo, ibo *glh.Buffer
 	count    int32
+	verts    []vertex // the interleaved vertices of the last upload
 }
 
 // upload puts m into the mesh's buffers, reusing them when they are large enough (a fluid mesh changes every
@@ -581,7 +583,8 @@ func (g *gpuMesh) upload(m *trimesh.Mesh) error {
 	if len(m.Normals) != len(m.Positions) {
 		return fmt.Errorf("a mesh of %d positions has %d normals", len(m.Positions), len(m.Normals))
 	}
-	verts := make([]vertex, len(m.Positions))
+	g.verts = grow.Resize(g.verts, len(m.Positions)) // kept: a fluid mesh comes every frame
+	verts := g.verts
 	for i := range verts {
 		verts[i] = vertex{m.Positions[i], m.Normals[i]}
 	}
