@@ -36,10 +36,9 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if fi != nil {
 		perm = fi.Mode().Perm()
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
+	tmp, err := CreateTemp(path)
 	if err != nil {
-		return Explain(path, err)
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -51,8 +50,28 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err := write(tmp); err != nil {
 		return err
 	}
+	return Commit(tmp, path, perm)
+}
+
+// CreateTemp makes a new, private temporary file for a write of path, in path's folder and named as RemoveStale
+// knows it (.NAME.NNN.tmp). The caller writes it and puts it in place with Commit, or removes it; the error
+// names path and says what to do (Explain).
+func CreateTemp(path string) (*os.File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(filepath.Base(path)))
+	if err != nil {
+		return nil, Explain(path, err)
+	}
+	return tmp, nil
+}
+
+// Commit puts tmp, a file CreateTemp made for path and now written, in place of path: it gives it permissions
+// perm, syncs and closes it and renames it over whatever is at path (the directory entry is replaced, never
+// written through). On an error tmp is closed and left where it is, for the caller to remove; the error is the
+// system's (wrap it with Explain).
+func Commit(tmp *os.File, path string, perm fs.FileMode) error {
 	_ = tmp.Chmod(perm) // best effort: CreateTemp made it private; some file systems have no modes
 	if err := tmp.Sync(); err != nil {
+		tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {
@@ -61,7 +80,7 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	syncDir(dir)
+	syncDir(filepath.Dir(path))
 	return nil
 }
 
