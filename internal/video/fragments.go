@@ -27,7 +27,11 @@ func PlayableFrames(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	size := fi.Size()
+	return playableIn(f, fi.Size(), path)
+}
+
+// playableIn is PlayableFrames for the size bytes of f; path names them in errors.
+func playableIn(f io.ReaderAt, size int64, path string) (int, error) {
 	frames, pending, moof := 0, 0, false // pending: the frames of the moof just read, counted once its mdat is whole
 	for off := int64(0); ; {
 		typ, start, end, err := boxAt(f, off, size)

@@ -66,7 +66,7 @@ type gifWriter struct {
 }
 
 func createGIF(path string, o Options) (*gifWriter, error) {
-	if err := checkTarget(path); err != nil {
+	if _, err := checkTarget(path); err != nil {
 		return nil, err
 	}
 	q := gifQualities[o.Quality]

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/slosh/slosh/internal/atomicfile"
 )
 
 // ErrNoFFmpeg is wrapped by Create's error for an MP4 when there is no usable ffmpeg: none in PATH, the program
@@ -34,9 +37,14 @@ const (
 )
 
 // mp4Writer pipes raw frames into an ffmpeg process that encodes them with libx264 into a fragmented MP4.
+//
+// ffmpeg never opens a path: it writes the MP4 to its standard output, which is a file this writer opened
+// itself (see openOutput), so that a symbolic link, a pipe or a device put at the path cannot make it write
+// anywhere else.
 type mp4Writer struct {
 	path    string
-	before  os.FileInfo // the file that was at path before the recording, or nil
+	out     *os.File    // the file ffmpeg writes: path itself, made by this recording, or a temporary file beside it
+	replace fs.FileInfo // when out is a temporary file: the file at path that it replaces once it holds a frame
 	cmd     *exec.Cmd
 	stdin   *os.File    // the frames go here
 	stderr  *tailBuffer // ffmpeg's messages, the last few KB
@@ -53,37 +61,46 @@ type mp4Writer struct {
 
 	closed   bool
 	closeErr error
-	saved    int // frames in the finished file, read back from it by Close
+
+	// settle's result: once ffmpeg has exited, the frames in the output's complete fragments, where the output
+	// went, and why it went nowhere
+	settled              bool
+	saved                int
+	settleErr, commitErr error
 }
 
-// createMP4 starts ffmpeg, writing straight to path: a recording cut short by a crash or a full disk keeps every
-// complete fragment (one per keyframe, at least one a second) and plays up to there.
+// createMP4 starts ffmpeg, writing into a file of our own (openOutput): a recording cut short by a crash or a full
+// disk keeps every complete fragment (one per keyframe, at least one a second) and plays up to there.
 func createMP4(path string, o Options) (*mp4Writer, error) {
-	if err := checkTarget(path); err != nil {
+	there, err := checkTarget(path)
+	if err != nil {
 		return nil, err
-	}
-	before, statErr := os.Stat(path)
-	if statErr != nil {
-		before = nil
 	}
 	prog, err := findFFmpeg(o.FFmpeg)
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", path, err)
 	}
+	m := &mp4Writer{path: path, stderr: newTailBuffer(4096), exited: make(chan struct{}),
+		fps: o.FPS, finishWait: finishTimeout, exitWait: exitTimeout}
+	if m.out, m.replace, err = openOutput(path, there); err != nil {
+		return nil, err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		m.discard()
 		return nil, fmt.Errorf("recording %s: a pipe to ffmpeg: %w", path, err)
 	}
-	m := &mp4Writer{path: path, before: before, stdin: w, stderr: newTailBuffer(4096), exited: make(chan struct{}),
-		fps: o.FPS, finishWait: finishTimeout, exitWait: exitTimeout}
-	m.cmd = exec.Command(prog, ffmpegArgs(path, o)...)
+	m.stdin = w
+	m.cmd = exec.Command(prog, ffmpegArgs(o)...)
 	m.cmd.Stdin = r
+	m.cmd.Stdout = m.out // ffmpeg's output is the file we opened, and nothing else
 	m.cmd.Stderr = m.stderr
 	m.cmd.WaitDelay = exitTimeout // a child of ffmpeg holding its stderr open must not hang Wait
 	err = m.cmd.Start()
 	r.Close() // ffmpeg has its own copy; ours would keep the pipe open after ffmpeg dies
 	if err != nil {
 		w.Close()
+		m.discard()
 		return nil, fmt.Errorf("recording %s: starting %s: %w (%w)", path, prog, ErrNoFFmpeg, err)
 	}
 	go func() {
@@ -94,8 +111,42 @@ func createMP4(path string, o Options) (*mp4Writer, error) {
 	return m, nil
 }
 
-// ffmpegArgs is ffmpeg's command line for a recording at path: raw RGBA frames on stdin, H.264 out.
-func ffmpegArgs(path string, o Options) []string {
+// openOutput opens the file ffmpeg is to write for a recording at path, where checkTarget found there (nil:
+// nothing). Only files made here are opened, so nothing at the path is ever written through:
+//
+//   - with nothing at path, path itself, made with O_CREATE|O_EXCL, which fails on anything that is there by
+//     then, a symbolic link (even a dangling one), a pipe or a device included, and opens nothing of it;
+//   - with a regular file at path, a new temporary file beside it (atomicfile.CreateTemp), which takes its place
+//     once it holds a frame (settle): a recording that gets no frame, or whose ffmpeg dies before writing one,
+//     leaves the file that was there as it was.
+//
+// Anything else at path, or put there since checkTarget looked, is refused with atomicfile.Check's message.
+func openOutput(path string, there fs.FileInfo) (out *os.File, replace fs.FileInfo, err error) {
+	if there == nil {
+		out, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return out, nil, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, nil, atomicfile.Explain(path, err)
+		}
+		// something was put at path since checkTarget looked: a link or a pipe is refused, a file replaced
+		if there, err = atomicfile.Check(path); err != nil {
+			return nil, nil, err
+		}
+		if there == nil {
+			return nil, nil, fmt.Errorf("recording %s: a file appeared and went at that name while the recording started: try again", path)
+		}
+	}
+	if out, err = atomicfile.CreateTemp(path); err != nil {
+		return nil, nil, err
+	}
+	return out, there, nil
+}
+
+// ffmpegArgs is ffmpeg's command line for a recording: raw RGBA frames on stdin, a fragmented H.264 MP4 on
+// stdout. No path is named: ffmpeg writes only the file its stdout is (openOutput).
+func ffmpegArgs(o Options) []string {
 	crf := [...]string{High: "18", Medium: "23", Low: "28"}[o.Quality]
 	// yuv420p halves the chroma resolution, so both sides must be even: crop the last column or row. Convert
 	// with the BT.709 matrix and tag the stream BT.709, so that players convert back with the same matrix.
@@ -112,9 +163,10 @@ func ffmpegArgs(path string, o Options) []string {
 		"-g", strconv.Itoa(int(math.Ceil(o.FPS))), // a keyframe, so a fragment, at least every second
 		"-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
 		// a fragment per keyframe, written out as soon as it is complete: the file plays up to its last
-		// fragment if ffmpeg is killed or the disk fills
+		// fragment if ffmpeg is killed or the disk fills; a fragmented MP4 needs no seeking back, so the
+		// output may be a pipe (ffmpeg treats pipe:1 as one, whatever the file behind it)
 		"-movflags", "+frag_keyframe+empty_moov+default_base_moof", "-flush_packets", "1",
-		"-f", "mp4", "-y", "file:" + path, // file: so that a colon or a leading dash in the name means nothing
+		"-f", "mp4", "pipe:1",
 	}
 }
 
@@ -189,37 +241,70 @@ func (m *mp4Writer) stopped(i int, err error) error {
 	return m.stopErr
 }
 
-// cut is the error of a recording that ended early because of what: it reads the file ffmpeg left (ffmpeg has
-// exited) and says how many frames it keeps, or that nothing was saved. A file this recording made that holds no
-// complete fragment is removed, and then the error names no file.
+// cut is the error of a recording that ended early because of what: it settles the file ffmpeg left (ffmpeg has
+// exited) and says how many frames it keeps, or that nothing was saved, and then the error names no file.
 func (m *mp4Writer) cut(what string) error {
-	n, err := m.readBack()
+	n, err := m.settle()
 	switch {
+	case n > 0 && m.commitErr != nil:
+		return fmt.Errorf("recording %s: %s; %v", m.path, what, m.commitErr)
 	case n > 0 && err != nil:
 		return fmt.Errorf("recording %s: %s; the file keeps its first %d frames (%.1f s), and after them it is damaged (%v)",
 			m.path, what, n, float64(n)/m.fps, err)
 	case n > 0:
 		return fmt.Errorf("recording %s: %s; the file keeps its first %d frames (%.1f s), those of its complete fragments",
 			m.path, what, n, float64(n)/m.fps)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("recording %s: %s; no frame of it could be read back (%v)", m.path, what, err)
-	}
-	if m.before == nil {
-		os.Remove(m.path) // empty, or a header with no frame: no use to anyone
 	}
 	return fmt.Errorf("recording the MP4: %s; nothing was saved (ffmpeg had written no complete fragment)", what)
 }
 
-// readBack is the number of frames in the complete fragments of the file ffmpeg left, which has exited. A file
-// that was at the path before the recording and that ffmpeg never opened holds none of this recording's.
-func (m *mp4Writer) readBack() (int, error) {
-	if m.before != nil {
-		if now, err := os.Stat(m.path); err == nil && os.SameFile(now, m.before) && now.Size() == m.before.Size() &&
-			now.ModTime().Equal(m.before.ModTime()) {
-			return 0, nil // opening it for writing would have emptied it, and changed its time
+// settle decides, once, where the output goes, after ffmpeg has exited: it counts the frames of the output's
+// complete fragments (Saved) and returns them with the error of reading it back. An output that holds a frame
+// stays, a temporary one taking the place of the file it replaces; one that holds none is removed, so that a
+// file that was at the path stays as it was and a new one does not stay empty.
+func (m *mp4Writer) settle() (int, error) {
+	if m.settled {
+		return m.saved, m.settleErr
+	}
+	m.settled = true
+	m.saved, m.settleErr = m.readBack()
+	if m.saved == 0 {
+		m.discard()
+		return 0, m.settleErr
+	}
+	if m.replace == nil {
+		m.out.Close()
+		return m.saved, m.settleErr
+	}
+	if err := atomicfile.Commit(m.out, m.path, m.replace.Mode().Perm()); err != nil {
+		m.commitErr = fmt.Errorf("the recording's %d frames are in %s: putting it in place of the file there failed (%v)",
+			m.saved, m.out.Name(), atomicfile.Explain(m.path, err))
+	}
+	return m.saved, m.settleErr
+}
+
+// discard closes and removes the output, which holds nothing of use: the temporary file, or the file this
+// recording made at the path if the path still names it.
+func (m *mp4Writer) discard() {
+	name := m.out.Name()
+	ours, err := m.out.Stat()
+	m.out.Close()
+	if m.replace == nil {
+		if now, lerr := os.Lstat(name); err != nil || lerr != nil || !os.SameFile(ours, now) {
+			return // not ours any more: leave it
 		}
 	}
-	return PlayableFrames(m.path)
+	os.Remove(name)
+}
+
+// readBack is the number of frames in the complete fragments of the output, which ffmpeg has finished with; it
+// reads the file through our own descriptor, whatever is at the path now.
+func (m *mp4Writer) readBack() (int, error) {
+	fi, err := m.out.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("reading %s back: %w", m.path, err)
+	}
+	return playableIn(m.out, fi.Size(), m.path)
 }
 
 // waitExit waits at most d for ffmpeg to exit and says whether it did.
@@ -243,9 +328,7 @@ func (m *mp4Writer) Close() error {
 	}
 	m.closed = true
 	m.closeErr = m.finish()
-	if n, err := m.readBack(); err == nil {
-		m.saved = n
-	}
+	m.settle() // after a recording of no frames: removes the file made for it
 	return m.closeErr
 }
 
@@ -259,9 +342,6 @@ func (m *mp4Writer) finish() error {
 		m.stdin.Close()
 		<-m.exited
 		m.pipe.wait(0)
-		if m.before == nil {
-			os.Remove(m.path)
-		}
 		return fmt.Errorf("recording %s: %w; nothing was written", m.path, ErrNoFrames)
 	}
 	if !m.pipe.wait(m.finishWait) {
@@ -284,7 +364,10 @@ func (m *mp4Writer) finish() error {
 		return m.cut(fmt.Sprintf("ffmpeg failed finishing the file (%v)%s", m.exitErr, m.stderr.said()))
 	}
 	// ffmpeg says it wrote every frame: check that the file holds them
-	n, err := m.readBack()
+	n, err := m.settle()
+	if m.commitErr != nil {
+		return fmt.Errorf("recording %s: %v", m.path, m.commitErr)
+	}
 	if err != nil {
 		return m.cut(fmt.Sprintf("ffmpeg ended without an error, yet the file cannot be read back (%v)", err))
 	}

@@ -219,7 +219,7 @@ func TestMP4KeepsWhatWasWrittenWhenFFmpegDies(t *testing.T) {
 }
 
 // fakeFFmpeg writes a shell script that answers `-encoders` as an ffmpeg with libx264 does and, asked to record,
-// runs body with $out set to the output file; it returns the script's path.
+// runs body, which writes its output to stdout as ffmpeg's pipe:1 does; it returns the script's path.
 func fakeFFmpeg(t *testing.T, body string) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
@@ -230,7 +230,7 @@ func fakeFFmpeg(t *testing.T, body string) string {
 	}
 	p := filepath.Join(t.TempDir(), "ffmpeg")
 	script := "#!/bin/sh\ncase \"$*\" in *-encoders*) echo ' V....D libx264              libx264 H.264'; exit 0;; esac\n" +
-		"for a; do out=$a; done\nout=${out#file:}\n" + body + "\n"
+		body + "\n"
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestMP4FFmpegDiesBeforeWritingAnything(t *testing.T) {
 	if err != nil || playable(t, earlier) != 40 {
 		t.Fatalf("the earlier recording: %v, %d frames", err, playable(t, earlier))
 	}
-	header := `printf '\000\000\000\030ftypisom\000\000\002\000isomiso2\000\000\000\100moof' > "$out"`
+	header := `printf '\000\000\000\030ftypisom\000\000\002\000isomiso2\000\000\000\100moof'`
 	for _, c := range []struct {
 		name, body string
 		there      bool // a file is at the path before
@@ -266,6 +266,7 @@ func TestMP4FFmpegDiesBeforeWritingAnything(t *testing.T) {
 		{"exits at once", "exit 1", false},
 		{"killed after a header and part of a fragment", header + "; kill -9 $$", false},
 		{"killed before opening a file already there", "kill -9 $$", true},
+		{"killed after a header, over a file already there", header + "; kill -9 $$", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "clip.mp4")
@@ -300,6 +301,9 @@ func TestMP4FFmpegDiesBeforeWritingAnything(t *testing.T) {
 				t.Errorf("the file already at the path changed (%v)", err)
 			case !c.there && !errors.Is(err, os.ErrNotExist):
 				t.Errorf("the dead recording left a file of %d bytes (%v)", len(b), err)
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(path)); c.there && len(entries) != 1 || !c.there && len(entries) != 0 {
+				t.Errorf("the dead recording left %d entries in its folder (a temporary file?)", len(entries))
 			}
 		})
 	}
@@ -434,15 +438,19 @@ func TestMP4WithNoFramesLeavesNoFile(t *testing.T) {
 }
 
 func TestFFmpegArgs(t *testing.T) {
-	args := strings.Join(ffmpegArgs("/x/-a:b.mp4", Options{Width: 161, Height: 90, FPS: 59.94, Quality: Low}), " ")
+	args := strings.Join(ffmpegArgs(Options{Width: 161, Height: 90, FPS: 59.94, Quality: Low}), " ")
 	for _, want := range []string{"-f rawvideo -pix_fmt rgba -s 161x90 -framerate 59.94 -i pipe:0", "crop=160:90:0:0,",
 		"-c:v libx264 -preset veryfast -crf 28 -pix_fmt yuv420p -g 60", "+frag_keyframe+empty_moov+default_base_moof",
-		"file:/x/-a:b.mp4"} {
+		"-f mp4 pipe:1"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("ffmpeg's arguments %q lack %q", args, want)
 		}
 	}
-	if strings.Contains(strings.Join(ffmpegArgs("a.mp4", Options{Width: 160, Height: 90, FPS: 30}), " "), "crop") {
+	// ffmpeg is given no path to open: it writes the file its stdout is, which slosh opened
+	if strings.Contains(args, "file:") || strings.Contains(args, " -y") || !strings.HasSuffix(args, " pipe:1") {
+		t.Errorf("ffmpeg's arguments %q name an output other than its stdout", args)
+	}
+	if strings.Contains(strings.Join(ffmpegArgs(Options{Width: 160, Height: 90, FPS: 30}), " "), "crop") {
 		t.Error("an even size is cropped")
 	}
 }

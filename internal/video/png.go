@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,10 +42,11 @@ func NewPNGSequence(dir, prefix string, o Options) (*PNGSequence, error) {
 	if err := o.check(PNG); err != nil {
 		return nil, fmt.Errorf("recording %s: %w", first, err)
 	}
-	if err := checkTarget(first); err != nil {
+	there, err := checkTarget(first)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(first); err == nil {
+	if there != nil {
 		return nil, fmt.Errorf("recording %s: the file is already there, from an earlier recording: choose another name or remove the old frames", first)
 	}
 	s.pipe = newPipeline(o.Width, o.Height, pngDepth, s.encode)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -141,7 +142,13 @@ type Writer interface {
 // sequence: clip.png records clip_000001.png, clip_000002.png, … beside it (see NewPNGSequence). An MP4 without a
 // usable ffmpeg returns an error wrapping ErrNoFFmpeg; record a PNG sequence instead and show FallbackHint.
 //
-// An MP4 is written as it is recorded. A GIF is held in memory until Close, at a byte a pixel for the part of each
+// Nothing is written through a symbolic link: a link, a folder, a device or a pipe at path (or, for .png, at the
+// sequence's first file) is refused by Create, naming it, as every writer of slosh refuses it (atomicfile). A GIF
+// and each PNG file are written to a temporary file and renamed into place.
+//
+// An MP4 is written as it is recorded, by an ffmpeg that opens no file: it writes a file opened here, which is
+// path itself when nothing is there, and otherwise a temporary file beside it that takes the place of the file
+// there once it holds a frame (until then, and if the recording gets none, that file stays as it was). A GIF is held in memory until Close, at a byte a pixel for the part of each
 // kept frame that changed (a 640×360 scene that changes everywhere, at High quality: about 7 MB a second, 30
 // kept frames of 230 KB), so keep GIFs short and small.
 func Create(path string, o Options) (Writer, error) {
@@ -175,15 +182,18 @@ func Create(path string, o Options) (Writer, error) {
 }
 
 // checkTarget makes sure that path can be written before a recording starts: its folder exists and takes a new
-// file, and a file already at path is a regular file we may write. The error names the path and says what to do.
-func checkTarget(path string) error {
+// file, and nothing but a regular file is at path. A symbolic link, a folder, a device or a pipe there is refused
+// as every writer of slosh refuses it (atomicfile.Check), so that a link planted in an output folder cannot
+// redirect a recording elsewhere. It returns what is at path, nil when nothing is; the error names the path and
+// says what to do.
+func checkTarget(path string) (fs.FileInfo, error) {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return atomicfile.Explain(path, err)
+		return nil, atomicfile.Explain(path, err)
 	}
 	if !fi.IsDir() {
-		return atomicfile.Explain(path, &os.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR})
+		return nil, atomicfile.Explain(path, &os.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR})
 	}
 	probe, err := os.CreateTemp(dir, ".slosh-probe-*")
 	if err != nil {
@@ -191,26 +201,11 @@ func checkTarget(path string) error {
 		if errors.As(err, &pe) { // name the folder, not the probe
 			err = &os.PathError{Op: "create a file in", Path: dir, Err: pe.Err}
 		}
-		return atomicfile.Explain(path, err)
+		return nil, atomicfile.Explain(path, err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	fi, err = os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return atomicfile.Explain(path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("recording %s: it is a folder or a device, not a file: choose a file name", path)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return atomicfile.Explain(path, err)
-	}
-	f.Close()
-	return nil
+	return atomicfile.Check(path)
 }
 
 // checkFrame says what is wrong with a frame for a w × h recording.
