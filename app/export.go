@@ -135,7 +135,8 @@ func (c *cacheWriter) meshNote() string {
 }
 
 // newCacheWriter makes the folder (with its parents) for an export of mode's frames of sc with params, and
-// removes the temporary files an export into it that was killed left behind (atomicfile.RemoveStale). Files in
+// removes the temporary files an export into it that was killed left behind (atomicfile.RemoveStaleOf): those of
+// the names an export writes, and no others, since the folder may hold the user's own files. Files in
 // the folder are replaced, never written through: a symbolic link named like a frame or the sidecar is refused
 // (atomicfile), so an export cannot write outside its folder.
 func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cacheWriter, error) {
@@ -143,7 +144,8 @@ func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cach
 		return nil, fmt.Errorf("export: cannot make the folder %s: %w (choose a writable folder)", dir, err)
 	}
 	var note string
-	if _, err := atomicfile.RemoveStale(dir, "", time.Now()); err != nil {
+	ours := func(base string) bool { return base == SidecarName || export.IsFileName(base) } // not a user's .notes.1.tmp
+	if _, err := atomicfile.RemoveStaleOf(dir, ours, time.Now()); err != nil {
 		note = err.Error() // names them (another user's, in a shared folder): the export goes on beside them
 	}
 	sceneJSON, err := sc.Marshal()

@@ -133,11 +133,20 @@ func IsTemp(name string) (base string, ok bool) {
 	return rest[1:dot], true
 }
 
-// RemoveStale removes the temporary files that writes killed before they finished left in dir: regular files
-// named as Write names them (for the target base, or for any target when base is ""), last modified more than
-// StaleAge before now. It returns the paths it removed, and an error naming those it found but could not remove
-// (they are left where they are).
+// RemoveStale removes the temporary files that writes of dir/base killed before they finished left in dir:
+// regular files named as Write names them for the target base, last modified more than StaleAge before now. It
+// returns the paths it removed, and an error naming those it found but could not remove (they are left where
+// they are). base must not be empty; RemoveStaleOf takes a set of targets.
 func RemoveStale(dir, base string, now time.Time) ([]string, error) {
+	if base == "" {
+		panic("atomicfile: RemoveStale: no target name")
+	}
+	return RemoveStaleOf(dir, func(b string) bool { return b == base }, now)
+}
+
+// RemoveStaleOf is RemoveStale for every target base name that ours accepts. A folder holds other people's files
+// too, and a name like .notes.123.tmp is theirs to keep: ours must accept only names the caller writes.
+func RemoveStaleOf(dir string, ours func(base string) bool, now time.Time) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -148,7 +157,7 @@ func RemoveStale(dir, base string, now time.Time) ([]string, error) {
 	var removed, kept []string
 	for _, e := range entries {
 		b, ok := IsTemp(e.Name())
-		if !ok || base != "" && b != base || !e.Type().IsRegular() {
+		if !ok || !ours(b) || !e.Type().IsRegular() {
 			continue
 		}
 		fi, err := e.Info()

@@ -136,6 +136,7 @@ func TestRemoveStale(t *testing.T) {
 		mk("..5.tmp", old),                    // no target name
 		mk("run.slosh", old),                  // the file itself
 		mk(".run.slosh.55.tmp.bak", old),      // another suffix
+		mk(".notes.123.tmp", old),             // another target's: the user's, maybe
 	}
 	// a link named like a temporary file is not ours to remove
 	link := filepath.Join(dir, ".run.slosh.77.tmp")
@@ -155,16 +156,17 @@ func TestRemoveStale(t *testing.T) {
 	if err != nil || len(removed) != 1 || removed[0] != stale {
 		t.Fatalf("RemoveStale(run.slosh) = %v, %v; want only %s", removed, err, stale)
 	}
-	removed, err = RemoveStale(dir, "", now)
+	frames := func(b string) bool { return strings.HasPrefix(b, "frame_") }
+	removed, err = RemoveStaleOf(dir, frames, now)
 	if err != nil || len(removed) != 1 || removed[0] != staleOther {
-		t.Fatalf("RemoveStale(any) = %v, %v; want only %s", removed, err, staleOther)
+		t.Fatalf("RemoveStaleOf(frames) = %v, %v; want only %s", removed, err, staleOther)
 	}
 	for _, p := range keep {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed", filepath.Base(p))
 		}
 	}
-	if removed, err := RemoveStale(filepath.Join(dir, "missing"), "", now); err != nil || removed != nil {
+	if removed, err := RemoveStale(filepath.Join(dir, "missing"), "run.slosh", now); err != nil || removed != nil {
 		t.Errorf("a missing folder: %v, %v", removed, err)
 	}
 }

@@ -57,6 +57,7 @@ package export
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/slosh/slosh/sim"
 )
@@ -150,4 +151,51 @@ func FrameName(dir string, frame int) string {
 		panic(fmt.Sprintf("export.FrameName: negative frame %d", frame))
 	}
 	return filepath.Join(dir, fmt.Sprintf("frame_%06d.ply", frame))
+}
+
+// IsFileName reports whether name is the base name of a file an export writes beside its sidecar: a frame
+// (FrameName: frame_NNNNNN.ply), a surface mesh (SurfaceName: surface_NNNNNN.obj or .ply) or a body's mesh
+// (BodyName: bodyB_NNNNNN.obj or .ply), numbered as those functions number them. An export clears the stale
+// temporary files of these names only, and leaves a user's own files in its folder alone.
+func IsFileName(name string) bool {
+	if rest, ok := strings.CutPrefix(name, "frame_"); ok {
+		n, ok := strings.CutSuffix(rest, ".ply")
+		return ok && numbered(n, 6)
+	}
+	stem, ok := cutExt(name)
+	if !ok {
+		return false
+	}
+	if n, ok := strings.CutPrefix(stem, "surface_"); ok {
+		return numbered(n, 6)
+	}
+	if rest, ok := strings.CutPrefix(stem, "body"); ok {
+		b, n, ok := strings.Cut(rest, "_")
+		return ok && numbered(b, 1) && numbered(n, 6)
+	}
+	return false
+}
+
+// cutExt cuts a mesh format's extension off name.
+func cutExt(name string) (stem string, ok bool) {
+	for _, f := range MeshFormats {
+		if stem, ok := strings.CutSuffix(name, "."+f); ok {
+			return stem, true
+		}
+	}
+	return "", false
+}
+
+// numbered reports whether s is a number as fmt's %0<width>d writes one that is not negative: digits only, at
+// least width of them, and no leading zero beyond those the width adds.
+func numbered(s string, width int) bool {
+	if len(s) < width || len(s) > width && s[0] == '0' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
