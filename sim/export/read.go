@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
 )
 
 // Limits on what ReadPLY reads as a header, so that a file that is not PLY cannot make it read without end or
@@ -57,7 +59,8 @@ type property struct {
 //
 // Only files with a single element, vertex, of scalar properties are read: ASCII and big-endian files, other
 // elements (faces) and list properties are refused. Errors name the header line at fault, or for the data how many
-// vertices were complete; data after the last vertex is an error too.
+// vertices were complete; data after the last vertex is an error too. Header text quoted in errors is cut to a
+// readable length (jsonmsg.Quote), and a file that does not start with a line "ply" is not quoted at all.
 func ReadPLY(r io.Reader) (n int, cols []Column, comments []string, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	props, n, comments, err := readHeader(br)
@@ -116,16 +119,16 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 				return nil, 0, nil, bad(line, "a second format line")
 			}
 			if len(f) != 3 {
-				return nil, 0, nil, bad(line, "%q is not \"format <encoding> 1.0\"", text)
+				return nil, 0, nil, bad(line, "%s is not \"format <encoding> 1.0\"", jsonmsg.Quote(text))
 			}
 			if f[1] != "binary_little_endian" {
 				if f[1] != "ascii" && f[1] != "binary_big_endian" {
-					return nil, 0, nil, bad(line, "unknown format %q", f[1])
+					return nil, 0, nil, bad(line, "unknown format %s", jsonmsg.Quote(f[1]))
 				}
-				return nil, 0, nil, bad(line, "format %s: %s", f[1], unsupported)
+				return nil, 0, nil, bad(line, "format %s: %s", jsonmsg.Clip(f[1]), unsupported)
 			}
 			if f[2] != "1.0" {
-				return nil, 0, nil, bad(line, "format version %q, want 1.0", f[2])
+				return nil, 0, nil, bad(line, "format version %s, want 1.0", jsonmsg.Quote(f[2]))
 			}
 			format = true
 		case "comment":
@@ -140,14 +143,14 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 				return nil, 0, nil, bad(line, "element before the format line")
 			}
 			if len(f) != 3 {
-				return nil, 0, nil, bad(line, "%q is not \"element <name> <count>\"", text)
+				return nil, 0, nil, bad(line, "%s is not \"element <name> <count>\"", jsonmsg.Quote(text))
 			}
 			if f[1] != "vertex" || element {
-				return nil, 0, nil, bad(line, "element %s: %s", f[1], unsupported)
+				return nil, 0, nil, bad(line, "element %s: %s", jsonmsg.Clip(f[1]), unsupported)
 			}
 			c, err := strconv.ParseInt(f[2], 10, 0)
 			if err != nil || c < 0 {
-				return nil, 0, nil, bad(line, "vertex count %q is not a whole number ≥ 0", f[2])
+				return nil, 0, nil, bad(line, "vertex count %s is not a whole number ≥ 0", jsonmsg.Quote(f[2]))
 			}
 			n, element = int(c), true
 		case "property":
@@ -158,14 +161,14 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 				return nil, 0, nil, bad(line, "list property: %s", unsupported)
 			}
 			if len(f) != 3 {
-				return nil, 0, nil, bad(line, "%q is not \"property <type> <name>\"", text)
+				return nil, 0, nil, bad(line, "%s is not \"property <type> <name>\"", jsonmsg.Quote(text))
 			}
 			s, ok := scalars[f[1]]
 			if !ok {
-				return nil, 0, nil, bad(line, "unknown property type %q", f[1])
+				return nil, 0, nil, bad(line, "unknown property type %s", jsonmsg.Quote(f[1]))
 			}
 			if names[f[2]] {
-				return nil, 0, nil, bad(line, "property %s appears twice", f[2])
+				return nil, 0, nil, bad(line, "property %s appears twice", jsonmsg.Quote(f[2]))
 			}
 			if len(props) == maxProperties {
 				return nil, 0, nil, bad(line, "more than %d vertex properties", maxProperties)
@@ -174,7 +177,7 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 			props = append(props, property{name: f[2], typ: f[1], scalar: s})
 		case "end_header":
 			if len(f) != 1 {
-				return nil, 0, nil, bad(line, "%q is not \"end_header\"", text)
+				return nil, 0, nil, bad(line, "%s is not \"end_header\"", jsonmsg.Quote(text))
 			}
 			switch {
 			case !format:
@@ -186,7 +189,7 @@ func readHeader(br *bufio.Reader) (props []property, n int, comments []string, e
 			}
 			return props, n, comments, nil
 		default:
-			return nil, 0, nil, bad(line, "unknown keyword %q", f[0])
+			return nil, 0, nil, bad(line, "unknown keyword %s", jsonmsg.Quote(f[0]))
 		}
 	}
 }

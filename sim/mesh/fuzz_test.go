@@ -36,6 +36,12 @@ func FuzzOBJ(f *testing.F) {
 		// NaN, Inf, out-of-range indices
 		"v nan 0 0\nv inf 0 0\nf 1 2 9\n",
 		"v 0 0 0\nf 0 1 -5\nf 9223372036854775807 1 2\n",
+		// files that are not OBJ meshes, which messages must not quote (issue 24): a password file, a key, and
+		// lines that are no statement after some that are
+		"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n",
+		"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n",
+		"v 0 0 0\nuser:password\n",
+		"v 0 0 0\ncurv2 1 2\nff 1 2 3\n",
 	} {
 		f.Add([]byte(s))
 	}

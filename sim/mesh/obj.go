@@ -97,10 +97,11 @@ func tooBig(name string, size int64) error {
 // Parse reads Wavefront OBJ text: `v x y z` vertices (a w or a colour after them is ignored), `f` faces of three
 // or more vertices (split into fans), each vertex written `v`, `v/vt`, `v//vn` or `v/vt/vn` with 1-based or
 // negative (relative) indices. Comments (#) and empty lines are skipped; vt, vn, vp, o, g, s, l, p, usemtl and
-// mtllib lines are ignored. Anything else is an error naming the line. Counts and coordinates are checked against
-// the limits above as they are read; text quoted from the file in errors is cut to a readable length; a UTF-8
-// byte-order mark is skipped and UTF-16 text refused. Parse does not check the mesh's topology: call Validate
-// (Load does both).
+// mtllib lines are ignored. Anything else is an error naming the line, and a file that starts with anything else
+// is not an OBJ mesh. Counts and coordinates are checked against the limits above as they are read. A mesh path
+// may name any file, so errors never repeat a line of it: only short tokens of v and f lines and OBJ-like
+// statement keywords are quoted (unknownStatement, token). A UTF-8 byte-order mark is skipped and UTF-16 text
+// refused. Parse does not check the mesh's topology: call Validate (Load does both).
 func Parse(data []byte, name string) (*Mesh, error) {
 	if len(data) > MaxFileBytes {
 		return nil, tooBig(name, int64(len(data)))
@@ -114,6 +115,7 @@ func Parse(data []byte, name string) (*Mesh, error) {
 	var idx []int64    // the current face's vertex indices, 0-based (checked at the end: forward references are allowed)
 	var sorted []int64 // scratch for repeated
 	var pending []pendingRef
+	read := false // a statement was read: the file has shown itself an OBJ
 	for lineNo := 1; len(text) > 0; lineNo++ {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -140,11 +142,11 @@ func Parse(data []byte, name string) (*Mesh, error) {
 			for tok := f.next(); tok != ""; tok = f.next() {
 				x, err := strconv.ParseFloat(tok, 64)
 				if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(x) {
-					return nil, bad("vertex coordinate %s is not a finite number", jsonmsg.Quote(tok))
+					return nil, bad("vertex coordinate %s is not a finite number", token(tok, n+1))
 				}
 				if !(math.Abs(x) <= MaxCoordinate) {
 					return nil, bad("vertex coordinate %s is out of range: coordinates lie within ±%g (scale the model down in the modelling program; slosh scales it to the scene's extent)",
-						jsonmsg.Quote(tok), float64(MaxCoordinate))
+						token(tok, n+1), float64(MaxCoordinate))
 				}
 				if n < 3 {
 					v[n] = x
@@ -166,7 +168,7 @@ func Parse(data []byte, name string) (*Mesh, error) {
 				}
 				i, err := faceIndex(tok, len(m.Vertices))
 				if err != nil {
-					return nil, bad("face vertex %s: %v", jsonmsg.Quote(tok), err)
+					return nil, bad("face vertex %s: %v", token(tok, len(idx)+1), err)
 				}
 				idx = append(idx, i)
 			}
@@ -198,8 +200,9 @@ func Parse(data []byte, name string) (*Mesh, error) {
 		case "vt", "vn", "vp", "o", "g", "s", "l", "p", "usemtl", "mtllib":
 			// texture coordinates, normals, groups, smoothing, lines, points and materials do not change the solid
 		default:
-			return nil, bad("unknown statement %s; slosh reads v and f (and ignores vt, vn, vp, o, g, s, l, p, usemtl, mtllib)", jsonmsg.Quote(key))
+			return nil, unknownStatement(name, lineNo, key, read)
 		}
+		read = true
 	}
 	for _, p := range pending {
 		if p.index >= int64(len(m.Vertices)) {
@@ -238,6 +241,65 @@ func repeated(idx []int64, scratch *[]int64) (int64, bool) {
 	return 0, false
 }
 
+// readsWhat is what the OBJ reader reads, for messages.
+const readsWhat = "slosh reads v and f (and ignores vt, vn, vp, o, g, s, l, p, usemtl, mtllib)"
+
+// unknownStatement is the error for line lineNo, whose first word is key, which is no statement slosh reads;
+// read tells whether a statement came before it. A mesh path may name any file, and its content is not ours to
+// repeat: key is quoted only when it is one of OBJ's own keywords or, in a file that has shown itself an OBJ, a
+// short lowercase word like them (a typo: "ff"); else the message says the line is not an OBJ statement, and
+// with nothing read before it, that the file is not an OBJ mesh.
+func unknownStatement(name string, lineNo int, key string, read bool) error {
+	if objKeywords[key] || read && keywordLike(key) {
+		return fmt.Errorf("%s: line %d: unknown statement %s; %s", name, lineNo, jsonmsg.Quote(key), readsWhat)
+	}
+	if !read {
+		return fmt.Errorf("%s: line %d is not an OBJ statement: the file is not an OBJ mesh (%s)", name, lineNo, readsWhat)
+	}
+	return fmt.Errorf("%s: line %d is not an OBJ statement: %s", name, lineNo, readsWhat)
+}
+
+// objKeywords are the OBJ format's statements that slosh does not read: free-form curves and surfaces, their
+// connectivity and grouping, and display attributes.
+var objKeywords = map[string]bool{
+	"cstype": true, "deg": true, "bmat": true, "step": true, "curv": true, "curv2": true, "surf": true,
+	"parm": true, "trim": true, "hole": true, "scrv": true, "sp": true, "end": true, "con": true, "mg": true,
+	"bevel": true, "c_interp": true, "d_interp": true, "lod": true, "maplib": true, "usemap": true,
+	"shadow_obj": true, "trace_obj": true, "ctech": true, "stech": true, "call": true, "csh": true,
+}
+
+// keywordLike reports whether s looks like an OBJ keyword: a lowercase letter, then at most nine lowercase
+// letters, digits or underscores.
+func keywordLike(s string) bool {
+	if len(s) == 0 || len(s) > 10 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// maxToken is the longest token of a v or f line that a message quotes: numbers and indices are shorter.
+const maxToken = 24
+
+// token words the k-th token of a v or f line for a message: quoted when it is short and printable, as numbers
+// and indices are, else by its place and length, so that a long run of a file's text is not repeated.
+func token(tok string, k int) string {
+	if len(tok) <= maxToken {
+		printable := true
+		for _, c := range []byte(tok) {
+			printable = printable && c > ' ' && c < 0x7f
+		}
+		if printable {
+			return jsonmsg.Quote(tok)
+		}
+	}
+	return fmt.Sprintf("%d (a token of %d bytes)", k, len(tok))
+}
+
 // faceIndex parses one face vertex (v, v/vt, v//vn, v/vt/vn) into a 0-based vertex index; n is the number of
 // vertices read so far (negative indices count back from it).
 func faceIndex(tok string, n int) (int64, error) {
@@ -253,13 +315,13 @@ func faceIndex(tok string, n int) (int64, error) {
 			continue
 		}
 		if _, err := strconv.ParseInt(p, 10, 64); err != nil {
-			return 0, fmt.Errorf("%s is not an index", jsonmsg.Quote(p))
+			return 0, errors.New("its texture or normal index is not a whole number")
 		}
 	}
 	v, err := strconv.ParseInt(parts[0], 10, 64)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("%s is not a vertex index", jsonmsg.Quote(parts[0]))
+		return 0, errors.New("not a vertex index")
 	case v == 0:
 		return 0, errors.New("vertex indices start at 1 (or count back from -1)")
 	case v < 0:
