@@ -102,6 +102,12 @@ const (
 	// MinFlatSide and MaxFlatSide bound the rectangle's sides (m).
 	MinFlatSide = 0.01
 	MaxFlatSide = 1000
+	// MinFlatDetail is the finest detail of a body, as a share of the rectangle's longer side: a box's sides, a
+	// circle's diameter, a polygon's width and the distance between any two of its corners. The game's
+	// rigid-body engine (Box2D) runs at a fixed number of its units across the longer side (sim/reduced/game's
+	// b2Side, 20) and cannot hold finer detail: it merges corners closer than 1/8000 of that side, so that a
+	// thinner box loses corners and fails Box2D's assertions, and it keeps bodies apart by a skin of 1/2000.
+	MinFlatDetail = 1.0 / 4000
 )
 
 func (f *Flat) clone() *Flat {
@@ -245,11 +251,17 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 		return nil
 	}
 	maxSide := max(size[0], size[1])
+	detail := MinFlatDetail * maxSide
 	switch b.Shape {
 	case FlatBox:
 		for c := 0; c < 2; c++ {
 			if x := b.Size[c]; !(x > 0 && x <= maxSide) {
 				return errAt(fmt.Sprintf("%s.size[%d]", path, c), "%g m is outside (0, %g], the rectangle's longer side", x, maxSide)
+			}
+		}
+		for c := 0; c < 2; c++ {
+			if x := b.Size[c]; x < detail {
+				return errAt(fmt.Sprintf("%s.size[%d]", path, c), "%g m is thinner than %s", x, detailLimit(detail, maxSide))
 			}
 		}
 		if err := unused("radius", b.Radius != 0); err != nil {
@@ -262,6 +274,9 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 		if !(b.Radius > 0 && b.Radius <= maxSide/2) {
 			return errAt(path+".radius", "%g m is outside (0, %g], half the rectangle's longer side", b.Radius, maxSide/2)
 		}
+		if 2*b.Radius < detail {
+			return errAt(path+".radius", "%g m is less than half of %s", b.Radius, detailLimit(detail, maxSide))
+		}
 		if err := unused("size", b.Size != Vec2{}); err != nil {
 			return err
 		}
@@ -269,7 +284,7 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 			return err
 		}
 	case FlatPolygon:
-		if err := checkPolygon(path+".points", b.Points, maxSide); err != nil {
+		if err := checkPolygon(path+".points", b.Points, maxSide, detail); err != nil {
 			return err
 		}
 		if err := unused("size", b.Size != Vec2{}); err != nil {
@@ -311,9 +326,15 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 	return nil
 }
 
+// detailLimit describes the finest detail a body may have, for messages.
+func detailLimit(detail, maxSide float64) string {
+	return fmt.Sprintf("%.3g m, 1/%.0f of the rectangle's longer side (%g m): the game's rigid-body engine cannot hold finer detail", detail, 1/MinFlatDetail, maxSide)
+}
+
 // checkPolygon refuses a polygon that Box2D cannot take: fewer than 3 or more than MaxPolygonPoints corners, not
-// finite, wider than the rectangle, not convex and counter-clockwise, or of no area.
-func checkPolygon(path string, pts []Vec2, maxSide float64) error {
+// finite, wider than the rectangle, not convex and counter-clockwise, of no area, or with detail finer than
+// detail (two corners closer, or narrower across, than that).
+func checkPolygon(path string, pts []Vec2, maxSide, detail float64) error {
 	n := len(pts)
 	if n < 3 || n > MaxPolygonPoints {
 		return errAt(path, "%d corners; a polygon has 3 to %d", n, MaxPolygonPoints)
@@ -336,6 +357,28 @@ func checkPolygon(path string, pts []Vec2, maxSide float64) error {
 	}
 	if !(area/2 > MinLength*MinLength) {
 		return errAt(path, "the polygon has no area")
+	}
+	for i := range pts {
+		for j := 0; j < i; j++ {
+			if d := math.Hypot(pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]); d < detail {
+				return errAt(fmt.Sprintf("%s[%d]", path, i), "lies %.3g m from corner %d, closer than %s", d, j, detailLimit(detail, maxSide))
+			}
+		}
+	}
+	// the width: a convex polygon is narrowest across one of its sides, to the corner farthest from it
+	width := math.Inf(1)
+	for i := range pts {
+		a, b := pts[i], pts[(i+1)%n]
+		ex, ey := b[0]-a[0], b[1]-a[1]
+		l := math.Hypot(ex, ey)
+		far := 0.0
+		for _, p := range pts {
+			far = max(far, (ex*(p[1]-a[1])-ey*(p[0]-a[0]))/l)
+		}
+		width = min(width, far)
+	}
+	if width < detail {
+		return errAt(path, "the polygon is %.3g m across at its narrowest, thinner than %s", width, detailLimit(detail, maxSide))
 	}
 	return nil
 }

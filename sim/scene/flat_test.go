@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,6 +76,13 @@ func TestFlatSceneErrors(t *testing.T) {
 		{`"crate":true`, `"crate":true,"bogus":1`, "flat.bodies[0].bogus"},
 		{`"mode":"reduced",`, `"mode":"reduced","fluid":[{"shape":"sphere","center":[0,0,0],"radius":1}],`, "fluid"},
 		{`"mode":"reduced",`, `"mode":"reduced","domain":{"min":[0,0,0],"max":[1,1,1]},`, "domain"},
+		// finer than the rigid-body engine resolves (issue 24): Box2D welded these corners and asserted
+		{`"size":[0.12,0.12]`, `"size":[0.5,1e-5]`, "flat.bodies[0].size[1]"},
+		{`"size":[0.12,0.12]`, `"size":[1e-6,1e-6]`, "flat.bodies[0].size[0]"},
+		{`"radius":0.1,"static":true`, `"radius":1e-9,"static":true`, "flat.bodies[1].radius"},
+		{`[[-0.1,-0.1],[0.1,-0.1],[0,0.1]]`, `[[0,0],[1e-5,0],[0,1e-5]]`, "flat.bodies[2].points[1]"},
+		{`[[-0.1,-0.1],[0.1,-0.1],[0,0.1]]`, `[[-0.5,0],[0.5,0],[0,2e-5]]`, "flat.bodies[2].points"},
+		{`[[-0.1,-0.1],[0.1,-0.1],[0,0.1]]`, `[[-0.5,0],[0,-1e-5],[0.5,0],[0,1e-5]]`, "flat.bodies[2].points[3]"},
 	} {
 		js := strings.Replace(flatLevel, c.from, c.to, 1)
 		if js == flatLevel {
@@ -88,5 +96,31 @@ func TestFlatSceneErrors(t *testing.T) {
 	if _, err := Parse([]byte(`{"name":"s","flat":{"size":[1,1],"bodies":[{"shape":"box","center":[0.5,0.5],"size":[0.1,0.1],"static":true,"crate":true}]}}`), "f.json"); err == nil ||
 		!strings.Contains(err.Error(), "crate") {
 		t.Errorf("a static crate: %v", err)
+	}
+}
+
+// A body is refused for detail finer than MinFlatDetail of the rectangle's longer side, and accepted at it: the
+// limit scales with the rectangle, as Box2D's resolution does in the game.
+func TestFlatBodyDetail(t *testing.T) {
+	for _, c := range []struct {
+		size float64 // the rectangle's longer side
+		body string
+		ok   bool
+	}{
+		{2, `{"shape":"box","center":[1,0.5],"size":[1,0.0005],"static":true}`, true},
+		{2, `{"shape":"box","center":[1,0.5],"size":[1,0.00049],"static":true}`, false},
+		{200, `{"shape":"box","center":[1,0.5],"size":[1,0.04],"static":true}`, false},
+		{2, `{"shape":"circle","center":[1,0.5],"radius":0.00025,"density":500}`, true},
+		{2, `{"shape":"circle","center":[1,0.5],"radius":0.0002,"density":500}`, false},
+		{2, `{"shape":"polygon","center":[1,0.5],"points":[[-0.5,0],[0.5,0],[0,0.0005]],"density":500}`, true},
+		{2, `{"shape":"polygon","center":[1,0.5],"points":[[-0.5,0],[0.5,0],[0,0.0004]],"density":500}`, false},
+		// a thin wedge: long sides, but its tip's corners lie closer than the limit
+		{2, `{"shape":"polygon","center":[1,0.5],"points":[[0,0],[1,0],[1,0.1],[0.0003,0.0001]],"density":500}`, false},
+	} {
+		js := fmt.Sprintf(`{"name":"d","flat":{"size":[%g,0.5],"bodies":[%s]}}`, c.size, c.body)
+		_, err := Parse([]byte(js), "d.json")
+		if c.ok && err != nil || !c.ok && (err == nil || !strings.Contains(err.Error(), "flat.bodies[0]") || !strings.Contains(err.Error(), "longer side")) {
+			t.Errorf("%s in a %g m rectangle: %v", c.body, c.size, err)
+		}
 	}
 }
