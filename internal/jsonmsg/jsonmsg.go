@@ -1,7 +1,15 @@
-// Package jsonmsg words the errors of slosh's strict JSON readers (scenes, save-file headers, replays) for people:
-// where in the file (line and column, or a field path like "fluid[1].size"), what was wanted and what was found.
-// Input quoted in a message is cut to a readable length (Quote, Clip: other readers' messages use them too), and
-// Text says what is wrong with a file in another encoding than UTF-8 before a decoder trips over it.
+// Package jsonmsg words the errors of slosh's strict JSON readers (scenes, save-file headers, replays, presets) for
+// people: where in the file (line and column, or a field path like "fluid[1].size"), what was wanted and what was
+// found. Input quoted in a message is cut to a readable length (Quote, Clip: other readers' messages use them too).
+//
+// Before decoding, every reader passes a file to Prepare, so that all of them take the same files:
+//
+//   - a UTF-8 byte-order mark, which Notepad and other editors on Windows write at the start of a file, is
+//     skipped everywhere (a file people edit by hand should not stop working for being saved there), while
+//     UTF-16 and UTF-32 text is refused saying what it is and what to do (Text);
+//   - an object key given twice is refused with its path, "actions[3].body.shape: given twice" (Duplicates):
+//     encoding/json keeps the last of the two, so a file could say one thing to a person reading it and do
+//     another.
 package jsonmsg
 
 import (
