@@ -41,12 +41,13 @@ func Read(path string) (*File, error) {
 }
 
 // Decode reads and checks a replay from r. It is strict: a file that is not a slosh replay, has a newer or
-// unknown version, an unknown or missing field, a value of the wrong type or out of range (a number too large
-// for its type: JSON has no NaN or infinity), an unknown op or one without its arguments, actions out of order or
-// after the end, a scene, a dropped body or a spawned 2D body that the scene package refuses, a 3D tool in a 2D
-// scene's replay or a 2D game's hand in a 3D scene's, or data after the replay object is refused with the field's
-// path. Mesh paths relative to the scene resolve against the working folder (Read resolves them against the
-// file's).
+// unknown version, a key given twice anywhere (jsonmsg.Prepare; a UTF-8 byte-order mark is skipped, as scenes
+// skip it), an unknown or missing field, null where a value is required, a value of the wrong type or out of
+// range (a number too large for its type: JSON has no NaN or infinity), an unknown op or one without its
+// arguments, actions out of order or after the end, a scene, a dropped body or a spawned 2D body that the scene
+// package refuses, a 3D tool in a 2D scene's replay or a 2D game's hand in a 3D scene's, or data after the replay
+// object is refused with the field's path. Mesh paths relative to the scene resolve against the working folder
+// (Read resolves them against the file's).
 func Decode(r io.Reader) (*File, error) {
 	data, err := readLimited(r)
 	if err != nil {
@@ -83,6 +84,12 @@ func parse(data []byte, path string) (*File, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", f.name(), fmt.Sprintf(format, args...))
 	}
+	// a UTF-8 byte-order mark is read as scenes read it; other encodings and a key given twice anywhere (which
+	// encoding/json would read as its last value) are refused
+	data, err := jsonmsg.Prepare(data)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, bad("empty file: a replay is a JSON object {\"format\": %q, ...}", FormatName)
 	}
@@ -106,6 +113,8 @@ func parse(data []byte, path string) (*File, error) {
 		return nil, bad("not a slosh replay (format %q, not %q)", format, FormatName)
 	case !ok:
 		return nil, bad("version: missing")
+	case string(raw) == "null":
+		return nil, bad("version: missing: null where a replay needs a whole number")
 	case json.Unmarshal(raw, &version) != nil:
 		return nil, bad("version: %s is not a whole number", raw)
 	case version > Version:
@@ -146,11 +155,15 @@ func parse(data []byte, path string) (*File, error) {
 		{"actions", &actions, false},
 	} {
 		raw, ok := top[d.name]
-		if !ok || string(raw) == "null" {
-			if d.optional {
-				continue
-			}
+		switch {
+		case (!ok || string(raw) == "null") && d.optional:
+			continue // absent
+		case !ok:
 			return nil, bad("%s: missing", d.name)
+		case string(raw) == "null" && d.name == "scene":
+			return nil, bad("scene: missing: null where a replay needs an object")
+		case string(raw) == "null": // encoding/json would leave the field as it is: a zero
+			return nil, bad("%s: missing: null where a replay needs %s", d.name, jsonmsg.Type(reflect.TypeOf(d.dst).Elem()))
 		}
 		if d.name == "scene" {
 			f.Scene = raw

@@ -48,6 +48,12 @@ func FuzzDecode(f *testing.F) {
 		action(m, 1)["fluid"] = map[string]any{"pos": pos, "vel": vel}
 	}))
 	f.Add(good[:len(good)/2])
+	// a key given twice, at the top and in an action; a byte-order mark; null where a value is required (issue 24)
+	f.Add(append([]byte(`{"mode": "other", `), good[1:]...))
+	f.Add(bytes.Replace(good, []byte(`"op": "params"`), []byte(`"op": "params", "OP": "drain"`), 1))
+	f.Add(append([]byte("\xEF\xBB\xBF"), good...))
+	f.Add(edit(func(m map[string]any) { m["steps"] = nil }))
+	f.Add(edit(func(m map[string]any) { action(m, 0)["step"] = nil }))
 	// a 2D scene's sitting (actions 0 params, 1 draw, 2 excite, 3 grab, 4–5 move_grab, 6 release, 7 spawn,
 	// 8 remove_flat_body) and mistakes in it
 	flat, err := flatSample(f).Marshal()
