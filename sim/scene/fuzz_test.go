@@ -49,6 +49,10 @@ var fuzzSeeds = []string{
 	// a byte-order mark, UTF-16
 	"\xEF\xBB\xBF{}",
 	"\xFF\xFE{\x00}\x00",
+	// a key given twice, once in another case; null where a value is required and where a part is optional
+	// (issue 24)
+	`{"name":"a","name":"b","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":0.1},"fluid":[{"shape":"sphere","center":[0.5,0.5,0.5],"radius":0.2,"Radius":0.3}]}`,
+	`{"name":"x","domain":{"min":[0,0,0],"max":[1,1,1]},"particles":{"spacing":null},"fluid":[{"shape":"sphere","center":[0.5,null,0.5],"radius":0.2}],"camera":null}`,
 	// 2D scenes: one with one of everything, a concave polygon, a goal asking for more crates than there are,
 	// 3D parts in a 2D scene
 	`{"name":"flat","mode":"reduced","flat":{"size":[2,1.2],"bodies":[{"shape":"box","center":[0.3,0.6],"size":[0.12,0.12],"density":600,"crate":true,"angle":10},

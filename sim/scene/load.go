@@ -20,12 +20,14 @@ import (
 )
 
 // Parse decodes and validates a scene. source names it in errors (a path, or "builtin:NAME"). data may start with
-// a UTF-8 byte-order mark; other encodings, and more than MaxFileBytes, are refused before decoding.
+// a UTF-8 byte-order mark; other encodings, more than MaxFileBytes and a key given twice anywhere (which a decoder
+// would read as its last value) are refused before decoding (jsonmsg.Prepare). null is refused where a value is
+// required, and is the absence of an optional part (a camera) or an empty list, as encoding/json writes them.
 func Parse(data []byte, source string) (*Scene, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%s: the scene is %s, over the limit of %s for scene files", source, safeio.Bytes(int64(len(data))), safeio.Bytes(MaxFileBytes))
 	}
-	data, err := jsonmsg.Text(data)
+	data, err := jsonmsg.Prepare(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
