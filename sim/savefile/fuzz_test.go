@@ -55,6 +55,7 @@ func fuzzSeeds(f *testing.F) [][]byte {
 		archive(func(h map[string]any) { h["particles"] = 1 }, make([]byte, 2<<20), 0),
 		archive(func(h map[string]any) { h["time"] = 1e300 }, file.State, 0),
 		archive(func(h map[string]any) { h["time"] = -1 }, file.State, 0),
+		archive(func(h map[string]any) { h["particles"], h["steps"] = nil, nil }, file.State, 0), // null read as 0 (issue 24)
 		append([]byte("PK\x03\x04"), eocd...),
 		valid[:len(valid)/2],
 		[]byte(`{"mode": "pbf"}`),
@@ -120,9 +121,17 @@ func FuzzHeader(f *testing.F) {
 		},
 		func(h map[string]any) { h["format"] = 2 },
 		func(h map[string]any) { delete(h, "scene") },
+		// null, read as a zero before issue 24
+		func(h map[string]any) { h["particles"] = nil },
+		func(h map[string]any) { h["saved"] = nil },
+		func(h map[string]any) { h["params"].(map[string]any)["params"] = nil },
 	} {
 		f.Add(editHeader(f, edit))
 	}
+	// a key given twice, in another case, and a byte-order mark (issue 24)
+	f.Add(bytes.Replace(hdr, []byte(`"particles": `), []byte(`"particles": 7, "Particles": `), 1))
+	f.Add(bytes.Replace(hdr, []byte(`"mode": `), []byte(`"mode": "flip", "mode": `), 1))
+	f.Add(append([]byte("\xEF\xBB\xBF"), hdr...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const path = "fuzz.slosh"
 		g, err := decodeHeader(path, data)

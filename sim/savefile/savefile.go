@@ -20,8 +20,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"strings"
 	"time"
 
+	"github.com/slosh/slosh/internal/jsonmsg"
 	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
@@ -219,6 +222,51 @@ type header struct {
 	Particles int             `json:"particles"`
 	Params    param.Preset    `json:"params"`
 	Scene     json.RawMessage `json:"scene"`
+}
+
+// UnmarshalJSON decodes slosh.json's object strictly, for decodeHeader: a key given twice anywhere in it is
+// refused (jsonmsg.Duplicates; encoding/json kept the last, and matches the fields regardless of case), and so are
+// null for any field and a missing count (encoding/json left those fields zero: "particles": null read as no
+// particles) and an unknown field. Errors name the field.
+func (h *header) UnmarshalJSON(data []byte) error {
+	if err := jsonmsg.Duplicates(data); err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	t := reflect.TypeOf(*h)
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		raw, ok := fields[name]
+		switch {
+		case ok && string(bytes.TrimSpace(raw)) == "null":
+			return fmt.Errorf("%s: null; want %s", name, headerType(t.Field(i).Type))
+		case !ok && (name == "time" || name == "steps" || name == "particles"):
+			return fmt.Errorf("%s: missing", name)
+		}
+	}
+	type plain header // header's fields without this method
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	*h = header(p)
+	return nil
+}
+
+// headerType says what JSON a header field of type t holds, for messages.
+func headerType(t reflect.Type) string {
+	switch t {
+	case reflect.TypeOf(time.Time{}):
+		return "a time (a string like \"2025-01-31T12:00:00Z\")"
+	case reflect.TypeOf(json.RawMessage(nil)):
+		return "an object"
+	}
+	return jsonmsg.Type(t)
 }
 
 // marshalScene writes a scene as the JSON object the header embeds. Mesh paths relative to the scene file become
