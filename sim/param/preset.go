@@ -45,32 +45,38 @@ func (p *Param) JSON(v Value) json.RawMessage {
 }
 
 // DecodeJSON reads a value written as JSON: what JSON returns, or for convenience a string in the command-line form.
+// null is no value (encoding/json would read it as a zero); what the file holds is quoted cut to a readable length.
 func (p *Param) DecodeJSON(raw json.RawMessage) (Value, error) {
 	raw = bytes.TrimSpace(raw)
+	got := jsonmsg.Clip(string(raw))
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return Value{}, fmt.Errorf("%s: %v", p.Name, err)
 		}
+		if len(s) > jsonmsg.MaxQuote { // no value is written this long
+			return Value{}, fmt.Errorf("%s: %s is not a value of this parameter", p.Name, jsonmsg.Quote(s))
+		}
 		return p.Parse(s)
 	}
+	isNull := string(raw) == "null"
 	switch p.Kind {
 	case Float, Int, Choice:
 		var f float64
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return Value{}, fmt.Errorf("%s: want a number, got %s", p.Name, raw)
+		if err := json.Unmarshal(raw, &f); err != nil || isNull {
+			return Value{}, fmt.Errorf("%s: want a number, got %s", p.Name, got)
 		}
 		return Value{F: f}, nil
 	case Bool:
 		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return Value{}, fmt.Errorf("%s: want true or false, got %s", p.Name, raw)
+		if err := json.Unmarshal(raw, &b); err != nil || isNull {
+			return Value{}, fmt.Errorf("%s: want true or false, got %s", p.Name, got)
 		}
 		return Value{B: b}, nil
 	case Vec3:
 		var a []float64
 		if err := json.Unmarshal(raw, &a); err != nil || len(a) != 3 {
-			return Value{}, fmt.Errorf("%s: want an array of three numbers, got %s", p.Name, raw)
+			return Value{}, fmt.Errorf("%s: want an array of three numbers, got %s", p.Name, got)
 		}
 		return Value{V: [3]float64{a[0], a[1], a[2]}}, nil
 	}
@@ -103,7 +109,7 @@ func (s *Set) Decode(values map[string]json.RawMessage) (Snapshot, error) {
 	for _, n := range names {
 		p, ok := s.byName[n]
 		if !ok {
-			return nil, fmt.Errorf("unknown parameter %q%s", n, s.suggest(n))
+			return nil, fmt.Errorf("unknown parameter %s%s", jsonmsg.Quote(n), s.suggest(n))
 		}
 		v, err := p.DecodeJSON(values[n])
 		if err != nil {
@@ -117,10 +123,15 @@ func (s *Set) Decode(values map[string]json.RawMessage) (Snapshot, error) {
 	return snap, nil
 }
 
-// ParsePreset decodes a preset file's content without applying it. It is strict: unknown fields, trailing data
-// and an empty file are errors.
+// ParsePreset decodes a preset file's content without applying it. It is strict: unknown fields, a key given twice
+// (encoding/json would keep the last), null for the mode or the parameters, trailing data and an empty file are
+// errors. A UTF-8 byte-order mark is skipped, as scenes and replays skip it (jsonmsg.Prepare).
 func ParsePreset(data []byte) (Preset, error) {
 	var pr Preset
+	data, err := jsonmsg.Prepare(data)
+	if err != nil {
+		return Preset{}, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pr); err != nil {
@@ -132,6 +143,13 @@ func ParsePreset(data []byte) (Preset, error) {
 	}
 	if dec.More() {
 		return Preset{}, fmt.Errorf("unexpected data after the preset object (at byte %d)", dec.InputOffset())
+	}
+	var top map[string]json.RawMessage // it decoded as a Preset, so as an object
+	json.Unmarshal(data, &top)
+	for _, f := range []struct{ name, want string }{{"mode", "a string"}, {"params", "an object"}} {
+		if raw, ok := top[f.name]; ok && string(raw) == "null" {
+			return Preset{}, fmt.Errorf("%s: null; want %s", f.name, f.want)
+		}
 	}
 	return pr, nil
 }
@@ -149,7 +167,11 @@ func (s *Set) ApplyPreset(pr Preset, mode string) error {
 
 func (s *Set) applyPreset(pr Preset, mode, source string) error {
 	if pr.Mode != "" && mode != "" && pr.Mode != mode {
-		return fmt.Errorf("%s is for mode %q, not %q; switch mode first (--mode %s)", source, pr.Mode, mode, pr.Mode)
+		hint := fmt.Sprintf("; switch mode first (--mode %s)", pr.Mode)
+		if jsonmsg.Clip(pr.Mode) != pr.Mode {
+			hint = "" // no mode is named so long
+		}
+		return fmt.Errorf("%s is for mode %s, not %q%s", source, jsonmsg.Quote(pr.Mode), mode, hint)
 	}
 	snap, err := s.Decode(pr.Params)
 	if err != nil {

@@ -19,6 +19,10 @@ func FuzzPreset(f *testing.F) {
 		`{"mode": "flip", "params": {}}`,
 		`{"params": {"x.eps": "0.5"}} {}`,
 		"\xef\xbb\xbf{\"params\": {}}", // a byte-order mark
+		// a key given twice, once in another case; null (issue 24)
+		`{"mode": "flip", "Mode": "pbf", "params": {"x.eps": 0.5, "x.eps": 0.7}}`,
+		`{"mode": null, "params": {"x.eps": null, "x.push_only": null, "x.gravity": null}}`,
+		`{"params": null}`,
 		``,
 	} {
 		f.Add([]byte(seed))
