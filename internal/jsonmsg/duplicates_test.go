@@ -1,6 +1,8 @@
 package jsonmsg
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -114,6 +116,82 @@ func BenchmarkDuplicates(b *testing.B) {
 	for b.Loop() {
 		if err := Duplicates(data); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzDuplicates checks Duplicates against a slow reference built on encoding/json's tokens: on valid JSON within
+// MaxDepth both find a key given twice, compared regardless of case, or neither does; on anything else Duplicates
+// only must not fail to return.
+func FuzzDuplicates(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"b":{"a":2,"A":3}}`, `[{"x":[{"y":1,"y":2}]}]`, `{"k":1,"\u212a":2}`, `{"a\"":1,"a\\":2}`, `{"é":1,"É":2}`,
+		`{"a":1,"a"`, `[[[[`, "\"\\u00e9\"", `{"ſ":1,"S":2}`, `{"\ud800":1,"\ufffd":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := Duplicates(data)
+		if !json.Valid(data) {
+			return
+		}
+		want, deep := referenceDuplicate(data)
+		if deep {
+			return
+		}
+		if (err != nil) != want {
+			t.Fatalf("Duplicates: %v; the reference finds a duplicate: %v", err, want)
+		}
+	})
+}
+
+// referenceDuplicate walks data's tokens and reports whether an object has two keys equal regardless of case, and
+// whether data nests deeper than MaxDepth.
+func referenceDuplicate(data []byte) (dup, deep bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type level struct {
+		object, wantKey bool
+		keys            []string
+	}
+	var stack []level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return dup, deep
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].wantKey = true
+				}
+				stack = append(stack, level{object: v == '{', wantKey: v == '{'})
+				if len(stack) > MaxDepth {
+					return dup, true
+				}
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+			continue
+		case string:
+			if l := &stack; len(*l) > 0 && (*l)[len(*l)-1].object && (*l)[len(*l)-1].wantKey {
+				top := &(*l)[len(*l)-1]
+				for _, k := range top.keys {
+					if strings.EqualFold(k, v) {
+						dup = true
+					}
+				}
+				top.keys = append(top.keys, v)
+				top.wantKey = false
+				continue
+			}
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].wantKey = true
 		}
 	}
 }
