@@ -332,12 +332,12 @@ func (m *mp4Writer) Close() error {
 	return m.closeErr
 }
 
-// finish is Close's work but reading the file back.
+// finish is Close's work but settling the output where ffmpeg got no frame.
 func (m *mp4Writer) finish() error {
 	m.pipe.close()
 	if m.pipe.n == 0 {
-		// ffmpeg opens the output once it has the first frame: stop it before, so that no empty file is left
-		// and a file already at the path stays as it was
+		// ffmpeg writes nothing before it has a frame: stop it, and Close's settle removes the empty output (a
+		// file already at the path was never opened)
 		m.cmd.Process.Kill()
 		m.stdin.Close()
 		<-m.exited
