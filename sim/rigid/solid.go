@@ -53,15 +53,8 @@ func NewSolid(spec scene.Body, h float64) (Solid, error) {
 	if !(ext > 0) || !(spec.Density > 0) {
 		return Solid{}, fmt.Errorf("a body (%s) needs a positive size and density", spec.Shape.String())
 	}
-	d := math.Min(h/4, ext/10)
-	vol := size[0] * size[1] * size[2]
-	if n := vol / (d * d * d); n > maxSolidSamples {
-		d *= math.Cbrt(n / maxSolidSamples)
-	}
-	var n [3]int
-	for k := range n {
-		n[k] = max(1, int(math.Ceil(size[k]/d)))
-	}
+	n, cell := lattice(size, math.Min(h/4, ext/10))
+	d := max(cell[0], cell[1], cell[2])
 	var m0 float64
 	var m1 [3]float64
 	var m2 [3][3]float64
@@ -69,7 +62,7 @@ func NewSolid(spec scene.Body, h float64) (Solid, error) {
 	for k := 0; k < n[2]; k++ {
 		for j := 0; j < n[1]; j++ {
 			for i := 0; i < n[0]; i++ {
-				p := scene.Vec3{bb.Min[0] + (float64(i)+0.5)*d, bb.Min[1] + (float64(j)+0.5)*d, bb.Min[2] + (float64(k)+0.5)*d}
+				p := scene.Vec3{bb.Min[0] + (float64(i)+0.5)*cell[0], bb.Min[1] + (float64(j)+0.5)*cell[1], bb.Min[2] + (float64(k)+0.5)*cell[2]}
 				dist := spec.Shape.Distance(p)
 				if dist >= 0 {
 					continue
@@ -92,13 +85,12 @@ func NewSolid(spec scene.Body, h float64) (Solid, error) {
 	if m0 == 0 {
 		return Solid{}, fmt.Errorf("a body (%s) is too small to measure at %.3g m", spec.Shape.String(), h)
 	}
-	cell := d * d * d
 	b := Solid{Spec: spec, Q: [4]float64{0, 0, 0, 1}}
 	for a := 0; a < 3; a++ {
 		b.Origin[a] = m1[a] / m0
 	}
 	b.C = b.Origin
-	b.Mass = spec.Density * m0 * cell
+	b.Mass = spec.Density * m0 * cell[0] * cell[1] * cell[2]
 	// inertia about the centre: Σ m (|r|² I − r rᵀ)
 	var cov [3][3]float64
 	for a := 0; a < 3; a++ {
@@ -111,7 +103,8 @@ func NewSolid(spec scene.Body, h float64) (Solid, error) {
 		for c := 0; c < 3; c++ {
 			b.IBody[a][c] = -cov[a][c]
 		}
-		b.IBody[a][a] += tr + b.Mass*d*d/6 // the lattice cells' own inertia
+		// the lattice cells' own inertia: a box of the cell's sides about axis a
+		b.IBody[a][a] += tr + b.Mass*(cell[(a+1)%3]*cell[(a+1)%3]+cell[(a+2)%3]*cell[(a+2)%3])/12
 	}
 	// collision points: the shell, thinned
 	stride := max(1, len(shell)/maxHull)
@@ -122,6 +115,41 @@ func NewSolid(spec scene.Body, h float64) (Solid, error) {
 	b.V = [3]float64(spec.Velocity)
 	b.W = [3]float64(spec.Spin)
 	return b, nil
+}
+
+// lattice is the lattice NewSolid measures a body of bounding-box size over: n points along each axis and the
+// cell's sides. The spacing is d, coarser where that would exceed maxSolidSamples points. An axis thinner than the
+// spacing (a plate, once the spacing was made coarser) gets one layer of points on its middle plane, its cell as
+// thick as the body, and the other axes share the budget: without that, a plate 10 m wide and 1 µm thick asked for
+// a lattice of 7·10⁸ points.
+func lattice(size [3]float64, d float64) (n [3]int, cell [3]float64) {
+	if vol := size[0] * size[1] * size[2]; vol/(d*d*d) > maxSolidSamples {
+		d *= math.Cbrt(vol / (d * d * d) / maxSolidSamples)
+	}
+	// Where an axis is thin, the others may share the budget: at most three rounds, each making at least one more
+	// axis thin or leaving the spacing as it is. (Half the budget, for the rounding up of each count.)
+	thin := size[0] <= d || size[1] <= d || size[2] <= d
+	for round := 0; thin && round < 3; round++ {
+		wide, area := 0, 1.0
+		for k := range 3 {
+			if size[k] > d {
+				wide++
+				area *= size[k]
+			}
+		}
+		if wide == 0 || area/math.Pow(d, float64(wide)) <= maxSolidSamples/2 {
+			break
+		}
+		d = math.Pow(area/(maxSolidSamples/2), 1/float64(wide))
+	}
+	for k := range 3 {
+		if size[k] > d {
+			n[k], cell[k] = int(math.Ceil(size[k]/d)), d
+		} else {
+			n[k], cell[k] = 1, size[k]
+		}
+	}
+	return n, cell
 }
 
 // Rot is the body's rotation matrix.

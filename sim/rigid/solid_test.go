@@ -56,6 +56,41 @@ func TestNewSolidMassProperties(t *testing.T) {
 	}
 }
 
+// A plate far wider than it is thick is measured on a lattice within the sample budget, one layer thick, with the
+// mass and inertia of a thin plate (exact: ρ·a·b·t and m(a² + b²)/12 about its normal): before, the budget's
+// coarser spacing was applied to the thin axis too, which measured a 1 m × 0.1 mm plate as nothing and a
+// 10 m × 1 µm one over 7·10⁸ lattice points (minutes).
+func TestNewSolidThinPlate(t *testing.T) {
+	for _, c := range []struct {
+		size scene.Vec3
+		h    float64
+	}{{scene.Vec3{1, 1e-4, 1}, 0.1}, {scene.Vec3{10, 1e-6, 10}, 0.05}, {scene.Vec3{999, 999, 1e-6}, 0.02}} {
+		n, _ := lattice(c.size, math.Min(c.h/4, 1e-7))
+		if pts := n[0] * n[1] * n[2]; pts > maxSolidSamples {
+			t.Errorf("plate %v: a lattice of %v = %d points, over the %d budget", c.size, n, pts, maxSolidSamples)
+			continue
+		}
+		spec := scene.Body{Shape: scene.Shape{Kind: scene.ShapeBox, Center: scene.Vec3{1, 1, 1}, Size: c.size}, Density: 500}
+		b, err := NewSolid(spec, c.h)
+		if err != nil {
+			t.Errorf("plate %v: %v", c.size, err)
+			continue
+		}
+		mass := 500 * c.size[0] * c.size[1] * c.size[2]
+		if r := math.Abs(b.Mass/mass - 1); r > 0.01 {
+			t.Errorf("plate %v: mass %.5g kg, exact %.5g", c.size, b.Mass, mass)
+		}
+		normal := 1
+		if c.size[2] < c.size[1] {
+			normal = 2
+		}
+		a, bb := c.size[(normal+1)%3], c.size[(normal+2)%3]
+		if want := mass * (a*a + bb*bb) / 12; math.Abs(b.IBody[normal][normal]/want-1) > 0.02 {
+			t.Errorf("plate %v: inertia about its normal %.5g, exact %.5g", c.size, b.IBody[normal][normal], want)
+		}
+	}
+}
+
 // ContactStatic keeps a body in the domain and out of a solid and takes the velocity into them; ContactSolids
 // separates two overlapping bodies and makes their approach inelastic, keeping momentum.
 func TestContacts(t *testing.T) {
