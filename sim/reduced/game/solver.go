@@ -256,7 +256,10 @@ func (s *Solver) Step(dt float64) error {
 			return s.fail(err)
 		}
 	}
-	s.world.step(dt)
+	if err := s.world.step(dt); err != nil {
+		return s.abort(err)
+	}
+	s.world.limit()
 	s.time += dt
 	s.steps++
 	s.lvl.update(s.world, s.time, dt)
@@ -389,15 +392,34 @@ const snapshotEvery = 60
 // fail goes back to the last kept state and reports the step as non-finite.
 func (s *Solver) fail(err error) error {
 	step := s.steps + 1
-	if s.snap != nil {
-		snap := s.snap
-		if rerr := s.ReadState(bytes.NewReader(snap)); rerr != nil {
-			return fmt.Errorf("reduced: step %d failed (%v) and the state it kept does not load: %w", step, err, rerr)
-		}
-		s.snap = snap
+	if rerr := s.restore(err); rerr != nil {
+		return rerr
 	}
 	return &sim.NonFiniteError{Mode: Name, Step: step, Count: 1, Restored: s.time,
 		Advice: fmt.Sprintf("%v; lower the current speed or raise reduced.substeps", err)}
+}
+
+// abort goes back to the last kept state and reports a step that failed for another reason than the numbers:
+// Box2D failing inside its step.
+func (s *Solver) abort(err error) error {
+	step := s.steps + 1
+	if rerr := s.restore(err); rerr != nil {
+		return rerr
+	}
+	return fmt.Errorf("reduced: step %d: %w; restored the state at t=%.3fs", step, err, s.time)
+}
+
+// restore loads the last kept state after step s.steps+1 failed with err.
+func (s *Solver) restore(err error) error {
+	if s.snap == nil {
+		return nil
+	}
+	snap := s.snap
+	if rerr := s.ReadState(bytes.NewReader(snap)); rerr != nil {
+		return fmt.Errorf("reduced: step %d failed (%v) and the state it kept does not load: %w", s.steps+1, err, rerr)
+	}
+	s.snap = snap
+	return nil
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -257,18 +257,26 @@ func (s *Solver) readBody(br *bufio.Reader, i int, spec scene.FlatBody) error {
 	if err := binary.Read(br, binary.LittleEndian, &rec); err != nil {
 		return fmt.Errorf("body %d: truncated", i)
 	}
-	k := s.world.k
-	W, H := k*s.world.size[0], k*s.world.size[1]
 	for _, x := range []float64{rec.Pos[0], rec.Pos[1], rec.Angle, rec.Vel[0], rec.Vel[1], rec.Spin, rec.Home} {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if !finite(x) {
 			return fmt.Errorf("body %d: a value that is not a finite number", i)
 		}
 	}
-	switch {
-	case rec.Pos[0] < -W || rec.Pos[0] > 2*W || rec.Pos[1] < -H || rec.Pos[1] > 2*H:
-		return fmt.Errorf("body %d at (%g, %g) m is far outside the %g × %g m rectangle", i, rec.Pos[0]/k, rec.Pos[1]/k, W/k, H/k)
-	case math.Hypot(rec.Vel[0], rec.Vel[1]) > k*sim.MaxStateSpeed || math.Abs(rec.Spin) > scene.MaxSpin || math.Abs(rec.Angle) > 1e6:
-		return fmt.Errorf("body %d moves at %v m/s, %g rad/s, at angle %g: out of range", i, rec.Vel, rec.Spin, rec.Angle)
+	// the limits of a scene's bodies (flat.bodies), which the running game keeps to (world.limit)
+	k, size := s.world.k, s.world.size
+	slack := stateSlack * max(size[0], size[1])
+	for c := 0; c < 2; c++ {
+		if x := rec.Pos[c] / k; !(x >= -slack && x <= size[c]+slack) {
+			return fmt.Errorf("body %d: position[%d] (its centre of mass) %g m lies outside the rectangle's [0, %g] by more than the %g m its walls may yield", i, c, x, size[c], slack)
+		}
+	}
+	switch v := math.Hypot(rec.Vel[0], rec.Vel[1]) / k; {
+	case !(v <= scene.MaxFlatSpeed*(1+1e-9)):
+		return fmt.Errorf("body %d: velocity (%g, %g) m/s is out of range: at most %g m/s, as for a scene's bodies", i, rec.Vel[0]/k, rec.Vel[1]/k, float64(scene.MaxFlatSpeed))
+	case !(math.Abs(rec.Spin) <= scene.MaxSpin):
+		return fmt.Errorf("body %d: spin %g rad/s is out of range: at most %g rad/s, as for a scene's bodies", i, rec.Spin, float64(scene.MaxSpin))
+	case !(math.Abs(rec.Angle) <= maxStateAngle):
+		return fmt.Errorf("body %d: angle %g rad is out of range: at most %g", i, rec.Angle, float64(maxStateAngle))
 	case rec.Awake > 1 || rec.Delivered > 1 || !(rec.Home >= 0 && rec.Home <= MaxStateTime):
 		return fmt.Errorf("body %d: damaged flags", i)
 	}
@@ -278,17 +286,31 @@ func (s *Solver) readBody(br *bufio.Reader, i int, spec scene.FlatBody) error {
 	}
 	b := s.world.bodies[idx]
 	bb := b.b
-	bb.SetTransform(box2d.MakeB2Vec2(rec.Pos[0], rec.Pos[1]), rec.Angle) // the broad phase
-	c := box2d.MakeB2Vec2(rec.Pos[0], rec.Pos[1])
-	bb.M_sweep.C, bb.M_sweep.C0, bb.M_sweep.A, bb.M_sweep.A0 = c, c, rec.Angle, rec.Angle
-	bb.SynchronizeTransform() // the frame's origin from the centre of mass, as a step leaves it
-	bb.SynchronizeFixtures()
-	bb.SetLinearVelocity(box2d.MakeB2Vec2(rec.Vel[0], rec.Vel[1]))
-	bb.SetAngularVelocity(rec.Spin)
-	bb.SetAwake(rec.Awake == 1)
+	err = box2dCall(fmt.Sprintf("placing body %d", i), func() {
+		bb.SetTransform(box2d.MakeB2Vec2(rec.Pos[0], rec.Pos[1]), rec.Angle) // the broad phase
+		c := box2d.MakeB2Vec2(rec.Pos[0], rec.Pos[1])
+		bb.M_sweep.C, bb.M_sweep.C0, bb.M_sweep.A, bb.M_sweep.A0 = c, c, rec.Angle, rec.Angle
+		bb.SynchronizeTransform() // the frame's origin from the centre of mass, as a step leaves it
+		bb.SynchronizeFixtures()
+		bb.SetLinearVelocity(box2d.MakeB2Vec2(rec.Vel[0], rec.Vel[1]))
+		bb.SetAngularVelocity(rec.Spin)
+		bb.SetAwake(rec.Awake == 1)
+	})
+	if err != nil {
+		return err
+	}
 	b.home, b.delivered = rec.Home, rec.Delivered == 1
 	return nil
 }
+
+// stateSlack is how far outside the rectangle, as a share of its longer side, a saved body's centre of mass may
+// lie: Box2D lets bodies sink into its walls by a few thousandths of the longer side (its slop and skin), no
+// more; a body beyond this is not in the tank.
+const stateSlack = 0.01
+
+// maxStateAngle bounds a saved body's angle (rad): Box2D does not wrap it, so a body that has turned for hours
+// holds a large one, but not this large.
+const maxStateAngle = 1e6
 
 // readRest reads the body held, the tracers and the dye, and sets the level.
 func (s *Solver) readRest(br *bufio.Reader, delivered, outcome int32, endTime float64) error {

@@ -100,38 +100,37 @@ func outline(s *scene.FlatBody) [][2]float64 {
 	}
 }
 
-// add creates a body from a validated scene body and returns its index.
+// add creates a body from a validated scene body and returns its index. What Box2D cannot take is refused
+// before Box2D is called (checkB2Shape); a panic inside Box2D all the same becomes an error and leaves no body.
 func (w *world) add(s scene.FlatBody) (int, error) {
-	def := box2d.MakeB2BodyDef()
-	if !s.Static {
-		def.Type = box2d.B2BodyType.B2_dynamicBody
-	}
-	def.Position = w.vec(s.Center)
-	def.Angle = s.Angle * math.Pi / 180
-	def.LinearVelocity = w.vec(s.Velocity)
-	def.AngularVelocity = s.Spin
-	bb := w.b2.CreateBody(&def)
-	fd := box2d.MakeB2FixtureDef()
-	fd.Density, fd.Friction, fd.Restitution = s.Density/(w.k*w.k), s.Friction, s.Restitution
+	ol := outline(&s)
+	var b2shape box2d.B2ShapeInterface
 	if s.Shape == scene.FlatCircle {
+		if d := 2 * w.k * s.Radius; !(d >= b2Weld) {
+			return 0, fmt.Errorf("the circle is %.3g m across: Box2D, at this rectangle's scale, cannot hold bodies under %.3g m", 2*s.Radius, b2Weld/w.k)
+		}
 		c := box2d.MakeB2CircleShape()
 		c.M_radius = w.k * s.Radius
-		fd.Shape = &c
+		b2shape = &c
 	} else {
-		ol := outline(&s)
 		vs := make([]box2d.B2Vec2, len(ol))
 		for k, p := range ol {
 			vs[k] = w.vec(p)
 		}
-		p := box2d.MakeB2PolygonShape()
-		p.Set(vs, len(vs))
-		if p.M_count < 3 {
-			w.b2.DestroyBody(bb)
-			return 0, fmt.Errorf("the %s is too small or too thin for Box2D", s.Shape)
+		if err := w.checkB2Polygon(vs, s.Shape); err != nil {
+			return 0, err
 		}
-		fd.Shape = &p
+		p := box2d.MakeB2PolygonShape()
+		if err := box2dCall("taking the "+s.Shape, func() { p.Set(vs, len(vs)) }); err != nil {
+			return 0, err
+		}
+		if !s.Static {
+			if err := w.checkB2Mass(&p, s.Shape, s.Density/(w.k*w.k)); err != nil {
+				return 0, err
+			}
+		}
+		b2shape = &p
 	}
-	ol := outline(&s)
 	var sh *panel.Shape
 	var err error
 	if s.Shape == scene.FlatCircle {
@@ -144,16 +143,121 @@ func (w *world) add(s scene.FlatBody) (int, error) {
 		sh, err = panel.NewPolygon(vs, w.spacing)
 	}
 	if err != nil {
-		w.b2.DestroyBody(bb)
 		return 0, fmt.Errorf("the %s's panels: %w", s.Shape, err)
 	}
-	bb.CreateFixtureFromDef(&fd)
+	def := box2d.MakeB2BodyDef()
+	if !s.Static {
+		def.Type = box2d.B2BodyType.B2_dynamicBody
+	}
+	def.Position = w.vec(s.Center)
+	def.Angle = s.Angle * math.Pi / 180
+	def.LinearVelocity = w.vec(s.Velocity)
+	def.AngularVelocity = s.Spin
+	fd := box2d.MakeB2FixtureDef()
+	fd.Density, fd.Friction, fd.Restitution = s.Density/(w.k*w.k), s.Friction, s.Restitution
+	fd.Shape = b2shape
+	var bb *box2d.B2Body
+	if err := box2dCall("adding the "+s.Shape, func() {
+		bb = w.b2.CreateBody(&def)
+		bb.CreateFixtureFromDef(&fd)
+	}); err != nil {
+		if bb != nil {
+			_ = box2dCall("removing the body it failed on", func() { w.b2.DestroyBody(bb) })
+		}
+		return 0, err
+	}
 	reach := 0.0
 	for _, p := range ol {
 		reach = max(reach, math.Hypot(p[0], p[1]))
 	}
 	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: ol, shape: sh, reach: reach})
 	return len(w.bodies) - 1, nil
+}
+
+// b2Weld is the distance (Box2D's units) under which B2PolygonShape.Set merges two corners into one: half its
+// linear slop. A polygon left with fewer than 3 corners, or none with area, fails its assertions.
+const b2Weld = 0.5 * box2d.B2_linearSlop
+
+// checkB2Polygon refuses, before Box2D sees them, the corners (Box2D's units, convex and counter-clockwise)
+// that B2PolygonShape.Set would assert on: two corners closer than b2Weld (welded into one), or a polygon
+// narrower than b2Weld (no hull of 3 corners, no area). The scene's MinFlatDetail keeps every scene's body well
+// clear of these; this is the world's own check, at its own scale.
+func (w *world) checkB2Polygon(vs []box2d.B2Vec2, shape string) error {
+	n := len(vs)
+	if n < 3 || n > box2d.B2_maxPolygonVertices {
+		return fmt.Errorf("the %s has %d corners: Box2D takes 3 to %d", shape, n, box2d.B2_maxPolygonVertices)
+	}
+	for _, v := range vs {
+		if !finite(v.X) || !finite(v.Y) {
+			return fmt.Errorf("the %s has a corner that is not a finite number", shape)
+		}
+	}
+	for i := range vs {
+		for j := 0; j < i; j++ {
+			if d := math.Sqrt(box2d.B2Vec2DistanceSquared(vs[i], vs[j])); !(d >= b2Weld) {
+				return fmt.Errorf("the %s's corners %d and %d lie %.3g m apart: Box2D, at this rectangle's scale, merges corners closer than %.3g m", shape, j, i, d/w.k, b2Weld/w.k)
+			}
+		}
+	}
+	width := math.Inf(1) // a convex polygon is narrowest across one of its sides
+	for i := range vs {
+		a, b := vs[i], vs[(i+1)%n]
+		e := box2d.B2Vec2Sub(b, a)
+		far := 0.0
+		for _, p := range vs {
+			far = max(far, box2d.B2Vec2Cross(e, box2d.B2Vec2Sub(p, a))/e.Length())
+		}
+		width = min(width, far)
+	}
+	if !(width >= b2Weld) {
+		return fmt.Errorf("the %s is %.3g m across at its narrowest: Box2D, at this rectangle's scale, cannot hold bodies under %.3g m", shape, width/w.k, b2Weld/w.k)
+	}
+	// Set's centroid sums the corners' cross products about the body's origin, which cancel for a polygon small
+	// for its distance from there; its area must stay clear of that rounding (n·|v|²·2⁻⁵² at most)
+	area, far := 0.0, 0.0
+	for i := 1; i+1 < n; i++ {
+		area += 0.5 * box2d.B2Vec2Cross(box2d.B2Vec2Sub(vs[i], vs[0]), box2d.B2Vec2Sub(vs[i+1], vs[0]))
+	}
+	for _, v := range vs {
+		far = max(far, v.LengthSquared())
+	}
+	if !(area > 1e-12*far) {
+		return fmt.Errorf("the %s is too small for its distance from its centre (%.3g m): Box2D's centroid would vanish in rounding", shape, math.Sqrt(far)/w.k)
+	}
+	return nil
+}
+
+// checkB2Mass refuses a dynamic polygon whose rotational inertia Box2D's shift to the centre of mass would cancel
+// to nothing, asserting (ResetMassData with this one fixture of the given density): a thin polygon far from its
+// origin.
+func (w *world) checkB2Mass(p *box2d.B2PolygonShape, shape string, density float64) error {
+	var md box2d.B2MassData
+	if err := box2dCall("computing the "+shape+"'s mass", func() { p.ComputeMass(&md, density) }); err != nil {
+		return err
+	}
+	mass, c := md.Mass, box2d.B2Vec2MulScalar(md.Mass, md.Center)
+	if mass > 0 {
+		c.OperatorScalarMulInplace(1 / mass)
+	} else {
+		mass = 1 // Box2D gives a massless dynamic body a mass of 1
+	}
+	if md.I > 0 && !(md.I-mass*box2d.B2Vec2Dot(c, c) > 0) {
+		return fmt.Errorf("the %s is too small for its distance from its centre (%.3g m): Box2D's rotational inertia about its centre of mass would vanish in rounding", shape, math.Sqrt(box2d.B2Vec2Dot(md.Center, md.Center))/w.k)
+	}
+	return nil
+}
+
+// box2dCall runs f, a call into Box2D, and turns a panic (Box2D asserts by panicking) into an error that says
+// what was being done. The checks before each call make this unreachable as far as we know: it is the last line
+// of defence, not a validation, and a world it reports on may be damaged (the solver goes back to a kept state).
+func box2dCall(what string, f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("Box2D failed %s (%v)", what, r)
+		}
+	}()
+	f()
+	return nil
 }
 
 // remove destroys body i; the bodies after it move down one index.
@@ -267,7 +371,39 @@ func (w *world) applyTorque(i int, t float64) {
 // mass returns body i's mass per metre of depth (kg/m); 0 for a static body.
 func (w *world) mass(i int) float64 { return w.bodies[i].b.GetMass() }
 
-func (w *world) step(dt float64) { w.b2.Step(dt, velocityIterations, positionIterations) }
+// step advances Box2D by dt; a panic inside it is an error naming the bodies that had become non-finite, if any.
+func (w *world) step(dt float64) error {
+	err := box2dCall("in its step", func() { w.b2.Step(dt, velocityIterations, positionIterations) })
+	if err != nil {
+		var bad []int
+		for i := range w.bodies {
+			if !w.bodyFinite(i) {
+				bad = append(bad, i)
+			}
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("%w; bodies %v were not finite", err, bad)
+		}
+		return fmt.Errorf("%w with %d bodies", err, len(w.bodies))
+	}
+	return nil
+}
+
+// limit slows every body to the speeds a scene's bodies may have (scene.MaxFlatSpeed and scene.MaxSpin), which
+// are also the limits a saved state's bodies are read with. Box2D's own limit (2 of its units a step) grows with
+// the rectangle and the substeps: a body falling through a 1 km tank would pass it.
+func (w *world) limit() {
+	vmax := w.k * scene.MaxFlatSpeed
+	for _, b := range w.bodies {
+		bb := b.b
+		if v := bb.GetLinearVelocity(); v.Length() > vmax {
+			bb.SetLinearVelocity(box2d.B2Vec2MulScalar(vmax/v.Length(), v))
+		}
+		if a := bb.GetAngularVelocity(); math.Abs(a) > scene.MaxSpin {
+			bb.SetAngularVelocity(math.Copysign(scene.MaxSpin, a))
+		}
+	}
+}
 
 // setGravity sets the downward acceleration, m/s².
 func (w *world) setGravity(g float64) {
@@ -279,11 +415,19 @@ func (w *world) setGravity(g float64) {
 // finite says whether every body's pose and velocity are finite numbers.
 func (w *world) finite() bool {
 	for i := range w.bodies {
-		p, a, v, s := w.pose(i)
-		for _, x := range []float64{p[0], p[1], a, v[0], v[1], s} {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return false
-			}
+		if !w.bodyFinite(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// bodyFinite says whether body i's pose and velocity are finite numbers.
+func (w *world) bodyFinite(i int) bool {
+	p, a, v, s := w.pose(i)
+	for _, x := range []float64{p[0], p[1], a, v[0], v[1], s} {
+		if !finite(x) {
+			return false
 		}
 	}
 	return true
