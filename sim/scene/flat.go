@@ -287,6 +287,17 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 		if err := checkPolygon(path+".points", b.Points, maxSide, detail); err != nil {
 			return err
 		}
+		if !b.Static {
+			// its centre of mass, where the walls keep it (and where a saved state's bodies must lie)
+			c := polygonCentroid(b.Points)
+			s, co := math.Sincos(b.Angle * math.Pi / 180)
+			at := Vec2{b.Center[0] + co*c[0] - s*c[1], b.Center[1] + s*c[0] + co*c[1]}
+			for k := 0; k < 2; k++ {
+				if !(at[k] >= 0 && at[k] <= size[k]) {
+					return errAt(path+".points", "put the body's centre of mass at (%g, %g), outside the rectangle: a body that moves starts inside it", at[0], at[1])
+				}
+			}
+		}
 		if err := unused("size", b.Size != Vec2{}); err != nil {
 			return err
 		}
@@ -381,6 +392,20 @@ func checkPolygon(path string, pts []Vec2, maxSide, detail float64) error {
 		return errAt(path, "the polygon is %.3g m across at its narrowest, thinner than %s", width, detailLimit(detail, maxSide))
 	}
 	return nil
+}
+
+// polygonCentroid is the centre of area of a polygon's corners (counter-clockwise, of positive area).
+func polygonCentroid(pts []Vec2) Vec2 {
+	var a, cx, cy float64
+	o := pts[0] // about the first corner: no cancellation for a polygon far from its centre
+	for i := 1; i+1 < len(pts); i++ {
+		p, q := Vec2{pts[i][0] - o[0], pts[i][1] - o[1]}, Vec2{pts[i+1][0] - o[0], pts[i+1][1] - o[1]}
+		w := p[0]*q[1] - q[0]*p[1]
+		a += w
+		cx += w * (p[0] + q[0]) / 3
+		cy += w * (p[1] + q[1]) / 3
+	}
+	return Vec2{o[0] + cx/a, o[1] + cy/a}
 }
 
 func (c *Current) validate(path string, size Vec2) error {

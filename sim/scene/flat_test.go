@@ -117,10 +117,31 @@ func TestFlatBodyDetail(t *testing.T) {
 		// a thin wedge: long sides, but its tip's corners lie closer than the limit
 		{2, `{"shape":"polygon","center":[1,0.5],"points":[[0,0],[1,0],[1,0.1],[0.0003,0.0001]],"density":500}`, false},
 	} {
-		js := fmt.Sprintf(`{"name":"d","flat":{"size":[%g,0.5],"bodies":[%s]}}`, c.size, c.body)
+		js := fmt.Sprintf(`{"name":"d","flat":{"size":[%g,1],"bodies":[%s]}}`, c.size, c.body)
 		_, err := Parse([]byte(js), "d.json")
 		if c.ok && err != nil || !c.ok && (err == nil || !strings.Contains(err.Error(), "flat.bodies[0]") || !strings.Contains(err.Error(), "longer side")) {
 			t.Errorf("%s in a %g m rectangle: %v", c.body, c.size, err)
+		}
+	}
+}
+
+// A body that moves has its centre of mass inside the rectangle, where the walls keep it and where a saved
+// state's bodies must lie: a polygon whose corners all lie off to one side of its centre may not put it outside.
+// A fixed body may (a rock set into a wall).
+func TestFlatBodyCentroidInside(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"shape":"polygon","center":[0.1,0.5],"points":[[0.2,0],[0.4,0],[0.3,0.2]],"density":500}`, true},
+		{`{"shape":"polygon","center":[0.1,0.5],"points":[[-0.4,0],[-0.2,0],[-0.3,0.2]],"density":500}`, false},
+		{`{"shape":"polygon","center":[0.1,0.5],"points":[[0.2,0],[0.4,0],[0.3,0.2]],"angle":180,"density":500}`, false},
+		{`{"shape":"polygon","center":[0.1,0.5],"points":[[-0.4,0],[-0.2,0],[-0.3,0.2]],"static":true}`, true},
+	} {
+		js := fmt.Sprintf(`{"name":"d","flat":{"size":[2,1],"bodies":[%s]}}`, c.body)
+		_, err := Parse([]byte(js), "d.json")
+		if c.ok && err != nil || !c.ok && (err == nil || !strings.Contains(err.Error(), "flat.bodies[0].points: ")) {
+			t.Errorf("%s: %v", c.body, err)
 		}
 	}
 }
