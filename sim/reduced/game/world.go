@@ -145,6 +145,11 @@ func (w *world) add(s scene.FlatBody) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("the %s's panels: %w", s.Shape, err)
 	}
+	if n := w.panels() + sh.Panels(); n > panel.MaxSystemPanels {
+		return 0, fmt.Errorf("with this %s the bodies are cut into %d vortex panels of about %.3g m, over the %d the panel solver holds "+
+			"(it solves every body's panels together): use fewer or smaller bodies, or longer panels (raise reduced.panel_length, "+
+			"in grid cells, or lower reduced.grid)", s.Shape, n, w.spacing, panel.MaxSystemPanels)
+	}
 	def := box2d.MakeB2BodyDef()
 	if !s.Static {
 		def.Type = box2d.B2BodyType.B2_dynamicBody
@@ -258,6 +263,15 @@ func box2dCall(what string, f func()) (err error) {
 	}()
 	f()
 	return nil
+}
+
+// panels is the number of vortex panels of all the bodies.
+func (w *world) panels() int {
+	n := 0
+	for _, b := range w.bodies {
+		n += b.shape.Panels()
+	}
+	return n
 }
 
 // remove destroys body i; the bodies after it move down one index.
