@@ -46,7 +46,7 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 	}
 	if err := s.Reset(st.sc); err != nil {
 		ss.Close()
-		return nil, fmt.Errorf("%s: %w", m.Name, err)
+		return nil, inMode(m.Name, err)
 	}
 	if f := st.load; f != nil {
 		if err := readState(s, m, f); err != nil {
@@ -55,6 +55,14 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 		}
 	}
 	return ss, nil
+}
+
+// inMode names the mode in a solver's error, unless the solver's message already starts with it.
+func inMode(mode string, err error) error {
+	if strings.HasPrefix(err.Error(), mode+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", mode, err)
 }
 
 // CloseAll closes the session and then the context openHeadless opened for it.

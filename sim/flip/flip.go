@@ -46,6 +46,7 @@ const advice = "lower flip.cfl or raise flip.substeps, or raise flip.max_iterati
 
 // Solver is the FLIP solver. It is not safe for concurrent use.
 type Solver struct {
+	held   int64 // bytes the arrays were last sized for (machine.MemoryBudget)
 	Cfg    Config
 	params *param.Set
 	sc     *scene.Scene
@@ -133,11 +134,19 @@ const bytesPerParticle = 2*(16+16+4) + 4
 // copies) and the solver's vectors.
 const bytesPerCell = 30*8 + 8*2*4 + 12*8
 
+// LeastBytesPerParticle is the least the solver holds per particle: the particle's arrays and its share of the
+// cells it fills (eight particles a full cell; the domain has at least as many).
+const LeastBytesPerParticle = bytesPerParticle + bytesPerCell/8
+
+// memoryNeed is what the solver's arrays take for budget particles on a grid of n cells.
+func memoryNeed(budget int, n [3]int) int64 {
+	cells := int64(n[0]+1) * int64(n[1]+1) * int64(n[2]+1)
+	return int64(budget)*bytesPerParticle + cells*bytesPerCell
+}
+
 // checkMemory refuses a run that would not fit in the memory slosh lets a simulation take.
 func checkMemory(budget int, n [3]int, limit int64) error {
-	cells := int64(n[0]+1) * int64(n[1]+1) * int64(n[2]+1)
-	need := int64(budget)*bytesPerParticle + cells*bytesPerCell
-	if need > limit {
+	if need := memoryNeed(budget, n); need > limit {
 		return fmt.Errorf("flip: %d particles (the budget) on a %d×%d×%d grid need about %s of memory; slosh lets a simulation take %s on this machine: raise flip.cell or lower flip.particles or flip.budget",
 			budget, n[0], n[1], n[2], machine.Bytes(need), machine.Bytes(limit))
 	}
@@ -146,8 +155,14 @@ func checkMemory(budget int, n [3]int, limit int64) error {
 
 // Reset implements sim.Solver: the scene's fluid blocks seeded 2×2×2 per cell with jitter, and its rigid bodies.
 func (s *Solver) Reset(sc *scene.Scene) error {
+	if err := s.expect(sc); err != nil {
+		return err
+	}
 	h, err := ResolveCell(&s.Cfg, sc)
 	if err != nil {
+		return err
+	}
+	if _, err := gridSize(sc.Domain, h); err != nil {
 		return err
 	}
 	d := h / 2
@@ -209,6 +224,28 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	return nil
 }
 
+// expect refuses, before anything is sampled, a reset whose grid or particles would not fit in memory, estimated
+// from the scene (scene.Expect) at the cell size ResolveCell will choose.
+func (s *Solver) expect(sc *scene.Scene) error {
+	var d float64
+	var n int
+	var err error
+	if s.Cfg.Particles <= 0 && s.Cfg.Cell > 0 {
+		d = float64(s.Cfg.Cell) / 2
+		d, n, err = sc.Expect(d, 0)
+	} else {
+		d, n, err = sc.Expect(0, int(s.Cfg.Particles))
+	}
+	if err != nil || d == 0 {
+		return err
+	}
+	dims, err := gridSize(sc.Domain, 2*d)
+	if err != nil {
+		return err
+	}
+	return checkMemory(s.Cfg.ResolveBudget(n), dims, machine.MemoryBudget(8<<30, s.held))
+}
+
 // setup sizes the grid and everything on it for a scene at cell size h with n particles, and clears the state
 // that is not the particles'.
 func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
@@ -218,9 +255,10 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 		return err
 	}
 	budget := s.Cfg.ResolveBudget(n)
-	if err := checkMemory(budget, dims, machine.MemoryBudget(8<<30)); err != nil {
+	if err := checkMemory(budget, dims, machine.MemoryBudget(8<<30, s.held)); err != nil {
 		return err
 	}
+	s.held = memoryNeed(budget, dims)
 	s.tools = sim.Tools{}
 	s.hadPaddle = false
 	s.sc = sc

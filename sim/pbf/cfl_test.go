@@ -106,7 +106,7 @@ func TestMemoryIsCheckedBeforeAllocating(t *testing.T) {
 	if err := CheckMemory(scene.MaxParticles, dv, need); err != nil {
 		t.Errorf("exactly enough memory: %v", err)
 	}
-	if need <= machine.MemoryBudget(0) {
+	if need <= machine.MemoryBudget(0, 0) {
 		t.Logf("this machine would hold %s; the reset below is not refused here", machine.Bytes(need))
 		return
 	}

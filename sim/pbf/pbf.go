@@ -30,6 +30,7 @@ const Name = "pbf-cpu"
 
 // Solver is the CPU PBF solver. It is not safe for concurrent use.
 type Solver struct {
+	held   int64 // bytes the arrays were last sized for (machine.MemoryBudget)
 	Cfg    Config
 	params *param.Set
 	dv     Derived
@@ -140,6 +141,9 @@ func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]flo
 
 // Reset implements sim.Solver: particles are sampled from the scene's fluid blocks and rigid bodies.
 func (s *Solver) Reset(sc *scene.Scene) error {
+	if err := s.expect(sc); err != nil {
+		return err
+	}
 	d, pos, vel, bodies, err := SampleScene(&s.Cfg, sc)
 	if err != nil {
 		return err
@@ -209,6 +213,20 @@ func CheckMemory(budget int, dv Derived, limit int64) error {
 	return nil
 }
 
+// expect refuses, before anything is sampled, a reset whose particles would not fit in memory (scene.Expect): a
+// count the machine cannot hold is refused at once, not after the seconds sampling it takes.
+func (s *Solver) expect(sc *scene.Scene) error {
+	d, n, err := sc.Expect(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
+	if err != nil || d == 0 {
+		return err
+	}
+	dv, err := Derive(&s.Cfg, d)
+	if err != nil {
+		return nil // the reset says what is wrong
+	}
+	return CheckMemory(s.Cfg.ResolveBudget(n), dv, machine.MemoryBudget(8<<30, s.held))
+}
+
 // derive recomputes constants, the collider and the grid for a spacing, after checking that budget particles fit in
 // memory at them; on error nothing changes.
 func (s *Solver) derive(spacing float64, budget int) error {
@@ -216,13 +234,14 @@ func (s *Solver) derive(spacing float64, budget int) error {
 	if err != nil {
 		return err
 	}
-	if err := CheckMemory(budget, dv, machine.MemoryBudget(8<<30)); err != nil {
+	if err := CheckMemory(budget, dv, machine.MemoryBudget(8<<30, s.held)); err != nil {
 		return err
 	}
 	g, err := grid.New(f32(s.sc.Domain.Min), f32(s.sc.Domain.Max), dv.H)
 	if err != nil {
 		return fmt.Errorf("pbf: %w", err)
 	}
+	s.held = int64(budget) * BytesPerParticle(dv.Stride)
 	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
 	s.col = solid.NewCollider(s.sc, dv.Radius)
 	s.col.Obstacles = solid.Moved(s.sc, s.time, s.tools.Paddle)

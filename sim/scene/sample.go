@@ -398,6 +398,36 @@ func (s *Scene) spacingFor(n, limit int) (float64, error) {
 	return best, nil
 }
 
+// Expect is what a reset at spacing or count (as ResolveSpacing takes them) will sample, estimated in closed form
+// before anything is: the spacing (for a count, the one that would fill the fluid's volume, which SpacingFor then
+// refines by sampling) and the particles (the count asked for, or a lower bound of what the blocks hold at the
+// spacing). A mode checks its memory against it first, so that a run the machine cannot hold is refused at once
+// rather than after seconds of sampling.
+func (s *Scene) Expect(spacing float64, count int) (d float64, n int, err error) {
+	if err := s.Need3D(); err != nil {
+		return 0, 0, err
+	}
+	if count <= 0 && !(spacing > 0) {
+		spacing, count = s.Particles.Spacing, s.Particles.Count
+	}
+	if count > 0 {
+		if count > MaxParticles {
+			return 0, 0, fmt.Errorf("particle count %d exceeds the limit of %d", count, MaxParticles)
+		}
+		if vol := s.FluidVolume(); vol > 0 {
+			return math.Cbrt(vol / float64(count)), count, nil
+		}
+		return 0, count, nil
+	}
+	if !(spacing > 0) {
+		return 0, 0, fmt.Errorf("scene %s: particles.spacing must be > 0 (or give particles.count)", jsonmsg.Quote(s.Name))
+	}
+	if err := s.CheckSpacing(spacing); err != nil {
+		return 0, 0, err
+	}
+	return spacing, int(s.leastParticles(spacing)), nil
+}
+
 // ResolveSpacing is the spacing a mode runs the scene at: a particle count it is given (when > 0) wins over a
 // spacing it is given (when > 0), and either over the scene's own particles.count and particles.spacing.
 func (s *Scene) ResolveSpacing(spacing float64, count int) (float64, error) {

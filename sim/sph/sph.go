@@ -60,6 +60,7 @@ type Material struct {
 
 // Solver is the SPH solver. It is not safe for concurrent use.
 type Solver struct {
+	held   int64 // bytes the arrays were last sized for (machine.MemoryBudget)
 	Cfg    Config
 	params *param.Set
 	dv     Derived
@@ -156,6 +157,9 @@ func (s *Solver) Derived() Derived { return s.dv }
 // material k the scene's rest density ρ_k and the kinematic viscosity ν_k = μ_k/ρ_k + sph.viscosity (materials.go),
 // material 0 being scene.DefaultMaterial (water).
 func (s *Solver) Reset(sc *scene.Scene) error {
+	if err := s.expect(sc); err != nil {
+		return err
+	}
 	d, err := sc.ResolveSpacing(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
 	if err != nil {
 		return err
@@ -247,6 +251,29 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 // the material, and the neighbour list and its gradients, stride entries each.
 func BytesPerParticle(stride int) int64 { return 237 + 8*int64(stride) }
 
+// checkMemory refuses a budget of particles whose arrays would not fit in the memory a simulation may take.
+func (s *Solver) checkMemory(budget int, dv Derived) error {
+	limit := machine.MemoryBudget(8<<30, s.held)
+	if need := int64(budget) * BytesPerParticle(dv.Stride); need > limit {
+		return fmt.Errorf("sph: %d particles (the budget) with neighbour lists of %d need about %s of memory, more than the %s a simulation may take here: lower sph.particles, sph.budget or sph.kernel_radius",
+			budget, dv.Stride, machine.Bytes(need), machine.Bytes(limit))
+	}
+	return nil
+}
+
+// expect refuses, before anything is sampled, a reset whose particles would not fit in memory (scene.Expect).
+func (s *Solver) expect(sc *scene.Scene) error {
+	d, n, err := sc.Expect(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
+	if err != nil || d == 0 {
+		return err
+	}
+	dv, err := Derive(&s.Cfg, d)
+	if err != nil {
+		return nil // the reset says what is wrong
+	}
+	return s.checkMemory(s.Cfg.ResolveBudget(n), dv)
+}
+
 // derive recomputes the constants, the collider and the grid for a spacing after checking memory; on error
 // nothing changes.
 func (s *Solver) derive(spacing float64, budget int) error {
@@ -254,15 +281,14 @@ func (s *Solver) derive(spacing float64, budget int) error {
 	if err != nil {
 		return err
 	}
-	limit := machine.MemoryBudget(8 << 30)
-	if need := int64(budget) * BytesPerParticle(dv.Stride); need > limit {
-		return fmt.Errorf("sph: %d particles (the budget) with neighbour lists of %d need about %s of memory, more than the %s a simulation may take here: lower sph.particles, sph.budget or sph.kernel_radius",
-			budget, dv.Stride, machine.Bytes(need), machine.Bytes(limit))
+	if err := s.checkMemory(budget, dv); err != nil {
+		return err
 	}
 	g, err := grid.New(f32(s.sc.Domain.Min), f32(s.sc.Domain.Max), dv.H)
 	if err != nil {
 		return fmt.Errorf("sph: %w", err)
 	}
+	s.held = int64(budget) * BytesPerParticle(dv.Stride)
 	s.dv, s.dvCfg, s.grid, s.spacing = dv, s.Cfg, g, spacing
 	s.col = solid.NewCollider(s.sc, dv.Contact)
 	s.col.Obstacles = solid.Moved(s.sc, s.time, nil)
