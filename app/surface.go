@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/gpu/render"
@@ -87,6 +89,10 @@ type surfacer struct {
 		drv driver
 		job viewJob
 	}
+	// notes is where once says, a single time, that a picture's surface was made within a budget (the upsampling
+	// capped) rather than failing the picture
+	notes io.Writer
+	noted bool
 }
 
 // SurfaceParams returns the surface's parameters (surface.*, mesh.*, upsample.*) with their defaults, without
@@ -100,7 +106,7 @@ func SurfaceParams() *param.Set {
 
 // newSurfacer prepares the kernels' computation; ctx may be nil (headless CPU runs) or lack compute shaders.
 func newSurfacer(ctx *glh.Context) (*surfacer, error) {
-	s := &surfacer{cfg: defaultViewSettings(), set: param.NewSet()}
+	s := &surfacer{cfg: defaultViewSettings(), set: param.NewSet(), notes: os.Stderr}
 	s.cfg.register(s.set)
 	if ctx != nil && ctx.Compute {
 		progs, err := ctx.Shared("gpu/surface programs", func() (any, error) { return gsurface.CompilePrograms(ctx) })
@@ -271,6 +277,12 @@ func (s *surfacer) once(p render.Particles, readBack func(*sim.Frame), frame *si
 		return p, nil
 	}
 	err := s.views.compute(j, frame, &s.out)
+	if err != nil && cappedOnly(err) {
+		if !s.noted && s.notes != nil {
+			fmt.Fprintf(s.notes, "slosh: note: %v\n", err)
+		}
+		s.noted, err = true, nil // the picture has the points made within the budget
+	}
 	q, uerr := attachView(bufs, p, &s.out)
 	if uerr != nil {
 		return p, uerr

@@ -6,6 +6,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/internal/grow"
+	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
 	csurface "github.com/slosh/slosh/sim/surface"
 	"github.com/slosh/slosh/sim/surface/field"
@@ -102,7 +103,9 @@ func (v *frameViews) compute(job viewJob, f *sim.Frame, out *viewOut) error {
 	}
 	if job.upsample && f.N > 0 {
 		if err := v.upsample(job.upCfg, f, out); err != nil {
-			out.Up.N = 0
+			if !errors.Is(err, errUpsampleCapped) {
+				out.Up.N = 0 // capped, it still draws the points it made
+			}
 			errs = append(errs, err)
 		}
 	}
@@ -125,7 +128,8 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 	}
 	pos, ids := fluidOnly(f, &v.pos, &v.ids)
 	spacing := 2 * float64(f.Radius)
-	pts, st, err := v.up.Update(pos, ids, len(pos), upsampleSupport*spacing, p.Config(upsample.DefaultConfig()))
+	cfg := upsampleBudget(p.Config(upsample.DefaultConfig()), machine.MemoryBudget(8<<30, 0))
+	pts, st, err := v.up.Update(pos, ids, len(pos), upsampleSupport*spacing, cfg)
 	if err != nil {
 		return fmt.Errorf("upsampling: %w", err)
 	}
@@ -161,7 +165,43 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 		put(k, x, min(pts.Radius[i], f.Radius))
 		k++
 	}
+	if st.Capped {
+		return fmt.Errorf("%w at %d points of %d levels, the most this machine's memory gives it: lower upsample.levels or raise upsample.beta",
+			errUpsampleCapped, st.Points, p.Levels)
+	}
 	return nil
+}
+
+// errUpsampleCapped says the upsampling stopped at its budget; the points it made are drawn.
+var errUpsampleCapped = errors.New("upsampling stopped")
+
+// cappedOnly says whether compute's err reports nothing but the upsampling's budget.
+func cappedOnly(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !errors.Is(e, errUpsampleCapped) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, errUpsampleCapped)
+}
+
+// Bytes the upsampling holds per point (its arrays and the frame and kernels the renderer gets) and per
+// neighbourhood entry (the lists, their owners, the step's relations and registrations).
+const upsamplePointBytes, upsampleLinkBytes = 200, 28
+
+// upsampleBudget caps cfg's points and neighbourhood entries so that they take at most a quarter of budget bytes,
+// the memory a simulation may take: with a small upsample.beta and many levels the refinement would otherwise grow
+// until the machine runs out.
+func upsampleBudget(cfg upsample.Config, budget int64) upsample.Config {
+	need := int64(cfg.MaxPoints)*upsamplePointBytes + int64(cfg.MaxLinks)*upsampleLinkBytes
+	if f := float64(budget/4) / float64(need); f < 1 {
+		cfg.MaxPoints = max(1, int(f*float64(cfg.MaxPoints)))
+		cfg.MaxLinks = max(1, int(f*float64(cfg.MaxLinks)))
+	}
+	return cfg
 }
 
 // uploadView uploads f, or what out says to draw in its place, with out's kernels and mesh into bufs.

@@ -73,7 +73,8 @@ func (f *refiner) run(pool par.Pool, out *Points, r float32, cfg Config, st *Sta
 }
 
 // step is refinement step s_i with radius r_i: it appends the children (level i+1) and, unless last, leaves the
-// neighbourhoods within r_{i+1} of all points in f.start/f.list. It reports whether MaxPoints stopped it.
+// neighbourhoods within r_{i+1} of all points in f.start/f.list. It reports whether MaxPoints or MaxLinks stopped
+// it (the children accepted so far stay; no later step runs).
 func (f *refiner) step(pool par.Pool, out *Points, s int, ri64 float64, cfg Config, last bool, st *Stats) bool {
 	m := len(out.Pos)
 	ri := float32(ri64)
@@ -112,14 +113,14 @@ func (f *refiner) step(pool par.Pool, out *Points, s int, ri64 float64, cfg Conf
 				f.child(k, lo+k, pos, nrm, ri, rNext, beta, hmax)
 			}
 		})
-		capped = f.accept(out, hi-lo, m, uint8(s+1), rNext, beta, cfg.MaxPoints, last, st)
+		capped = f.accept(out, hi-lo, m, uint8(s+1), rNext, beta, cfg, last, st)
 	}
 
 	// the moves of the points of earlier steps (eq. 6.16–6.18) take effect
 	copy(out.Pos[:m], f.posNext)
 	copy(out.Normal[:m], f.nrmNext)
 	if !last && !capped {
-		f.neighbourhoods(pool, out, m, rNext)
+		capped = !f.neighbourhoods(pool, out, m, rNext, cfg.MaxLinks)
 	}
 	return capped
 }
@@ -217,7 +218,8 @@ func slope(s, t, half, hmax float32) float32 {
 
 // accept goes through the batch's candidates in order: type-2 hits move the point hit, type-3 collisions (in
 // S = R1 ∩ R2) move the child hit, and the rest become points, registered in U and joined to their neighbours.
-func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float32, maxPoints int, last bool, st *Stats) bool {
+func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float32, cfg Config, last bool, st *Stats) bool {
+	maxPoints := cfg.MaxPoints
 	reach2 := (rNext + beta) * (rNext + beta)
 	rNext2 := rNext * rNext
 	for k := range nb {
@@ -252,7 +254,7 @@ func (f *refiner) accept(out *Points, nb, m int, level uint8, rNext, beta float3
 			st.Rejected++
 			continue
 		}
-		if len(out.Pos) >= maxPoints {
+		if len(out.Pos) >= maxPoints || len(f.edges)/2+len(f.lnkNode) > cfg.MaxLinks {
 			return true
 		}
 		ci := int32(len(out.Pos))
@@ -317,8 +319,9 @@ func merge(x, n [3]float32, w *float32, c *candidate) ([3]float32, [3]float32) {
 }
 
 // neighbourhoods builds the neighbourhoods within r_{i+1} of all points from the old ones (type 1: kept when still
-// within r_{i+1}) and the step's new relations (§6.2.4); no spatial search.
-func (f *refiner) neighbourhoods(pool par.Pool, out *Points, m int, rNext float32) {
+// within r_{i+1}) and the step's new relations (§6.2.4); no spatial search. It builds nothing and returns false
+// when they would hold more than maxLinks entries.
+func (f *refiner) neighbourhoods(pool par.Pool, out *Points, m int, rNext float32, maxLinks int) bool {
 	total := len(out.Pos)
 	rNext2 := rNext * rNext
 	f.count = grow(f.count, total, math.MaxInt)
@@ -340,7 +343,12 @@ func (f *refiner) neighbourhoods(pool par.Pool, out *Points, m int, rNext float3
 	for _, q := range f.edges {
 		f.count[q]++
 	}
+	links := 0
 	for p := 0; p < total; p++ {
+		links += int(f.count[p])
+		if links > maxLinks {
+			return false
+		}
 		f.nstart[p+1] = f.nstart[p] + f.count[p]
 	}
 	f.nlist = grow(f.nlist, int(f.nstart[total]), math.MaxInt)
@@ -373,6 +381,7 @@ func (f *refiner) neighbourhoods(pool par.Pool, out *Points, m int, rNext float3
 	})
 	f.start, f.nstart = f.nstart, f.start
 	f.list, f.nlist = f.nlist, f.list
+	return true
 }
 
 // appendCapped appends v, growing s to at most limit entries.

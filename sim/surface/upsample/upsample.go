@@ -99,12 +99,17 @@ type Config struct {
 	// MaxPoints caps the output: refinement stops when it is reached (Stats.Capped). More surface particles than
 	// this is an error.
 	MaxPoints int
+	// MaxLinks caps the neighbourhoods' entries, and a step's registrations and new relations: they grow faster
+	// than the points when few children collide (a small Beta: 62 entries a point at β = 0.01 r_i after one step,
+	// 8 at the default 0.2), and with them the memory and the time. Refinement stops when it is reached
+	// (Stats.Capped).
+	MaxLinks int
 }
 
 // DefaultConfig is the thesis' setting: three refinement steps (P0 … P3) and β = 0.2 r_i. The detection thresholds
 // sit between the particles of a flat lattice face (d_cm ≈ 0.26 r at r = 2 spacings) and the interior (0).
 func DefaultConfig() Config {
-	return Config{Levels: 3, Detect: 0.15, Keep: 0.1, Beta: 0.2, MaxPoints: 4 << 20}
+	return Config{Levels: 3, Detect: 0.15, Keep: 0.1, Beta: 0.2, MaxPoints: 4 << 20, MaxLinks: 32 << 20}
 }
 
 // Check reports a configuration Update would refuse.
@@ -122,6 +127,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("upsample: %d workers", c.Workers)
 	case c.MaxPoints < 1 || c.MaxPoints > MaxPointsLimit:
 		return fmt.Errorf("upsample: point budget %d outside [1, %d]", c.MaxPoints, MaxPointsLimit)
+	case c.MaxLinks < 1 || c.MaxLinks > MaxPointsLimit:
+		return fmt.Errorf("upsample: neighbour budget %d outside [1, %d]", c.MaxLinks, MaxPointsLimit)
 	}
 	return nil
 }
