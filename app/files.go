@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slosh/slosh/internal/atomicfile"
+	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/internal/safeio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
@@ -114,6 +114,9 @@ func saveStateFile(path, mode string, s sim.Solver, live *scene.Scene) (string, 
 // restoreSession builds a solver of mode m from a save file: parameters, reset with the file's scene, then its
 // state. On error nothing is left behind.
 func restoreSession(modes []Mode, m Mode, g glInfo, f *savefile.File) (sim.Solver, Mode, string, error) {
+	if err := checkParticles(m, f); err != nil {
+		return nil, m, "", err
+	}
 	s, run, note, err := openSolver(modes, m, g)
 	if err != nil {
 		return nil, run, "", err
@@ -163,6 +166,21 @@ func savedMode(modes []Mode, f *savefile.File) (Mode, error) {
 			f.Path, f.Mode, f.Kind, m.Name, m.StateKind)
 	}
 	return m, nil
+}
+
+// checkParticles refuses a save file that declares more particles than mode m can hold within the memory a
+// simulation may take here (Mode.ParticleBytes), before any of its state is read: the message names the count
+// and the limit, rather than whatever a damaged state would have said first.
+func checkParticles(m Mode, f *savefile.File) error {
+	if m.ParticleBytes <= 0 {
+		return nil
+	}
+	limit := machine.MemoryBudget(8<<30, 0)
+	if most := limit / m.ParticleBytes; int64(f.Particles) > most {
+		return fmt.Errorf("%s declares %d particles; mode %s holds at most %d within the %s a simulation may take on this machine (at least %s a particle): the file is damaged, or was saved on a machine with more memory",
+			f.Path, f.Particles, m.Name, most, machine.Bytes(limit), machine.Bytes(m.ParticleBytes))
+	}
+	return nil
 }
 
 // checkLoad checks that mode m, asked for with --mode, loads f's kind of state; the error is a usage error that
@@ -352,7 +370,7 @@ func readState(s sim.Solver, m Mode, f *savefile.File) error {
 	if st.StateKind() != f.Kind {
 		return cannotLoad(Modes(), m, f)
 	}
-	if err := st.ReadState(bytes.NewReader(f.State)); err != nil {
+	if err := f.ReadInto(st); err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	return nil

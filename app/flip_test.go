@@ -24,7 +24,7 @@ func flipState(t *testing.T, path string) *flip.State {
 	if f.Mode != flip.Name || f.Kind != flip.Name {
 		t.Fatalf("%s: mode %s, kind %s, want flip", path, f.Mode, f.Kind)
 	}
-	st, err := flip.DecodeState(bytes.NewReader(f.State), f.Scene)
+	st, err := flip.DecodeState(bytes.NewReader(stateBytes(t, f)), f.Scene)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,11 @@ type Mode struct {
 	// kind load each other's save files.
 	StateKind string
 
+	// ParticleBytes is the least memory the solver holds per particle, at any setting: a save file declaring more
+	// particles than a simulation's memory budget holds at this rate is refused before its state is read
+	// (checkParticles); 0 for no such check.
+	ParticleBytes int64
+
 	// Flat says the mode plays 2D scenes (scene.Scene.Flat) and its solver is a sim.Flat: the window draws its
 	// FlatFrame instead of particles in 3D, and its hands are sim.FlatHands.
 	Flat bool
@@ -75,7 +80,9 @@ func Modes() []Mode {
 			Compute:   true,
 			Fallback:  pbf.Name,
 			StateKind: "pbf",
-			Params:    pbfParams,
+			// the CPU solver's arrays: the GPU's buffers are as many, and a load reads the state on the CPU
+			ParticleBytes: pbf.BytesPerParticle(0),
+			Params:        pbfParams,
 			New: func(ctx *glh.Context) (sim.Solver, error) {
 				s, err := gpupbf.New(ctx)
 				if err != nil {
@@ -85,36 +92,40 @@ func Modes() []Mode {
 			},
 		},
 		{
-			Name:      pbf.Name,
-			Title:     "PBF",
-			StateKind: "pbf",
-			Desc:      "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
-			Params:    func() *param.Set { return pbf.New().Params() },
-			New:       func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
+			Name:          pbf.Name,
+			Title:         "PBF",
+			StateKind:     "pbf",
+			ParticleBytes: pbf.BytesPerParticle(0),
+			Desc:          "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
+			Params:        func() *param.Set { return pbf.New().Params() },
+			New:           func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
 		},
 		{
-			Name:      flip.Name,
-			Title:     "FLIP",
-			StateKind: flip.Name,
-			Desc:      "mass-full FLIP on a MAC grid with unilateral incompressibility and blurred obstacles, or classic incompressible FLIP (flip.pressure), on the CPU",
-			Params:    func() *param.Set { return flip.New().Params() },
-			New:       func(*glh.Context) (sim.Solver, error) { return flip.New(), nil },
+			Name:          flip.Name,
+			Title:         "FLIP",
+			StateKind:     flip.Name,
+			ParticleBytes: flip.LeastBytesPerParticle,
+			Desc:          "mass-full FLIP on a MAC grid with unilateral incompressibility and blurred obstacles, or classic incompressible FLIP (flip.pressure), on the CPU",
+			Params:        func() *param.Set { return flip.New().Params() },
+			New:           func(*glh.Context) (sim.Solver, error) { return flip.New(), nil },
 		},
 		{
-			Name:      sph.Name,
-			Title:     "SPH",
-			StateKind: sph.Name,
-			Desc:      "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
-			Params:    func() *param.Set { return sph.New().Params() },
-			New:       func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
+			Name:          sph.Name,
+			Title:         "SPH",
+			StateKind:     sph.Name,
+			ParticleBytes: sph.BytesPerParticle(0),
+			Desc:          "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
+			Params:        func() *param.Set { return sph.New().Params() },
+			New:           func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
 		},
 		{
-			Name:      voronoi.Name,
-			Title:     "Voronoi fluid",
-			StateKind: voronoi.Name,
-			Desc:      "incompressible liquid made divergence free on the particles' Voronoi diagram clipped by the solids and the free surface (Sin, Bargteil & Hodgins 2009), on the CPU: no pressure constant to tune",
-			Params:    func() *param.Set { return voronoi.New().Params() },
-			New:       func(*glh.Context) (sim.Solver, error) { return voronoi.New(), nil },
+			Name:          voronoi.Name,
+			Title:         "Voronoi fluid",
+			StateKind:     voronoi.Name,
+			ParticleBytes: voronoi.BytesPerParticle,
+			Desc:          "incompressible liquid made divergence free on the particles' Voronoi diagram clipped by the solids and the free surface (Sin, Bargteil & Hodgins 2009), on the CPU: no pressure constant to tune",
+			Params:        func() *param.Set { return voronoi.New().Params() },
+			New:           func(*glh.Context) (sim.Solver, error) { return voronoi.New(), nil },
 		},
 		{
 			Name:      game.Name,

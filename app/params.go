@@ -79,6 +79,9 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		if err := checkLoad(modes, m, load); err != nil {
 			return nil, err
 		}
+		if err := checkParticles(m, load); err != nil {
+			return nil, err
+		}
 	}
 	st := &setup{sc: sc, mode: m, load: load}
 

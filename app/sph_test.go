@@ -23,7 +23,7 @@ func sphState(t *testing.T, path string) *sph.State {
 	if f.Mode != sph.Name || f.Kind != sph.Name {
 		t.Fatalf("%s: mode %s, kind %s, want sph", path, f.Mode, f.Kind)
 	}
-	st, err := sph.DecodeState(bytes.NewReader(f.State))
+	st, err := sph.DecodeState(bytes.NewReader(stateBytes(t, f)))
 	if err != nil {
 		t.Fatal(err)
 	}

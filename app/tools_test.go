@@ -270,7 +270,7 @@ func stateOf(t *testing.T, path string) *pbf.State {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := pbf.DecodeState(bytes.NewReader(f.State))
+	st, err := pbf.DecodeState(bytes.NewReader(stateBytes(t, f)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,16 @@ import (
 	"github.com/slosh/slosh/ui"
 )
 
+// stateBytes is a loaded save file's whole state.
+func stateBytes(t *testing.T, f *savefile.File) []byte {
+	t.Helper()
+	b, err := f.StateBytes()
+	if err != nil {
+		t.Fatalf("%s: %v", f.Path, err)
+	}
+	return b
+}
+
 // voronoiState decodes a save file's Voronoi state.
 func voronoiState(t *testing.T, path string) *voronoi.State {
 	t.Helper()
@@ -30,7 +40,7 @@ func voronoiState(t *testing.T, path string) *voronoi.State {
 	if f.Mode != voronoi.Name || f.Kind != voronoi.Name {
 		t.Fatalf("%s: mode %s, kind %s, want voronoi", path, f.Mode, f.Kind)
 	}
-	st, err := voronoi.DecodeState(bytes.NewReader(f.State))
+	st, err := voronoi.DecodeState(bytes.NewReader(stateBytes(t, f)))
 	if err != nil {
 		t.Fatal(err)
 	}

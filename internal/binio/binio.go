@@ -66,10 +66,13 @@ func Write(w io.Writer, kind string, values ...any) error {
 
 // End checks that br, after a state's last field, holds nothing more.
 func End(br *bufio.Reader, kind string) error {
-	if _, err := br.ReadByte(); err != io.EOF {
-		return fmt.Errorf("%s state: unexpected data after the end", kind)
+	switch _, err := br.ReadByte(); {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s state: %w", kind, err) // the data under it was damaged (a save file's checksum)
 	}
-	return nil
+	return fmt.Errorf("%s state: unexpected data after the end", kind)
 }
 
 // ReadParticles reads the arrays every particle state begins with: n positions, n velocities (xyz, w unused) and

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
@@ -81,10 +83,98 @@ func read(r io.ReaderAt, length int64, path string) (*File, error) {
 		noun = "particle"
 	}
 	why := fmt.Sprintf(" (what the %d %s %s declares can take)", f.Particles, noun, HeaderEntry)
-	if f.State, err = readEntry(entries[StateEntry], StateBudget(f.Particles), why); err != nil {
+	if f.packed, err = readPacked(entries[StateEntry], StateBudget(f.Particles), why); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// packedState is the state entry as Load found it: its bytes as stored (deflated), inflated only as a solver reads
+// them (File.StateReader), so that loading holds the compressed state and what the solver decodes, never the
+// whole inflated state: a state of zeros that inflates to gigabytes is refused at its first bytes.
+type packedState struct {
+	method uint16
+	data   []byte // the entry's bytes as stored
+	size   int64  // the declared uncompressed size
+	crc    uint32
+}
+
+// readPacked reads the state entry as stored after checking what the archive declares of it, before inflating
+// anything: its uncompressed size within limit (why says where the limit comes from), its stored size no larger
+// than deflate makes of that, and a method slosh writes.
+func readPacked(e *zip.File, limit int64, why string) (*packedState, error) {
+	if e.UncompressedSize64 > uint64(limit) {
+		return nil, fmt.Errorf("%s holds %d bytes or more uncompressed, over its limit of %s%s: refusing it (the file is damaged or not a slosh save file)",
+			e.Name, e.UncompressedSize64, size(limit), why)
+	}
+	n := int64(e.UncompressedSize64)
+	if e.Method != zip.Deflate && e.Method != zip.Store {
+		return nil, entryError(e.Name, zip.ErrAlgorithm)
+	}
+	// deflate stores what it cannot compress in blocks of at most 64 KiB with 5 bytes each
+	if most := uint64(n) + uint64(n)/8192 + 1024; e.CompressedSize64 > most {
+		return nil, fmt.Errorf("%s is stored in %d bytes, more than its %s could take: the file is damaged", e.Name, e.CompressedSize64, size(n))
+	}
+	rc, err := e.OpenRaw()
+	if err != nil {
+		return nil, entryError(e.Name, err)
+	}
+	data := make([]byte, e.CompressedSize64)
+	if _, err := io.ReadFull(rc, data); err != nil {
+		return nil, entryError(e.Name, err)
+	}
+	return &packedState{method: e.Method, data: data, size: n, crc: e.CRC32}, nil
+}
+
+// reader inflates the state as it is read, and at its end checks that it was as long as declared and its
+// checksum; Len is what is left to read, as binio.Open asks.
+func (p *packedState) reader() *stateReader {
+	var r io.Reader = bytes.NewReader(p.data)
+	if p.method == zip.Deflate {
+		r = flate.NewReader(r)
+	}
+	return &stateReader{r: r, left: p.size, want: p.crc, sum: crc32.NewIEEE()}
+}
+
+// stateReader is packedState.reader's reader.
+type stateReader struct {
+	r    io.Reader
+	left int64 // declared bytes not read yet
+	want uint32
+	sum  hash.Hash32
+	err  error
+}
+
+func (s *stateReader) Len() int { return int(max(s.left, 0)) }
+
+func (s *stateReader) Read(b []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if int64(len(b)) > s.left {
+		b = b[:s.left+1] // one byte more shows a state longer than declared
+	}
+	n, err := s.r.Read(b)
+	s.sum.Write(b[:n])
+	s.left -= int64(n)
+	switch {
+	case s.left < 0:
+		s.err = fmt.Errorf("%s: longer than the archive declares: the save file is damaged", StateEntry)
+		return 0, s.err
+	case err == io.EOF && s.left > 0:
+		s.err = entryError(StateEntry, io.ErrUnexpectedEOF)
+	case err == io.EOF:
+		s.err = io.EOF
+		if s.sum.Sum32() != s.want {
+			s.err = entryError(StateEntry, zip.ErrChecksum)
+		}
+	case err != nil:
+		s.err = entryError(StateEntry, err)
+	}
+	if n > 0 {
+		return n, nil
+	}
+	return 0, s.err
 }
 
 // openRegular opens path for reading if it is a regular file no larger than a save file can be: a folder, a
@@ -216,6 +306,10 @@ func entryError(name string, err error) error {
 func decodeHeader(path string, data []byte) (*File, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s: %s", path, HeaderEntry, fmt.Sprintf(format, args...))
+	}
+	data, err := jsonmsg.Text(data) // a byte-order mark, as every JSON reader takes it
+	if err != nil {
+		return nil, bad("%v", err)
 	}
 	var id struct {
 		Format   *int    `json:"format"`

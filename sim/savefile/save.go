@@ -30,7 +30,11 @@ func Save(path string, f *File) error {
 		return fmt.Errorf("saving %s: %w", path, err)
 	}
 
-	if err := atomicfile.Write(path, func(w io.Writer) error { return writeArchive(w, hdr, f.State, saved) }); err != nil {
+	state, err := f.StateBytes() // a loaded File saved again
+	if err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { return writeArchive(w, hdr, state, saved) }); err != nil {
 		return err
 	}
 	// A save of this file that was killed left its temporary file; the save that succeeded replaces it. One that

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strings"
@@ -90,11 +91,50 @@ type File struct {
 	Particles int          // particle count, for display before loading
 	Params    param.Preset // the mode's parameters
 	Scene     *scene.Scene // the scene the run started from (obstacle paths, emitters, reset)
-	State     []byte       // what the solver's WriteState wrote
+	State     []byte       // what the solver's WriteState wrote (Capture); nil in a File Load read (see ReadInto)
 	Saved     time.Time    // when it was saved; Save uses the current time when zero
 
 	// Path is the file Load read, naming it in Restore's errors; empty for a File that Capture made.
 	Path string
+
+	packed *packedState // the state as Load found it, inflated as it is read
+}
+
+// ReadInto has s read the state (sim.Stateful.ReadState) while it is inflated, never holding it whole, then
+// checks that s read all of it and that it was as stored (its length and checksum). A state that is damaged,
+// longer than the solver reads or not of its kind is an error; s keeps the state it had (as ReadState promises).
+func (f *File) ReadInto(s sim.Stateful) error {
+	if f.packed == nil {
+		r := bytes.NewReader(f.State)
+		if err := s.ReadState(r); err != nil {
+			return err
+		}
+		if r.Len() > 0 {
+			return fmt.Errorf("%s: %d bytes after the state the solver read: the file is damaged", StateEntry, r.Len())
+		}
+		return nil
+	}
+	r := f.packed.reader()
+	if err := s.ReadState(r); err != nil {
+		if r.err != nil && r.err != io.EOF {
+			return r.err // the entry was damaged under the solver's reader
+		}
+		return err
+	}
+	if n, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	} else if n > 0 {
+		return fmt.Errorf("%s: %d bytes after the state the solver read: the file is damaged", StateEntry, n)
+	}
+	return nil
+}
+
+// StateBytes is the whole state, inflated: for tools and tests that decode it themselves.
+func (f *File) StateBytes() ([]byte, error) {
+	if f.packed == nil {
+		return f.State, nil
+	}
+	return io.ReadAll(f.packed.reader())
 }
 
 // Capture fills a File from a running solver: the live parameters of params (as a preset for mode), a copy of
@@ -149,7 +189,7 @@ func (f *File) Restore(mode string, params *param.Set, s sim.Stateful) error {
 	if err := params.Restore(next); err != nil {
 		return fmt.Errorf("%s: parameters: %w", f.name(), err)
 	}
-	if err := s.ReadState(bytes.NewReader(f.State)); err != nil {
+	if err := f.ReadInto(s); err != nil {
 		err = fmt.Errorf("%s: state: %w; the running simulation is unchanged", f.name(), err)
 		if rerr := restoreChanged(params, old); rerr != nil {
 			err = fmt.Errorf("%w (but putting the parameters back failed: %v)", err, rerr)
@@ -190,7 +230,11 @@ func (f *File) check() error {
 	if err := checkCounts(f.Time, f.Steps, f.Particles); err != nil {
 		return err
 	}
-	if n := int64(len(f.State)); n > MaxState {
+	n := int64(len(f.State))
+	if f.packed != nil {
+		n = f.packed.size
+	}
+	if n > MaxState {
 		return fmt.Errorf("the state is %s, over the %s a save file may hold", size(n), size(MaxState))
 	}
 	return nil

@@ -64,3 +64,16 @@ func TestHeaderRefusesNull(t *testing.T) {
 		t.Errorf("the valid header: %v", err)
 	}
 }
+
+// A header saved by an editor that writes a UTF-8 byte-order mark reads as the other JSON files do (scenes, replays,
+// presets); one in UTF-16 is refused naming its encoding.
+func TestHeaderTakesAByteOrderMark(t *testing.T) {
+	good := editHeader(t, func(map[string]any) {})
+	f, err := decodeHeader("x.slosh", append([]byte("\xEF\xBB\xBF"), good...))
+	if err != nil || f.Particles != 4096 {
+		t.Errorf("a header with a byte-order mark: %v", err)
+	}
+	if _, err := decodeHeader("x.slosh", []byte("\xFF\xFE{\x00}\x00")); err == nil || !strings.Contains(err.Error(), "UTF-16") {
+		t.Errorf("a UTF-16 header: %v", err)
+	}
+}
