@@ -118,9 +118,17 @@ func Replay(o ReplayOptions) error {
 
 	bodies := newBodyTrack(sc, f)
 	start := time.Now()
+	measured := false
 	err = replay.Run(s, f, func(frame int) error {
 		steps := s.Stats().Steps
-		fmt.Fprintf(stderr, "\r%s", replayProgress(frame, steps, f.Steps, time.Since(start)))
+		elapsed := time.Since(start)
+		fmt.Fprintf(stderr, "\r%s", replayProgress(frame, steps, f.Steps, elapsed))
+		if !measured && elapsed >= replayMeasure {
+			measured = true
+			if err := replayTooLong(o.File, steps, f.Steps, elapsed); err != nil {
+				return err
+			}
+		}
 		if c == nil {
 			return nil
 		}
@@ -152,6 +160,25 @@ func Replay(o ReplayOptions) error {
 		fmt.Fprintln(stderr, "slosh: "+msg)
 	}
 	return nil
+}
+
+// A replay runs for as long as its steps take on this machine, which is known once it has run a while: after
+// replayMeasure of it, one that would run longer than replayBudget is stopped with what it would take. A sitting
+// in the window runs no faster than the replay of it, so such a file was not made by one (steps near the format's
+// limit of 2⁴⁰ would take thousands of years).
+const (
+	replayMeasure = 2 * time.Second
+	replayBudget  = 7 * 24 * time.Hour
+)
+
+// replayTooLong is the error for a replay that, at done of total steps after elapsed, would take longer than
+// replayBudget; nil when it would not.
+func replayTooLong(file string, done, total int, elapsed time.Duration) error {
+	if done <= 0 || float64(elapsed)/float64(done)*float64(total) <= float64(replayBudget) {
+		return nil
+	}
+	return fmt.Errorf("%s holds %d steps, which at this machine's rate (%d steps in %s) would take %s, over the %.0f days a replay may run: no sitting at the sandbox is that long, so the file is damaged or was edited",
+		file, total, done, elapsed.Round(time.Millisecond), eta(elapsed, done, total), replayBudget.Hours()/24)
 }
 
 // replayProgress is the replay's progress line: a bar of the steps played (a replay is as long as its steps; the

@@ -197,3 +197,26 @@ func sameParticles(a, b *pbf.State) bool {
 	}
 	return true
 }
+
+// A replay of 2⁴⁰ steps (the format's limit) ran on with thousands of years left; after replayMeasure it stops,
+// saying what it would take at this machine's rate. Its time is the budget's measurement and no more: the check is
+// a rate, whatever the machine's speed (each step of the tiny tank takes far more than the 0.55 µs that 2⁴⁰ steps in
+// seven days would allow).
+func TestReplayLongerThanAnySittingStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.replay.json")
+	data := `{"format": "slosh-replay", "version": 1, "mode": "pbf-cpu", "frame_dt": 0.016666666666666666, "steps": 1099511627776,
+ "scene": {"name": "tank", "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]}, "particles": {"spacing": 0.04},
+  "fluid": [{"shape": "box", "center": [0.2, 0.1, 0.2], "size": [0.4, 0.2, 0.4]}]},
+ "params": {}, "actions": []}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err := Replay(ReplayOptions{File: path, Stdout: io.Discard, Stderr: &stderr})
+	if err == nil || !strings.Contains(err.Error(), "1099511627776 steps") || !strings.Contains(err.Error(), "days, over the 7 days a replay may run") {
+		t.Fatalf("a replay of 2⁴⁰ steps: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "left") {
+		t.Errorf("no progress with the time left before it stopped:\n%s", stderr.String())
+	}
+}
