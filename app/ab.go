@@ -15,7 +15,9 @@ import (
 
 // A/B: the running simulation beside a second one, both stepping together. B is either
 //   - the running mode with one parameter changed: a second solver of that mode that reads A's whole state through
-//     sim.Stateful (WriteState into a buffer, ReadState from it) and then gets its one changed parameter; or
+//     sim.Stateful (WriteState into a buffer, ReadState from it) and then gets its one changed parameter — or, for
+//     a parameter that acts only on reset (a particle count, a cell size), one reset from the same scene with it,
+//     since a copy of A's state would never take it; or
 //   - another 3D mode, reset from the same scene (different modes keep different kinds of state, so nothing is
 //     copied): B gets the scene's overrides for its own mode, A's particle target (<mode>.particles and
 //     <mode>.spacing, so both sample the scene alike), then its own settings.
@@ -41,6 +43,12 @@ type abSet struct {
 
 // cross says B runs another mode, reset from the scene rather than copied from A.
 func (s abSpec) cross() bool { return s.Mode != "" }
+
+// onReset says B's changed parameter (of A's mode) acts only on reset, in set: B starts from the scene with it.
+func (s abSpec) onReset(set *param.Set) bool {
+	p, ok := set.Lookup(s.Name)
+	return !s.cross() && ok && p.OnReset
+}
 
 // abModePrefix starts --ab's form for another mode: mode=NAME[,name=value...].
 const abModePrefix = "mode="
@@ -155,6 +163,7 @@ type pair struct {
 	bParam *param.Param      // the parameter the panel edits in B: spec.Name, or another mode's first setting (or nil)
 	shared [][2]*param.Param // A's and B's parameters of one name, other than spec.Name (none across modes)
 	sc     *scene.Scene      // the scene both were last reset with: another mode's B restarts from it on a load
+	fresh  bool              // B is reset from the scene, never given A's state (another mode, or a reset parameter)
 
 	frameDt float64
 	na, nb  int // substeps of the frame in progress
@@ -166,7 +175,7 @@ type pair struct {
 // another mode's b is already configured and reset. It returns a solver that also has a's optional interfaces
 // where b has them too: sim.Hands (acting on both) and the GPU solver's own buffers.
 func newPair(a, b sim.Solver, sc *scene.Scene, spec abSpec) (sim.Solver, error) {
-	p := &pair{a: a, b: b, spec: spec, sc: sc}
+	p := &pair{a: a, b: b, spec: spec, sc: sc, fresh: spec.cross() || spec.onReset(a.Params())}
 	if spec.cross() {
 		if len(spec.Sets) > 0 {
 			p.bParam, _ = b.Params().Lookup(spec.Sets[0].Name)
@@ -239,7 +248,8 @@ func (p *pair) sync() {
 	}
 }
 
-// setB changes B's value of the compared parameter (another mode's: its first setting).
+// setB changes B's value of the compared parameter (another mode's: its first setting). One that acts only on
+// reset restarts B from the scene with it, so that B runs the value its label shows.
 func (p *pair) setB(v param.Value) error {
 	if p.bParam == nil {
 		return errors.New("A/B: B changes no parameter")
@@ -251,6 +261,12 @@ func (p *pair) setB(v param.Value) error {
 		p.spec.Sets[0].Value = v
 	} else {
 		p.spec.Value = v
+	}
+	if p.bParam.OnReset {
+		if err := p.b.Reset(p.sc); err != nil {
+			return fmt.Errorf("B (%s): %w", p.labelB(), err)
+		}
+		p.warn = fmt.Sprintf("B restarted from the scene: %s acts on reset", p.bParam.Name)
 	}
 	return nil
 }
@@ -344,11 +360,14 @@ func (p *pair) ReadState(r io.Reader) error {
 	if err := p.a.(sim.Stateful).ReadState(bytes.NewReader(data)); err != nil {
 		return err
 	}
-	if p.spec.cross() {
+	if p.fresh {
 		if err := p.b.Reset(p.sc); err != nil {
 			return fmt.Errorf("B (%s): %w", p.labelB(), err)
 		}
 		p.warn = "B restarted from the scene: A's state is not of B's kind"
+		if !p.spec.cross() {
+			p.warn = fmt.Sprintf("B restarted from the scene: A's state does not have B's %s", p.spec.Name)
+		}
 		return nil
 	}
 	return p.b.(sim.Stateful).ReadState(bytes.NewReader(data))
@@ -462,6 +481,22 @@ func startPair(m Mode, a sim.Solver, g glInfo, live *scene.Scene, spec abSpec) (
 	if err := b.Params().Restore(a.Params().Snapshot()); err != nil {
 		return fail(err)
 	}
+	if spec.onReset(a.Params()) {
+		// a copy of A's state would never take the value: B starts from the scene with it
+		bp, _ := b.Params().Lookup(spec.Name)
+		if err := bp.Set(spec.Value); err != nil {
+			return fail(err)
+		}
+		if err := b.Reset(live); err != nil {
+			return fail(err)
+		}
+		p, err := newPair(a, b, live, spec)
+		if err != nil {
+			deleteSolver(b)
+			return nil, err
+		}
+		return p, nil
+	}
 	if err := b.Reset(live); err != nil {
 		return fail(err)
 	}
@@ -519,10 +554,20 @@ func startCross(modes []Mode, am Mode, a sim.Solver, g glInfo, live *scene.Scene
 	if _, err := applySceneParams(set, live, bm.Name); err != nil {
 		return fail(err)
 	}
-	for _, last := range []string{"particles", "spacing"} { // A's particle target, so both sample the scene alike
+	// A's particle target, so both sample the scene alike — unless B's settings give its own: a count wins over a
+	// spacing, so A's count would have overridden a spacing B was given while its label said otherwise
+	own := false
+	for _, s := range spec.Sets {
+		for _, last := range []string{"particles", "spacing", "cell"} {
+			if p, ok := sim.ParamNamed(set, last); ok && p.Name == s.Name {
+				own = true
+			}
+		}
+	}
+	for _, last := range []string{"particles", "spacing"} {
 		pa, okA := sim.ParamNamed(a.Params(), last)
 		pb, okB := sim.ParamNamed(set, last)
-		if !okA || !okB {
+		if own || !okA || !okB {
 			continue
 		}
 		if v, err := pb.Parse(pa.String()); err == nil {
@@ -601,7 +646,7 @@ func (s *session) startABIn(modes []Mode, spec abSpec, w io.Writer) error {
 	pp := p.(abPair).pairOf()
 	la, lb := pp.labels()
 	fmt.Fprintf(w, "slosh: A/B: A runs %s, B %s\n", la, lb)
-	if spec.cross() {
+	if pp.fresh {
 		fmt.Fprintf(w, "slosh: A/B: A starts with %d particles, B with %d\n", pp.a.Stats().Particles, pp.b.Stats().Particles)
 	}
 	return nil

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"io"
 	"os"
@@ -320,4 +321,84 @@ func TestViewerABOtherMode(t *testing.T) {
 		_, _, ok := v.drv.Twin()
 		return !ok && v.drv.Stats().Steps > 2 && v.drv.Mode().Name == voronoi.Name
 	})
+}
+
+// A/B never labels B with a value B does not run (issue 24). A parameter that acts only on reset (sph.particles)
+// cannot reach a copy of A's state, so B starts from the scene with it, and a load into the pair or a new value from
+// the panel restarts B with it again. Across modes, B's own resolution (voronoi.spacing) is not overridden by A's
+// particle count, which used to win over it while the label showed the spacing.
+func TestABRunsTheValueItsLabelShows(t *testing.T) {
+	path := smallColumn(t)
+	open := func(mode string) *session {
+		t.Helper()
+		st, err := prepare(Modes(), &Options{Scene: path, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := openSession(Modes(), st, glInfo{}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(ss.Close)
+		return ss
+	}
+
+	ss := open(sph.Name)
+	spec, err := parseABFor(Modes(), ss.mode, "sph.particles=1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said bytes.Buffer
+	if err := ss.startABIn(Modes(), spec, &said); err != nil {
+		t.Fatal(err)
+	}
+	p := ss.solver.(abPair).pairOf()
+	na, nb := p.a.Stats().Particles, p.b.Stats().Particles
+	if _, lb := p.labels(); lb != "sph.particles = 1000" || na != 250 || nb < 900 || nb > 1100 {
+		t.Errorf("B labelled %q runs %d particles (A %d)", lb, nb, na)
+	}
+	if !strings.Contains(said.String(), fmt.Sprintf("A starts with 250 particles, B with %d", nb)) {
+		t.Errorf("the run does not say what each side starts with: %s", said.String())
+	}
+	var saved bytes.Buffer
+	if err := p.WriteState(&saved); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := abFrame(p, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ReadState(&saved); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.b.Stats().Particles; got != nb || !strings.Contains(p.TwinStats().Notice, "sph.particles") {
+		t.Errorf("after a load B runs %d particles (notice %q), want its own %d", got, p.TwinStats().Notice, nb)
+	}
+	if err := p.setB(param.Value{F: 500}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.b.Stats().Particles; got < 400 || got > 600 {
+		t.Errorf("B set to 500 particles from the panel runs %d", got)
+	}
+
+	ss = open("pbf-cpu")
+	spec, err = parseABFor(Modes(), ss.mode, "mode=voronoi,voronoi.spacing=0.025")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.startABIn(Modes(), spec, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	p = ss.solver.(abPair).pairOf()
+	alone := open(voronoi.Name) // B's settings on their own
+	if err := alone.solver.Params().Assign("voronoi.spacing=0.025"); err != nil {
+		t.Fatal(err)
+	}
+	if err := alone.solver.Reset(alone.st.sc); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.b.Stats().Particles, alone.solver.Stats().Particles; got != want || want == p.a.Stats().Particles ||
+		paramValue(p.b.Params(), "voronoi.particles") != "0" {
+		t.Errorf("B of voronoi.spacing = 0.025 runs %d particles (voronoi.particles %s), want the %d of that spacing",
+			got, paramValue(p.b.Params(), "voronoi.particles"), want)
+	}
 }

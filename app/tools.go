@@ -70,7 +70,7 @@ func (c *toolConfig) register(s *param.Set) {
 	s.Float(&c.DropDensity, param.Spec{Name: "tools.drop_density", Label: "Drop: density", Group: "Tools|Drop", Unit: "kg/m³", Min: 1, Max: scene.MaxBodyDensity, SoftMin: 50, SoftMax: 8000, Log: true,
 		Desc: "Density of the dropped object: below the fluid's it floats (wood 600), above it sinks (stone 2600)"})
 	s.Float(&c.PaddleRadius, param.Spec{Name: "tools.paddle_radius", Label: "Paddle radius", Group: "Tools|Paddle", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.2,
-		Desc: "Radius of the sphere the paddle pushes the fluid with"})
+		Desc: "Radius of the sphere the paddle pushes the fluid with; at most a sphere of an eighth of the scene's tank, which leaves the water room"})
 	s.Float(&c.PourRadius, param.Spec{Name: "tools.pour_radius", Label: "Pour: radius", Group: "Tools|Pour", Unit: "m", Min: 0.005, Max: 0.5, SoftMin: 0.01, SoftMax: 0.1,
 		Desc: "Radius of the poured stream"})
 	s.Float(&c.PourSpeed, param.Spec{Name: "tools.pour_speed", Label: "Pour: speed", Group: "Tools|Pour", Unit: "m/s", Min: 0.1, Max: scene.MaxSpeed, SoftMin: 0.5, SoftMax: 5,
@@ -384,7 +384,7 @@ func (v *viewer) updateGesture() {
 			return "", nil
 		}), nil)
 	case gesturePaddle:
-		pad := &sim.Paddle{Center: [3]float32(p), Radius: h.cfg.PaddleRadius}
+		pad := &sim.Paddle{Center: [3]float32(p), Radius: min(h.cfg.PaddleRadius, sim.PaddleLimit(v.sc.Domain))}
 		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{Paddle: pad})
 			return "", nil

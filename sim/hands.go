@@ -2,6 +2,7 @@ package sim
 
 import (
 	"io"
+	"math"
 
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -81,6 +82,14 @@ func (t Tools) Copy() Tools {
 type Paddle struct {
 	Center [3]float32
 	Radius float32
+}
+
+// PaddleLimit is the largest paddle a scene takes, m: a sphere of an eighth of the domain's volume. A paddle that
+// fills the tank leaves the water no room (a 1 m paddle in a 20 cm tank: Voronoi cells pressed to nothing, 1517 of
+// 1521 particles removed as too close), so the window's paddle is held to it and a replay's refused beyond it.
+func PaddleLimit(dom scene.Box) float32 {
+	sz := dom.Size()
+	return float32(math.Cbrt(sz[0] * sz[1] * sz[2] / 8 * 3 / (4 * math.Pi)))
 }
 
 // Stateful solvers save their whole state and load it back, so that a run continues as if never interrupted:

@@ -277,6 +277,9 @@ func checkInScene(sc *scene.Scene, actions []Action) error {
 				if err = near("tools.paddle.center", p.Center, toolReach*size); err == nil {
 					err = radius("tools.paddle.radius", p.Radius)
 				}
+				if lim := sim.PaddleLimit(dom); err == nil && p.Radius > lim {
+					err = fmt.Errorf("tools.paddle.radius: %g m is over the %.3g m a paddle may have in this scene (a sphere of an eighth of its domain: a larger one leaves the water no room)", p.Radius, lim)
+				}
 			}
 			if e := a.Tools.Emitter; e != nil && err == nil {
 				err = checkEmitter(sc, *e)

@@ -415,6 +415,9 @@ func TestDecodeRejects(t *testing.T) {
 			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["radius"] = 1e6
 		}),
 			"tools.paddle.radius: 1e+06 m is over 1 m"},
+		{"paddle over the tank", edit(func(m map[string]any) {
+			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["radius"] = 1
+		}), "tools.paddle.radius: 1 m is over the"},
 		{"drain far", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["center"] = []any{0, -7e25, 0} }), "drain.center: (0, -7e+25, 0) lies more than"},
 		{"drain huge", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["radius"] = 50 }), "drain.radius: 50 m is over 1 m"},
 		{"fluid outside", edit(func(m map[string]any) {

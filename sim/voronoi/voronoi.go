@@ -344,14 +344,19 @@ func (s *Solver) finish() error {
 		sim.Figure{Name: FigBallistic, Value: float64(pr.ballistic)},
 		sim.Figure{Name: FigTimeStep, Value: 1000 * s.dtLast, Unit: "ms"},
 	)
+	// a few removals are the method's (§3.3); many in one step are water pressed together by a solid or the walls
+	squeezed := s.removed > max(8, len(s.x)/100)
 	if s.removed > 0 {
-		figs = append(figs, sim.Figure{Name: FigRemoved, Value: float64(s.removed)})
+		figs = append(figs, sim.Figure{Name: FigRemoved, Value: float64(s.removed), Warn: squeezed})
 	}
 	if pr.missed {
 		figs = append(figs, sim.Figure{Name: FigSolveMiss, Value: 1, Warn: true})
 	}
 	st.Figures = figs
 	st.Notice, s.notice = s.notice, ""
+	if squeezed {
+		st.Notice = joinNotice(st.Notice, fmt.Sprintf("%d particles were removed, pressed closer than voronoi.min_gap by a solid (the paddle, a body) or the walls", s.removed))
+	}
 	if pr.missed {
 		st.Notice = joinNotice(st.Notice, fmt.Sprintf("the solve stopped at voronoi.max_iterations with a residual of %.2g", pr.residual))
 	}
