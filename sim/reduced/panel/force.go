@@ -9,6 +9,13 @@ type Force struct {
 	DynamicTorque  float64 // of the dynamic forces at the panel centres
 	Buoyancy       Vec     // eq. 5.22: Σ -ρ A_k h_k g n_k over the panels, h the depth below the domain's top
 	BuoyancyTorque float64
+	// Damping is −∂(Dynamic.X, Dynamic.Y, DynamicTorque)/∂(Vel.X, Vel.Y, Omega): how the dynamic force and
+	// torque change as the body's velocity and spin change, the flow held. A caller integrating the body
+	// implicitly in them (the force is quadratic in the relative velocity, and on a light or thin body explicit
+	// steps overshoot and grow) solves (M/Δt + Damping) Δ(v, ω) = (Dynamic, DynamicTorque) + the other forces.
+	// The impact reading's translational block is symmetric positive semi-definite (it only resists motion
+	// through the stream); the Bernoulli reading's need not be.
+	Damping [3][3]float64
 }
 
 // Total is the dynamic and buoyancy forces and torques together.
@@ -51,11 +58,14 @@ func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, erro
 	for i, b := range s.bodies {
 		var f Force
 		var stream Vec // the body's relative stream, for the impact reading
+		var reach Vec  // the mean of its collocation points less its position: ∂stream/∂Omega = (reach.Y, −reach.X)
 		if impact {
 			for p := s.off[i] * kq; p < s.off[i+1]*kq; p++ {
 				stream = stream.add(s.rel[p])
+				reach = reach.add(s.cp[p].sub(b.Pos))
 			}
-			stream = stream.scale(1 / float64((s.off[i+1]-s.off[i])*kq))
+			inv := 1 / float64((s.off[i+1]-s.off[i])*kq)
+			stream, reach = stream.scale(inv), reach.scale(inv)
 		}
 		for k := s.off[i]; k < s.off[i+1]; k++ {
 			var u2 float64
@@ -63,19 +73,32 @@ func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, erro
 				u2 += s.rel[p].dot(s.rel[p])
 			}
 			q := 0.5 * rho * u2 / kq
+			arm := s.mid[k].sub(b.Pos)
+			n := s.n[k]
+			w := [3]float64{n.X, n.Y, arm.cross(n)} // the panel's force and torque per unit of l·q
 			if impact {
 				q = 0
-				if un := stream.dot(s.n[k]); un < 0 {
+				if un := stream.dot(n); un < 0 {
 					q = -0.5 * rho * un * un // inward: the stream runs into the panel
+					// ∂(l q)/∂(vel, omega) = ρ l |un| (n, reach × n), the stream falling as the body moves along n
+					c := rho * s.l[k] * -un
+					addOuter(&f.Damping, c, w, [3]float64{n.X, n.Y, reach.cross(n)})
 				}
+			} else {
+				// ∂(l q)/∂(vel, omega) = −ρ l/K Σ_p (rel_p, r_p × rel_p), r_p the point less the position
+				var g [3]float64
+				for p := k * kq; p < (k+1)*kq; p++ {
+					r, u := s.cp[p].sub(b.Pos), s.rel[p]
+					g[0], g[1], g[2] = g[0]+u.X, g[1]+u.Y, g[2]+r.cross(u)
+				}
+				addOuter(&f.Damping, rho*s.l[k]/kq, w, g)
 			}
-			arm := s.mid[k].sub(b.Pos)
-			fd := s.n[k].scale(s.l[k] * q)
+			fd := n.scale(s.l[k] * q)
 			f.Dynamic = f.Dynamic.add(fd)
 			f.DynamicTorque += arm.cross(fd)
 			if g > 0 {
 				h := s.opt.Height - s.mid[k].Y
-				fb := s.n[k].scale(-rho * s.l[k] * h * g)
+				fb := n.scale(-rho * s.l[k] * h * g)
 				f.Buoyancy = f.Buoyancy.add(fb)
 				f.BuoyancyTorque += arm.cross(fb)
 			}
@@ -83,4 +106,13 @@ func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, erro
 		dst = append(dst, f)
 	}
 	return dst, nil
+}
+
+// addOuter adds c·a bᵀ to d.
+func addOuter(d *[3][3]float64, c float64, a, b [3]float64) {
+	for r := range a {
+		for q := range b {
+			d[r][q] += c * a[r] * b[q]
+		}
+	}
 }
