@@ -30,7 +30,8 @@ const (
 // frames, the crate never carried), and two falling discs stirred the water so hard that the upper one was thrown
 // back to the top. A tenth keeps the wake and the drafting of Figure 5.5 (the upper disc catches up with the lower;
 // the tests measure it) while a current carries a crate (0.33 → 0.15 m/s at the crate over a second, the crate
-// drifting 7 cm with it); 0.2 already threw the upper disc up again once the lower had landed.
+// drifting 7 cm with it, 4 cm since it has the inertia of the water around it); 0.2 already threw the upper disc
+// up again once the lower had landed.
 const DefaultStrength = 0.1
 
 // View choices: the picture under the bodies and tracers.

@@ -33,7 +33,8 @@ func TestDrafting(t *testing.T) {
 }
 
 // A current carries a crate of the water's density along it; with no dynamic pressure it stays put. Light bodies
-// rise and heavy ones sink (buoyancy); without buoyancy both fall.
+// rise and heavy ones sink (buoyancy); without buoyancy both fall. (The crate drifts 4 cm in the first second:
+// 7 cm before it had the inertia of the water it pushes aside, drive.go.)
 func TestCurrentsAndBuoyancy(t *testing.T) {
 	js := `{"name":"c","flat":{"size":[2,1.2],
 	"bodies":[{"shape":"box","center":[0.3,0.6],"size":[0.12,0.12],"density":1000,"crate":true}],
@@ -43,7 +44,7 @@ func TestCurrentsAndBuoyancy(t *testing.T) {
 		frames(t, s, 60)
 		c, _, _, _ := s.world.pose(0)
 		t.Logf("dynamic pressure %s: after 1 s the crate is at (%.3f, %.3f)", p, c[0], c[1])
-		if moved := c[0] - 0.3; p == "impact" && moved < 0.05 || p == "off" && moved > 0.01 {
+		if moved := c[0] - 0.3; p == "impact" && moved < 0.03 || p == "off" && moved > 0.01 {
 			t.Errorf("dynamic pressure %s: the crate moved %.3f m along the current in 1 s", p, moved)
 		}
 	}

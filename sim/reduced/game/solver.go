@@ -242,7 +242,7 @@ func (s *Solver) Step(dt float64) error {
 			return s.fail(err)
 		}
 		t = stage("feedback", t)
-		if err := s.push(); err != nil {
+		if err := s.push(dt); err != nil {
 			return s.fail(err)
 		}
 	}
@@ -288,8 +288,10 @@ func (s *Solver) panels() error {
 	s.pbodies = s.pbodies[:0]
 	for i, b := range s.world.bodies {
 		p, a, v, w := s.world.pose(i)
-		s.pbodies = append(s.pbodies, panel.Body{Shape: b.shape, Pos: panel.Vec{X: p[0], Y: p[1]}, Angle: a,
-			Vel: panel.Vec{X: v[0], Y: v[1]}, Omega: w})
+		// the panels take the velocity of the body's origin; Box2D keeps its centre of mass's
+		c := s.world.center(i)
+		vo := panel.Vec{X: v[0] - w*(p[1]-c[1]), Y: v[1] + w*(p[0]-c[0])}
+		s.pbodies = append(s.pbodies, panel.Body{Shape: b.shape, Pos: panel.Vec{X: p[0], Y: p[1]}, Angle: a, Vel: vo, Omega: w})
 	}
 	if err := s.sys.SetBodies(s.pbodies); err != nil {
 		return err
@@ -357,30 +359,29 @@ func (s *Solver) maskBodies() {
 	}
 }
 
-// push applies the fluid's forces to the bodies (§5.3.5): the dynamic pressure in the chosen reading and the
-// buoyancy, at each body's frame origin with their torque.
-func (s *Solver) push() error {
+// push applies the fluid's forces to the bodies for a step of dt (§5.3.5): the dynamic pressure in the chosen
+// reading and the buoyancy, with the water each body must move and the drag's response within the step
+// (drive.go).
+func (s *Solver) push(dt float64) error {
 	g := 0.0
 	if s.cfg.Buoyancy {
 		g = float64(s.cfg.Gravity)
 	}
+	rho := float64(s.cfg.Density)
 	var err error
 	if s.cfg.Pressure == PressureBernoulli {
-		s.forces, err = s.sys.Forces(s.forces, float64(s.cfg.Density), g)
+		s.forces, err = s.sys.Forces(s.forces, rho, g)
 	} else {
-		s.forces, err = s.sys.ImpactForces(s.forces, float64(s.cfg.Density), g)
+		s.forces, err = s.sys.ImpactForces(s.forces, rho, g)
 	}
 	if err != nil {
 		return err
 	}
 	for i, f := range s.forces {
 		if s.cfg.Pressure == PressureOff {
-			f.Dynamic, f.DynamicTorque = panel.Vec{}, 0
+			f.Dynamic, f.DynamicTorque, f.Damping = panel.Vec{}, 0, [3][3]float64{}
 		}
-		fv, tq := f.Total()
-		p, _, _, _ := s.world.pose(i)
-		s.world.applyForce(i, [2]float64{fv.X, fv.Y}, p)
-		s.world.applyTorque(i, tq)
+		s.world.drive(i, f, dt, rho, float64(s.cfg.Gravity))
 	}
 	return nil
 }

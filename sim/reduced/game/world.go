@@ -44,6 +44,8 @@ type body struct {
 	shape *panel.Shape
 	// reach is the farthest point of the outline from the body's origin, m
 	reach float64
+	// added is the water it must set moving as it speeds up or turns, per unit of the fluid's density
+	added addedMass
 	// home is how long a crate has rested inside the goal zone (s); delivered says it counted.
 	home      float64
 	delivered bool
@@ -175,7 +177,7 @@ func (w *world) add(s scene.FlatBody) (int, error) {
 	for _, p := range ol {
 		reach = max(reach, math.Hypot(p[0], p[1]))
 	}
-	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: ol, shape: sh, reach: reach})
+	w.bodies = append(w.bodies, &body{b: bb, spec: s, outline: ol, shape: sh, reach: reach, added: newAddedMass(ol)})
 	return len(w.bodies) - 1, nil
 }
 
@@ -343,6 +345,12 @@ func (w *world) pose(i int) (pos [2]float64, angle float64, vel [2]float64, spin
 	return [2]float64{p.X / w.k, p.Y / w.k}, b.GetAngle(), [2]float64{v.X / w.k, v.Y / w.k}, b.GetAngularVelocity()
 }
 
+// center returns body i's centre of mass, m.
+func (w *world) center(i int) [2]float64 {
+	c := w.bodies[i].b.GetWorldCenter()
+	return [2]float64{c.X / w.k, c.Y / w.k}
+}
+
 // worldOutline writes body i's outline at its pose into dst.
 func (w *world) worldOutline(i int, dst [][2]float32) [][2]float32 {
 	b := w.bodies[i]
@@ -355,14 +363,6 @@ func (w *world) worldOutline(i int, dst [][2]float32) [][2]float32 {
 	return dst
 }
 
-// applyForce adds a force (N per metre of depth) at world point p to body i for the next step.
-func (w *world) applyForce(i int, f, p [2]float64) {
-	b := w.bodies[i].b
-	if b.GetType() == box2d.B2BodyType.B2_dynamicBody {
-		b.ApplyForce(w.vec(f), w.vec(p), true)
-	}
-}
-
 // catch stops body i where it is for good: a crate home in the goal zone.
 func (w *world) catch(i int) {
 	if i == w.held {
@@ -372,14 +372,6 @@ func (w *world) catch(i int) {
 	b.SetLinearVelocity(box2d.MakeB2Vec2(0, 0))
 	b.SetAngularVelocity(0)
 	b.SetType(box2d.B2BodyType.B2_staticBody)
-}
-
-// applyTorque adds a torque (N·m per metre of depth) to body i for the next step.
-func (w *world) applyTorque(i int, t float64) {
-	b := w.bodies[i].b
-	if b.GetType() == box2d.B2BodyType.B2_dynamicBody {
-		b.ApplyTorque(w.k*w.k*t, true)
-	}
 }
 
 // mass returns body i's mass per metre of depth (kg/m); 0 for a static body.
