@@ -141,3 +141,18 @@ func TestThinPlateBodiesRun(t *testing.T) {
 	}
 	runSlosh(t, noDisplay(), "replay", drop).expect(t, 0)
 }
+
+// Mesh settings that cannot make a surface are refused with the parameters' names before anything is simulated:
+// an export used to fail after its first frame with "field: THigh 1 must exceed TLow 1".
+func TestMeshSettingsRefusedBeforeSimulating(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ex")
+	r := runSlosh(t, noDisplay(), "export", "--scene", "dambreak", "--mode", "pbf-cpu", "--particles", "2000", "--frames", "50",
+		"--out", out, "--mesh", "obj", "--set", "mesh.t_low=1", "--set", "mesh.t_high=1")
+	r.expect(t, 2, "mesh.t_high 1 must exceed mesh.t_low 1")
+	if strings.Contains(r.stderr, "frame") || strings.Contains(r.stderr, "THigh") {
+		t.Errorf("the refusal came after simulating, or in internal names: %s", r.stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused export made %s", out)
+	}
+}

@@ -164,7 +164,13 @@ func (st *setup) configureSurface(set *param.Set) error {
 	if _, err := applySceneParams(set, st.sc, "the surface"); err != nil {
 		return err
 	}
-	return assignAll(set, st.surfaceSets, "the surface")
+	if err := assignAll(set, st.surfaceSets, "the surface"); err != nil {
+		return err
+	}
+	if err := set.Check(); err != nil {
+		return usagef("--set: %v", err) // before anything is simulated
+	}
+	return nil
 }
 
 // viewPrefix says whether parameters with this prefix belong to the view (renderer, surface) rather than a mode.

@@ -93,6 +93,21 @@ type Value struct {
 type Set struct {
 	params []*Param
 	byName map[string]*Param
+	rules  []func() error
+}
+
+// Rule adds a check that involves several parameters (t_high above t_low), which no one parameter's bounds can
+// say; Check runs them. Its error names the parameters as --set does.
+func (s *Set) Rule(check func() error) { s.rules = append(s.rules, check) }
+
+// Check runs the set's rules on the live values and returns the first error.
+func (s *Set) Check() error {
+	for _, r := range s.rules {
+		if err := r(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // NewSet returns an empty set.

@@ -463,6 +463,43 @@ func TestSettings(t *testing.T) {
 	}
 }
 
+// The settings' rule says what is wrong in the parameters' own names, through the set (as --set checks them before
+// anything is simulated) and through Config: "THigh 1 must exceed TLow 1" was all an export said, after a frame.
+func TestSettingsRuleNamesTheParameters(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"mesh.t_low=1", "mesh.t_high=1"}, "mesh.t_high 1 must exceed mesh.t_low 1"},
+		{[]string{"mesh.t_low=0", "mesh.t_high=0.1"}, "at mesh.support 2 and mesh.t_high 0.1 the correction removes a flat surface"},
+		{[]string{"mesh.correct=false", "mesh.support=1.2", "mesh.cell=1"}, "mesh.cell 1 spacings is more than mesh.support − r"},
+	} {
+		s := DefaultSettings()
+		ps := param.NewSet()
+		s.Register(ps)
+		if err := ps.Check(); err != nil {
+			t.Fatalf("the defaults: %v", err)
+		}
+		for _, a := range c.sets {
+			if err := ps.Assign(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := ps.Check()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.sets, err, c.want)
+		}
+		if _, cerr := s.Config(spacing, 0); cerr == nil || err == nil || cerr.Error() != err.Error() {
+			t.Errorf("%v: Config says %v, the rule %v", c.sets, cerr, err)
+		}
+	}
+	s := DefaultSettings()
+	s.Correct, s.TLow, s.THigh = false, 1, 1 // the thresholds do not matter without the correction
+	if err := s.Check(); err != nil {
+		t.Errorf("thresholds out of order without the correction: %v", err)
+	}
+}
+
 // maxEigenReal is the largest real part of the eigenvalues of j, from its characteristic cubic.
 func maxEigenReal(j [3][3]float64) float64 {
 	tr := j[0][0] + j[1][1] + j[2][2]
