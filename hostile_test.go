@@ -156,3 +156,13 @@ func TestMeshSettingsRefusedBeforeSimulating(t *testing.T) {
 		t.Errorf("the refused export made %s", out)
 	}
 }
+
+// export --mesh of a 2D scene meshed the game's tracers as if they were a 3D fluid; it is refused, naming why.
+func TestExportMeshOf2DSceneRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ex")
+	runSlosh(t, noDisplay(), "export", "--scene", "reduced-1", "--frames", "2", "--out", out, "--mesh", "obj").
+		expect(t, 2, "--mesh: mode reduced plays a 2D scene", "export without --mesh")
+	if _, err := os.Stat(filepath.Join(out, "surface_000001.obj")); err == nil {
+		t.Error("a surface mesh was written for a 2D scene")
+	}
+}

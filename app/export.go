@@ -56,6 +56,9 @@ func Export(o ExportOptions) error {
 		return err
 	}
 	var meshes *meshExport
+	if o.Mesh != "" && (st.mode.Flat || st.sc.IsFlat()) {
+		return usagef("--mesh: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid to mesh: export without --mesh", st.mode.Name)
+	}
 	if o.Mesh != "" {
 		vs := defaultViewSettings()
 		set := param.NewSet()
