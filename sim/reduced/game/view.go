@@ -24,6 +24,7 @@ type dyeField struct {
 	c, next [][3]float32
 	base    [][3]float32 // the stripes it fades back to
 	w, h    float64
+	scratch []float64 // paint's distances
 }
 
 var (
@@ -89,7 +90,9 @@ func (d *dyeField) advect(g reduced.Grid, uc reduced.Field, dt float64, pool par
 	d.c, d.next = d.next, d.c
 }
 
-// paint adds colour col along a polyline, fading out over radius.
+// paint adds colour col along a polyline, fading out over radius: each cell by its distance to the nearest
+// segment, measured only against the segments it lies within radius of (every cell of the polyline's box against
+// every segment took minutes for 16 long currents on a fine grid, issue 24).
 func (d *dyeField) paint(pts [][2]float32, radius float64, col [3]float32) {
 	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 	for _, p := range pts {
@@ -99,10 +102,44 @@ func (d *dyeField) paint(pts [][2]float32, radius float64, col [3]float32) {
 	}
 	i0, i1 := max(int(lo[0]/d.dx), 0), min(int(hi[0]/d.dx)+1, d.nx)
 	j0, j1 := max(int(lo[1]/d.dy), 0), min(int(hi[1]/d.dy)+1, d.ny)
+	if i0 >= i1 || j0 >= j1 {
+		return
+	}
+	w := i1 - i0
+	best := d.scratch[:0]
+	for range w * (j1 - j0) {
+		best = append(best, math.Inf(1))
+	}
+	d.scratch = best
+	for k := range pts {
+		ax, ay := float64(pts[k][0]), float64(pts[k][1])
+		bx, by := ax, ay
+		if k+1 < len(pts) {
+			bx, by = float64(pts[k+1][0]), float64(pts[k+1][1])
+		}
+		// the cells whose centres lie within radius of the segment, and a cell more
+		si0 := max(int(math.Floor((min(ax, bx)-radius)/d.dx-0.5))-1, i0)
+		si1 := min(int(math.Ceil((max(ax, bx)+radius)/d.dx-0.5))+2, i1)
+		sj0 := max(int(math.Floor((min(ay, by)-radius)/d.dy-0.5))-1, j0)
+		sj1 := min(int(math.Ceil((max(ay, by)+radius)/d.dy-0.5))+2, j1)
+		ex, ey := bx-ax, by-ay
+		l2 := ex*ex + ey*ey
+		for j := sj0; j < sj1; j++ {
+			y := (float64(j) + 0.5) * d.dy
+			row := best[(j-j0)*w : (j-j0+1)*w]
+			for i := si0; i < si1; i++ {
+				x := (float64(i) + 0.5) * d.dx
+				t := 0.0
+				if l2 > 0 {
+					t = min(max(((x-ax)*ex+(y-ay)*ey)/l2, 0), 1)
+				}
+				row[i-i0] = min(row[i-i0], math.Hypot(x-ax-t*ex, y-ay-t*ey))
+			}
+		}
+	}
 	for j := j0; j < j1; j++ {
 		for i := i0; i < i1; i++ {
-			x, y := (float64(i)+0.5)*d.dx, (float64(j)+0.5)*d.dy
-			dist := polylineDistance(pts, x, y)
+			dist := best[(j-j0)*w+i-i0]
 			if dist >= radius {
 				continue
 			}
@@ -113,25 +150,6 @@ func (d *dyeField) paint(pts [][2]float32, radius float64, col [3]float32) {
 			}
 		}
 	}
-}
-
-// polylineDistance is the distance from (x, y) to the polyline.
-func polylineDistance(pts [][2]float32, x, y float64) float64 {
-	best := math.Inf(1)
-	for k := range pts {
-		ax, ay := float64(pts[k][0]), float64(pts[k][1])
-		bx, by := ax, ay
-		if k+1 < len(pts) {
-			bx, by = float64(pts[k+1][0]), float64(pts[k+1][1])
-		}
-		ex, ey := bx-ax, by-ay
-		t := 0.0
-		if l2 := ex*ex + ey*ey; l2 > 0 {
-			t = min(max(((x-ax)*ex+(y-ay)*ey)/l2, 0), 1)
-		}
-		best = min(best, math.Hypot(x-ax-t*ex, y-ay-t*ey))
-	}
-	return best
 }
 
 // seedTracers scatters n tracers over the rectangle outside the bodies.
