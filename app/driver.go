@@ -249,6 +249,7 @@ type gpuDriver struct {
 	record func(sim.Stats)
 	notice string
 	frame  sim.Frame
+	caps   capWatch
 	sink   func(*sim.Frame)
 }
 
@@ -300,7 +301,8 @@ func (d *gpuDriver) Reset(sc *scene.Scene) {
 	}
 	d.acc = 0
 	d.version++
-	d.status.set(fmt.Sprintf("reset %s: %d particles", sceneLabel(sc), d.s.Stats().Particles), false)
+	d.caps = capWatch{}
+	d.status.set(withWarnings(fmt.Sprintf("reset %s: %d particles", sceneLabel(sc), d.s.Stats().Particles), d.s))
 }
 
 func (d *gpuDriver) Update(wallDt float64) {
@@ -320,6 +322,9 @@ func (d *gpuDriver) Update(wallDt float64) {
 	d.stepReq = false
 	d.version++
 	n := max(1, d.s.BeginFrame(FrameDt))
+	if msg := d.caps.frame(d.s, n); msg != "" {
+		d.status.set(msg, true)
+	}
 	for k := 0; k < n; k++ {
 		if err := d.s.Step(FrameDt / float64(n)); err != nil {
 			d.paused = true

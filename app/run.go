@@ -23,6 +23,10 @@ type session struct {
 	mode   Mode
 	gl     glInfo
 	note   string // why the mode asked for did not run; "" when it did
+
+	warnings []string  // the solver's warnings after its reset (sim.Warner)
+	warn     io.Writer // where they, and capWatch's, were said; nil says nothing
+	caps     capWatch
 }
 
 // openSession builds, configures and resets the solver for st, printing notes (a fallback, skipped scene
@@ -54,6 +58,10 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 			return nil, err
 		}
 	}
+	ss.warnings, ss.warn = solverWarnings(s), w
+	for _, warning := range ss.warnings {
+		fmt.Fprintln(w, "slosh: warning: "+warning)
+	}
 	return ss, nil
 }
 
@@ -84,6 +92,9 @@ func (s *session) Close() {
 // frame advances one simulated frame and returns the stats of its steps appended to buf.
 func (s *session) frame(buf []sim.Stats) ([]sim.Stats, error) {
 	n := max(1, s.solver.BeginFrame(FrameDt))
+	if msg := s.caps.frame(s.solver, n); msg != "" && s.warn != nil {
+		fmt.Fprintln(s.warn, "slosh: "+msg)
+	}
 	dt := FrameDt / float64(n)
 	for k := 0; k < n; k++ {
 		if err := s.solver.Step(dt); err != nil {

@@ -128,6 +128,7 @@ type Runner struct {
 	solver sim.Solver
 	pace   time.Duration
 	xch    *exchange
+	caps   capWatch
 
 	mu     sync.Mutex
 	queue  []command
@@ -364,7 +365,8 @@ func (r *Runner) runCommands() {
 			if err := r.solver.Reset(c.sc); err != nil {
 				r.setMessage(fmt.Sprintf("%s: reset failed: %v", r.solver.Name(), err), true)
 			} else {
-				r.setMessage(fmt.Sprintf("reset %s: %d particles", sceneLabel(c.sc), r.solver.Stats().Particles), false)
+				r.caps = capWatch{}
+				r.setMessage(withWarnings(fmt.Sprintf("reset %s: %d particles", sceneLabel(c.sc), r.solver.Stats().Particles), r.solver))
 				r.views[0].reset() // the particles' ids start again: the upsampling's surface history is another scene's
 				r.views[1].reset()
 				r.publish(nil)
@@ -400,6 +402,9 @@ func (r *Runner) runCommands() {
 // good state (or kept its last), which is published so the view shows it.
 func (r *Runner) simulateFrame() {
 	n := max(1, r.solver.BeginFrame(FrameDt))
+	if msg := r.caps.frame(r.solver, n); msg != "" {
+		r.setMessage(msg, true)
+	}
 	dt := FrameDt / float64(n)
 	box := r.xch.Back()
 	box.Steps = box.Steps[:0]

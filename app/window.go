@@ -147,9 +147,12 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 		v.Close()
 		return nil, err
 	}
-	if ss.note != "" {
+	switch {
+	case ss.note != "":
 		v.status.set(ss.note, false)
-	} else {
+	case len(ss.warnings) > 0:
+		v.status.set("warning: "+strings.Join(ss.warnings, "; "), true)
+	default:
 		v.status.set(fmt.Sprintf("%s: %d particles, %s on %s", sceneLabel(st.sc), ss.solver.Stats().Particles, ss.mode.Name, ctx.Renderer), false)
 	}
 	v.drv = v.newDriver(ss.mode, ss.solver, false)
@@ -463,6 +466,7 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 		return
 	}
 	n := s.Stats().Particles // before the solver may belong to a runner goroutine
+	warned, hasWarnings := withWarnings(fmt.Sprintf("mode %s: %d particles", run.Name, n), s)
 	if sc != v.sc {
 		v.endGesture()
 		v.setScene(sc) // only once the new mode runs it: on failure the old mode keeps its scene
@@ -476,10 +480,13 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 	case note != "":
 		fmt.Fprintln(v.stderr, "slosh: "+note)
 		v.status.set(note, false)
+	case hasWarnings:
+		fmt.Fprintln(v.stderr, "slosh: "+warned)
+		v.status.set(warned, true)
 	case len(notes) > 0:
 		v.status.set(notes[0], false)
 	default:
-		v.status.set(fmt.Sprintf("mode %s: %d particles", run.Name, n), false)
+		v.status.set(warned, false)
 	}
 }
 

@@ -32,6 +32,13 @@ type Solver interface {
 	Stats() Stats
 }
 
+// Warner is a Solver that can say, after a Reset, which of the scene's or its parameters' settings lie outside
+// what its method was shown to handle or will make it crawl: it runs them, and the application says so once, on
+// stderr and in the window's status line, rather than refusing them.
+type Warner interface {
+	Warnings() []string
+}
+
 // Frame is a copy of a solver's particle state. Slices are reused between calls when they are large enough.
 type Frame struct {
 	N   int

@@ -2,6 +2,7 @@ package voronoi
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim"
@@ -35,6 +36,27 @@ func (s *Solver) resetHands(sc *scene.Scene) {
 	s.paddleVel, s.paddleSeen = [3]float64{}, false
 	s.emitAcc = grow.Resize(s.emitAcc, len(sc.Emitters))
 	clear(s.emitAcc)
+}
+
+// stepPerParticle is the least a step takes per particle on the 2-core machine of docs/BENCHMARKS.md (22 µs at
+// the dam break, 72 µs at a splash), for telling how long the emitters will make the frames.
+const stepPerParticle = 22e-6
+
+// Warnings implements sim.Warner: emitters that fill the particle budget soon, when a step at the budget takes more
+// than a second, within ten seconds of simulated time (64 emitters did not finish ten frames in two minutes).
+func (s *Solver) Warnings() []string {
+	rate := 0.0 // particles a second, every emitter on
+	d := s.spacing
+	for _, e := range s.sc.Emitters {
+		rate += math.Pi * e.Radius * e.Radius / (d * d) * e.Speed / d
+	}
+	room := float64(s.budget - len(s.x))
+	step := float64(s.budget) * stepPerParticle
+	if rate == 0 || step < 1 || room/rate > 10 {
+		return nil
+	}
+	return []string{fmt.Sprintf("voronoi: the scene's %d emitters pour about %.3g particles a second and fill the budget of %d within %.2g s of simulated time; a step of that many takes %.0f s or more on 2 cores: lower voronoi.budget, or run the scene in sph or flip",
+		len(s.sc.Emitters), rate, s.budget, room/rate, step)}
 }
 
 // Budget implements sim.Hands.
