@@ -50,6 +50,13 @@ func (s *Solver) draw(points [][2]float32, speed, width float64, key int) (strin
 	if len(pts) < 2 {
 		return "", errors.New("the stroke has no length")
 	}
+	full := s.model.Modes()-s.model.Params().Modes >= maxDrawn || len(s.strokes) >= maxStrokes
+	paint, basis := s.strokeWork(points, width, s.model.Modes(), !full)
+	if paint > workBudget {
+		return "", fmt.Errorf("the stroke would take about %.3g s to paint on the %d × %d grid, over the %.3g s a stroke may take: draw it shorter or narrower, or lower reduced.grid (now %d)",
+			paint/1e9, s.grid.NX, s.grid.NY, workBudget/1e9, s.cfg.Grid)
+	}
+	costly := !full && s.work+paint+basis > workBudget
 	f := s.grid.NewField()
 	if err := s.grid.PaintStroke(f, pts, width/2); err != nil {
 		return "", err
@@ -64,12 +71,17 @@ func (s *Solver) draw(points [][2]float32, speed, width float64, key int) (strin
 	if key == 0 {
 		key = s.nextKey
 	}
-	if s.model.Modes()-s.model.Params().Modes >= maxDrawn || len(s.strokes) >= maxStrokes {
+	if full || costly {
 		// the basis is full: the current is what the basis can hold of it, once
 		if err := s.model.AddField(f, 1); err != nil {
 			return "", err
 		}
 		s.dye.paint(points, width/2, currentColours[0])
+		if costly {
+			return fmt.Sprintf("this current is projected onto the basis, not kept: the currents kept take about %.3g s to draw again "+
+				"when the sitting is loaded, and this one would add %.3g s, over %.3g s (lower reduced.grid or reduced.modes to keep more)",
+				s.work/1e9, (paint+basis)/1e9, workBudget/1e9), nil
+		}
 		return fmt.Sprintf("the basis holds its most drawn currents (%d modes, %d strokes): this one is projected onto it, not kept", maxDrawn, maxStrokes), nil
 	}
 	res, err := s.model.Enrich(f)
@@ -77,6 +89,7 @@ func (s *Solver) draw(points [][2]float32, speed, width float64, key int) (strin
 		return "", err
 	}
 	s.strokes = append(s.strokes, stroke{points: append([][2]float32(nil), points...), speed: speed, width: width, key: int32(key)})
+	s.work += paint + basis
 	c := res.Currents[0]
 	if err := s.model.ExciteCurrent(c, norm); err != nil {
 		return "", err

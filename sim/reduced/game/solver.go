@@ -51,6 +51,7 @@ type Solver struct {
 	keys    [10]drawn
 	nextKey int
 	strokes []stroke // every current that joined the model, in order: a saved state draws them again
+	work    float64  // the estimated work of drawing them again (budget.go)
 
 	tracers [][2]float32
 	lost    []bool    // the tracers a step carried out of the water
@@ -100,6 +101,9 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	var bodies []scene.FlatBody
 	if sc != nil && sc.Flat != nil {
 		bodies = sc.Flat.Bodies
+		if err := s.checkSceneWork(sc); err != nil {
+			return err
+		}
 	}
 	n, err := s.build(sc, bodies)
 	if err != nil {

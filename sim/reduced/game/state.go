@@ -188,6 +188,13 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 		if key < 1 || key > 9 {
 			return nil, fmt.Errorf("drawn current %d: key %d is not 1–9", k, key)
 		}
+		// the sitting kept no more currents than it could draw again within the budget (a width or points that
+		// are no numbers fall through to draw's own check)
+		paint, basis := n.strokeWork(pts, width, n.model.Modes(), true)
+		if w := n.work + paint + basis; w > workBudget {
+			return nil, fmt.Errorf("drawn current %d: the state's currents up to this one would take about %.3g s to draw again on the %d × %d grid, over the %.3g s a sitting may keep (a game keeps fewer)",
+				k, w/1e9, n.grid.NX, n.grid.NY, workBudget/1e9)
+		}
 		if _, err := n.draw(pts, speed, width, int(key)); err != nil {
 			return nil, fmt.Errorf("drawn current %d: %w", k, err)
 		}
