@@ -102,6 +102,23 @@ func FuzzState(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Add([]byte(stateMagic))
+	// issue 24: states whose body is a sliver Box2D cannot take, moves at 9999 m/s, spins at 1e6 rad/s or lies
+	// outside the tank
+	for _, spoil := range []func(s *Solver){
+		func(s *Solver) { s.world.bodies[0].spec.Size = scene.Vec2{0.5, 1e-5} },
+		func(s *Solver) { s.world.bodies[0].b.SetLinearVelocity(s.world.vec([2]float64{9999, 0})) },
+		func(s *Solver) { s.world.bodies[0].b.SetAngularVelocity(1e6) },
+		func(s *Solver) { s.world.bodies[0].b.SetTransform(s.world.vec([2]float64{-0.5, 0.6}), 0) },
+	} {
+		g := newGame(f, level1)
+		frames(f, g, 1)
+		spoil(g)
+		var b bytes.Buffer
+		if err := g.WriteState(&b); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := newGame(t, level1)
 		if err := g.ReadState(bytes.NewReader(data)); err != nil {
