@@ -96,8 +96,8 @@ const (
 	MaxCurrentPoints = 1024
 	// MaxFriction bounds a body's friction coefficient.
 	MaxFriction = 10
-	// MaxFlatSpeed bounds a current's speed and a body's initial speed (m/s): the game's time step follows
-	// the fastest flow.
+	// MaxFlatSpeed bounds a current's speed and the initial speed of any point of a body (m/s): the game's
+	// time step follows the fastest flow.
 	MaxFlatSpeed = 100
 	// MinFlatSide and MaxFlatSide bound the rectangle's sides (m).
 	MinFlatSide = 0.01
@@ -334,7 +334,26 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 	if !(math.Abs(b.Spin) <= MaxSpin) {
 		return errAt(path+".spin", "%g rad/s is out of range: at most %g", b.Spin, float64(MaxSpin))
 	}
+	// no point of the body starts faster than MaxFlatSpeed: a 1 m body spinning at MaxSpin had tips at 5 km/s
+	if v, rim := math.Hypot(b.Velocity[0], b.Velocity[1]), math.Abs(b.Spin)*b.Reach(); !(v+rim <= MaxFlatSpeed) {
+		return errAt(path+".spin", "%g rad/s turns the body's far point (%.3g m from its centre) at %.3g m/s, which with its velocity of %.3g m/s is over the %g m/s a body's points may start at", b.Spin, b.Reach(), rim, v, float64(MaxFlatSpeed))
+	}
 	return nil
+}
+
+// Reach is the distance from a validated body's centre to its farthest point, m.
+func (b *FlatBody) Reach() float64 {
+	switch b.Shape {
+	case FlatBox:
+		return math.Hypot(b.Size[0]/2, b.Size[1]/2)
+	case FlatCircle:
+		return b.Radius
+	}
+	r := 0.0
+	for _, p := range b.Points {
+		r = max(r, math.Hypot(p[0], p[1]))
+	}
+	return r
 }
 
 // detailLimit describes the finest detail a body may have, for messages.

@@ -145,3 +145,24 @@ func TestFlatBodyCentroidInside(t *testing.T) {
 		}
 	}
 }
+
+// A body's far point moves no faster than MaxFlatSpeed: its spin times its reach from its centre, with its
+// velocity. A 1 m body may not spin at MaxSpin (its tips would move at 5 km/s, and the flow the game gives it was
+// faster still), a small one may.
+func TestFlatBodyRimSpeed(t *testing.T) {
+	for _, c := range []struct {
+		body, path string
+	}{
+		{`{"shape":"box","center":[1,0.5],"size":[1,0.1],"density":500,"spin":10000}`, "flat.bodies[0].spin"},
+		{`{"shape":"polygon","center":[1,0.5],"points":[[0,0],[1,0],[0.5,0.01]],"density":500,"spin":150}`, "flat.bodies[0].spin"},
+		{`{"shape":"circle","center":[1,0.5],"radius":0.1,"density":500,"velocity":[90,0],"spin":150}`, "flat.bodies[0].spin"},
+		{`{"shape":"circle","center":[1,0.5],"radius":0.001,"density":500,"spin":10000}`, ""},
+		{`{"shape":"circle","center":[1,0.5],"radius":0.1,"density":500,"velocity":[90,0],"spin":99}`, ""},
+	} {
+		js := fmt.Sprintf(`{"name":"d","flat":{"size":[2,1],"bodies":[%s]}}`, c.body)
+		_, err := Parse([]byte(js), "d.json")
+		if c.path == "" && err != nil || c.path != "" && (err == nil || !strings.Contains(err.Error(), c.path+": ")) {
+			t.Errorf("%s: %v", c.body, err)
+		}
+	}
+}
