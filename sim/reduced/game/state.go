@@ -282,6 +282,8 @@ func (s *Solver) readBody(br *bufio.Reader, i int, spec scene.FlatBody) error {
 		return fmt.Errorf("body %d: velocity (%g, %g) m/s is out of range: at most %g m/s, as for a scene's bodies", i, rec.Vel[0]/k, rec.Vel[1]/k, float64(scene.MaxFlatSpeed))
 	case !(math.Abs(rec.Spin) <= scene.MaxSpin):
 		return fmt.Errorf("body %d: spin %g rad/s is out of range: at most %g rad/s, as for a scene's bodies", i, rec.Spin, float64(scene.MaxSpin))
+	case !(math.Abs(rec.Spin) <= maxSpin(spec.Reach())*(1+1e-9)):
+		return fmt.Errorf("body %d: spin %g rad/s turns its far point (%.3g m from its centre) at %.3g m/s: at most %g m/s, as for a scene's bodies", i, rec.Spin, spec.Reach(), math.Abs(rec.Spin)*spec.Reach(), float64(scene.MaxFlatSpeed))
 	case !(math.Abs(rec.Angle) <= maxStateAngle):
 		return fmt.Errorf("body %d: angle %g rad is out of range: at most %g", i, rec.Angle, float64(maxStateAngle))
 	case rec.Awake > 1 || rec.Delivered > 1 || !(rec.Home >= 0 && rec.Home <= MaxStateTime):

@@ -395,9 +395,10 @@ func (w *world) step(dt float64) error {
 	return nil
 }
 
-// limit slows every body to the speeds a scene's bodies may have (scene.MaxFlatSpeed and scene.MaxSpin), which
-// are also the limits a saved state's bodies are read with. Box2D's own limit (2 of its units a step) grows with
-// the rectangle and the substeps: a body falling through a 1 km tank would pass it.
+// limit slows every body to the speeds a saved state's bodies are read with: its centre of mass no faster than
+// scene.MaxFlatSpeed, and its spin no faster than maxSpin. Box2D's own limits (2 of its units and a quarter turn a
+// step) grow with the rectangle and the substeps: a body falling through a 1 km tank would pass them, and a 1 m
+// plate turning a quarter turn a step moved its tips at hundreds of metres a second.
 func (w *world) limit() {
 	vmax := w.k * scene.MaxFlatSpeed
 	for _, b := range w.bodies {
@@ -405,10 +406,16 @@ func (w *world) limit() {
 		if v := bb.GetLinearVelocity(); v.Length() > vmax {
 			bb.SetLinearVelocity(box2d.B2Vec2MulScalar(vmax/v.Length(), v))
 		}
-		if a := bb.GetAngularVelocity(); math.Abs(a) > scene.MaxSpin {
-			bb.SetAngularVelocity(math.Copysign(scene.MaxSpin, a))
+		if a, m := bb.GetAngularVelocity(), maxSpin(b.reach); math.Abs(a) > m {
+			bb.SetAngularVelocity(math.Copysign(m, a))
 		}
 	}
+}
+
+// maxSpin is the fastest a body reaching reach (m) from its origin may spin (rad/s): scene.MaxSpin, and no
+// faster than turns its far point at scene.MaxFlatSpeed.
+func maxSpin(reach float64) float64 {
+	return min(scene.MaxSpin, scene.MaxFlatSpeed/reach)
 }
 
 // setGravity sets the downward acceleration, m/s².
