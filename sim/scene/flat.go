@@ -287,17 +287,7 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 		if err := checkPolygon(path+".points", b.Points, maxSide, detail); err != nil {
 			return err
 		}
-		if !b.Static {
-			// its centre of mass, where the walls keep it (and where a saved state's bodies must lie)
-			c := polygonCentroid(b.Points)
-			s, co := math.Sincos(b.Angle * math.Pi / 180)
-			at := Vec2{b.Center[0] + co*c[0] - s*c[1], b.Center[1] + s*c[0] + co*c[1]}
-			for k := 0; k < 2; k++ {
-				if !(at[k] >= 0 && at[k] <= size[k]) {
-					return errAt(path+".points", "put the body's centre of mass at (%g, %g), outside the rectangle: a body that moves starts inside it", at[0], at[1])
-				}
-			}
-		}
+
 		if err := unused("size", b.Size != Vec2{}); err != nil {
 			return err
 		}
@@ -311,6 +301,26 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 	}
 	if !(math.Abs(b.Angle) <= MaxDegrees) {
 		return errAt(path+".angle", "%g is out of range: angles are degrees within ±%d", b.Angle, MaxDegrees)
+	}
+	if !b.Static {
+		// it fits whichever way it turns
+		if d, short := b.diameter(), min(size[0], size[1]); !(d <= short) {
+			return errAt(path, "the body is %.3g m across at its widest, more than the rectangle's shorter side (%g m): a body that moves must fit in it whichever way it turns", d, short)
+		}
+		// its centre of mass, where the walls keep it (and where a saved state's bodies must lie): inside, and
+		// clear of the walls, or Box2D may push the body out through one
+		at, field := b.Center, path+".center"
+		if b.Shape == FlatPolygon {
+			c := polygonCentroid(b.Points)
+			s, co := math.Sincos(b.Angle * math.Pi / 180)
+			at, field = Vec2{b.Center[0] + co*c[0] - s*c[1], b.Center[1] + s*c[0] + co*c[1]}, path+".points"
+		}
+		for k := 0; k < 2; k++ {
+			if !(at[k] >= detail && at[k] <= size[k]-detail) {
+				return errAt(field, "puts the body's centre of mass at (%g, %g), outside the rectangle or on its walls: a body that moves starts inside it, at least %.3g m (1/%.0f of the longer side) from the walls",
+					at[0], at[1], detail, 1/MinFlatDetail)
+			}
+		}
 	}
 	if b.Static {
 		if b.Density != 0 || b.Velocity != (Vec2{}) || b.Spin != 0 {
@@ -339,6 +349,23 @@ func (b *FlatBody) validate(path string, size Vec2) error {
 		return errAt(path+".spin", "%g rad/s turns the body's far point (%.3g m from its centre) at %.3g m/s, which with its velocity of %.3g m/s is over the %g m/s a body's points may start at", b.Spin, b.Reach(), rim, v, float64(MaxFlatSpeed))
 	}
 	return nil
+}
+
+// diameter is a validated body's width at its widest, m: the largest distance between two of its points.
+func (b *FlatBody) diameter() float64 {
+	switch b.Shape {
+	case FlatBox:
+		return math.Hypot(b.Size[0], b.Size[1])
+	case FlatCircle:
+		return 2 * b.Radius
+	}
+	d := 0.0
+	for i, p := range b.Points {
+		for _, q := range b.Points[:i] {
+			d = max(d, math.Hypot(p[0]-q[0], p[1]-q[1]))
+		}
+	}
+	return d
 }
 
 // Reach is the distance from a validated body's centre to its farthest point, m.

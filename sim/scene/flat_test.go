@@ -125,9 +125,10 @@ func TestFlatBodyDetail(t *testing.T) {
 	}
 }
 
-// A body that moves has its centre of mass inside the rectangle, where the walls keep it and where a saved
-// state's bodies must lie: a polygon whose corners all lie off to one side of its centre may not put it outside.
-// A fixed body may (a rock set into a wall).
+// A body that moves has its centre of mass inside the rectangle, clear of the walls by Box2D's resolution, where
+// the walls keep it and where a saved state's bodies must lie: a polygon whose corners all lie off to one side of
+// its centre may not put it outside, nor may a body sit centred on a wall. A fixed body may (a rock set into a
+// wall).
 func TestFlatBodyCentroidInside(t *testing.T) {
 	for _, c := range []struct {
 		body string
@@ -137,10 +138,15 @@ func TestFlatBodyCentroidInside(t *testing.T) {
 		{`{"shape":"polygon","center":[0.1,0.5],"points":[[-0.4,0],[-0.2,0],[-0.3,0.2]],"density":500}`, false},
 		{`{"shape":"polygon","center":[0.1,0.5],"points":[[0.2,0],[0.4,0],[0.3,0.2]],"angle":180,"density":500}`, false},
 		{`{"shape":"polygon","center":[0.1,0.5],"points":[[-0.4,0],[-0.2,0],[-0.3,0.2]],"static":true}`, true},
+		// a body centred on a wall: Box2D may push it out through the wall (found by FuzzFlatBody)
+		{`{"shape":"box","center":[2,0.5],"size":[0.12,0.12],"density":1}`, false},
+		{`{"shape":"circle","center":[1,0],"radius":0.1,"density":1}`, false},
+		{`{"shape":"box","center":[1.999,0.5],"size":[0.12,0.12],"density":1}`, true},
+		{`{"shape":"box","center":[2,0.5],"size":[0.12,0.12],"static":true}`, true},
 	} {
 		js := fmt.Sprintf(`{"name":"d","flat":{"size":[2,1],"bodies":[%s]}}`, c.body)
 		_, err := Parse([]byte(js), "d.json")
-		if c.ok && err != nil || !c.ok && (err == nil || !strings.Contains(err.Error(), "flat.bodies[0].points: ")) {
+		if c.ok && err != nil || !c.ok && (err == nil || !strings.Contains(err.Error(), "flat.bodies[0].") || !strings.Contains(err.Error(), "centre of mass")) {
 			t.Errorf("%s: %v", c.body, err)
 		}
 	}
@@ -159,9 +165,32 @@ func TestFlatBodyRimSpeed(t *testing.T) {
 		{`{"shape":"circle","center":[1,0.5],"radius":0.001,"density":500,"spin":10000}`, ""},
 		{`{"shape":"circle","center":[1,0.5],"radius":0.1,"density":500,"velocity":[90,0],"spin":99}`, ""},
 	} {
-		js := fmt.Sprintf(`{"name":"d","flat":{"size":[2,1],"bodies":[%s]}}`, c.body)
+		js := fmt.Sprintf(`{"name":"d","flat":{"size":[2,1.2],"bodies":[%s]}}`, c.body)
 		_, err := Parse([]byte(js), "d.json")
 		if c.path == "" && err != nil || c.path != "" && (err == nil || !strings.Contains(err.Error(), c.path+": ")) {
+			t.Errorf("%s: %v", c.body, err)
+		}
+	}
+}
+
+// A body that moves fits in the rectangle whichever way it turns: it is no wider, at its widest, than the
+// rectangle's shorter side (a disc of 3.6 m in a 1.2 m tall tank was pushed out through its floor, found by
+// FuzzFlatBody). A fixed body may be as large as the rectangle.
+func TestFlatBodyFits(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"shape":"circle","center":[1,0.6],"radius":0.6,"density":500}`, true},
+		{`{"shape":"circle","center":[1,0.6],"radius":0.61,"density":500}`, false},
+		{`{"shape":"box","center":[1,0.6],"size":[1.2,0.1],"density":500}`, false},
+		{`{"shape":"box","center":[1,0.6],"size":[1.19,0.1],"density":500}`, true},
+		{`{"shape":"polygon","center":[1,0.6],"points":[[0,0],[1.1,0],[1.1,0.1]],"density":500}`, true},
+		{`{"shape":"box","center":[1,0.6],"size":[1.9,0.1],"static":true}`, true},
+	} {
+		js := fmt.Sprintf(`{"name":"d","flat":{"size":[2,1.2],"bodies":[%s]}}`, c.body)
+		_, err := Parse([]byte(js), "d.json")
+		if c.ok && err != nil || !c.ok && (err == nil || !strings.Contains(err.Error(), "flat.bodies[0]") || !strings.Contains(err.Error(), "shorter side")) {
 			t.Errorf("%s: %v", c.body, err)
 		}
 	}
