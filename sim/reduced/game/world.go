@@ -399,15 +399,40 @@ func (w *world) step(dt float64) error {
 // scene.MaxFlatSpeed, and its spin no faster than maxSpin. Box2D's own limits (2 of its units and a quarter turn a
 // step) grow with the rectangle and the substeps: a body falling through a 1 km tank would pass them, and a 1 m
 // plate turning a quarter turn a step moved its tips at hundreds of metres a second.
+//
+// It also keeps every body's centre of mass inside the rectangle, where the state reader expects it: Box2D
+// resolves overlaps along the shorter way out, so a body that starts inside a fixed one, or is squeezed between
+// one and a wall, may be pushed out through the wall. Such a body is put back, its centre of mass 1/4000 of the
+// longer side (scene.MinFlatDetail) inside the wall, no longer moving outward.
 func (w *world) limit() {
 	vmax := w.k * scene.MaxFlatSpeed
+	inset := w.k * scene.MinFlatDetail * max(w.size[0], w.size[1])
 	for _, b := range w.bodies {
 		bb := b.b
+		if bb.GetType() != box2d.B2BodyType.B2_dynamicBody {
+			continue
+		}
 		if v := bb.GetLinearVelocity(); v.Length() > vmax {
 			bb.SetLinearVelocity(box2d.B2Vec2MulScalar(vmax/v.Length(), v))
 		}
 		if a, m := bb.GetAngularVelocity(), maxSpin(b.reach); math.Abs(a) > m {
 			bb.SetAngularVelocity(math.Copysign(m, a))
+		}
+		wc, wv := bb.GetWorldCenter(), bb.GetLinearVelocity()
+		c, v := [2]float64{wc.X, wc.Y}, [2]float64{wv.X, wv.Y}
+		var shift [2]float64
+		for k, side := range [2]float64{w.k * w.size[0], w.k * w.size[1]} {
+			switch {
+			case c[k] < 0:
+				shift[k], v[k] = inset-c[k], max(v[k], 0)
+			case c[k] > side:
+				shift[k], v[k] = side-inset-c[k], min(v[k], 0)
+			}
+		}
+		if shift != [2]float64{} {
+			p := bb.GetPosition()
+			bb.SetTransform(box2d.MakeB2Vec2(p.X+shift[0], p.Y+shift[1]), bb.GetAngle())
+			bb.SetLinearVelocity(box2d.MakeB2Vec2(v[0], v[1]))
 		}
 	}
 }
