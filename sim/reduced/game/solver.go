@@ -467,7 +467,10 @@ func (s *Solver) figures() []sim.Figure {
 			sim.Figure{Name: "Schwarz change", Value: s.solve.Change},
 			sim.Figure{Name: "feedback evaluations", Value: float64(s.evals.NodeEvals + s.evals.FaceEvals)},
 		)
-		if !s.solve.Converged {
+		switch {
+		case s.solve.Diverged:
+			f = append(f, sim.Figure{Name: "Schwarz iterations diverged: bodies solved alone", Value: 1, Warn: true})
+		case !s.solve.Converged:
 			f = append(f, sim.Figure{Name: "Schwarz iterations ran out", Value: 1, Warn: true})
 		}
 	}

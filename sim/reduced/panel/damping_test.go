@@ -60,3 +60,28 @@ func TestDynamicForceDamping(t *testing.T) {
 		}
 	}
 }
+
+// Schwarz sweeps that diverge stop at the best strengths they had: a fixed plank that crosses a wall, cut into
+// panels thirty times longer than it is thick, overlaps its own mirror image, and twenty sweeps multiplied its
+// strengths a hundred thousand times (found by fuzzing the reduced game). The result says so.
+func TestSchwarzDivergenceStops(t *testing.T) {
+	plank := mustPolygon(t, []Vec{{-9.06, -0.06}, {9.06, -0.06}, {9.06, 0.06}, {-9.06, 0.06}}, 3.7)
+	disc := mustCircle(t, 4.46, 3.7)
+	solve := func(iterations int) (float64, Result) {
+		opt := DefaultOptions(18, 89.2)
+		opt.MaxIterations, opt.Tolerance = iterations, 1e-3
+		s := mustSystem(t, opt, Body{Shape: plank, Pos: Vec{13, 0.6}, Angle: 10 * math.Pi / 180}, Body{Shape: disc, Pos: Vec{6, 44.6}})
+		res := solveIn(t, s, uniform(Vec{0.5, 0}))
+		top := 0.0
+		for _, g := range s.gamma {
+			top = max(top, math.Abs(g))
+		}
+		return top, res
+	}
+	alone, _ := solve(0)
+	swept, res := solve(20)
+	t.Logf("strengths alone %.3g, after the sweeps %.3g (%+v)", alone, swept, res)
+	if !(swept < 10*alone) || res.Converged || !res.Diverged {
+		t.Errorf("the sweeps reached strengths %.3g (alone %.3g): %+v", swept, alone, res)
+	}
+}

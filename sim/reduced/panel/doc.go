@@ -18,7 +18,9 @@
 //
 // Several bodies (§5.3.2). System.Solve solves each body alone (eq. 5.16), then sweeps the bodies in order
 // (Schwarz, eq. 5.17), each with the velocity of the others' panels and of all mirrored panels at the newest
-// strengths, until no strength changes by more than Options.Tolerance of the largest or Options.MaxIterations.
+// strengths, until no strength changes by more than Options.Tolerance of the largest or Options.MaxIterations;
+// sweeps that blow up instead (a body overlapping another or its own mirror image) stop, and the bodies keep
+// the strengths they had alone.
 // The velocity of every panel at every collocation point per unit strength is computed once per Solve, so a
 // sweep costs a matrix-vector product. Result reports the sweeps and the last change.
 //
