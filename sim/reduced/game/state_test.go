@@ -92,9 +92,13 @@ func TestStateDamaged(t *testing.T) {
 	}
 }
 
+// fuzzStateSets make FuzzState's game small (a coarse grid, few modes and tracers), so that its states are a few
+// kilobytes rather than hundreds and each input is tried in milliseconds.
+var fuzzStateSets = []string{"reduced.modes=12", "reduced.grid=24", "reduced.tracers=50"}
+
 // FuzzState feeds ReadState arbitrary bytes: it refuses them or loads a state that steps and writes back.
 func FuzzState(f *testing.F) {
-	s := newGame(f, level1)
+	s := newGame(f, level1, fuzzStateSets...)
 	frames(f, s, 3)
 	var buf bytes.Buffer
 	if err := s.WriteState(&buf); err != nil {
@@ -110,7 +114,7 @@ func FuzzState(f *testing.F) {
 		func(s *Solver) { s.world.bodies[0].b.SetAngularVelocity(1e6) },
 		func(s *Solver) { s.world.bodies[0].b.SetTransform(s.world.vec([2]float64{-0.5, 0.6}), 0) },
 	} {
-		g := newGame(f, level1)
+		g := newGame(f, level1, fuzzStateSets...)
 		frames(f, g, 1)
 		spoil(g)
 		var b bytes.Buffer
@@ -120,7 +124,7 @@ func FuzzState(f *testing.F) {
 		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g := newGame(t, level1)
+		g := newGame(t, level1, fuzzStateSets...)
 		if err := g.ReadState(bytes.NewReader(data)); err != nil {
 			return
 		}
