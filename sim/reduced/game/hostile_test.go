@@ -179,6 +179,22 @@ func TestBodySpeedLimits(t *testing.T) {
 	if err := s.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
+	// a small disc may spin at scene.MaxSpin and turns 1e6 rad, the most a state holds, in 100 s: the game
+	// wraps its angle first
+	s = newGame(t, `{"name":"spin","flat":{"size":[1,1],"bodies":[{"shape":"circle","center":[0.5,0.5],"radius":0.005,"density":1000,"spin":10000}]}}`)
+	b := s.world.bodies[0].b
+	b.SetTransform(b.GetPosition(), 0.9*maxStateAngle)
+	frames(t, s, 1)
+	if a := b.GetAngle(); math.Abs(a) > maxStateAngle/2 {
+		t.Fatalf("the disc's angle is %g rad", a)
+	}
+	buf.Reset()
+	if err := s.WriteState(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A body Box2D squeezes out through a wall (here a disc that starts inside a fixed one, found by FuzzFlatBody) is

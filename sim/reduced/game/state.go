@@ -317,8 +317,7 @@ func (s *Solver) readBody(br *bufio.Reader, i int, spec scene.FlatBody) error {
 // more; a body beyond this is not in the tank.
 const stateSlack = 0.01
 
-// maxStateAngle bounds a saved body's angle (rad): Box2D does not wrap it, so a body that has turned for hours
-// holds a large one, but not this large.
+// maxStateAngle bounds a saved body's angle (rad): Box2D does not wrap it, and the game wraps it past half this.
 const maxStateAngle = 1e6
 
 // readRest reads the body held, the tracers and the dye, and sets the level.

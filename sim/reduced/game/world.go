@@ -395,10 +395,11 @@ func (w *world) step(dt float64) error {
 	return nil
 }
 
-// limit slows every body to the speeds a saved state's bodies are read with: its centre of mass no faster than
+// limit keeps every body within the limits a saved state's bodies are read with: its centre of mass no faster than
 // scene.MaxFlatSpeed, and its spin no faster than maxSpin. Box2D's own limits (2 of its units and a quarter turn a
 // step) grow with the rectangle and the substeps: a body falling through a 1 km tank would pass them, and a 1 m
-// plate turning a quarter turn a step moved its tips at hundreds of metres a second.
+// plate turning a quarter turn a step moved its tips at hundreds of metres a second. Angles past half the most
+// a state holds are wrapped.
 //
 // It also keeps every body's centre of mass inside the rectangle, where the state reader expects it: Box2D
 // resolves overlaps along the shorter way out, so a body that starts inside a fixed one, or is squeezed between
@@ -417,6 +418,10 @@ func (w *world) limit() {
 		}
 		if a, m := bb.GetAngularVelocity(), maxSpin(b.reach); math.Abs(a) > m {
 			bb.SetAngularVelocity(math.Copysign(m, a))
+		}
+		if a := bb.GetAngle(); math.Abs(a) > maxStateAngle/2 {
+			// Box2D does not wrap the angle; a small body spinning at scene.MaxSpin turns 1e6 rad in 100 s
+			bb.SetTransform(bb.GetPosition(), math.Remainder(a, 2*math.Pi))
 		}
 		wc, wv := bb.GetWorldCenter(), bb.GetLinearVelocity()
 		c, v := [2]float64{wc.X, wc.Y}, [2]float64{wv.X, wv.Y}
