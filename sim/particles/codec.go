@@ -36,11 +36,11 @@ func (s *Store) Encode(w io.Writer) error {
 			state = append(state, c)
 		}
 	}
-	vals := []any{uint32(Version), int64(len(s.Pos)), uint32(len(state))}
+	vals := []any{uint32(Version), int64(s.Len()), uint32(len(state))}
 	for _, c := range state {
 		vals = append(vals, uint16(len(c.name())), []byte(c.name()), uint32(c.size()))
 	}
-	vals = append(vals, s.Pos, s.Vel, s.ID)
+	vals = append(vals, *s.pos, *s.vel, *s.id)
 	for _, c := range state {
 		vals = append(vals, c.data())
 	}
@@ -122,18 +122,18 @@ func (s *Store) Decode(br *bufio.Reader, left int64, limit int, kind string) err
 		}
 	}
 	// read into fresh columns, then swap them in only when everything checked
-	fresh := &Store{byName: map[string]column{}}
+	fresh := map[string]column{}
 	for _, e := range table {
 		v, err := readColumn(br, e.c, n)
 		if err != nil {
 			return bad("column %s: %v", e.c.name(), err)
 		}
-		fresh.byName[e.c.name()] = v
+		fresh[e.c.name()] = v
 	}
 	old := s.keep()
-	s.Pos, s.Vel, s.ID = pos, vel, id
+	*s.pos, *s.vel, *s.id = pos, vel, id
 	for _, c := range s.cols {
-		if v, ok := fresh.byName[c.name()]; ok {
+		if v, ok := fresh[c.name()]; ok {
 			_ = c.setData(v.data())
 		} else {
 			c.resize(int(n))
@@ -177,7 +177,7 @@ type kept struct {
 }
 
 func (s *Store) keep() kept {
-	k := kept{pos: s.Pos, vel: s.Vel, id: s.ID}
+	k := kept{pos: *s.pos, vel: *s.vel, id: *s.id}
 	for _, c := range s.cols {
 		k.cols = append(k.cols, c.data())
 	}
@@ -185,7 +185,7 @@ func (s *Store) keep() kept {
 }
 
 func (s *Store) restoreKept(k kept) {
-	s.Pos, s.Vel, s.ID = k.pos, k.vel, k.id
+	*s.pos, *s.vel, *s.id = k.pos, k.vel, k.id
 	for i, c := range s.cols {
 		_ = c.setData(k.cols[i])
 	}

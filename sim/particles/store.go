@@ -43,11 +43,13 @@ func (r Role) String() string {
 	return fmt.Sprintf("Role(%d)", int(r))
 }
 
-// Store holds the particles: Pos, Vel and ID are every mode's (xyz in the first three components), and the
-// columns the mode declared with Add. Ids are 0..Len−1, a permutation, after every operation of the store.
+// Store holds the particles in the mode's own slices: the positions, velocities and ids every mode has (Bind; xyz
+// in the first three components), and the columns the mode declared with Add. Ids are 0..Len−1, a permutation,
+// after every operation of the store. The mode's code reads and writes its slices as before; the store changes
+// their lengths and order.
 type Store struct {
-	Pos, Vel [][4]float32
-	ID       []uint32
+	pos, vel *[][4]float32
+	id       *[]uint32
 
 	cols   []column
 	byName map[string]column
@@ -81,8 +83,19 @@ type Spec[T any] struct {
 	Check   func(v T) error
 }
 
+// Bind makes the mode's slices of positions, velocities and ids the store's, before any column is added.
+func (s *Store) Bind(pos, vel *[][4]float32, id *[]uint32) {
+	if pos == nil || vel == nil || id == nil || len(s.cols) > 0 {
+		panic("particles: Bind needs the three slices, before any column")
+	}
+	s.pos, s.vel, s.id = pos, vel, id
+}
+
 // Add declares a column of s held in *ptr, a field of the mode, and sizes it to the particles there are.
 func Add[T any](s *Store, ptr *[]T, spec Spec[T]) {
+	if s.pos == nil {
+		panic("particles: Add before Bind")
+	}
 	if spec.Name == "" || ptr == nil {
 		panic("particles: a column needs a name and a slice")
 	}
@@ -98,25 +111,25 @@ func Add[T any](s *Store, ptr *[]T, spec Spec[T]) {
 	}
 	s.cols = append(s.cols, c)
 	s.byName[spec.Name] = c
-	c.resize(len(s.Pos))
-	c.fill(0, len(s.Pos))
+	c.resize(s.Len())
+	c.fill(0, s.Len())
 }
 
 // reserved says whether name is one of the arrays every store has.
 func reserved(name string) bool { return name == "position" || name == "velocity" || name == "id" }
 
 // Len is the number of particles.
-func (s *Store) Len() int { return len(s.Pos) }
+func (s *Store) Len() int { return len(*s.pos) }
 
 // Reset makes the store hold n particles with ids 0..n−1, every column at its default; the caller sets positions,
 // velocities and what else it knows.
 func (s *Store) Reset(n int) {
-	s.Pos, s.Vel, s.ID = grow.Resize(s.Pos, n), grow.Resize(s.Vel, n), grow.Resize(s.ID, n)
-	for i := range s.ID {
-		s.ID[i] = uint32(i)
+	*s.pos, *s.vel, *s.id = grow.Resize(*s.pos, n), grow.Resize(*s.vel, n), grow.Resize(*s.id, n)
+	for i := range *s.id {
+		(*s.id)[i] = uint32(i)
 	}
-	clear(s.Pos)
-	clear(s.Vel)
+	clear(*s.pos)
+	clear(*s.vel)
 	for _, c := range s.cols {
 		c.resize(n)
 		c.fill(0, n)
@@ -127,11 +140,12 @@ func (s *Store) Reset(n int) {
 // the caller sets their positions, velocities and columns. The budget is the caller's: the store holds what it is
 // given.
 func (s *Store) Grow(k int) int {
-	n := len(s.Pos)
+	n := s.Len()
 	m := n + max(k, 0)
-	s.Pos, s.Vel, s.ID = growKeep(s.Pos, m), growKeep(s.Vel, m), growKeep(s.ID, m)
+	*s.pos, *s.vel, *s.id = growKeep(*s.pos, m), growKeep(*s.vel, m), growKeep(*s.id, m)
+	pos, vel, id := *s.pos, *s.vel, *s.id
 	for i := n; i < m; i++ {
-		s.Pos[i], s.Vel[i], s.ID[i] = [4]float32{}, [4]float32{}, uint32(i)
+		pos[i], vel[i], id[i] = [4]float32{}, [4]float32{}, uint32(i)
 	}
 	for _, c := range s.cols {
 		c.resize(m)
@@ -154,7 +168,7 @@ func growKeep[T any](b []T, n int) []T {
 // of those that stay is kept, and their ids are renumbered 0..Len−1 in the order of their old ids: the one rule
 // every mode follows, so that a removal and its undo (the particles appended again, after the others) replay alike.
 func (s *Store) Remove(gone func(i int) bool) int {
-	n := len(s.Pos)
+	n := s.Len()
 	keep := make([]bool, n)
 	goneID := make([]bool, n)
 	k := 0
@@ -163,14 +177,14 @@ func (s *Store) Remove(gone func(i int) bool) int {
 		if keep[i] {
 			k++
 		} else {
-			goneID[s.ID[i]] = true
+			goneID[(*s.id)[i]] = true
 		}
 	}
 	if k == n {
 		return 0
 	}
-	s.Pos, s.Vel, s.ID = compact(s.Pos, keep), compact(s.Vel, keep), compact(s.ID, keep)
-	Renumber(s.ID, goneID)
+	*s.pos, *s.vel, *s.id = compact(*s.pos, keep), compact(*s.vel, keep), compact(*s.id, keep)
+	Renumber(*s.id, goneID)
 	for _, c := range s.cols {
 		if c.role() == Scratch {
 			c.resize(k)
@@ -210,12 +224,12 @@ func compact[T any](b []T, keep []bool) []T {
 // Permute reorders the particles so that particle i is the one that was at perm[i] (a sort by cell): positions,
 // velocities, ids and every State and Carried column. perm must be a permutation of 0..Len−1.
 func (s *Store) Permute(perm []int32) {
-	if len(perm) != len(s.Pos) {
-		panic(fmt.Sprintf("particles: a permutation of %d for %d particles", len(perm), len(s.Pos)))
+	if len(perm) != s.Len() {
+		panic(fmt.Sprintf("particles: a permutation of %d for %d particles", len(perm), s.Len()))
 	}
-	s.tmp4 = applyPerm(s.Pos, perm, s.tmp4)
-	s.tmp4 = applyPerm(s.Vel, perm, s.tmp4)
-	s.tmpID = applyPerm(s.ID, perm, s.tmpID)
+	s.tmp4 = applyPerm(*s.pos, perm, s.tmp4)
+	s.tmp4 = applyPerm(*s.vel, perm, s.tmp4)
+	s.tmpID = applyPerm(*s.id, perm, s.tmpID)
 	for _, c := range s.cols {
 		if c.role() != Scratch {
 			c.permute(perm)
@@ -242,9 +256,9 @@ type Snapshot struct {
 
 // Save copies the particles and their State columns into dst, reusing its storage.
 func (s *Store) Save(dst *Snapshot) {
-	dst.Pos = append(dst.Pos[:0], s.Pos...)
-	dst.Vel = append(dst.Vel[:0], s.Vel...)
-	dst.ID = append(dst.ID[:0], s.ID...)
+	dst.Pos = append(dst.Pos[:0], *s.pos...)
+	dst.Vel = append(dst.Vel[:0], *s.vel...)
+	dst.ID = append(dst.ID[:0], *s.id...)
 	if dst.cols == nil {
 		dst.cols = map[string]any{}
 	}
@@ -264,9 +278,9 @@ func (s *Store) Load(src *Snapshot) error {
 		}
 	}
 	n := len(src.Pos)
-	s.Pos = append(s.Pos[:0], src.Pos...)
-	s.Vel = append(s.Vel[:0], src.Vel...)
-	s.ID = append(s.ID[:0], src.ID...)
+	*s.pos = append((*s.pos)[:0], src.Pos...)
+	*s.vel = append((*s.vel)[:0], src.Vel...)
+	*s.id = append((*s.id)[:0], src.ID...)
 	for _, c := range s.cols {
 		if c.role() == State {
 			if err := c.restore(src); err != nil {

@@ -15,14 +15,17 @@ import (
 // (carried) and a cell index (scratch).
 type fluid struct {
 	Store
-	mat  []uint8
-	pres []float32
-	rho  []float32
-	cell []int32
+	Pos, Vel [][4]float32
+	ID       []uint32
+	mat      []uint8
+	pres     []float32
+	rho      []float32
+	cell     []int32
 }
 
 func newFluid(n int) *fluid {
 	f := &fluid{}
+	f.Bind(&f.Pos, &f.Vel, &f.ID)
 	Add(&f.Store, &f.mat, Spec[uint8]{Name: "material", Role: State, Check: func(m uint8) error {
 		if m >= 3 {
 			return fmt.Errorf("material %d of 3", m)
@@ -124,6 +127,7 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("after Load: %v, want %v; density %v", got, want, f.rho)
 	}
 	h := &fluid{} // a store with a state column the snapshot lacks
+	h.Bind(&h.Pos, &h.Vel, &h.ID)
 	Add(&h.Store, &h.rho, Spec[float32]{Name: "temperature", Role: State})
 	if err := h.Load(&snap); err == nil || !strings.Contains(err.Error(), "temperature") {
 		t.Errorf("loading a snapshot without a declared state column: %v", err)
@@ -155,6 +159,7 @@ func TestEncodeDecode(t *testing.T) {
 		temp []float32
 	}
 	h := &hot{}
+	h.Bind(&h.Pos, &h.Vel, &h.ID)
 	Add(&h.Store, &h.mat, Spec[uint8]{Name: "material", Role: State})
 	Add(&h.Store, &h.pres, Spec[float32]{Name: "pressure", Role: State})
 	Add(&h.Store, &h.temp, Spec[float32]{Name: "temperature", Role: State, Default: 293})
@@ -242,11 +247,15 @@ func TestDeclarations(t *testing.T) {
 					t.Errorf("%s: accepted", c.name)
 				}
 			}()
-			c.add(&Store{})
+			f := &fluid{}
+			f.Bind(&f.Pos, &f.Vel, &f.ID)
+			c.add(&f.Store)
 		}()
 	}
+	f := &fluid{}
+	f.Bind(&f.Pos, &f.Vel, &f.ID)
 	var v [][]int
-	Add(&Store{}, &v, Spec[[]int]{Name: "neighbours", Role: Scratch}) // scratch of any type
+	Add(&f.Store, &v, Spec[[]int]{Name: "neighbours", Role: Scratch}) // scratch of any type
 }
 
 func FuzzDecode(f *testing.F) {
