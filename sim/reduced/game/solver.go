@@ -272,6 +272,9 @@ func (s *Solver) Step(dt float64) error {
 	if !finite(s.speed) || !s.world.finite() {
 		return s.fail(errors.New("the flow or a body became non-finite"))
 	}
+	if s.speed > sim.MaxStateSpeed { // as fast as no state may hold: the coupling ran away
+		return s.fail(fmt.Errorf("the flow reached %.3g m/s, beyond the %g m/s any state holds", s.speed, float64(sim.MaxStateSpeed)))
+	}
 	s.stats = sim.Stats{Particles: len(s.tracers), Steps: s.steps, Time: s.time, StepMs: float64(time.Since(start).Microseconds()) / 1000,
 		Passes: append(s.stats.Passes[:0], passes[:np]...), Substeps: s.stats.Substeps, MaxSpeed: s.speed, Figures: s.figures()}
 	return nil
