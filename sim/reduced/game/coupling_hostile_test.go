@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"github.com/slosh/slosh/internal/sym3"
 	"math"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestImplicitPart(t *testing.T) {
 				sym[r][q] = 0.5 * (d[r][q] + d[q][r])
 			}
 		}
-		lam, v := eigenSym3(sym)
+		lam, v := sym3.Eigen(sym)
 		scale := 1e-12 * (1 + math.Abs(lam[0]) + math.Abs(lam[1]) + math.Abs(lam[2]))
 		for r := 0; r < 3; r++ {
 			for q := 0; q < 3; q++ {
@@ -111,8 +112,8 @@ func TestImplicitPart(t *testing.T) {
 				kept[r][q] = 0.5 * (k[r][q] + k[q][r])
 			}
 		}
-		dl, _ := eigenSym3(dropped)
-		kl, _ := eigenSym3(kept)
+		dl, _ := sym3.Eigen(dropped)
+		kl, _ := sym3.Eigen(kept)
 		for j := 0; j < 3; j++ {
 			if dl[j] > scale || kl[j] < -scale {
 				t.Errorf("%v: dropped eigenvalues %v, kept %v", d, dl, kl)

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"github.com/slosh/slosh/internal/sym3"
 	"math"
 
 	"github.com/ByteArena/box2d"
@@ -162,7 +163,7 @@ func implicitPart(d [3][3]float64) [3][3]float64 {
 			out[r][q] = 0.5 * (d[r][q] - d[q][r])
 		}
 	}
-	lam, vec := eigenSym3(sym)
+	lam, vec := sym3.Eigen(sym)
 	for k := 0; k < 3; k++ {
 		if lam[k] <= 0 {
 			continue
@@ -174,43 +175,6 @@ func implicitPart(d [3][3]float64) [3][3]float64 {
 		}
 	}
 	return out
-}
-
-// eigenSym3 returns the eigenvalues of a symmetric 3×3 matrix and its eigenvectors (columns), by cyclic Jacobi
-// rotations: each zeroes one off-diagonal entry, and a few sweeps reach rounding.
-func eigenSym3(a [3][3]float64) (lam [3]float64, v [3][3]float64) {
-	v = [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	for sweep := 0; sweep < 32; sweep++ {
-		off := math.Abs(a[0][1]) + math.Abs(a[0][2]) + math.Abs(a[1][2])
-		diag := math.Abs(a[0][0]) + math.Abs(a[1][1]) + math.Abs(a[2][2])
-		if !(off > 1e-15*diag) { // also NaN: nothing to rotate
-			break
-		}
-		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
-			p, q := pq[0], pq[1]
-			if a[p][q] == 0 {
-				continue
-			}
-			// the rotation by θ in the (p, q) plane with cot 2θ = (a_qq − a_pp)/(2 a_pq) zeroes a_pq
-			theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-			t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-			c := 1 / math.Sqrt(t*t+1)
-			s := t * c
-			for k := 0; k < 3; k++ { // a ← a J
-				akp, akq := a[k][p], a[k][q]
-				a[k][p], a[k][q] = c*akp-s*akq, s*akp+c*akq
-			}
-			for k := 0; k < 3; k++ { // a ← Jᵀ a
-				apk, aqk := a[p][k], a[q][k]
-				a[p][k], a[q][k] = c*apk-s*aqk, s*apk+c*aqk
-			}
-			for k := 0; k < 3; k++ {
-				vkp, vkq := v[k][p], v[k][q]
-				v[k][p], v[k][q] = c*vkp-s*vkq, s*vkp+c*vkq
-			}
-		}
-	}
-	return [3]float64{a[0][0], a[1][1], a[2][2]}, v
 }
 
 // solve3 solves a x = y by Gaussian elimination with partial pivoting; ok is false for a singular a.

@@ -2,6 +2,7 @@ package upsample
 
 import (
 	"fmt"
+	"github.com/slosh/slosh/internal/sym3"
 	"math"
 
 	"github.com/slosh/slosh/sim/grid"
@@ -241,43 +242,11 @@ func pcaNormal(x [][4]float32, k int, list []int32, r float32, g [3]float64, dcm
 	return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])}
 }
 
-// smallestEigen decomposes a symmetric 3×3 by cyclic Jacobi rotations and returns its eigenvalues in ascending
-// order and the unit eigenvector of the smallest.
+// smallestEigen decomposes a symmetric 3×3 by cyclic Jacobi rotations (internal/sym3) and returns its eigenvalues
+// in ascending order and the unit eigenvector of the smallest.
 func smallestEigen(a [3][3]float64) ([3]float64, [3]float64) {
-	v := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} // columns are the eigenvectors
-	for sweep := 0; sweep < 12; sweep++ {
-		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
-		diag := a[0][0]*a[0][0] + a[1][1]*a[1][1] + a[2][2]*a[2][2]
-		if off <= 1e-24*diag || off == 0 {
-			break
-		}
-		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
-			p, q := pq[0], pq[1]
-			if a[p][q] == 0 {
-				continue
-			}
-			// rotation angle that zeroes a_pq: tan 2θ = 2 a_pq / (a_qq − a_pp)
-			theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-			t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-			if theta < 0 {
-				t = -t
-			}
-			c := 1 / math.Sqrt(t*t+1)
-			s := t * c
-			for k := 0; k < 3; k++ { // A ← A J
-				akp, akq := a[k][p], a[k][q]
-				a[k][p], a[k][q] = c*akp-s*akq, s*akp+c*akq
-			}
-			for k := 0; k < 3; k++ { // A ← Jᵀ A
-				apk, aqk := a[p][k], a[q][k]
-				a[p][k], a[q][k] = c*apk-s*aqk, s*apk+c*aqk
-			}
-			for k := 0; k < 3; k++ {
-				vkp, vkq := v[k][p], v[k][q]
-				v[k][p], v[k][q] = c*vkp-s*vkq, s*vkp+c*vkq
-			}
-		}
-	}
+	d, v := sym3.Eigen(a)
+	a = [3][3]float64{{d[0], 0, 0}, {0, d[1], 0}, {0, 0, d[2]}}
 	idx := [3]int{0, 1, 2}
 	for i := 1; i < 3; i++ {
 		for j := i; j > 0 && a[idx[j]][idx[j]] < a[idx[j-1]][idx[j-1]]; j-- {
