@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,18 +31,8 @@ func runLimited(t *testing.T, args ...string) (result, int64) {
 	}
 	cmd := exec.Command("sh", append([]string{"-c", "ulimit -v " + limitedKB + " && exec \"$0\" \"$@\"", slosh}, args...)...)
 	cmd.Env = noDisplay()
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errOut.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("slosh %s: %v", strings.Join(args, " "), err)
-	}
-	if strings.Contains(r.stderr, "out of memory") || strings.Contains(r.stderr, "goroutine ") {
+	r := runCmd(t, cmd, args)
+	if strings.Contains(r.stderr, "out of memory") {
 		t.Fatalf("slosh %s ran out of memory under ulimit -v %s:\n%s", strings.Join(args, " "), limitedKB, r.stderr)
 	}
 	return r, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss

@@ -68,6 +68,12 @@ func runSlosh(t *testing.T, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(slosh, args...)
 	cmd.Env = env
+	return runCmd(t, cmd, args)
+}
+
+// runCmd runs cmd, which runs slosh with args, and returns its exit status and output; a panic fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd, args []string) result {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -481,32 +481,26 @@ func startPair(m Mode, a sim.Solver, g glInfo, live *scene.Scene, spec abSpec) (
 	if err := b.Params().Restore(a.Params().Snapshot()); err != nil {
 		return fail(err)
 	}
-	if spec.onReset(a.Params()) {
+	fresh := spec.onReset(a.Params())
+	if fresh {
 		// a copy of A's state would never take the value: B starts from the scene with it
 		bp, _ := b.Params().Lookup(spec.Name)
 		if err := bp.Set(spec.Value); err != nil {
 			return fail(err)
 		}
-		if err := b.Reset(live); err != nil {
-			return fail(err)
-		}
-		p, err := newPair(a, b, live, spec)
-		if err != nil {
-			deleteSolver(b)
-			return nil, err
-		}
-		return p, nil
 	}
 	if err := b.Reset(live); err != nil {
 		return fail(err)
 	}
-	var buf bytes.Buffer
-	if err := st.WriteState(&buf); err != nil {
-		deleteSolver(b)
-		return nil, fmt.Errorf("A/B: copying A's state: %w", err)
-	}
-	if err := sb.ReadState(&buf); err != nil {
-		return fail(err)
+	if !fresh {
+		var buf bytes.Buffer
+		if err := st.WriteState(&buf); err != nil {
+			deleteSolver(b)
+			return nil, fmt.Errorf("A/B: copying A's state: %w", err)
+		}
+		if err := sb.ReadState(&buf); err != nil {
+			return fail(err)
+		}
 	}
 	p, err := newPair(a, b, live, spec)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -112,17 +113,5 @@ func ResolveBudget(budget int32, n int) int {
 	return max(2*n, 1<<16)
 }
 
-// Renumber gives the ids that remain after particles were removed the numbers 0..N'−1 in their old order: gone
-// says, by old id (0..len(gone)−1), which were removed, and id holds the ids that remain.
-func Renumber(id []uint32, gone []bool) {
-	below := make([]uint32, len(gone)+1) // below[id]: the remaining ids smaller than id
-	for k, g := range gone {
-		below[k+1] = below[k]
-		if !g {
-			below[k+1]++
-		}
-	}
-	for i := range id {
-		id[i] = below[id[i]]
-	}
-}
+// Renumber is particles.Renumber, the one renumbering rule, for the modes whose hands are not the store's yet.
+func Renumber(id []uint32, gone []bool) { particles.Renumber(id, gone) }
