@@ -113,5 +113,17 @@ func ResolveBudget(budget int32, n int) int {
 	return max(2*n, 1<<16)
 }
 
+// CheckExpected runs check, before anything of sc is sampled, with the spacing and the particle budget that a reset
+// at spacing or count (as scene.ResolveSpacing takes them) will have, from scene.Expect and ResolveBudget: a mode's
+// memory check, so that a run the machine cannot hold is refused at once rather than after seconds of sampling. A
+// scene Expect cannot estimate (no fluid volume) is left to the reset, which says what is wrong.
+func CheckExpected(sc *scene.Scene, spacing float64, count int, budget int32, check func(spacing float64, budget int) error) error {
+	d, n, err := sc.Expect(spacing, count)
+	if err != nil || d == 0 {
+		return err
+	}
+	return check(d, ResolveBudget(budget, n))
+}
+
 // Renumber is particles.Renumber, the one renumbering rule, for the modes whose hands are not the store's yet.
 func Renumber(id []uint32, gone []bool) { particles.Renumber(id, gone) }

@@ -227,23 +227,17 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 // expect refuses, before anything is sampled, a reset whose grid or particles would not fit in memory, estimated
 // from the scene (scene.Expect) at the cell size ResolveCell will choose.
 func (s *Solver) expect(sc *scene.Scene) error {
-	var d float64
-	var n int
-	var err error
+	spacing := 0.0 // a cell size given without a count: two particle spacings a cell
 	if s.Cfg.Particles <= 0 && s.Cfg.Cell > 0 {
-		d = float64(s.Cfg.Cell) / 2
-		d, n, err = sc.Expect(d, 0)
-	} else {
-		d, n, err = sc.Expect(0, int(s.Cfg.Particles))
+		spacing = float64(s.Cfg.Cell) / 2
 	}
-	if err != nil || d == 0 {
-		return err
-	}
-	dims, err := gridSize(sc.Domain, 2*d)
-	if err != nil {
-		return err
-	}
-	return checkMemory(s.Cfg.ResolveBudget(n), dims, machine.MemoryBudget(8<<30, s.held))
+	return sim.CheckExpected(sc, spacing, int(s.Cfg.Particles), s.Cfg.Budget, func(d float64, budget int) error {
+		dims, err := gridSize(sc.Domain, 2*d)
+		if err != nil {
+			return err
+		}
+		return checkMemory(budget, dims, machine.MemoryBudget(8<<30, s.held))
+	})
 }
 
 // setup sizes the grid and everything on it for a scene at cell size h with n particles, and clears the state

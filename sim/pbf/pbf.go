@@ -216,15 +216,13 @@ func CheckMemory(budget int, dv Derived, limit int64) error {
 // expect refuses, before anything is sampled, a reset whose particles would not fit in memory (scene.Expect): a
 // count the machine cannot hold is refused at once, not after the seconds sampling it takes.
 func (s *Solver) expect(sc *scene.Scene) error {
-	d, n, err := sc.Expect(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
-	if err != nil || d == 0 {
-		return err
-	}
-	dv, err := Derive(&s.Cfg, d)
-	if err != nil {
-		return nil // the reset says what is wrong
-	}
-	return CheckMemory(s.Cfg.ResolveBudget(n), dv, machine.MemoryBudget(8<<30, s.held))
+	return sim.CheckExpected(sc, float64(s.Cfg.Spacing), int(s.Cfg.Particles), s.Cfg.Budget, func(d float64, budget int) error {
+		dv, err := Derive(&s.Cfg, d)
+		if err != nil {
+			return nil // the reset says what is wrong
+		}
+		return CheckMemory(budget, dv, machine.MemoryBudget(8<<30, s.held))
+	})
 }
 
 // derive recomputes constants, the collider and the grid for a spacing, after checking that budget particles fit in

@@ -263,15 +263,13 @@ func (s *Solver) checkMemory(budget int, dv Derived) error {
 
 // expect refuses, before anything is sampled, a reset whose particles would not fit in memory (scene.Expect).
 func (s *Solver) expect(sc *scene.Scene) error {
-	d, n, err := sc.Expect(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
-	if err != nil || d == 0 {
-		return err
-	}
-	dv, err := Derive(&s.Cfg, d)
-	if err != nil {
-		return nil // the reset says what is wrong
-	}
-	return s.checkMemory(s.Cfg.ResolveBudget(n), dv)
+	return sim.CheckExpected(sc, float64(s.Cfg.Spacing), int(s.Cfg.Particles), s.Cfg.Budget, func(d float64, budget int) error {
+		dv, err := Derive(&s.Cfg, d)
+		if err != nil {
+			return nil // the reset says what is wrong
+		}
+		return s.checkMemory(budget, dv)
+	})
 }
 
 // derive recomputes the constants, the collider and the grid for a spacing after checking memory; on error

@@ -129,12 +129,9 @@ func (s *Solver) Params() *param.Set { return s.params }
 
 // Reset implements sim.Solver: the scene's fluid blocks at their spacing, its obstacles, bodies and emitters.
 func (s *Solver) Reset(sc *scene.Scene) error {
-	if d, n, err := sc.Expect(float64(s.Cfg.Spacing), int(s.Cfg.Particles)); err != nil {
-		return err
-	} else if d > 0 {
-		if err := s.checkMemory(sim.ResolveBudget(s.Cfg.Budget, n)); err != nil {
-			return err // before the seconds that sampling a count the machine cannot hold would take
-		}
+	if err := sim.CheckExpected(sc, float64(s.Cfg.Spacing), int(s.Cfg.Particles), s.Cfg.Budget,
+		func(_ float64, budget int) error { return s.checkMemory(budget) }); err != nil {
+		return err // before the seconds that sampling a count the machine cannot hold would take
 	}
 	d, err := sc.ResolveSpacing(float64(s.Cfg.Spacing), int(s.Cfg.Particles))
 	if err != nil {
