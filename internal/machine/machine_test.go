@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"github.com/slosh/slosh/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func TestMemory(t *testing.T) {
 // anything else by 128 MB, and not the budget of the holder itself.
 func TestMemoryBudgetCountsTheLiveHeap(t *testing.T) {
 	if Memory() <= 0 {
-		t.Skip("no memory figure on this system")
+		skipUnlessRequired(t, "no memory figure on this system")
 	}
 	runtime.GC()
 	before := MemoryBudget(0, 0)
@@ -94,19 +95,16 @@ func TestMemoryUnderUlimit(t *testing.T) {
 		return
 	}
 	if runtime.GOOS != "linux" {
-		t.Skip("ulimit -v is a Linux test here")
+		skipUnlessRequired(t, "ulimit -v is a Linux test here")
 	}
-	const kb = 6 << 20 // 6 GiB in KiB
-	if physicalMemory() <= kb<<10 {
-		t.Skip("the machine has less memory than the limit this test sets")
-	}
-	cmd := exec.Command("sh", "-c", "ulimit -v "+strconv.Itoa(kb)+" && exec \"$0\" -test.run '^TestMemoryUnderUlimit$'", os.Args[0])
+	kb := min(6<<20, physicalMemory()>>11) // 6 GiB in KiB, or half the machine's memory where that is less
+	cmd := exec.Command("sh", "-c", "ulimit -v "+strconv.FormatInt(kb, 10)+" && exec \"$0\" -test.run '^TestMemoryUnderUlimit$'", os.Args[0])
 	cmd.Env = append(os.Environ(), "SLOSH_MACHINE_CHILD=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "memory "+strconv.Itoa(kb<<10)+"\n") {
+	if !strings.Contains(string(out), "memory "+strconv.FormatInt(kb<<10, 10)+"\n") {
 		t.Errorf("under ulimit -v %d KiB the child said %q, want %d bytes", kb, out, kb<<10)
 	}
 }
@@ -117,4 +115,13 @@ func TestBytes(t *testing.T) {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// skipUnlessRequired skips where tests may skip, and fails where they must not (make test, CI: internal/testenv).
+func skipUnlessRequired(t *testing.T, why string) {
+	t.Helper()
+	if testenv.Required() {
+		t.Fatal(why + ", and make test and CI run every test")
+	}
+	t.Skip(why)
 }
