@@ -222,3 +222,15 @@ func (s *Store) columnNames() string {
 
 // binarySize is the bytes of v in the binary form, or −1 when it has none of a fixed size.
 func binarySize(v any) int { return binary.Size(v) }
+
+// DecodeSnapshot is Decode into dst instead of the store, which keeps its particles: a mode checks what it read
+// (against its scene and budget) before it loads it.
+func (s *Store) DecodeSnapshot(br *bufio.Reader, left int64, limit int, kind string, dst *Snapshot) error {
+	old := s.keep()
+	defer s.restoreKept(old)
+	if err := s.Decode(br, left, limit, kind); err != nil {
+		return err
+	}
+	s.Save(dst)
+	return nil
+}

@@ -346,3 +346,31 @@ func (c *col[T]) setData(v any) error {
 
 // Finite says whether x is a finite number, for columns' checks.
 func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Pos, Vel and ID are the bound slices as they are now (their lengths and order change with the store's
+// operations: take them again after one).
+func (s *Store) Pos() [][4]float32 { return *s.pos }
+
+// Vel is the velocities; see Pos.
+func (s *Store) Vel() [][4]float32 { return *s.vel }
+
+// ID is the ids; see Pos.
+func (s *Store) ID() []uint32 { return *s.id }
+
+// Len is the particle count of the snapshot.
+func (sn *Snapshot) Len() int { return len(sn.Pos) }
+
+// Put sets a column of the snapshot, for a mode that converts an older state of its own into one: the values must
+// be as many as the snapshot's particles, of the column's declared type (Load refuses others).
+func Put[T any](sn *Snapshot, name string, v []T) {
+	if sn.cols == nil {
+		sn.cols = map[string]any{}
+	}
+	sn.cols[name] = v
+}
+
+// Get is a column of the snapshot, nil when it has none of that name and type.
+func Get[T any](sn *Snapshot, name string) []T {
+	v, _ := sn.cols[name].([]T)
+	return v
+}
