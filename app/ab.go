@@ -263,7 +263,7 @@ func (p *pair) setB(v param.Value) error {
 		p.spec.Value = v
 	}
 	if p.bParam.OnReset {
-		if err := p.b.Reset(p.sc); err != nil {
+		if err := sim.Reset(p.b, p.sc); err != nil {
 			return fmt.Errorf("B (%s): %w", p.labelB(), err)
 		}
 		p.warn = fmt.Sprintf("B restarted from the scene: %s acts on reset", p.bParam.Name)
@@ -309,11 +309,11 @@ func (p *pair) TwinStats() sim.Stats {
 func (p *pair) Reset(sc *scene.Scene) error {
 	p.sync()
 	p.warn = ""
-	if err := p.a.Reset(sc); err != nil {
+	if err := sim.Reset(p.a, sc); err != nil {
 		return err
 	}
 	p.sc = sc
-	if err := p.b.Reset(sc); err != nil {
+	if err := sim.Reset(p.b, sc); err != nil {
 		return fmt.Errorf("B (%s): %w", p.labelB(), err)
 	}
 	return nil
@@ -361,7 +361,7 @@ func (p *pair) ReadState(r io.Reader) error {
 		return err
 	}
 	if p.fresh {
-		if err := p.b.Reset(p.sc); err != nil {
+		if err := sim.Reset(p.b, p.sc); err != nil {
 			return fmt.Errorf("B (%s): %w", p.labelB(), err)
 		}
 		p.warn = "B restarted from the scene: A's state is not of B's kind"
@@ -489,7 +489,7 @@ func startPair(m Mode, a sim.Solver, g glInfo, live *scene.Scene, spec abSpec) (
 			return fail(err)
 		}
 	}
-	if err := b.Reset(live); err != nil {
+	if err := sim.Reset(b, live); err != nil {
 		return fail(err)
 	}
 	if !fresh {
@@ -578,7 +578,7 @@ func startCross(modes []Mode, am Mode, a sim.Solver, g glInfo, live *scene.Scene
 		}
 	}
 	spec.Mode = bm.Name
-	if err := b.Reset(live); err != nil {
+	if err := sim.Reset(b, live); err != nil {
 		return fail(err)
 	}
 	p, err := newPair(a, b, live, spec)

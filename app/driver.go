@@ -295,7 +295,7 @@ func (d *gpuDriver) PickFrame() *sim.Frame {
 }
 
 func (d *gpuDriver) Reset(sc *scene.Scene) {
-	if err := d.s.Reset(sc); err != nil {
+	if err := sim.Reset(d.s, sc); err != nil {
 		d.status.set(fmt.Sprintf("%s: reset failed: %v", d.mode.Name, err), true)
 		return
 	}

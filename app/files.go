@@ -133,7 +133,7 @@ func restoreSession(modes []Mode, m Mode, g glInfo, f *savefile.File) (sim.Solve
 		deleteSolver(s)
 		return nil, run, "", err // the preset's source names the file
 	}
-	if err := s.Reset(f.Scene); err != nil {
+	if err := sim.Reset(s, f.Scene); err != nil {
 		return fail(err)
 	}
 	if err := readState(s, run, f); err != nil {

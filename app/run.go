@@ -48,7 +48,7 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 	for _, n := range notes {
 		fmt.Fprintln(w, "slosh: note: "+n)
 	}
-	if err := s.Reset(st.sc); err != nil {
+	if err := sim.Reset(s, st.sc); err != nil {
 		ss.Close()
 		return nil, inMode(m.Name, err)
 	}

@@ -362,7 +362,7 @@ func (r *Runner) runCommands() {
 				r.setMessage(fmt.Sprintf("%s: parameters not applied: %v", r.solver.Name(), err), true)
 			}
 		case cmdReset:
-			if err := r.solver.Reset(c.sc); err != nil {
+			if err := sim.Reset(r.solver, c.sc); err != nil {
 				r.setMessage(fmt.Sprintf("%s: reset failed: %v", r.solver.Name(), err), true)
 			} else {
 				r.caps = capWatch{}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/slosh/slosh/internal/stage"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -60,6 +61,57 @@ type Frame struct {
 	// Palette is each material number's colour, linear RGB in [0, 1] (ScenePalette). With Material set, the
 	// renderer tints each particle's fluid with Palette[Material[i]]; without either it draws one water colour.
 	Palette [][3]float32
+	// Phase says per particle how it is drawn, meshed and exported (its material's kind's phase): liquid particles
+	// make the water surface, grains and solids are drawn as shaded particles in their material's colour and
+	// left out of the surface. nil when every particle is liquid (or a body's, as Body says). Resize leaves it
+	// alone, as Material.
+	Phase []scene.Phase
+}
+
+// Liquid says whether particle i is part of the liquid: not a rigid body's (Body) and of the liquid phase (Phase).
+// The renderer's surface, the mesher, upsampling and the exporters' surfaces take only these.
+func (f *Frame) Liquid(i int) bool {
+	if i < len(f.Body) && f.Body[i] >= 0 {
+		return false
+	}
+	return i >= len(f.Phase) || f.Phase[i] == scene.PhaseLiquid
+}
+
+// AllLiquid says whether every particle is part of the liquid, without looking at each when neither Body nor
+// Phase is set.
+func (f *Frame) AllLiquid() bool {
+	if f.Body == nil && f.Phase == nil {
+		return true
+	}
+	for i := range f.N {
+		if !f.Liquid(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// Kinds is a Solver that says which kinds of material (scene.Kind) it simulates; a solver that does not say
+// simulates liquids only.
+type Kinds interface {
+	Kinds() []scene.Kind
+}
+
+// KindsOf is the kinds of material s simulates.
+func KindsOf(s Solver) []scene.Kind {
+	if k, ok := s.(Kinds); ok {
+		return k.Kinds()
+	}
+	return []scene.Kind{scene.KindLiquid}
+}
+
+// Reset resets s with sc after checking that s simulates every kind of material sc has: a scene with sand given to a
+// mode without sand is refused with a message naming the material, its kind and the mode, never run as water.
+func Reset(s Solver, sc *scene.Scene) error {
+	if err := sc.CheckKinds(s.Name(), KindsOf(s)); err != nil {
+		return err
+	}
+	return s.Reset(sc)
 }
 
 // BodyState is a rigid body's pose: a point x of the body as the scene placed it is now at
@@ -97,11 +149,8 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// Pass is the time one stage of a step took.
-type Pass struct {
-	Name string
-	Ms   float64
-}
+// Pass is the time one stage of a step took (the GL timers' type too: internal/stage).
+type Pass = stage.Pass
 
 // Stats is what a solver reports about its last step. Particles, Steps and Time are exact for the newest step
 // (replays key tool actions on Steps); a GPU solver's measurements may describe a step or two before it, as their

@@ -309,7 +309,7 @@ func (f *File) Reset(s sim.Solver) (*scene.Scene, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Reset(sc); err != nil {
+	if err := sim.Reset(s, sc); err != nil {
 		return nil, fmt.Errorf("%s: reset: %w", f.name(), err)
 	}
 	return sc, nil

@@ -7,11 +7,16 @@ import (
 	"github.com/slosh/slosh/internal/jsonmsg"
 )
 
-// Material is what a fluid is made of: a scene lists its materials once, by name, and each fluid block names the
-// one it holds (Fluid.Material). A block that names none holds DefaultMaterial, water. How a mode uses density and
-// viscosity is the mode's (a mode with one fluid ignores them); the renderer tints each fluid with its colour.
+// Material is what a fluid block is made of: a scene lists its materials once, by name, and each fluid block names
+// the one it holds (Fluid.Material). A block that names none holds DefaultMaterial, water. A material has a kind
+// (Kind: a liquid today; sand and solids come as kinds of their own) and the parameters of its kind. How a mode uses
+// density and viscosity is the mode's (a mode with one fluid ignores them); the renderer tints each fluid with its
+// colour.
 type Material struct {
 	Name string `json:"name"`
+	// Kind is what sort of material it is; "" is KindLiquid. A mode simulates the kinds it names (sim.Kinds) and
+	// refuses a scene with others.
+	Kind Kind `json:"kind,omitempty"`
 	// Density is the rest density ρ0, kg/m³: water 1000, oil about 800.
 	Density float64 `json:"density"`
 	// Viscosity is the dynamic viscosity μ, Pa·s: water 0.001, olive oil about 0.08, honey about 10. 0 leaves
@@ -76,8 +81,12 @@ func (s *Scene) MaterialOf(k int) Material {
 // MaterialCount is the number of material numbers the scene's particles may carry: its materials and the default.
 func (s *Scene) MaterialCount() int { return len(s.Materials) + 1 }
 
-// validate checks a material at path: a name, a density, a viscosity and a colour within their ranges.
+// validate checks a material at path: a name, a kind this slosh knows, a density, a viscosity and a colour within
+// their ranges.
 func (m *Material) validate(path string) error {
+	if _, ok := m.Kind.Phase(); !ok {
+		return errAt(path+".kind", "%s is not a kind of material this slosh simulates; the kinds are %s", jsonmsg.Quote(string(m.Kind)), kindNames())
+	}
 	switch {
 	case m.Name == "":
 		return errAt(path+".name", "missing: fluid blocks name their material by it")

@@ -95,7 +95,7 @@ func TestMaterialValidation(t *testing.T) {
 		{"none defined", strings.Replace(withMaterials("", `"oil"`), `"materials": [`+"\n\t\t\n\t]", `"materials": []`, 1),
 			`fluid[1].material: unknown material "oil": the scene defines no materials`},
 		{"not a string", withMaterials(oil+","+brine, `7`), `fluid[2].material: want a string, got 7`},
-		{"unknown field", withMaterials(`{"name": "oil", "density": 800, "colour": [1, 1, 1]},`+brine, `"oil"`), `materials[0].colour: unknown field; known fields here are name, density, viscosity, color`},
+		{"unknown field", withMaterials(`{"name": "oil", "density": 800, "colour": [1, 1, 1]},`+brine, `"oil"`), `materials[0].colour: unknown field; known fields here are name, kind, density, viscosity, color`},
 		{"no name", withMaterials(`{"density": 800, "color": [1, 1, 1]},`+brine, `"oil"`), `materials[0].name: missing`},
 		{"long name", withMaterials(`{"name": "`+strings.Repeat("o", 100)+`", "density": 800, "color": [1, 1, 1]},`+brine, `"oil"`), `materials[0].name: "oooo`},
 		{"twice", withMaterials(oil+","+brine+","+oil, `"oil"`), `materials[2].name: "oil" is also the name of materials[0]`},
@@ -106,6 +106,8 @@ func TestMaterialValidation(t *testing.T) {
 		{"bright", withMaterials(`{"name": "oil", "density": 800, "color": [1, 1.5, 1]},`+brine, `"oil"`), `materials[0].color[1]: 1.5 is outside [0, 1]`},
 		{"negative colour", withMaterials(`{"name": "oil", "density": 800, "color": [1, 1, -0.01]},`+brine, `"oil"`), `materials[0].color[2]: -0.01 is outside [0, 1]`},
 		{"short colour", withMaterials(`{"name": "oil", "density": 800, "color": [1, 1]},`+brine, `"oil"`), `materials[0].color: want an array of 3 numbers`},
+		{"unknown kind", withMaterials(`{"name": "oil", "kind": "plasma", "density": 800, "color": [1, 1, 1]},`+brine, `"oil"`), `materials[0].kind: "plasma" is not a kind of material this slosh simulates; the kinds are "liquid"`},
+		{"kind not a string", withMaterials(`{"name": "oil", "kind": 3, "density": 800, "color": [1, 1, 1]},`+brine, `"oil"`), `materials[0].kind: want a string, got 3`},
 		{"too many", withMaterials(many+`,`+oil, `"oil"`), `materials: 17 entries, over the limit of 16 (particles carry their material number in a byte`},
 	}
 	for _, c := range cases {

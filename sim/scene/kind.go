@@ -1,0 +1,100 @@
+package scene
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/slosh/slosh/internal/jsonmsg"
+)
+
+// Kind is what sort of material a Material is: it says which parameters the material has and how particles of it
+// behave and are drawn (its Phase). Each kind is written once, here, with its parameters in Material; a mode says
+// which kinds it simulates.
+type Kind string
+
+// The kinds of material. Sand (granular, Zhu & Bridson 2005), elastic, plastic and rigid solids (Solenthaler ch. 5)
+// and the elastoplastic material (Gerszewski ch. 4) come as kinds of their own with the modes that simulate them.
+const (
+	// KindLiquid is a fluid: density, viscosity and colour. "" means it too, so that scenes written before kinds
+	// existed read as they did.
+	KindLiquid Kind = "liquid"
+)
+
+// Phase is how particles of a material are drawn, meshed and exported: a liquid's make the water surface; grains and
+// solids are drawn as particles (or their own surfaces), never as water.
+type Phase uint8
+
+// The phases.
+const (
+	PhaseLiquid   Phase = iota // part of the liquid's surface
+	PhaseGranular              // grains: sand
+	PhaseSolid                 // an elastic, plastic, melting or rigid solid's particles
+)
+
+// String names the phase, as the exporters write it.
+func (p Phase) String() string {
+	switch p {
+	case PhaseLiquid:
+		return "liquid"
+	case PhaseGranular:
+		return "granular"
+	case PhaseSolid:
+		return "solid"
+	}
+	return "unknown"
+}
+
+// Phase is the phase of the kind's particles, and whether this slosh knows the kind at all.
+func (k Kind) Phase() (Phase, bool) {
+	switch k {
+	case "", KindLiquid:
+		return PhaseLiquid, true
+	}
+	return 0, false
+}
+
+// Canonical is the kind's name ("" is KindLiquid).
+func (k Kind) Canonical() Kind {
+	if k == "" {
+		return KindLiquid
+	}
+	return k
+}
+
+// Kinds lists the kinds this slosh knows, in the order of their documentation.
+func Kinds() []Kind { return []Kind{KindLiquid} }
+
+func kindNames() string {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, jsonmsg.Quote(string(k)))
+	}
+	return strings.Join(names, ", ")
+}
+
+// PhaseOf is the phase of material number k (MaterialOf's numbering).
+func (s *Scene) PhaseOf(k int) Phase {
+	p, _ := s.MaterialOf(k).Kind.Phase()
+	return p
+}
+
+// CheckKinds says whether a mode that simulates the kinds given can run the scene: an error names the first
+// material of another kind, its kind, the mode and the kinds it simulates.
+func (s *Scene) CheckKinds(mode string, kinds []Kind) error {
+	for i := range s.Materials {
+		k := s.Materials[i].Kind.Canonical()
+		ok := false
+		for _, have := range kinds {
+			ok = ok || have.Canonical() == k
+		}
+		if !ok {
+			var names []string
+			for _, have := range kinds {
+				names = append(names, string(have.Canonical()))
+			}
+			return errAt(fmt.Sprintf("materials[%d].kind", i), "the material %s is %s, which mode %s does not simulate (it simulates %s)",
+				jsonmsg.Quote(s.Materials[i].Name), jsonmsg.Quote(string(k)), mode, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
