@@ -296,6 +296,10 @@ func copyFrame(dst, src *sim.Frame) {
 	if src.Material == nil {
 		dst.Material = nil
 	}
+	dst.Phase = append(dst.Phase[:0], src.Phase...)
+	if src.Phase == nil {
+		dst.Phase = nil
+	}
 	dst.Palette = append(dst.Palette[:0], src.Palette...)
 	dst.Radius, dst.Time, dst.Steps = src.Radius, src.Time, src.Steps
 }

@@ -47,15 +47,16 @@ func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, fi
 	return mesh, st, nil
 }
 
-// fluidOnly is f's fluid particles' positions and ids: f's own arrays without rigid bodies, else copies into *pos
-// and *ids without the bodies' particles (their shapes are meshed and drawn instead).
+// fluidOnly is f's liquid particles' positions and ids (sim.Frame.Liquid): f's own arrays when every particle is
+// liquid, else copies into *pos and *ids without the bodies' particles (their shapes are meshed and drawn instead)
+// and without grains and solids (drawn as particles, never as the water's surface).
 func fluidOnly(f *sim.Frame, pos *[][4]float32, ids *[]uint32) ([][4]float32, []uint32) {
-	if f.Body == nil {
+	if f.Body == nil && f.Phase == nil {
 		return f.Pos[:f.N], f.ID[:f.N]
 	}
 	*pos, *ids = (*pos)[:0], (*ids)[:0]
 	for i, p := range f.Pos[:f.N] {
-		if i < len(f.Body) && f.Body[i] >= 0 {
+		if !f.Liquid(i) {
 			continue
 		}
 		*pos = append(*pos, p)

@@ -8,6 +8,7 @@ import (
 	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/internal/machine"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 	csurface "github.com/slosh/slosh/sim/surface"
 	"github.com/slosh/slosh/sim/surface/field"
 	"github.com/slosh/slosh/sim/surface/upsample"
@@ -119,9 +120,11 @@ func (v *frameViews) reset() {
 	}
 }
 
-// upsample refines f's fluid surface and lays out what to draw in out.Up and out.UpKernels: the interior fluid
+// upsample refines f's liquid surface and lays out what to draw in out.Up and out.UpKernels: the interior liquid
 // particles as round kernels of the particle radius, then the refined points (the surface particles first) as
-// round kernels of their levels' radii. Rigid bodies' particles are left out (their shapes are drawn).
+// round kernels of their levels' radii, then the grains' and solids' particles as they are, with their phases and
+// materials (drawn as particles, never refined into the water). Rigid bodies' particles are left out (their
+// shapes are drawn).
 func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) error {
 	if v.up == nil {
 		v.up = upsample.New()
@@ -133,12 +136,20 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 	if err != nil {
 		return fmt.Errorf("upsampling: %w", err)
 	}
-	n := len(pts.Interior) + pts.Len()
+	var solids []int // f's grains and solids
+	if f.Phase != nil {
+		for i := range f.N {
+			if i < len(f.Phase) && f.Phase[i] != scene.PhaseLiquid && (i >= len(f.Body) || f.Body[i] < 0) {
+				solids = append(solids, i)
+			}
+		}
+	}
+	n := len(pts.Interior) + pts.Len() + len(solids)
 	up := &out.Up
 	up.Resize(n)
 	up.Radius, up.Time, up.Steps = f.Radius, f.Time, f.Steps
 	up.Bodies = append(up.Bodies[:0], f.Bodies...)
-	up.Body, up.Material, up.Palette = nil, nil, nil
+	up.Body, up.Material, up.Palette, up.Phase = nil, nil, nil, nil
 	out.UpKernels = grow.Resize(out.UpKernels, n)
 	const inBulk = 1e4 // a neighbour count no spray threshold reaches: refined points are surface, never spray
 	put := func(k int, x [3]float32, r float32) {
@@ -164,6 +175,23 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 		// levels' smaller splats carve its detail
 		put(k, x, min(pts.Radius[i], f.Radius))
 		k++
+	}
+	if len(solids) > 0 {
+		up.Phase = grow.Resize(up.Phase[:0], n)
+		clear(up.Phase)
+		if f.Material != nil {
+			up.Material, up.Palette = grow.Resize(up.Material[:0], n), append(up.Palette[:0], f.Palette...)
+			clear(up.Material)
+		}
+		for _, i := range solids {
+			q := f.Pos[i]
+			put(k, [3]float32{q[0], q[1], q[2]}, f.Radius)
+			up.Vel[k], up.Rho[k], up.Phase[k] = f.Vel[i], f.Rho[i], f.Phase[i]
+			if up.Material != nil && i < len(f.Material) {
+				up.Material[k] = f.Material[i]
+			}
+			k++
+		}
 	}
 	if st.Capped {
 		return fmt.Errorf("%w at %d points of %d levels, the most this machine's memory gives it: lower upsample.levels or raise upsample.beta",

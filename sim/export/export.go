@@ -104,8 +104,10 @@ func Names(cols []Column) []string {
 }
 
 // FrameColumns returns the columns of f that every mode exports: x, y, z, vx, vy, vz, density and id, then body
-// when f.Body is non-nil (the scene has rigid bodies). Positions and velocities are copied out of their xyzw
-// layout; density, id and body share f's slices, so write the columns before f is filled again.
+// when f.Body is non-nil (the scene has rigid bodies), then material (the scene's material number: 0 its default
+// material, k its materials[k−1]) and phase (scene.Phase: 0 liquid, 1 granular, 2 solid) when f has materials or
+// phases. Positions and velocities are copied out of their xyzw layout; density, id and body share f's slices, so
+// write the columns before f is filled again.
 //
 // A frame whose slices are shorter than f.N gives columns of those lengths, and WritePLY then says which column
 // is short rather than this function panicking in the middle of an export.
@@ -132,6 +134,18 @@ func FrameColumns(f *sim.Frame) []Column {
 	}
 	if f.Body != nil {
 		cols = append(cols, Column{Name: "body", I32: upTo(f.Body, n)})
+	}
+	if f.Material != nil || f.Phase != nil {
+		mat, phase := make([]uint32, n), make([]uint32, n)
+		for i := range n {
+			if i < len(f.Material) {
+				mat[i] = uint32(f.Material[i])
+			}
+			if i < len(f.Phase) {
+				phase[i] = uint32(f.Phase[i])
+			}
+		}
+		cols = append(cols, Column{Name: "material", U32: mat}, Column{Name: "phase", U32: phase})
 	}
 	return cols
 }

@@ -8,11 +8,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // randomFrame is a frame of n particles whose floats are random bit patterns (NaNs, infinities and −0 included),
@@ -172,6 +174,22 @@ func TestFrameColumns(t *testing.T) {
 			t.Errorf("column %s is %q, want %s", c.Name, c.Type(), want)
 		}
 	}
+
+	// Materials and phases: the material number and the phase of each particle (liquid where the frame gives
+	// materials and no phases).
+	f.Material, f.Phase = []uint8{0, 2, 1}, nil
+	cols = FrameColumns(f)
+	if got := strings.Join(Names(cols), " "); got != "x y z vx vy vz density id body material phase" {
+		t.Errorf("columns with materials: %s", got)
+	}
+	if m, p := cols[9].U32, cols[10].U32; !slices.Equal(m, []uint32{0, 2, 1}) || !slices.Equal(p, []uint32{0, 0, 0}) {
+		t.Errorf("materials %v phases %v", m, p)
+	}
+	f.Phase = []scene.Phase{scene.PhaseLiquid, scene.PhaseSolid, scene.PhaseGranular}
+	if p := FrameColumns(f)[10].U32; !slices.Equal(p, []uint32{0, 2, 1}) {
+		t.Errorf("phases %v", p)
+	}
+	f.Material, f.Phase = nil, nil
 
 	// An empty frame whose slices were never made still has typed columns.
 	var empty bytes.Buffer
