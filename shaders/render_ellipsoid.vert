@@ -34,8 +34,8 @@ void cull() {
 }
 
 void main() {
-	if (aBody >= 0) {
-		cull(); // a rigid body's particle: the body is drawn as its shape
+	if (!liquid()) {
+		cull(); // a rigid body's particle (the body is drawn as its shape), or a grain's or solid's (drawSolids)
 		return;
 	}
 	vec3 centre = aPos.xyz;

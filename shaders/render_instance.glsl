@@ -39,5 +39,14 @@ bool nonFinite(vec3 v) {
 // shape, never as water.
 layout(location = ATTR_BODY) in int aBody;
 
+// aPhase is the particle's phase (render.Particles.Phase: 0 liquid, 1 granular, 2 solid). Grains and solids are
+// drawn as shaded spheres (render_particles with uSolids), never as water.
+layout(location = ATTR_PHASE) in uint aPhase;
+
+// liquid says whether the particle is part of the water: not a body's, of the liquid phase.
+bool liquid() {
+	return aBody < 0 && aPhase == 0u;
+}
+
 // culled is a clip position outside the view volume: a vertex placed there draws nothing.
 const vec4 CULLED = vec4(2.0, 2.0, 2.0, 1.0);

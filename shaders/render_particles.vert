@@ -9,13 +9,14 @@ layout(location = ATTR_VEL) in vec4 aVel; // xyz
 layout(location = ATTR_RHO) in float aRho; // ρ/ρ0
 
 uniform float uRadius;       // drawn sphere radius, m
+uniform int uSolids;         // 1: only the grains' and solids' particles (render.Particles.Phase); 0: every one
 
 out vec3 vViewPos;          // the point on the quad, eye space
 flat out vec3 vCenter;      // sphere centre, eye space
 flat out vec3 vColor;
 
 void main() {
-	if (nonFinite(aPos.xyz) || aBody >= 0) {
+	if (nonFinite(aPos.xyz) || aBody >= 0 || (uSolids != 0 && aPhase == 0u)) {
 		// a solver that went wrong restores its state a few steps later; never draw the broken particle. (Mesa
 		// drops NaN vertices by itself, so no test here can see this; other drivers rasterise garbage.)
 		gl_Position = CULLED;

@@ -14,7 +14,7 @@ out float vShade;
 
 void main() {
 	vShade = 1.0;
-	if (!(aEll0.w < uSprayBelow) || nonFinite(aPos.xyz) || aBody >= 0) {
+	if (!(aEll0.w < uSprayBelow) || nonFinite(aPos.xyz) || !liquid()) {
 		gl_Position = CULLED;
 		gl_PointSize = 1.0;
 		return;

@@ -102,3 +102,63 @@ func TestBodyParticlesAreNotWater(t *testing.T) {
 		}
 	}
 }
+
+// Grains and solids (sim.Frame.Phase) are never drawn as water: in the surface, ellipsoids and mesh modes a block of
+// granular particles draws exactly what the particles mode draws of it — shaded spheres in their material's colour
+// — so no surface, thickness, tint or spray pass adds anything; and the same block as liquid draws a surface.
+func TestGrainsAreNotWater(t *testing.T) {
+	gltest.Acquire(t)
+	r := newTestRenderer(t)
+	fb := newTestFramebuffer(t, 160, 120)
+	oc := NewOrbitCamera()
+	oc.LookAt(mgl32.Vec3{0, 0.3, 2}, mgl32.Vec3{0, 0, 0}, 45)
+	cam := oc.Camera(float32(fb.W) / float32(fb.H))
+	f := lattice(6, mgl32.Vec3{-0.15, -0.15, -0.15}, 0.05)
+	f.Material = make([]uint8, f.N)
+	f.Phase = make([]scene.Phase, f.N)
+	for i := range f.N {
+		f.Material[i], f.Phase[i] = 1, scene.PhaseGranular
+	}
+	f.Palette = [][3]float32{{0.1, 0.3, 0.9}, {0.9, 0.1, 0.05}}
+	var bufs FrameBuffers
+	defer bufs.Delete()
+	p, err := bufs.Upload(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Phase == nil {
+		t.Fatal("Upload left the phases out")
+	}
+	setParam(t, r, "render.mode", "particles")
+	spheres := draw(t, r, fb, cam, p)
+	x, y := project(cam, fb.W, fb.H, mgl32.Vec3{0, 0, 0.15})
+	if rr, g, b := rgb(spheres, x, y); !reddish(rr, g, b) {
+		t.Fatalf("the grains' front at (%d, %d) is (%g, %g, %g), not their material's red", x, y, rr, g, b)
+	}
+	for _, mode := range []string{"surface", "ellipsoids"} {
+		setParam(t, r, "render.mode", mode)
+		got := draw(t, r, fb, cam, p)
+		if !bytes.Equal(got.Pix, spheres.Pix) {
+			diff, maxd := 0, 0
+			for i := range got.Pix {
+				if got.Pix[i] != spheres.Pix[i] {
+					diff++
+					maxd = max(maxd, absDiff(got.Pix[i], spheres.Pix[i]))
+				}
+			}
+			t.Errorf("%s: grains drew %d bytes other than their spheres (by up to %d)", mode, diff, maxd)
+		}
+		liquid := p
+		liquid.Phase = nil
+		if water := draw(t, r, fb, cam, liquid); bytes.Equal(water.Pix, spheres.Pix) {
+			t.Errorf("%s: the same block as liquid draws as the grains do: the test cannot tell", mode)
+		}
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}

@@ -119,6 +119,7 @@ func (r *Renderer) framePasses() []pass {
 		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
 		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
 		{"bodies", func(f *frameState) bool { return len(r.bodies) > 0 && len(f.p.Bodies) > 0 }, r.drawBodies},
+		{"solids", func(f *frameState) bool { return f.fluid != lookSpheres && f.fluid != lookNone && f.p.Phase != nil }, r.drawSolids},
 		{"particles", look(lookSpheres), r.drawParticles},
 		{"ellipsoids", look(lookEllipsoids), r.drawEllipsoids},
 		{"splat", surface, r.drawSplatDepth},
@@ -314,7 +315,23 @@ func (r *Renderer) drawParticles(f *frameState) {
 	prog := r.particleProg
 	prog.Use()
 	prog.SetFloat("uRadius", f.p.Radius*r.set.radiusScale)
+	prog.SetInt("uSolids", 0)
 	r.setColorUniforms(prog, f)
+	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
+}
+
+// drawSolids draws the grains' and solids' particles (Particles.Phase) as shaded spheres in their material's colour
+// before the liquid's surface, which leaves them out: what they are, not water.
+func (r *Renderer) drawSolids(f *frameState) {
+	f.bindScene() // part of the scene the water refracts and hides
+	passState{depthTest: true, depthWrite: true}.apply()
+	bindParticleAttribs(r.particles, f.p)
+	prog := r.particleProg
+	prog.Use()
+	prog.SetFloat("uRadius", f.p.Radius)
+	prog.SetInt("uSolids", 1)
+	r.setColorUniforms(prog, f)
+	prog.SetInt("uColorMode", ColorWater) // their material's colour, whatever render.color says of the water
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 
@@ -370,6 +387,16 @@ func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
 	} else {
 		gl.DisableVertexAttribArray(attrMaterial)
 		gl.VertexAttribI1ui(attrMaterial, 0)
+	}
+	if p.Phase != nil {
+		gl.BindBuffer(gl.ARRAY_BUFFER, p.Phase.ID())
+		gl.EnableVertexAttribArray(attrPhase)
+		gl.VertexAttribIPointerWithOffset(attrPhase, 1, gl.UNSIGNED_BYTE, 1, 0)
+		gl.VertexAttribDivisor(attrPhase, 1)
+		gl.BindBuffer(gl.ARRAY_BUFFER, 0)
+	} else {
+		gl.DisableVertexAttribArray(attrPhase)
+		gl.VertexAttribI1ui(attrPhase, 0)
 	}
 	if p.Body != nil {
 		gl.BindBuffer(gl.ARRAY_BUFFER, p.Body.ID())

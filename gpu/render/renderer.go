@@ -71,6 +71,7 @@ const (
 	attrEll0       = 3 // particles: Particles.Ellipsoids' four vec4s, per instance (attrEll0+k for the k-th)
 	attrBody       = 7 // particles: int rigid body (−1: fluid), per instance
 	attrMaterial   = 8 // particles: unsigned byte material number (Particles.Material), per instance
+	attrPhase      = 9 // particles: unsigned byte phase (Particles.Phase), per instance
 	attrMeshPos    = 0 // meshes: vec3 position
 	attrMeshNormal = 1 // meshes: vec3 normal
 
@@ -123,6 +124,10 @@ type Particles struct {
 	// larger numbers take the last.
 	Material *glh.Buffer
 	Palette  [][3]float32
+	// Phase, when non-nil, holds per particle an unsigned byte: its phase (sim.Frame.Phase, scene.Phase). Grains
+	// and solids (a phase other than liquid) are left out of the surface, the ellipsoids and the spray and drawn
+	// as shaded spheres in their material's colour; without it every particle is liquid.
+	Phase *glh.Buffer
 	// ThicknessN, when positive, is how many of the particles (the first) the thickness and tint passes add up:
 	// an upsampled surface draws the physical particles first and then points that refine their surface, which
 	// shape the depth but would count the water near the surface several times over. 0 counts all.
@@ -277,6 +282,7 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("ATTR_ELL3", attrEll0+3),
 		shaders.Int("ATTR_BODY", attrBody),
 		shaders.Int("ATTR_MATERIAL", attrMaterial),
+		shaders.Int("ATTR_PHASE", attrPhase),
 		shaders.Int("MAX_PALETTE", maxPalette),
 		shaders.Int("ATTR_MESH_POS", attrMeshPos),
 		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),

@@ -20,7 +20,7 @@ var _ [sizeofEllipsoid]byte = [unsafe.Sizeof(csurface.Ellipsoid{})]byte{}
 // use; Delete frees the buffers.
 type FrameBuffers struct {
 	pos, vel, rho, body *glh.Buffer
-	material            *glh.Buffer  // a byte per particle
+	material, phase     *glh.Buffer  // a byte per particle
 	palette             [][3]float32 // the last frame's, copied
 	capacity            int          // particles the buffers hold
 	ell                 *glh.Buffer
@@ -58,6 +58,10 @@ func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 		u.palette = append(u.palette[:0], f.Palette...)
 		p.Material, p.Palette = u.material, u.palette
 	}
+	if len(f.Phase) >= n && f.Phase != nil {
+		glh.Upload(u.phase, 0, f.Phase[:n])
+		p.Phase = u.phase
+	}
 	return p, nil
 }
 
@@ -94,7 +98,9 @@ func (u *FrameBuffers) grow(n int) error {
 		if u.vel, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
 			if u.rho, err = glh.NewBuffer(c*sizeofFloat, gl.DYNAMIC_DRAW); err == nil {
 				if u.body, err = glh.NewBuffer(c*4, gl.DYNAMIC_DRAW); err == nil {
-					u.material, err = glh.NewBuffer(c, gl.DYNAMIC_DRAW)
+					if u.material, err = glh.NewBuffer(c, gl.DYNAMIC_DRAW); err == nil {
+						u.phase, err = glh.NewBuffer(c, gl.DYNAMIC_DRAW)
+					}
 				}
 			}
 		}
@@ -136,7 +142,8 @@ func (u *FrameBuffers) deleteParticles() {
 	u.rho.Delete()
 	u.body.Delete()
 	u.material.Delete()
-	u.pos, u.vel, u.rho, u.body, u.material, u.capacity = nil, nil, nil, nil, nil, 0
+	u.phase.Delete()
+	u.pos, u.vel, u.rho, u.body, u.material, u.phase, u.capacity = nil, nil, nil, nil, nil, nil, 0
 }
 
 // Screenshot reads the colour of framebuffer fbo (0: the window's back buffer) into an image, top row first. It
