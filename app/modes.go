@@ -148,6 +148,20 @@ func ModeNames(modes []Mode) []string {
 	return out
 }
 
+// defaultModeFor is the mode a scene that names none opens in: DefaultMode for a 3D scene, the table's first 2D
+// mode for a flat one.
+func defaultModeFor(modes []Mode, flat bool) string {
+	if !flat {
+		return DefaultMode
+	}
+	for _, m := range modes {
+		if m.Flat {
+			return m.Name
+		}
+	}
+	return DefaultMode
+}
+
 // findMode looks a mode up by name.
 func findMode(modes []Mode, name string) (Mode, bool) {
 	for _, m := range modes {

@@ -210,3 +210,19 @@ func TestShippedScenesNameAMode(t *testing.T) {
 		}
 	}
 }
+
+// A scene that names no mode opens in the default mode, or, when it is flat, in the table's first 2D mode: the
+// table, not a name written into the window, says which that is.
+func TestDefaultModeFor(t *testing.T) {
+	modes := Modes()
+	if got := defaultModeFor(modes, false); got != DefaultMode {
+		t.Errorf("a 3D scene opens in %s", got)
+	}
+	got := defaultModeFor(modes, true)
+	if m, ok := findMode(modes, got); !ok || !m.Flat {
+		t.Errorf("a flat scene opens in %s, not a 2D mode", got)
+	}
+	if got := defaultModeFor([]Mode{{Name: "a"}, {Name: "flat2", Flat: true}}, true); got != "flat2" {
+		t.Errorf("a flat scene in a table whose 2D mode is flat2 opens in %s", got)
+	}
+}

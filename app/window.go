@@ -18,7 +18,6 @@ import (
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
-	"github.com/slosh/slosh/sim/reduced/game"
 	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
@@ -458,7 +457,7 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 	notes, err := applySceneParams(s.Params(), sc, run.Name)
 	if err == nil {
 		carry(s.Params(), keep)
-		err = s.Reset(sc)
+		err = sim.Reset(s, sc)
 	}
 	if err != nil {
 		deleteSolver(s)
@@ -500,10 +499,8 @@ func (v *viewer) switchScene(name string) {
 	if sc.IsFlat() != v.drv.Mode().Flat {
 		// the scene is of the other kind: open it in its own mode (or the first of that kind)
 		want := sc.Mode
-		if want == "" && sc.IsFlat() {
-			want = game.Name
-		} else if want == "" {
-			want = DefaultMode
+		if want == "" {
+			want = defaultModeFor(v.modes, sc.IsFlat())
 		}
 		m, ok := findMode(v.modes, want)
 		if !ok || m.Flat != sc.IsFlat() {

@@ -3,7 +3,7 @@ package glh
 import (
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 
-	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/internal/stage"
 )
 
 // Timers measures GPU time per named pass with GL timestamp queries. Results arrive a few frames later: Poll
@@ -13,7 +13,7 @@ type Timers struct {
 	ring   [4]timerFrame
 	next   int
 	active *timerFrame
-	latest []sim.Pass
+	latest []stage.Pass
 	total  float64
 	have   bool
 }
@@ -72,7 +72,7 @@ func (t *Timers) End() {
 
 // Poll collects every finished sequence and returns the newest: per-pass milliseconds (passes with the same name
 // added together) and their total. ok is false until one sequence has finished.
-func (t *Timers) Poll() (passes []sim.Pass, totalMs float64, ok bool) {
+func (t *Timers) Poll() (passes []stage.Pass, totalMs float64, ok bool) {
 	for k := 0; k < len(t.ring); k++ {
 		f := &t.ring[(t.next+k)%len(t.ring)] // oldest first
 		if !f.pending {
@@ -101,13 +101,13 @@ func (t *Timers) Poll() (passes []sim.Pass, totalMs float64, ok bool) {
 				}
 			}
 			if !found {
-				t.latest = append(t.latest, sim.Pass{Name: name, Ms: ms})
+				t.latest = append(t.latest, stage.Pass{Name: name, Ms: ms})
 			}
 		}
 		f.pending = false
 		t.have = true
 	}
-	return append([]sim.Pass(nil), t.latest...), t.total, t.have
+	return append([]stage.Pass(nil), t.latest...), t.total, t.have
 }
 
 // Delete frees the queries; safe to call twice.
