@@ -228,8 +228,8 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 // from the scene (scene.Expect) at the cell size ResolveCell will choose.
 func (s *Solver) expect(sc *scene.Scene) error {
 	spacing := 0.0 // a cell size given without a count: two particle spacings a cell
-	if s.Cfg.Particles <= 0 && s.Cfg.Cell > 0 {
-		spacing = float64(s.Cfg.Cell) / 2
+	if s.Cfg.Particles <= 0 && s.Cfg.Spacing > 0 {
+		spacing = float64(s.Cfg.Spacing) / 2
 	}
 	return sim.CheckExpected(sc, spacing, int(s.Cfg.Particles), s.Cfg.Budget, func(d float64, budget int) error {
 		dims, err := gridSize(sc.Domain, 2*d)
