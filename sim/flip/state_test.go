@@ -209,7 +209,7 @@ func FuzzDecodeState(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:64])
-	f.Add([]byte(stateMagic))
+	f.Add([]byte(format.Magic))
 	sc := s.sc
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := DecodeState(bytes.NewReader(data), sc)
@@ -224,14 +224,12 @@ func FuzzDecodeState(f *testing.F) {
 
 // A state whose particles are piled on one point is refused before a step could try to separate them.
 func TestStateRefusesPiledParticles(t *testing.T) {
-	s := handsSolver(t)
-	var st State
-	s.SaveState(&st)
-	for i := range st.Pos {
-		st.Pos[i] = st.Pos[0]
+	s, piled := handsSolver(t), handsSolver(t)
+	for i := range piled.x {
+		piled.x[i] = piled.x[0]
 	}
 	var buf bytes.Buffer
-	if err := st.Encode(&buf, s.sc); err != nil {
+	if err := piled.WriteState(&buf); err != nil {
 		t.Fatal(err)
 	}
 	n := len(s.x)
