@@ -350,7 +350,7 @@ func (s *Solver) Step(dt float64) error {
 	s.extrapolate()
 	s.timer.Mark("extrapolate")
 	s.transfer()
-	s.timer.Mark("advect")
+	s.timer.Mark("transfer")
 	s.moveBodies(dt) // first, so the particles are kept out of the bodies where they end the step
 	s.timer.Mark("bodies")
 	s.advect(dt)
