@@ -425,7 +425,9 @@ func (s *Solver) finish() error {
 		_ = s.load(&s.good)
 		return &sim.NonFiniteError{Mode: Name, Step: step, Count: bad, Restored: s.time, Advice: advice}
 	}
-	s.save()
+	if shell.Due(s.steps) {
+		s.save()
+	}
 	passes, total := s.timer.Passes()
 	s.stats = sim.Stats{Particles: len(s.x), Steps: s.steps, Time: s.time, StepMs: total, Passes: passes,
 		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.sh.Notice}

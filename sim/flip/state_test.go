@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -90,12 +92,18 @@ func TestStateRefusesAnotherRun(t *testing.T) {
 	}
 }
 
-// A step that produces non-finite state reports it and restores the last good state.
+// A step that produces non-finite state reports it and restores the last good state, which is kept every
+// shell.SaveEvery steps: the error says the time it went back to.
 func TestNonFiniteStepIsRestored(t *testing.T) {
 	s := newSolver(t, builtin(t, "dambreak"), "flip.cell=0.08")
-	frames(t, s, 3)
-	var good State
-	s.SaveState(&good)
+	for s.steps <= shell.SaveEvery {
+		frames(t, s, 1)
+	}
+	if s.good.Steps != shell.SaveEvery {
+		t.Fatalf("at step %d the last good state is step %d's, want step %d's", s.steps, s.good.Steps, shell.SaveEvery)
+	}
+	good := State{Header: s.good.Header}
+	good.Pos, good.Vel = slices.Clone(s.good.Pos), slices.Clone(s.good.Vel)
 	s.v[len(s.v)/2][1] = float32(math.NaN())
 	err := s.Step(sim.FrameDt / 2)
 	var nf *sim.NonFiniteError
@@ -105,8 +113,11 @@ func TestNonFiniteStepIsRestored(t *testing.T) {
 	if nf.Count < 1 {
 		t.Errorf("the error counts %d non-finite particles; the step had one", nf.Count)
 	}
-	if s.time != good.Time || len(s.x) != len(good.Pos) {
-		t.Fatalf("restored t=%g with %d particles, want t=%g with %d", s.time, len(s.x), good.Time, len(good.Pos))
+	if nf.Restored != good.Time {
+		t.Errorf("the error says it restored t=%g, the last good state is t=%g", nf.Restored, good.Time)
+	}
+	if s.time != good.Time || s.steps != good.Steps || len(s.x) != len(good.Pos) {
+		t.Fatalf("restored t=%g step %d with %d particles, want t=%g step %d with %d", s.time, s.steps, len(s.x), good.Time, good.Steps, len(good.Pos))
 	}
 	for i := range s.x {
 		if s.x[i] != good.Pos[i] || s.v[i] != good.Vel[i] {
