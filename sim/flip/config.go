@@ -48,9 +48,9 @@ type Config struct {
 	Jitter        float32 // seeding jitter as a fraction of the particle spacing
 	Separation    float32 // particles in cells that are not full are kept this many spacings apart; 0 is off
 
-	Cell      float32 // grid cell size h on reset, m; 0 is twice the scene's particle spacing
-	Particles int32   // particle count on reset (the cell size follows: 8 particles per cell); 0 uses the cell size
-	Budget    int32   // most particles; 0 is automatic
+	// Resolution is flip.cell (Spacing: the grid's cell size h on reset, m; 0 is twice the scene's particle
+	// spacing), flip.particles (the cell size follows at 8 particles per cell) and flip.budget.
+	sim.Resolution
 }
 
 // DefaultConfig is the mode's default: UIC with density correction, the paper's blend and 8 particles per cell.
@@ -99,12 +99,14 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "External acceleration applied on the grid's faces before the pressure solve"})
 	s.Float(&c.Jitter, param.Spec{Name: "flip.jitter", Label: "Seeding jitter", Group: "FLIP|Resolution", Unit: "× spacing", Min: 0, Max: 0.9, SoftMin: 0, SoftMax: 0.9, OnReset: true,
 		Desc: "Particles are seeded 2×2×2 per cell, each moved at random by up to this fraction of their spacing, so the lattice does not imprint on the flow"})
-	s.Float(&c.Cell, param.Spec{Name: "flip.cell", Label: "Cell size h", Group: "FLIP|Resolution", Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.2, OnReset: true,
-		Desc: "The MAC grid's cell size on reset; 0 is twice the scene's particle spacing (8 particles per cell)"})
-	s.Int(&c.Particles, param.Spec{Name: "flip.particles", Label: "Particle count", Group: "FLIP|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 21, OnReset: true,
-		Desc: "Target particle count on reset (the cell size follows at 8 particles per cell); 0 uses the cell size"})
-	s.Int(&c.Budget, param.Spec{Name: "flip.budget", Label: "Particle budget", Group: "FLIP|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 22, OnReset: true,
-		Desc: "Most particles the solver holds, fixed at reset: emitters and the pouring tool stop there; 0 is twice the scene's, at least 65536"})
+	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: Name, Group: "FLIP|Resolution",
+		SpacingName: "cell", SpacingLabel: "Cell size h", SpacingSoftMax: 0.2,
+		SpacingDesc:      "The MAC grid's cell size on reset; 0 is twice the scene's particle spacing (8 particles per cell)",
+		ParticlesDesc:    "Target particle count on reset (the cell size follows at 8 particles per cell); 0 uses the cell size",
+		ParticlesSoftMax: 1 << 21,
+		BudgetDesc:       "Most particles the solver holds, fixed at reset: emitters and the pouring tool stop there; 0 is twice the scene's, at least 65536",
+		BudgetSoftMax:    1 << 22,
+	})
 }
 
 // ResolveCell picks the grid cell size for a scene: a particle count wins over a cell size, and either over the
@@ -114,10 +116,10 @@ func ResolveCell(c *Config, sc *scene.Scene) (float64, error) {
 	case c.Particles > 0:
 		d, err := sc.SpacingFor(int(c.Particles))
 		return 2 * d, err
-	case c.Cell > 0:
+	case c.Spacing > 0:
 		// the decimal the user typed, not the float32 nearest it: 0.05 as float32 is 0.0500000007, and a
 		// domain of 0.8 m would hold 15.99999 cells, losing the last layer of particles
-		return strconv.ParseFloat(strconv.FormatFloat(float64(c.Cell), 'g', -1, 32), 64)
+		return strconv.ParseFloat(strconv.FormatFloat(float64(c.Spacing), 'g', -1, 32), 64)
 	}
 	d, err := sc.Spacing(sc.Particles.Spacing, sc.Particles.Count)
 	if err != nil {
@@ -125,9 +127,6 @@ func ResolveCell(c *Config, sc *scene.Scene) (float64, error) {
 	}
 	return 2 * d, nil
 }
-
-// ResolveBudget is the budget for a reset with n particles.
-func (c *Config) ResolveBudget(n int) int { return sim.ResolveBudget(c.Budget, n) }
 
 // MaxCells bounds the grid: a domain of more cells than this at the chosen cell size is refused before anything is
 // allocated (about 60 bytes a cell for the fields and the solver's vectors: 3.6 GB).

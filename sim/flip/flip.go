@@ -27,8 +27,10 @@ import (
 	"github.com/slosh/slosh/sim/blast"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/pressure"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 )
 
 // The figures the mode reports.
@@ -60,15 +62,15 @@ type Solver struct {
 	domHi   [3]float64
 	static  []scene.Shape // the obstacles without a motion
 
-	// particles, sorted by cell after each step
+	// sh is the particles (x, v and id, sorted by cell after each step, and sepOff) and the hands: the budget,
+	// the tools, the emitters and the notice.
+	sh     shell.Shell
 	x, v   [][4]float32
 	id     []uint32
-	sepOff [][4]float32 // the separation's offsets (separate.go)
+	sepOff [][4]float32 // the separation's offsets (separate.go), scratch
 
 	// scratch for the sort
-	cellIdx, start, tmpI []int32
-	tmpX, tmpV           [][4]float32
-	tmpID                []uint32
+	cellIdx, start, tmpI, perm []int32
 
 	// grid fields
 	cellMass, rhoC, rhoMax, drho []float64
@@ -88,15 +90,10 @@ type Solver struct {
 	last    lastSolve
 	figures []sim.Figure
 
-	// tools
-	budget    int
-	emitAcc   []float32
-	tools     sim.Tools
-	toolAcc   float32
+	// the paddle
 	paddleAt  [3]float32 // where the paddle was at the last step
 	hadPaddle bool
 	paddleVel [3]float64
-	notice    string
 	haveRho   bool // rhoC holds a step's densities (not yet after a reset or a load)
 
 	time          float64
@@ -105,7 +102,7 @@ type Solver struct {
 	timer         sim.Timer
 	stats         sim.Stats
 
-	good State // the last finite state
+	good State // the last good state (shell.Due), restored after a non-finite step
 }
 
 type lastSolve struct {
@@ -118,6 +115,9 @@ type lastSolve struct {
 func New() *Solver {
 	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
 	s.Cfg.Register(s.params)
+	s.sh.Mode = Name
+	s.sh.Bind(&s.x, &s.v, &s.id)
+	particles.Add(&s.sh.P, &s.sepOff, particles.Spec[[4]float32]{Name: "separation offset", Role: particles.Scratch})
 	return s
 }
 
@@ -213,12 +213,9 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 			kv = append(kv, vel[i])
 		}
 	}
-	s.x = append(s.x[:0], keep...)
-	s.v = append(s.v[:0], kv...)
-	s.id = grow.Resize(s.id, len(s.x))
-	for i := range s.id {
-		s.id[i] = uint32(i)
-	}
+	s.sh.P.Reset(len(keep))
+	copy(s.x, keep)
+	copy(s.v, kv)
 	s.bodies = bodies
 	s.save()
 	return nil
@@ -228,8 +225,8 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 // from the scene (scene.Expect) at the cell size ResolveCell will choose.
 func (s *Solver) expect(sc *scene.Scene) error {
 	spacing := 0.0 // a cell size given without a count: two particle spacings a cell
-	if s.Cfg.Particles <= 0 && s.Cfg.Cell > 0 {
-		spacing = float64(s.Cfg.Cell) / 2
+	if s.Cfg.Particles <= 0 && s.Cfg.Spacing > 0 {
+		spacing = float64(s.Cfg.Spacing) / 2
 	}
 	return sim.CheckExpected(sc, spacing, int(s.Cfg.Particles), s.Cfg.Budget, func(d float64, budget int) error {
 		dims, err := gridSize(sc.Domain, 2*d)
@@ -253,7 +250,7 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 		return err
 	}
 	s.held = memoryNeed(budget, dims)
-	s.tools = sim.Tools{}
+	s.sh.Reset(sc, budget)
 	s.hadPaddle = false
 	s.sc = sc
 	s.g = newMACGrid(lo, dims, h)
@@ -288,10 +285,6 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 	s.initSolids()
 	s.ps = pressure.Solver{Pool: s.pool}
 	s.time, s.steps = 0, 0
-	s.budget = budget
-	s.emitAcc = grow.Resize(s.emitAcc, len(sc.Emitters))
-	clear(s.emitAcc)
-	s.toolAcc, s.notice = 0, ""
 	s.stats = sim.Stats{Particles: n}
 	s.last = lastSolve{}
 	s.haveRho = false
@@ -325,7 +318,7 @@ func (s *Solver) Step(dt float64) error {
 	s.timer.Begin()
 	s.emit(dt)
 	if n := blast.Apply(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v); n > 0 {
-		s.notice = fmt.Sprintf("a scene blast pushed %d particles", n)
+		s.sh.Notice = fmt.Sprintf("a scene blast pushed %d particles", n)
 	}
 	s.sortParticles()
 	s.rasterise()
@@ -357,7 +350,7 @@ func (s *Solver) Step(dt float64) error {
 	s.extrapolate()
 	s.timer.Mark("extrapolate")
 	s.transfer()
-	s.timer.Mark("advect")
+	s.timer.Mark("transfer")
 	s.moveBodies(dt) // first, so the particles are kept out of the bodies where they end the step
 	s.timer.Mark("bodies")
 	s.advect(dt)
@@ -408,7 +401,7 @@ func (s *Solver) clearWalls(u []float64, a int, d [3]int) {
 
 // movePaddle finds the paddle's velocity from where it was at the last step.
 func (s *Solver) movePaddle(dt float64) {
-	p := s.tools.Paddle
+	p := s.sh.Tools.Paddle
 	if p == nil {
 		s.hadPaddle = false
 		s.paddleVel = [3]float64{}
@@ -432,13 +425,15 @@ func (s *Solver) finish() error {
 		_ = s.load(&s.good)
 		return &sim.NonFiniteError{Mode: Name, Step: step, Count: bad, Restored: s.time, Advice: advice}
 	}
-	s.save()
+	if shell.Due(s.steps) {
+		s.save()
+	}
 	passes, total := s.timer.Passes()
 	s.stats = sim.Stats{Particles: len(s.x), Steps: s.steps, Time: s.time, StepMs: total, Passes: passes,
-		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.notice}
+		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.sh.Notice}
 	s.figures = s.appendFigures(s.figures[:0])
 	s.stats.Figures = s.figures
-	s.notice = ""
+	s.sh.Notice = ""
 	return nil
 }
 

@@ -2,6 +2,7 @@ package flip
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -339,5 +340,20 @@ func TestFountainSeparatesIntoMoreSprayUnderUIC(t *testing.T) {
 	t.Logf("share of the jets' particles in cells under a quarter full: UIC %.1f%%, classic %.1f%%", 100*uic, 100*classic)
 	if !(uic > 1.1*classic) {
 		t.Errorf("UIC's jets hold %.1f%% of their particles as spray, classic FLIP's %.1f%%: want UIC's at least 10%% more", 100*uic, 100*classic)
+	}
+}
+
+// A step reports its passes by what they time, Table 3.2's stages and the mode's own: the PIC/FLIP transfer to the
+// particles apart from their advection.
+func TestStepPassesAreNamed(t *testing.T) {
+	s := newSolver(t, builtin(t, "dambreak"), "flip.cell=0.1")
+	frames(t, s, 1)
+	var got []string
+	for _, p := range s.Stats().Passes {
+		got = append(got, p.Name)
+	}
+	want := []string{"rasterise", "solids", "separate", "correction", "solve", "extrapolate", "transfer", "bodies", "advect"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the step's passes are %v, want %v", got, want)
 	}
 }

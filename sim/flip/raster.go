@@ -9,8 +9,8 @@ import "github.com/slosh/slosh/internal/grow"
 // write the same sample: the even slabs are rasterised in parallel, then the odd ones. Within a slab the order is
 // the particles', so the sums are the same on any number of cores.
 
-// sortParticles orders the particles by cell (a stable counting sort: within a cell they keep their order) and
-// fills start, the first particle of each cell.
+// sortParticles orders the particles by cell (a stable counting sort: within a cell they keep their order; the
+// store moves every column with them) and fills start, the first particle of each cell.
 func (s *Solver) sortParticles() {
 	n := len(s.x)
 	nc := s.g.cells()
@@ -28,18 +28,14 @@ func (s *Solver) sortParticles() {
 	for c := 0; c < nc; c++ {
 		s.start[c+1] += s.start[c]
 	}
-	s.tmpX, s.tmpV, s.tmpID = grow.Resize(s.tmpX, n), grow.Resize(s.tmpV, n), grow.Resize(s.tmpID, n)
-	next := s.tmpI[:0]
-	next = append(next, s.start[:nc]...)
+	s.perm = grow.Resize(s.perm, n)
+	next := append(s.tmpI[:0], s.start[:nc]...)
 	for i, c := range s.cellIdx {
-		j := next[c]
+		s.perm[next[c]] = int32(i)
 		next[c]++
-		s.tmpX[j], s.tmpV[j], s.tmpID[j] = s.x[i], s.v[i], s.id[i]
 	}
 	s.tmpI = next
-	s.x, s.tmpX = s.tmpX, s.x
-	s.v, s.tmpV = s.tmpV, s.v
-	s.id, s.tmpID = s.tmpID, s.id
+	s.sh.P.Permute(s.perm)
 }
 
 // rasterise fills the cells' mass and the faces' mass and momentum from the sorted particles.

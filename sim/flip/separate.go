@@ -1,10 +1,6 @@
 package flip
 
-import (
-	"math"
-
-	"github.com/slosh/slosh/internal/grow"
-)
+import "math"
 
 // Particle separation, beyond the paper. The trilinear rasterisation cannot see how particles are arranged inside
 // a cell, and a cell at the free surface whose support reaches into the air is never full, so the unilateral
@@ -18,9 +14,7 @@ import (
 // separate computes the separation offsets of the particles in cells that are not full, from the positions
 // sorted by cell at the step's start.
 func (s *Solver) separate() {
-	n := len(s.x)
-	s.sepOff = grow.Resize(s.sepOff, n)
-	clear(s.sepOff)
+	clear(s.sepOff) // a scratch column of the store: as many as the particles
 	r := float64(s.Cfg.Separation) * s.spacing
 	if !(r > 0) {
 		return

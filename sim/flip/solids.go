@@ -236,7 +236,7 @@ func (s *Solver) updateSolids(t float64) {
 		c := sh.Bounds().Center()
 		so.moving = append(so.moving, movingSolid{shape: sh, lin: v, cen: c, body: -1})
 	}
-	if p := s.tools.Paddle; p != nil {
+	if p := s.sh.Tools.Paddle; p != nil {
 		sh := scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{float64(p.Center[0]), float64(p.Center[1]), float64(p.Center[2])}, Radius: float64(p.Radius)}
 		so.moving = append(so.moving, movingSolid{shape: sh, lin: s.paddleVel, cen: sh.Center, body: -1})
 	}

@@ -2,14 +2,19 @@ package flip
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/particles"
+	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -90,12 +95,18 @@ func TestStateRefusesAnotherRun(t *testing.T) {
 	}
 }
 
-// A step that produces non-finite state reports it and restores the last good state.
+// A step that produces non-finite state reports it and restores the last good state, which is kept every
+// shell.SaveEvery steps: the error says the time it went back to.
 func TestNonFiniteStepIsRestored(t *testing.T) {
 	s := newSolver(t, builtin(t, "dambreak"), "flip.cell=0.08")
-	frames(t, s, 3)
-	var good State
-	s.SaveState(&good)
+	for s.steps <= shell.SaveEvery {
+		frames(t, s, 1)
+	}
+	if s.good.Steps != shell.SaveEvery {
+		t.Fatalf("at step %d the last good state is step %d's, want step %d's", s.steps, s.good.Steps, shell.SaveEvery)
+	}
+	good := State{Header: s.good.Header}
+	good.Pos, good.Vel = slices.Clone(s.good.Pos), slices.Clone(s.good.Vel)
 	s.v[len(s.v)/2][1] = float32(math.NaN())
 	err := s.Step(sim.FrameDt / 2)
 	var nf *sim.NonFiniteError
@@ -105,8 +116,11 @@ func TestNonFiniteStepIsRestored(t *testing.T) {
 	if nf.Count < 1 {
 		t.Errorf("the error counts %d non-finite particles; the step had one", nf.Count)
 	}
-	if s.time != good.Time || len(s.x) != len(good.Pos) {
-		t.Fatalf("restored t=%g with %d particles, want t=%g with %d", s.time, len(s.x), good.Time, len(good.Pos))
+	if nf.Restored != good.Time {
+		t.Errorf("the error says it restored t=%g, the last good state is t=%g", nf.Restored, good.Time)
+	}
+	if s.time != good.Time || s.steps != good.Steps || len(s.x) != len(good.Pos) {
+		t.Fatalf("restored t=%g step %d with %d particles, want t=%g step %d with %d", s.time, s.steps, len(s.x), good.Time, good.Steps, len(good.Pos))
 	}
 	for i := range s.x {
 		if s.x[i] != good.Pos[i] || s.v[i] != good.Vel[i] {
@@ -187,18 +201,6 @@ func checkIDs(t *testing.T, s *Solver) {
 	}
 }
 
-// Every parameter at its hard minimum and maximum on the dam break: finite and inside the domain, or a clear error.
-func TestParameterSweep(t *testing.T) {
-	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, builtin(t, "dambreak"), simtest.SweepOptions{
-		Steps: 30,
-		Base:  []string{"flip.cell=0.1"},
-		Limit: map[string]simtest.Limit{
-			"flip.particles":      {Max: 20000, Reason: "16 million particles is a workstation run; the sweep checks the path with 20k"},
-			"flip.max_iterations": {Max: 2000, Reason: "10000 iterations of a solve that converges in 30 only costs time"},
-		},
-	})
-}
-
 // A state's reader refuses what does not fit its budget before allocating, and survives any bytes.
 func FuzzDecodeState(f *testing.F) {
 	s := handsSolver(f)
@@ -209,7 +211,12 @@ func FuzzDecodeState(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:64])
-	f.Add([]byte(stateMagic))
+	if old, err := savefile.Load("../../app/testdata/compat/flip.slosh"); err == nil {
+		if v1, err := old.StateBytes(); err == nil {
+			f.Add(v1) // version 1, through the converter
+		}
+	}
+	f.Add([]byte(format.Magic))
 	sc := s.sc
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := DecodeState(bytes.NewReader(data), sc)
@@ -224,14 +231,12 @@ func FuzzDecodeState(f *testing.F) {
 
 // A state whose particles are piled on one point is refused before a step could try to separate them.
 func TestStateRefusesPiledParticles(t *testing.T) {
-	s := handsSolver(t)
-	var st State
-	s.SaveState(&st)
-	for i := range st.Pos {
-		st.Pos[i] = st.Pos[0]
+	s, piled := handsSolver(t), handsSolver(t)
+	for i := range piled.x {
+		piled.x[i] = piled.x[0]
 	}
 	var buf bytes.Buffer
-	if err := st.Encode(&buf, s.sc); err != nil {
+	if err := piled.WriteState(&buf); err != nil {
 		t.Fatal(err)
 	}
 	n := len(s.x)
@@ -241,5 +246,106 @@ func TestStateRefusesPiledParticles(t *testing.T) {
 	}
 	if len(s.x) != n {
 		t.Fatal("the refused state changed the solver")
+	}
+}
+
+// The compatibility fixture's save file, state version 1 written by the code before the particle store, converts:
+// it loads, is written again as version 2, and both continue alike, bit for bit.
+func TestStateConvertsVersion1(t *testing.T) {
+	f, err := savefile.Load("../../app/testdata/compat/flip.slosh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := f.StateBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(data[len(format.Magic):]); v != stateVersion1 {
+		t.Fatalf("the fixture's state is version %d, want %d", v, stateVersion1)
+	}
+	open := func() *Solver {
+		s := New()
+		if err := s.Params().ApplyPreset(f.Params, Name); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Reset(f.Scene); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a, b := open(), open()
+	if err := a.ReadState(bytes.NewReader(data)); err != nil {
+		t.Fatalf("the version-1 state: %v", err)
+	}
+	if a.steps != f.Steps || len(a.x) != f.Particles {
+		t.Fatalf("the version-1 state holds %d particles at step %d; its file says %d at step %d", len(a.x), a.steps, f.Particles, f.Steps)
+	}
+	var v2 bytes.Buffer
+	if err := a.WriteState(&v2); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(v2.Bytes()[len(format.Magic):]); v != format.Version {
+		t.Fatalf("a state is written as version %d, want %d", v, format.Version)
+	}
+	if err := b.ReadState(bytes.NewReader(v2.Bytes())); err != nil {
+		t.Fatalf("the version-2 state: %v", err)
+	}
+	sameState(t, a, b, "version 1 against its version 2")
+	frames(t, a, 3)
+	frames(t, b, 3)
+	sameState(t, a, b, "3 frames on")
+}
+
+// A version-2 state that a newer slosh might write — a column this one does not keep — or that is damaged — a
+// particle count the file does not hold, a version not known — is refused with a message that says which, and
+// the solver keeps its state.
+func TestStateRefusesUnknownOrDamaged(t *testing.T) {
+	s := handsSolver(t)
+	frames(t, s, 1)
+	var good bytes.Buffer
+	if err := s.WriteState(&good); err != nil {
+		t.Fatal(err)
+	}
+	// a newer flip's state: one more column, declared as flip would declare it
+	newer := handsSolver(t)
+	var temp []float32
+	particles.Add(&newer.sh.P, &temp, particles.Spec[float32]{Name: "temperature", Role: particles.State, Default: 293})
+	var unknown bytes.Buffer
+	if err := newer.WriteState(&unknown); err != nil {
+		t.Fatal(err)
+	}
+	// the particle count, after the frame's header, the emitters' travel, the tool's and the table's version
+	at := len(format.Magic) + 4 + 4*8 + 4*len(s.sc.Emitters) + 4 + 4
+	if n := int64(binary.LittleEndian.Uint64(good.Bytes()[at:])); n != int64(len(s.x)) {
+		t.Fatalf("the particle count at byte %d reads %d, the solver holds %d", at, n, len(s.x))
+	}
+	damaged := func(count int64) []byte {
+		b := bytes.Clone(good.Bytes())
+		binary.LittleEndian.PutUint64(b[at:], uint64(count))
+		return b
+	}
+	version := bytes.Clone(good.Bytes())
+	binary.LittleEndian.PutUint32(version[len(format.Magic):], 7)
+	for _, c := range []struct {
+		what string
+		data []byte
+		want string
+	}{
+		{"an unknown column", unknown.Bytes(), `column "temperature" is not one this slosh keeps`},
+		{"a count over the data", damaged(1000 * int64(len(s.x))), "truncated or damaged"},
+		{"a negative count", damaged(-1), "count -1 is outside"},
+		{"an unknown version", version, "version 7; this slosh reads versions 1 and 2"},
+	} {
+		n, at := len(s.x), s.time
+		err := s.ReadState(bytes.NewReader(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.what, err, c.want)
+		}
+		if len(s.x) != n || s.time != at {
+			t.Errorf("%s: the refused state changed the solver", c.what)
+		}
+	}
+	if err := s.ReadState(bytes.NewReader(good.Bytes())); err != nil {
+		t.Fatalf("the undamaged state: %v", err)
 	}
 }

@@ -1,0 +1,20 @@
+package flip
+
+import (
+	"testing"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/simtest"
+)
+
+// Every parameter at its hard minimum and maximum on the dam break: finite and inside the domain, or a clear error.
+func TestParameterSweep(t *testing.T) {
+	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, builtin(t, "dambreak"), simtest.SweepOptions{
+		Steps: 30,
+		Base:  []string{"flip.cell=0.1"},
+		Limit: map[string]simtest.Limit{
+			"flip.particles":      {Max: 20000, Reason: "16 million particles is a workstation run; the sweep checks the path with 20k"},
+			"flip.max_iterations": {Max: 2000, Reason: "10000 iterations of a solve that converges in 30 only costs time"},
+		},
+	})
+}
