@@ -676,18 +676,12 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	return len(list) - 1, out, nil
 }
 
-// displaceFluid removes the particles inside says are inside and returns them; the others keep their order
-// (positions, velocities, materials, warm-start pressures) and their ids are renumbered 0..N−1 in order (remove).
+// displaceFluid removes the particles inside says are inside and returns them with their materials; the others
+// keep their order (positions, velocities, materials, warm-start pressures) and their ids are renumbered 0..N−1 in
+// order (shell.RemoveWhere).
 func (s *Solver) displaceFluid(inside func(p [4]float32) bool) []sim.Particle {
-	var out []sim.Particle
-	s.remove(func(i int) bool {
-		p, v := s.x[i], s.v[i]
-		if !inside(p) {
-			return false
-		}
-		out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}})
-		return true
-	})
+	out := s.sh.RemoveWhere(func(i int) bool { return inside(s.x[i]) })
+	s.stats.Particles = len(s.x)
 	return out
 }
 

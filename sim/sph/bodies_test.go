@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -274,10 +275,11 @@ func TestBodyStateContinuesBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the particles, as state.go carries them
-	b.x, b.v = append(b.x[:0], a.x...), append(b.v[:0], a.v...)
-	b.id, b.mat = append(b.id[:0], a.id...), append(b.mat[:0], a.mat...)
-	b.sizeScratch(len(b.x))
-	copy(b.pres, a.pres)
+	var snap particles.Snapshot
+	a.sh.P.Save(&snap)
+	if err := b.sh.P.Load(&snap); err != nil {
+		t.Fatal(err)
+	}
 	b.amax, b.time, b.steps = a.amax, a.time, a.steps
 	b.installBodies(list)
 	step := func(s *Solver) {

@@ -7,7 +7,6 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/kernel"
 	"github.com/slosh/slosh/sim/param"
-	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/solid"
 )
 
@@ -55,9 +54,7 @@ type Config struct {
 	KernelRadius float32    // h in particle spacings
 	Gravity      [3]float32 // m/s²
 
-	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
-	Particles int32   // particle count on reset; 0 uses the spacing
-	Budget    int32   // most particles; 0 is automatic
+	sim.Resolution // sph.spacing, sph.particles and sph.budget, all on reset
 }
 
 // DefaultConfig is PCISPH at η = 1 % with the paper's minimum of 3 iterations, the adapted multi-fluid equations,
@@ -130,20 +127,7 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "Smoothing radius h in particle spacings (2: 32 neighbours at rest); larger radii stir resting water along the floor and are not offered"})
 	s.Vec3(&c.Gravity, param.Spec{Name: "sph.gravity", Label: "Gravity", Group: "SPH|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
 		Desc: "External acceleration"})
-	s.Float(&c.Spacing, param.Spec{Name: "sph.spacing", Label: "Particle spacing", Group: "SPH|Resolution", Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.1, OnReset: true,
-		Desc: "Lattice spacing of the fluid blocks on reset; 0 uses the scene's"})
-	s.Int(&c.Particles, param.Spec{Name: "sph.particles", Label: "Particle count", Group: "SPH|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 20, OnReset: true,
-		Desc: "Target particle count on reset (the spacing follows); 0 uses the spacing"})
-	s.Int(&c.Budget, param.Spec{Name: "sph.budget", Label: "Particle budget", Group: "SPH|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 22, OnReset: true,
-		Desc: "Most particles the solver holds, fixed at reset; 0 is twice the scene's, at least 65536"})
-}
-
-// ResolveBudget is the budget for a reset with n particles: Budget, or twice n and at least 65536.
-func (c *Config) ResolveBudget(n int) int {
-	if c.Budget > 0 {
-		return max(int(c.Budget), n)
-	}
-	return max(2*n, 1<<16)
+	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: "sph", Group: "SPH|Resolution", SpacingSoftMax: 0.1, ParticlesSoftMax: 1 << 20, BudgetSoftMax: 1 << 22})
 }
 
 // Derived are the constants of a step, from the configuration and the particle spacing.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/shell"
 )
 
 // The figures the solver reports in sim.Stats.Figures.
@@ -96,7 +97,7 @@ func (s *Solver) finish() error {
 		figs = append(figs, sim.Figure{Name: FigLimited, Value: float64(s.limited), Warn: true})
 	}
 	st.Figures = figs
-	st.Notice, s.notice = s.notice, "" // the emitters' and blasts' (hands.go)
+	st.Notice, s.sh.Notice = s.sh.Notice, "" // the emitters' and blasts' (hands.go)
 	if s.etaMissed {
 		st.Notice = joinNotice(st.Notice, "PCISPH stopped at sph.max_iterations before the density error reached η")
 	}
@@ -109,7 +110,7 @@ func (s *Solver) finish() error {
 		}
 		return e
 	}
-	if s.steps%30 == 0 {
+	if shell.Due(s.steps) {
 		s.save()
 	}
 	return nil

@@ -42,7 +42,9 @@ import (
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/solid"
 )
 
@@ -80,13 +82,13 @@ type Solver struct {
 	sceneNu []float32    // per material, the scene's own ν_k = μ_k/ρ_k, to which sph.viscosity is added
 	palette [][3]float32 // the materials' colours for Frame (sim.ScenePalette)
 
-	// particle state, in sorted order after each step
-	x, v   [][4]float32
-	id     []uint32
-	mat    []uint8
-	budget int
+	// The particles, in sorted order after each step, held in sh.P (declareParticles says what each array is
+	// to the store): x, v and ids, each particle's material and pressure, which a state keeps, and rs, which the
+	// frame shows; the other arrays are the step's scratch.
+	x, v [][4]float32
+	id   []uint32
+	mat  []uint8
 
-	// per step
 	r, vol     []float32    // relative density ρ_i/ρ0_i and volume V_i at x(t)
 	bg         [][4]float32 // ∇Φ_i of the solids at x(t), Φ_i in w
 	gsc        []float32    // spiky gradient scale of each neighbour pair at x(t), 0 beyond h (pairGradients)
@@ -103,8 +105,6 @@ type Solver struct {
 	nbr        []int32
 	ncount     []int32
 	tmp        [][4]float32
-	tmpID      []uint32
-	tmpM       []uint8
 
 	// limited counts the particles of the last prediction whose pressure acceleration was cut to move them at most
 	// half a spacing in the step: a safety net, never reached by water the solver keeps near η (PCISPH) or its
@@ -126,8 +126,9 @@ type Solver struct {
 	timer           sim.Timer
 	stats           sim.Stats
 
-	hands          // the sandbox's tools, scene emitters and blasts (hands.go)
-	bodies bodySet // rigid bodies (bodies.go)
+	sh      shell.Shell // the particles' store, the budget, the tools and the scene's emitters (hands.go)
+	paddled bool        // the obstacles include the paddle (hands.go)
+	bodies  bodySet     // rigid bodies (bodies.go)
 
 	good State // the state a failed step goes back to
 
@@ -140,7 +141,54 @@ type Solver struct {
 func New() *Solver {
 	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
 	s.Cfg.Register(s.params)
+	s.declareParticles()
 	return s
+}
+
+// declareParticles binds the particle arrays to the store, each with its role: the material and the pressure
+// (where sph.warm_start starts a step) are state; rs, the density the frame shows, follows the particles and is
+// recomputed by every step; the rest is the step's scratch. A new per-particle attribute is one line here.
+func (s *Solver) declareParticles() {
+	sh := &s.sh
+	sh.Mode = Name
+	sh.Bind(&s.x, &s.v, &s.id)
+	sh.Materials(&s.mat, s.materialCount)
+	particles.Add(&sh.P, &s.pres, particles.Spec[float32]{Name: colPressure, Role: particles.State, Check: checkPressure})
+	particles.Add(&sh.P, &s.rs, particles.Spec[float32]{Name: "density", Role: particles.Carried, Default: 1})
+	particles.Add(&sh.P, &s.r, particles.Spec[float32]{Name: "density at x(t)", Role: particles.Scratch, Default: 1})
+	for _, c := range []struct {
+		name string
+		col  *[]float32
+	}{{"volume", &s.vol}, {"next pressure", &s.pnxt}, {"colour", &s.col_}, {"pressure factor A", &s.pa},
+		{"pressure factor q", &s.pq}, {"neighbourhood rest density", &s.rbar}} {
+		particles.Add(&sh.P, c.col, particles.Spec[float32]{Name: c.name, Role: particles.Scratch})
+	}
+	for _, c := range []struct {
+		name string
+		col  *[][4]float32
+	}{{"solids' gradient", &s.bg}, {"solids' hydrostatic push", &s.hyd}, {"non-pressure acceleration", &s.anp},
+		{"pressure acceleration", &s.ap}, {"predicted position", &s.xs}, {"predicted velocity", &s.vs},
+		{"colour normal", &s.nrm}, {"pressure record", &s.prec}, {"scratch", &s.tmp}} {
+		particles.Add(&sh.P, c.col, particles.Spec[[4]float32]{Name: c.name, Role: particles.Scratch})
+	}
+	particles.Add(&sh.P, &s.ncount, particles.Spec[int32]{Name: "neighbour count", Role: particles.Scratch})
+}
+
+// materialCount is how many materials a particle may be of: the run's, or any before a reset (a state read
+// without a run is checked against its own material table).
+func (s *Solver) materialCount() int {
+	if len(s.mats) == 0 {
+		return MaxMaterials
+	}
+	return len(s.mats)
+}
+
+// checkPressure checks a pressure read from a state.
+func checkPressure(p float32) error {
+	if !(p >= 0) || math.IsInf(float64(p), 0) {
+		return fmt.Errorf("%g Pa; pressures are finite and not negative", p)
+	}
+	return nil
 }
 
 // Name implements sim.Solver.
@@ -224,24 +272,17 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 		return err
 	}
 	s.mats, s.cfgMats = append(s.mats[:0], mats...), cfgMats
-	s.x = append(s.x[:0], pos...)
-	s.v = append(s.v[:0], vel...)
-	s.mat = append(s.mat[:0], material...)
-	s.id = grow.Resize(s.id, n)
-	for i := range s.id {
-		s.id[i] = uint32(i)
-	}
-	s.sizeScratch(n)
-	for i := range s.r {
-		s.r[i], s.rs[i] = 1, 1
-	}
-	clear(s.pres)
-	s.steps, s.amax, s.budget = 0, 0, budget
+	s.sh.P.Reset(n) // ids 0..n−1, pressures zero, densities 1
+	copy(s.x, pos)
+	copy(s.v, vel)
+	copy(s.mat, material)
+	s.steps, s.amax = 0, 0
 	s.installBodies(nil) // rigid bodies (bodies.go): Reset adds the scene's after this
 	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
 	s.stats = sim.Stats{Particles: n}
 	s.sceneNu, s.palette = nil, nil
-	s.resetHands(sc)
+	s.sh.Reset(sc, budget)
+	s.paddled = false
 	s.updateMaterials()
 	s.save()
 	return nil
@@ -295,27 +336,6 @@ func (s *Solver) derive(spacing float64, budget int) error {
 
 func f32(v scene.Vec3) [3]float32 { return [3]float32{float32(v[0]), float32(v[1]), float32(v[2])} }
 
-func (s *Solver) sizeScratch(n int) {
-	s.r = grow.Resize(s.r, n)
-	s.vol = grow.Resize(s.vol, n)
-	s.bg = grow.Resize(s.bg, n)
-	s.hyd = grow.Resize(s.hyd, n)
-	s.pres = grow.Resize(s.pres, n)
-	s.pnxt = grow.Resize(s.pnxt, n)
-	s.rs = grow.Resize(s.rs, n)
-	s.anp = grow.Resize(s.anp, n)
-	s.ap = grow.Resize(s.ap, n)
-	s.xs = grow.Resize(s.xs, n)
-	s.vs = grow.Resize(s.vs, n)
-	s.col_ = grow.Resize(s.col_, n)
-	s.nrm = grow.Resize(s.nrm, n)
-	s.ncount = grow.Resize(s.ncount, n)
-	s.tmp = grow.Resize(s.tmp, n)
-	s.tmpID = grow.Resize(s.tmpID, n)
-	s.tmpM = grow.Resize(s.tmpM, n)
-	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
-}
-
 // updateMaterials refreshes the per-material constants (material 0 from the parameters when they define it).
 func (s *Solver) updateMaterials() {
 	if s.cfgMats {
@@ -366,10 +386,9 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("sph: time step %g must be positive", dt)
 	}
 	if s.Cfg != s.dvCfg {
-		if err := s.derive(s.spacing, s.budget); err != nil {
+		if err := s.derive(s.spacing, s.sh.Budget); err != nil {
 			return err
 		}
-		s.sizeScratch(len(s.x)) // a larger kernel radius takes longer neighbour lists
 	}
 	s.followViscosity() // materials.go
 	s.pour(dt)          // hands.go: the emitters and the scene's blasts, before the step
@@ -442,34 +461,16 @@ func (s *Solver) solvePCISPH(dt float64) {
 	s.errMean, s.errMax = s.densityError(s.rs)
 }
 
-// sortByCell bins the positions and reorders every per-particle array by (cell, id).
+// sortByCell bins the positions and reorders the particles by (cell, id).
 func (s *Solver) sortByCell() {
 	s.grid.Build(s.x, s.id)
-	order := s.grid.Order
-	permute(s.pool, s.x, s.tmp, order)
-	s.x, s.tmp = s.tmp, s.x
-	permute(s.pool, s.v, s.tmp, order)
-	s.v, s.tmp = s.tmp, s.v
-	permute(s.pool, s.id, s.tmpID, order)
-	s.id, s.tmpID = s.tmpID, s.id
-	permute(s.pool, s.mat, s.tmpM, order)
-	s.mat, s.tmpM = s.tmpM, s.mat
-	permute(s.pool, s.pres, s.pnxt, order)
-	s.pres, s.pnxt = s.pnxt, s.pres
-}
-
-func permute[T any](pool par.Pool, src, dst []T, order []int32) {
-	pool.For(len(order), 8192, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			dst[k] = src[order[k]]
-		}
-	})
+	s.sh.P.Permute(s.grid.Order)
 }
 
 // findNeighbors builds the neighbour lists once per step at x(t) (Algorithm 2, lines 2–4); the PCISPH loop
 // reuses them at the predicted positions (§3.2.3, neighbourhood approximation).
 func (s *Solver) findNeighbors() {
-	s.nbr = grow.Resize(s.nbr, len(s.x)*s.dv.Stride)
+	s.nbr = grow.Resize(s.nbr, len(s.x)*s.dv.Stride) // a larger kernel radius takes longer lists
 	s.clip = s.grid.Neighbors(s.x, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
 }
 
@@ -557,7 +558,6 @@ func (s *Solver) computeDensity() {
 // Σ_j |∇W_ij|²/m_j, gives p̃_i = δ ρ̄_i e_i with ρ̄_i = Σ_j |∇W_ij|² / Σ_j (|∇W_ij|²/ρ0_j): the |∇W|²-weighted
 // harmonic mean of the neighbours' rest densities, ρ0 inside one fluid.
 func (s *Solver) neighbourDensity() {
-	s.rbar = grow.Resize(s.rbar, len(s.x))
 	stride := s.dv.Stride
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -740,7 +740,6 @@ func unit(n [4]float32) (float32, float32, float32) {
 // reads one 16-byte record per neighbour (and A_j from pa only for the forms where A is not 1).
 func (s *Solver) pressureTerms(pres []float32) (unit bool) {
 	n := len(s.x)
-	s.pa, s.pq, s.prec = grow.Resize(s.pa, n), grow.Resize(s.pq, n), grow.Resize(s.prec, n)
 	form := 0
 	switch {
 	case s.Cfg.PressureForm == FormMuller:

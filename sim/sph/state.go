@@ -1,6 +1,7 @@
 package sph
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -10,174 +11,310 @@ import (
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/emit"
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/solid"
 )
 
 // State is the whole state of an SPH run: everything a step reads that it does not compute, so that a loaded run
-// continues bit for bit. Arrays are per particle in the solver's order (sorted by cell and id at the last step).
-// Densities, volumes, forces and neighbour lists are recomputed by every step and not kept.
+// continues bit for bit. The shell's part holds the header, the particles in the solver's order (sorted by cell
+// and id at the last step) with the columns declareParticles makes state — each particle's material and pressure,
+// where PCISPH starts the next step's correction with sph.warm_start — and the emitters' travel; the rest is sph's
+// own. Densities, volumes, forces and neighbour lists are recomputed by every step and not kept.
 type State struct {
-	Spacing float64 // particle spacing, m
-	Time    float64 // simulated time, s
-	Steps   int
+	shell.Saved
 	// Amax is the largest acceleration of the last step, m/s²: BeginFrame's force condition (eq. 2.28) reads it.
 	Amax float64
-	Pos  [][4]float32
-	Vel  [][4]float32
-	ID   []uint32
-	Mat  []uint8 // each particle's material, an index into Materials
-	// Pres is each particle's pressure, Pa: where PCISPH starts the next step's correction with sph.warm_start.
-	Pres []float32
 	// Materials are the run's fluids. With ConfigMaterial, material 0 follows sph.rest_density and sph.viscosity
 	// (the scene named no materials and there is one).
 	Materials      []Material
 	ConfigMaterial bool
-	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m; ToolAcc
-	// the same for the pouring tool.
-	Emitted []float32
-	ToolAcc float32
 	// Bodies are the rigid bodies as bodies.go writes them (appendBodyState), read against the solver's scene when
 	// the state is loaded; empty is none.
 	Bodies []byte
+	// Pos, Vel, ID and Mat are the particles' positions, velocities, ids and materials, for reading a state: the
+	// slices Saved.Particles holds (SaveState and DecodeState set them).
+	Pos, Vel [][4]float32
+	ID       []uint32
+	Mat      []uint8
 }
 
 // N is the particle count.
-func (st *State) N() int { return len(st.Pos) }
+func (st *State) N() int { return st.Particles.Len() }
 
-// The binary form: a magic line, a version, the scalars and counts, then the arrays, little-endian.
+// Pres is each particle's pressure, Pa (the state's slice).
+func (st *State) Pres() []float32 { return particles.Get[float32](&st.Particles, colPressure) }
+
+// view sets Pos, Vel, ID and Mat from the particles.
+func (st *State) view() {
+	p := &st.Particles
+	st.Pos, st.Vel, st.ID, st.Mat = p.Pos, p.Vel, p.ID, particles.Get[uint8](p, colMaterial)
+}
+
+// The state file is the shell's frame (sim/shell, state.go) at version 2: the header, the emitters' travel, the
+// particles as a table of named columns, then sph's own part (Saved.Extra), little-endian:
+//
+//	amax float64, flags uint32 (1: material 0 follows the parameters),
+//	the material table: its version uint32 (materialTableVersion), the material count uint32, the field count
+//	uint32, and per field its name (uint16 length, bytes) and its value for each material (float32 each),
+//	the bodies: their length int64 and bytes (rigid.WriteSolids).
+//
+// A reader refuses a material field it does not know by name (a newer slosh wrote it) and gives one the file
+// lacks its default (an older slosh wrote it), so a new field of Material changes the format only by a named
+// entry. Version 1, written before the particle store, is converted as it is read (decodeV1).
 const (
 	stateMagic   = "slosh sph state\n"
-	stateVersion = 1
-	// maxStateParticles bounds what a state may claim before anything is allocated: the largest budget a solver
-	// can have (sph.budget's automatic value at the scene limit).
-	maxStateParticles = 2 * scene.MaxParticles
-	maxStateEmitters  = 1 << 16
-	// MaxStateTime bounds the simulated time a state may hold, s; maxStateSteps the steps.
-	MaxStateTime  = 1e9
-	maxStateSteps = 1 << 50
+	stateVersion = 2
+	// colMaterial and colPressure are the state's particle columns besides positions, velocities and ids
+	// (declareParticles; the material column is shell.Materials').
+	colMaterial = "material"
+	colPressure = "pressure"
 	// maxStateNu bounds a material's kinematic viscosity, m²/s: the most a scene's material gives (1000 Pa·s at
 	// 1 kg/m³) and sph.viscosity's most.
 	maxStateNu = scene.MaxViscosity/scene.MinMaterialDensity + 1
-	// the sizes of the binary form's parts, bytes
-	headBytes     = len(stateMagic) + 4 + 8*8 // magic, version, spacing, time, steps, amax, flags, three counts
-	particleBytes = 16 + 16 + 4 + 1 + 4       // position, velocity, id, material, pressure
-	materialBytes = 8
 	// maxStateBodyBytes bounds the bodies' part: two counts, the bodies' description as a scene file, and each
 	// body's dynamic state.
 	maxStateBodyBytes = 16 + scene.MaxFileBytes + scene.MaxBodies*256
+	// materialTableVersion is the material table's; maxMaterialFields and maxFieldName bound what a table read
+	// from a file declares.
+	materialTableVersion = 1
+	maxMaterialFields    = 16
+	maxFieldName         = 64
+	// maxOwnBytes bounds sph's own part.
+	maxOwnBytes = 8 + 4 + 3*4 + maxMaterialFields*(2+maxFieldName+4*MaxMaterials) + 8 + maxStateBodyBytes
 )
 
-// Encode writes the state in its binary form.
-func (st *State) Encode(w io.Writer) error {
-	flags := int64(0)
+// stateFormat names sph's state file for the shell.
+var stateFormat = shell.Format{Magic: stateMagic, Kind: Name, Version: stateVersion, MaxExtra: maxOwnBytes}
+
+// materialField is a field of Material in the state's material table.
+type materialField struct {
+	name string
+	def  float32 // what each material gets when a file lacks the field
+	at   func(m *Material) *float32
+}
+
+// materialFields are Material's fields by name, in the order they are written: every field of Material has one
+// (TestMaterialTableNamesEveryField).
+func materialFields() []materialField {
+	return []materialField{
+		{"rest_density", 1000, func(m *Material) *float32 { return &m.RestDensity }},
+		{"viscosity", DefaultViscosity, func(m *Material) *float32 { return &m.Viscosity }},
+	}
+}
+
+// encodeOwn is sph's own part of the state in its binary form.
+func (st *State) encodeOwn() ([]byte, error) {
+	var b bytes.Buffer
+	flags := uint32(0)
 	if st.ConfigMaterial {
 		flags = 1
 	}
-	return binio.Write(w, "sph",
-		[]byte(stateMagic), uint32(stateVersion), st.Spacing, st.Time, int64(st.Steps), st.Amax, flags,
-		int64(len(st.Pos)), int64(len(st.Materials)), int64(len(st.Emitted)),
-		st.Pos, st.Vel, st.ID, st.Mat, st.Pres, st.Materials, st.Emitted, st.ToolAcc, int64(len(st.Bodies)), st.Bodies)
+	fields := materialFields()
+	vals := []any{st.Amax, flags, uint32(materialTableVersion), uint32(len(st.Materials)), uint32(len(fields))}
+	for _, f := range fields {
+		v := make([]float32, len(st.Materials))
+		for k := range st.Materials {
+			v[k] = *f.at(&st.Materials[k])
+		}
+		vals = append(vals, uint16(len(f.name)), []byte(f.name), v)
+	}
+	vals = append(vals, int64(len(st.Bodies)), st.Bodies)
+	if err := binio.Write(&b, Name, vals...); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
-// DecodeState reads a state Encode wrote and validates it. The counts it declares are checked before anything is
-// allocated for them: against fixed limits, and against the bytes left in r when r says how many (a bytes.Reader
-// does); arrays otherwise grow as their data arrives (internal/binio).
+// decodeOwn reads sph's own part from st.Extra.
+func (st *State) decodeOwn() error {
+	r := bytes.NewReader(st.Extra)
+	var flags uint32
+	if err := readAll(r, "header", &st.Amax, &flags); err != nil {
+		return err
+	}
+	if flags > 1 {
+		return fmt.Errorf("the flags are %d, not 0 or 1: the state is damaged", flags)
+	}
+	st.ConfigMaterial = flags == 1
+	mats, err := readMaterials(r)
+	if err != nil {
+		return err
+	}
+	st.Materials = mats
+	var nb int64
+	if err := readAll(r, "bodies' length", &nb); err != nil {
+		return err
+	}
+	if nb < 0 || nb > maxStateBodyBytes || nb != int64(r.Len()) {
+		return fmt.Errorf("the bodies take %d bytes, outside [0, %d] or not the %d the state holds after its materials: it is truncated or damaged", nb, maxStateBodyBytes, r.Len())
+	}
+	st.Bodies = st.Extra[len(st.Extra)-int(nb):]
+	return nil
+}
+
+// readMaterials reads the material table: its counts are checked before anything is allocated for them, and its
+// fields matched to Material's by name.
+func readMaterials(r *bytes.Reader) ([]Material, error) {
+	var version, nm, nf uint32
+	if err := readAll(r, "material table", &version, &nm, &nf); err != nil {
+		return nil, err
+	}
+	switch {
+	case version != materialTableVersion:
+		return nil, fmt.Errorf("material table version %d; this slosh reads version %d", version, materialTableVersion)
+	case nm < 1 || nm > MaxMaterials:
+		return nil, fmt.Errorf("material count %d is outside [1, %d]", nm, MaxMaterials)
+	case nf > maxMaterialFields:
+		return nil, fmt.Errorf("%d material fields, at most %d: the state is damaged", nf, maxMaterialFields)
+	}
+	known := materialFields()
+	mats := make([]Material, nm)
+	for k := range mats {
+		for _, f := range known {
+			*f.at(&mats[k]) = f.def
+		}
+	}
+	seen := map[string]bool{}
+	for j := range nf {
+		var ln uint16
+		if err := readAll(r, "material field", &ln); err != nil {
+			return nil, err
+		}
+		if ln == 0 || ln > maxFieldName || int(ln) > r.Len() {
+			return nil, fmt.Errorf("material field %d: a name of %d bytes: the state is damaged", j, ln)
+		}
+		name := make([]byte, ln)
+		_, _ = r.Read(name)
+		f, ok := fieldNamed(known, string(name))
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("material field %q is not one this slosh knows (%s): it was written by a newer slosh", name, fieldNames(known))
+		case seen[f.name]:
+			return nil, fmt.Errorf("material field %s is given twice: the state is damaged", f.name)
+		case int64(nm)*4 > int64(r.Len()):
+			return nil, fmt.Errorf("material field %s: %d values, but %d bytes remain: it is truncated or damaged", f.name, nm, r.Len())
+		}
+		seen[f.name] = true
+		v := make([]float32, nm)
+		if err := readAll(r, "material "+f.name, v); err != nil {
+			return nil, err
+		}
+		for k := range mats {
+			*f.at(&mats[k]) = v[k]
+		}
+	}
+	return mats, nil
+}
+
+// readAll reads values little-endian; what names them in the error.
+func readAll(r io.Reader, what string, vals ...any) error {
+	for _, v := range vals {
+		if err := binary.Read(r, binary.LittleEndian, v); err != nil {
+			return fmt.Errorf("truncated %s: %w", what, err)
+		}
+	}
+	return nil
+}
+
+func fieldNamed(fields []materialField, name string) (materialField, bool) {
+	for _, f := range fields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return materialField{}, false
+}
+
+func fieldNames(fields []materialField) string {
+	out := ""
+	for k, f := range fields {
+		if k > 0 {
+			out += ", "
+		}
+		out += f.name
+	}
+	return out
+}
+
+// Encode writes the state in its binary form (the current version).
+func (st *State) Encode(w io.Writer) error {
+	var d Solver // a store of sph's columns, to write the state's particles
+	d.declareParticles()
+	if err := d.sh.Restore(&st.Saved); err != nil {
+		return fmt.Errorf("sph state: %w", err)
+	}
+	own, err := st.encodeOwn()
+	if err != nil {
+		return err
+	}
+	return d.sh.Encode(w, stateFormat, st.Header, own)
+}
+
+// DecodeState reads a state Encode wrote, or one of version 1, and validates it. The counts it declares are
+// checked before anything is allocated for them: against fixed limits, and against the bytes left in r when r
+// says how many (a bytes.Reader does); arrays otherwise grow as their data arrives (internal/binio).
 func DecodeState(r io.Reader) (*State, error) {
-	br, left, err := binio.Open(r, stateMagic, "sph")
+	version, br, left, err := shell.ReadVersion(r, stateFormat)
 	if err != nil {
 		return nil, err
 	}
-	le := binary.LittleEndian
-	var version uint32
-	var steps, flags, n, nm, ne int64
-	st := &State{}
-	for _, v := range []any{&version, &st.Spacing, &st.Time, &steps, &st.Amax, &flags, &n, &nm, &ne} {
-		if err := binary.Read(br, le, v); err != nil {
-			return nil, fmt.Errorf("sph state: truncated header: %w", err)
-		}
+	var st *State
+	switch version {
+	case 1:
+		st, err = decodeV1(br, left)
+	case stateVersion:
+		st, err = decodeV2(br, left)
+	default:
+		return nil, fmt.Errorf("sph state version %d; this slosh reads versions 1 and %d", version, stateVersion)
 	}
-	switch {
-	case version != stateVersion:
-		return nil, fmt.Errorf("sph state version %d; this slosh reads version %d", version, stateVersion)
-	case flags != 0 && flags != 1:
-		return nil, fmt.Errorf("sph state: the flags are %d, not 0 or 1: the state is damaged", flags)
-	case n < 0 || n > maxStateParticles:
-		return nil, fmt.Errorf("sph state: particle count %d is outside [0, %d]", n, maxStateParticles)
-	case nm < 1 || nm > MaxMaterials:
-		return nil, fmt.Errorf("sph state: material count %d is outside [1, %d]", nm, MaxMaterials)
-	case ne < 0 || ne > maxStateEmitters:
-		return nil, fmt.Errorf("sph state: emitter count %d is outside [0, %d]", ne, maxStateEmitters)
-	case steps < 0 || steps > maxStateSteps:
-		return nil, fmt.Errorf("sph state: steps: %d is outside [0, %d]", steps, int64(maxStateSteps))
-	}
-	need := int64(headBytes) + n*particleBytes + nm*materialBytes + ne*4 + 4 + 8
-	if left >= 0 && need > left {
-		return nil, fmt.Errorf("sph state: it declares %d particles, %d materials and %d emitters, %d bytes, but holds %d bytes: it is truncated or damaged",
-			n, nm, ne, need, left)
-	}
-	st.Steps, st.ConfigMaterial = int(steps), flags == 1
-	fail := func(what string, err error) (*State, error) {
-		return nil, fmt.Errorf("sph state: truncated %s (%d particles declared): %w", what, n, err)
-	}
-	if st.Pos, st.Vel, st.ID, err = binio.ReadParticles(br, n); err != nil {
-		return nil, fmt.Errorf("sph state: %w (%d particles declared)", err, n)
-	}
-	if st.Mat, err = binio.ReadArray[uint8](br, n); err != nil {
-		return fail("materials", err)
-	}
-	if st.Pres, err = binio.ReadArray[float32](br, n); err != nil {
-		return fail("pressures", err)
-	}
-	if st.Materials, err = binio.ReadArray[Material](br, nm); err != nil {
-		return fail("material table", err)
-	}
-	if st.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
-		return fail("emitters", err)
-	}
-	if err := binary.Read(br, le, &st.ToolAcc); err != nil {
-		return fail("pouring tool", err)
-	}
-	var nb int64
-	if err := binary.Read(br, le, &nb); err != nil {
-		return fail("bodies' length", err)
-	}
-	if nb < 0 || nb > maxStateBodyBytes || (left >= 0 && need+nb > left) {
-		return nil, fmt.Errorf("sph state: the bodies take %d bytes, outside [0, %d] or more than the state holds: it is truncated or damaged", nb, maxStateBodyBytes)
-	}
-	if st.Bodies, err = binio.ReadArray[byte](br, nb); err != nil {
-		return fail("bodies", err)
-	}
-	if err := binio.End(br, "sph"); err != nil {
+	if err != nil {
 		return nil, err
 	}
+	st.view()
 	if err := st.Validate(); err != nil {
 		return nil, fmt.Errorf("sph state: %w", err)
 	}
 	return st, nil
 }
 
+// decodeV2 reads the rest of a state of the current version after its version.
+func decodeV2(br *bufio.Reader, left int64) (*State, error) {
+	var d Solver // a store of sph's columns without a run: the materials are checked against the state's table
+	d.declareParticles()
+	sv, err := d.sh.Decode(br, left, stateFormat)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{Saved: *sv}
+	if err := st.decodeOwn(); err != nil {
+		return nil, fmt.Errorf("sph state: %w", err)
+	}
+	st.Extra = nil
+	return st, nil
+}
+
 // Validate checks what does not depend on the scene: array lengths, ids a permutation of 0..N−1, every value
 // finite and within what a run can reach, each particle's material in the table.
 func (st *State) Validate() error {
-	n := len(st.Pos)
+	n := st.N()
+	p := &st.Particles
+	mat, pres := particles.Get[uint8](p, colMaterial), st.Pres()
+	if err := checkHeader(st.Header); err != nil {
+		return err
+	}
 	switch {
-	case !(st.Spacing > 0) || math.IsInf(st.Spacing, 0):
-		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
-	case !(st.Time >= 0 && st.Time <= MaxStateTime):
-		return fmt.Errorf("time: %.6g s is outside [0, %g] s", st.Time, float64(MaxStateTime))
-	case st.Steps < 0 || st.Steps > maxStateSteps:
-		return fmt.Errorf("steps: %d is outside [0, %d]", st.Steps, int64(maxStateSteps))
 	case !(st.Amax >= 0) || math.IsInf(st.Amax, 0):
 		return fmt.Errorf("the last step's largest acceleration %g m/s² must be a non-negative number", st.Amax)
-	case len(st.Mat) != n || len(st.Pres) != n:
-		return fmt.Errorf("%d particles but %d materials and %d pressures", n, len(st.Mat), len(st.Pres))
+	case len(mat) != n || len(pres) != n:
+		return fmt.Errorf("%d particles but %d materials and %d pressures", n, len(mat), len(pres))
 	case len(st.Materials) < 1 || len(st.Materials) > MaxMaterials:
 		return fmt.Errorf("%d materials; 1 to %d", len(st.Materials), MaxMaterials)
 	case st.ConfigMaterial && len(st.Materials) != 1:
 		return fmt.Errorf("%d materials, but material 0 follows the parameters, which make one", len(st.Materials))
 	}
-	if err := sim.CheckParticles(st.Pos, st.Vel, st.ID); err != nil {
+	if err := sim.CheckParticles(p.Pos, p.Vel, p.ID); err != nil {
 		return err
 	}
 	for k, m := range st.Materials {
@@ -186,15 +323,29 @@ func (st *State) Validate() error {
 				k, m.RestDensity, m.Viscosity, scene.MinMaterialDensity, float64(scene.MaxMaterialDensity), float64(maxStateNu))
 		}
 	}
-	for i := range st.Pos {
-		if int(st.Mat[i]) >= len(st.Materials) {
-			return fmt.Errorf("particle %d is of material %d; there are %d", i, st.Mat[i], len(st.Materials))
+	for i := range n {
+		if int(mat[i]) >= len(st.Materials) {
+			return fmt.Errorf("particle %d is of material %d; there are %d", i, mat[i], len(st.Materials))
 		}
-		if p := st.Pres[i]; !(p >= 0) || math.IsInf(float64(p), 0) {
-			return fmt.Errorf("particle %d has pressure %g Pa; pressures are finite and not negative", i, p)
+		if err := checkPressure(pres[i]); err != nil {
+			return fmt.Errorf("particle %d has pressure %w", i, err)
 		}
 	}
 	return emit.CheckTravel(st.Emitted, st.ToolAcc, float32(st.Spacing))
+}
+
+// checkHeader checks a state's spacing, time and steps (what the shell checks of a frame it reads, for a state
+// that was converted or built in memory).
+func checkHeader(h shell.Header) error {
+	switch {
+	case !(h.Spacing > 0) || math.IsInf(h.Spacing, 0):
+		return fmt.Errorf("particle spacing %g must be a positive number", h.Spacing)
+	case !(h.Time >= 0 && h.Time <= shell.MaxTime):
+		return fmt.Errorf("time: %.6g s is outside [0, %g] s", h.Time, float64(shell.MaxTime))
+	case h.Steps < 0 || h.Steps > shell.MaxSteps:
+		return fmt.Errorf("steps: %d is outside [0, %d]", h.Steps, int64(shell.MaxSteps))
+	}
+	return nil
 }
 
 // CheckFor validates the state and checks that it fits a solver reset with sc and holding at most budget
@@ -205,13 +356,7 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}
-	if len(st.Emitted) != len(sc.Emitters) {
-		return fmt.Errorf("the state has %d emitters, the scene %q has %d: it was saved with another scene", len(st.Emitted), sc.Name, len(sc.Emitters))
-	}
-	if st.N() > budget {
-		return fmt.Errorf("the state has %d particles, over the budget of %d (raise sph.budget and reset)", st.N(), budget)
-	}
-	return sim.CheckPlacement(st.Pos, st.Vel, st.ID, sc, st.Spacing)
+	return st.Saved.CheckFor(sc, budget, "sph.budget")
 }
 
 // checkRun checks that a state belongs to the solver's run: the same fluids, and a particle spacing the scene can
@@ -240,18 +385,18 @@ func (s *Solver) checkRun(st *State) error {
 // StateKind implements sim.Stateful.
 func (s *Solver) StateKind() string { return Name }
 
-// SaveState copies the whole state into dst, reusing its slices.
+// header is the shell's header of the run now.
+func (s *Solver) header() shell.Header {
+	return shell.Header{Spacing: s.spacing, Time: s.time, Steps: s.steps}
+}
+
+// SaveState copies the whole state but the bodies into dst, reusing its slices.
 func (s *Solver) SaveState(dst *State) {
-	dst.Spacing, dst.Time, dst.Steps, dst.Amax = s.spacing, s.time, s.steps, s.amax
-	dst.Pos = append(dst.Pos[:0], s.x...)
-	dst.Vel = append(dst.Vel[:0], s.v...)
-	dst.ID = append(dst.ID[:0], s.id...)
-	dst.Mat = append(dst.Mat[:0], s.mat...)
-	dst.Pres = append(dst.Pres[:0], s.pres[:len(s.x)]...)
+	s.sh.Keep(&dst.Saved, s.header())
+	dst.Amax = s.amax
 	dst.Materials = append(dst.Materials[:0], s.mats...)
 	dst.ConfigMaterial = s.cfgMats
-	dst.Emitted = append(dst.Emitted[:0], s.emitAcc...)
-	dst.ToolAcc = s.toolAcc
+	dst.view()
 }
 
 // LoadState replaces the state with st after checking it against the scene the solver was reset with and its run
@@ -261,7 +406,7 @@ func (s *Solver) LoadState(st *State) error {
 	if s.sc == nil {
 		return fmt.Errorf("sph: load a state after a reset with its scene")
 	}
-	if err := st.CheckFor(s.sc, s.budget); err != nil {
+	if err := st.CheckFor(s.sc, s.sh.Budget); err != nil {
 		return fmt.Errorf("sph: %w", err)
 	}
 	if err := s.checkRun(st); err != nil {
@@ -280,7 +425,7 @@ func (s *Solver) LoadState(st *State) error {
 		list = l
 	}
 	if st.Spacing != s.spacing {
-		if err := s.derive(st.Spacing, s.budget); err != nil {
+		if err := s.derive(st.Spacing, s.sh.Budget); err != nil {
 			return err
 		}
 	}
@@ -292,37 +437,31 @@ func (s *Solver) LoadState(st *State) error {
 
 // loadState sets the state from a consistent st (the last good one, or a checked state).
 func (s *Solver) loadState(st *State) {
-	n := st.N()
-	s.x = append(s.x[:0], st.Pos...)
-	s.v = append(s.v[:0], st.Vel...)
-	s.id = append(s.id[:0], st.ID...)
-	s.mat = append(s.mat[:0], st.Mat...)
-	s.sizeScratch(n)
-	copy(s.pres, st.Pres)
-	for i := range s.rs {
-		s.r[i], s.rs[i] = 1, 1
+	if err := s.sh.Restore(&st.Saved); err != nil {
+		panic("sph: a checked state does not load: " + err.Error())
 	}
 	s.mats = append(s.mats[:0], st.Materials...)
-	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
-	s.toolAcc = st.ToolAcc
 	s.time, s.steps, s.amax = st.Time, st.Steps, st.Amax
 	s.followViscosity() // a scene's materials follow the parameters, as material 0 of one without does
 	s.updateMaterials()
-	s.col.Obstacles = solid.Moved(s.sc, s.time, s.tools.Paddle)
-	s.paddled = s.tools.Paddle != nil
-	s.stats.Particles, s.stats.Steps, s.stats.Time = n, s.steps, s.time
+	paddle := s.sh.Tools.Paddle
+	s.col.Obstacles = solid.Moved(s.sc, s.time, paddle)
+	s.paddled = paddle != nil
+	s.stats.Particles, s.stats.Steps, s.stats.Time = st.N(), s.steps, s.time
 }
 
 // WriteState implements sim.Stateful.
 func (s *Solver) WriteState(w io.Writer) error {
-	var st State
-	s.SaveState(&st)
 	var b bytes.Buffer
 	if err := s.appendBodyState(&b); err != nil {
 		return err
 	}
-	st.Bodies = b.Bytes()
-	return st.Encode(w)
+	own := State{Amax: s.amax, Materials: s.mats, ConfigMaterial: s.cfgMats, Bodies: b.Bytes()}
+	extra, err := own.encodeOwn()
+	if err != nil {
+		return err
+	}
+	return s.sh.Encode(w, stateFormat, s.header(), extra)
 }
 
 // ReadState implements sim.Stateful: the state must come from a run of the scene the solver was reset with. On
