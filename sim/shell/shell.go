@@ -49,11 +49,14 @@ type Shell struct {
 // Bind binds the mode's particle slices, as particles.Store.Bind.
 func (h *Shell) Bind(pos, vel *[][4]float32, id *[]uint32) { h.P.Bind(pos, vel, id) }
 
+// MaterialColumn is the name of the material column (Materials) in the store and the state file.
+const MaterialColumn = "material"
+
 // Materials declares the mode's material column (scene.Particle.Material's numbering, state), held in *mat:
 // drained particles carry their material and come back as it. count is how many materials a run may have; a
 // value at or over it read from a file is refused.
 func (h *Shell) Materials(mat *[]uint8, count func() int) {
-	particles.Add(&h.P, mat, particles.Spec[uint8]{Name: "material", Role: particles.State,
+	particles.Add(&h.P, mat, particles.Spec[uint8]{Name: MaterialColumn, Role: particles.State,
 		Check: func(m uint8) error {
 			if n := count(); int(m) >= n {
 				return fmt.Errorf("material %d of %d", m, n)

@@ -47,7 +47,7 @@ const (
 
 // Header is what a state holds besides its particles and the mode's own part.
 type Header struct {
-	Spacing float64 // the particle spacing (flip: the cell size), m
+	Spacing float64 // the particle spacing (flip too: half its cell), m
 	Time    float64 // simulated time, s
 	Steps   int
 }
@@ -144,7 +144,7 @@ func (h *Shell) Decode(br *bufio.Reader, left int64, f Format) (*Saved, error) {
 		left -= ne * 4
 	}
 	st.Steps = int(min(steps, MaxSteps+1))
-	if err := st.checkHeader(); err != nil {
+	if err := st.Header.Check(); err != nil {
 		return nil, fmt.Errorf("%s state: %w", f.Kind, err)
 	}
 	if err := h.P.DecodeSnapshot(br, left, MaxParticles, f.Kind, &st.Particles); err != nil {
@@ -169,15 +169,16 @@ func (h *Shell) Decode(br *bufio.Reader, left int64, f Format) (*Saved, error) {
 	return st, nil
 }
 
-// checkHeader checks the header's numbers.
-func (st *Saved) checkHeader() error {
+// Check checks the header's numbers: what Decode checks of a frame it reads, for a state a mode converted from an
+// older version or built in memory.
+func (h Header) Check() error {
 	switch {
-	case !(st.Spacing > 0) || math.IsInf(st.Spacing, 0):
-		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
-	case !(st.Time >= 0 && st.Time <= MaxTime):
-		return fmt.Errorf("time: %.6g s is outside [0, %g] s", st.Time, float64(MaxTime))
-	case st.Steps < 0 || st.Steps > MaxSteps:
-		return fmt.Errorf("steps: %d is outside [0, %d]", st.Steps, int64(MaxSteps))
+	case !(h.Spacing > 0) || math.IsInf(h.Spacing, 0):
+		return fmt.Errorf("particle spacing %g must be a positive number", h.Spacing)
+	case !(h.Time >= 0 && h.Time <= MaxTime):
+		return fmt.Errorf("time: %.6g s is outside [0, %g] s", h.Time, float64(MaxTime))
+	case h.Steps < 0 || h.Steps > MaxSteps:
+		return fmt.Errorf("steps: %d is outside [0, %d]", h.Steps, int64(MaxSteps))
 	}
 	return nil
 }

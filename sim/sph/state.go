@@ -68,7 +68,7 @@ const (
 	stateVersion = 2
 	// colMaterial and colPressure are the state's particle columns besides positions, velocities and ids
 	// (declareParticles; the material column is shell.Materials').
-	colMaterial = "material"
+	colMaterial = shell.MaterialColumn
 	colPressure = "pressure"
 	// maxStateNu bounds a material's kinematic viscosity, m²/s: the most a scene's material gives (1000 Pa·s at
 	// 1 kg/m³) and sph.viscosity's most.
@@ -301,7 +301,7 @@ func (st *State) Validate() error {
 	n := st.N()
 	p := &st.Particles
 	mat, pres := particles.Get[uint8](p, colMaterial), st.Pres()
-	if err := checkHeader(st.Header); err != nil {
+	if err := st.Header.Check(); err != nil {
 		return err
 	}
 	switch {
@@ -332,20 +332,6 @@ func (st *State) Validate() error {
 		}
 	}
 	return emit.CheckTravel(st.Emitted, st.ToolAcc, float32(st.Spacing))
-}
-
-// checkHeader checks a state's spacing, time and steps (what the shell checks of a frame it reads, for a state
-// that was converted or built in memory).
-func checkHeader(h shell.Header) error {
-	switch {
-	case !(h.Spacing > 0) || math.IsInf(h.Spacing, 0):
-		return fmt.Errorf("particle spacing %g must be a positive number", h.Spacing)
-	case !(h.Time >= 0 && h.Time <= shell.MaxTime):
-		return fmt.Errorf("time: %.6g s is outside [0, %g] s", h.Time, float64(shell.MaxTime))
-	case h.Steps < 0 || h.Steps > shell.MaxSteps:
-		return fmt.Errorf("steps: %d is outside [0, %d]", h.Steps, int64(shell.MaxSteps))
-	}
-	return nil
 }
 
 // CheckFor validates the state and checks that it fits a solver reset with sc and holding at most budget
