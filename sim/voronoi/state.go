@@ -10,6 +10,7 @@ import (
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/emit"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -196,10 +197,10 @@ func (s *Solver) LoadState(st *State) error {
 			return fmt.Errorf("voronoi: the state's particle spacing does not fit the scene %q: %w", s.sc.Name, err)
 		}
 	}
-	var list []body
+	var list []rigid.ShapeBody
 	if len(st.Bodies) > 0 {
 		br := bytes.NewReader(st.Bodies)
-		l, err := s.readBodyState(br, st.Spacing)
+		l, err := s.bodies.Read(br, s.sc, st.Spacing, "voronoi state")
 		if err != nil {
 			return err
 		}
@@ -213,7 +214,7 @@ func (s *Solver) LoadState(st *State) error {
 		return err
 	}
 	s.loadState(st)
-	s.bodies.list = list
+	s.bodies.List = list
 	s.save()
 	return nil
 }
@@ -236,7 +237,7 @@ func (s *Solver) WriteState(w io.Writer) error {
 	var st State
 	s.SaveState(&st)
 	var b bytes.Buffer
-	if err := s.appendBodyState(&b); err != nil {
+	if err := s.bodies.Write(&b, s.sc, "voronoi state"); err != nil {
 		return err
 	}
 	st.Bodies = b.Bytes()

@@ -109,7 +109,7 @@ func FuzzLoadState(f *testing.F) {
 	var base State
 	s.SaveState(&base)
 	var bodies bytes.Buffer
-	if err := s.appendBodyState(&bodies); err != nil {
+	if err := s.bodies.Write(&bodies, s.sc, "voronoi state"); err != nil {
 		f.Fatal(err)
 	}
 	base.Bodies = bodies.Bytes()

@@ -46,6 +46,7 @@ import (
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/voronoi/cell"
 	"github.com/slosh/slosh/sim/voronoi/clip"
@@ -105,8 +106,8 @@ type Solver struct {
 	stats         sim.Stats
 	notice        string
 
-	hands          // the sandbox's tools, the scene's emitters and blasts (hands.go)
-	bodies bodySet // rigid bodies (bodies.go)
+	hands               // the sandbox's tools, the scene's emitters and blasts (hands.go)
+	bodies rigid.Bodies // rigid bodies (bodies.go)
 
 	good State // the state a failed step goes back to
 
@@ -191,7 +192,7 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	s.p = make([]float64, n)
 	s.time, s.step = 0, 0
 	s.resetHands(sc)
-	s.bodies = bodySet{}
+	s.bodies.Clear()
 	s.placeSolids(0) // solids.go
 	s.stats = sim.Stats{Particles: n}
 	s.frameSubsteps = 1
@@ -302,7 +303,7 @@ func (s *Solver) fail(err error) error {
 // the speed gravity can give (sim.FrameSpeed).
 func (s *Solver) BeginFrame(frameDt float64) int {
 	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
-	v2 = s.bodyReach(v2) // bodies.go
+	v2 = s.bodies.Speed2(v2)
 	n := s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), s.spacing, frameDt)
 	s.frameSubsteps = n
 	return n
@@ -328,7 +329,7 @@ func (s *Solver) finish() error {
 		}
 		vmax2 = math.Max(vmax2, v2)
 	}
-	bad += s.badBodies() // bodies.go
+	bad += s.bodies.Bad()
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.Substeps = s.frameSubsteps
 	pr := &s.proj
@@ -384,12 +385,12 @@ func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(floa
 // save keeps the state as the last good one; restore goes back to it.
 func (s *Solver) save() {
 	s.SaveState(&s.good)
-	s.saveBodies() // bodies.go
+	s.bodies.Keep()
 }
 
 func (s *Solver) restore() {
 	s.loadState(&s.good)
-	s.restoreBodies() // bodies.go
+	s.bodies.Restore()
 }
 
 // Frame implements sim.Solver. Rho is 1 for liquid particles and 0 for ballistic ones (the spray).
@@ -406,7 +407,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 		}
 	}
 	dst.Body = nil
-	dst.Bodies = s.frameBodies(dst.Bodies) // bodies.go
+	dst.Bodies = s.bodies.Frame(dst.Bodies)
 	dst.Material, dst.Palette = nil, nil
 	dst.Radius = float32(0.5 * s.spacing)
 	dst.Time, dst.Steps = s.time, s.step
