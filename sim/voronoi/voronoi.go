@@ -170,7 +170,7 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	if !(spacing > 0) || math.IsInf(spacing, 0) {
 		return fmt.Errorf("voronoi: particle spacing %g must be positive", spacing)
 	}
-	budget := sim.ResolveBudget(s.Cfg.Budget, n)
+	budget := s.Cfg.ResolveBudget(n)
 	if budget > scene.MaxParticles*2 {
 		return fmt.Errorf("voronoi: a budget of %d particles is over the most a run may hold (%d)", budget, 2*scene.MaxParticles)
 	}
