@@ -140,15 +140,11 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 		return 0, nil, fmt.Errorf("voronoi: %w", err)
 	}
 	half := 0.5 * s.spacing
-	var out []sim.Particle
-	s.remove(func(i int) bool {
-		p, v := s.x[i], s.v[i]
-		if !(b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < half) {
-			return false
-		}
-		out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}})
-		return true
+	out := s.hands.RemoveWhere(func(i int) bool {
+		p := s.x[i]
+		return b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < half
 	})
+	s.stats.Particles = len(s.x)
 	s.save()
 	return k, out, nil
 }
