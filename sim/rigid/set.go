@@ -130,15 +130,17 @@ func (s *Set[B, PB]) Keep() {
 	}
 }
 
-// Restore puts the last good state's solids back (their number never changes between two Keeps: the mode keeps
-// its state after every hand); the mode's part of each body is left as it is.
-func (s *Set[B, PB]) Restore() {
+// Restore puts the last good state's solids back and says whether it did: not when their number differs from the
+// bodies' (it never does: the mode keeps its state after every hand). The mode's part of each body is left as it
+// is.
+func (s *Set[B, PB]) Restore() bool {
 	if len(s.good) != len(s.List) {
-		return
+		return false
 	}
 	for i := range s.List {
 		s.at(i).Solid = s.good[i]
 	}
+	return true
 }
 
 // Bad counts the bodies whose pose or velocities are not finite.

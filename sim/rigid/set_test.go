@@ -125,7 +125,9 @@ func TestSetIntegrateKeepRestore(t *testing.T) {
 	if d := s.List[0].C[0] - c0[0]; math.Abs(d-dt*0.25) > 1e-12 || s.List[0].C[1] != c0[1] {
 		t.Errorf("a dragged body moved %v in a step", [3]float64{d, s.List[0].C[1] - c0[1], 0})
 	}
-	s.Restore()
+	if !s.Restore() {
+		t.Fatal("Restore did not restore the kept bodies")
+	}
 	for i, b := range s.List {
 		if b.C != kept[i].C || b.V != kept[i].V || b.Q != kept[i].Q || b.Driving != kept[i].Driving {
 			t.Errorf("body %d restored to %v moving %v, kept at %v moving %v", i, b.C, b.V, kept[i].C, kept[i].V)
@@ -135,6 +137,13 @@ func TestSetIntegrateKeepRestore(t *testing.T) {
 	if len(fr) != 2 || fr[1].Center != [3]float32{0.7, 0.5, 0.5} || fr[1].Rot != [4]float32{0, 0, 0, 1} {
 		t.Errorf("the frame's bodies are %+v", fr)
 	}
+	s.List = s.List[:1]
+	s.List[0].C[0] += 1
+	if s.Restore() || s.List[0].C[0] != kept[0].C[0]+1 {
+		t.Error("Restore restored a kept state of two bodies into one")
+	}
+	s.List[0].C[0] -= 1
+	s.List = s.List[:2]
 	if s.Bad() != 0 {
 		t.Error("finite bodies counted as bad")
 	}
