@@ -2,7 +2,6 @@ package voronoi
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/slosh/slosh/sim"
@@ -23,50 +22,18 @@ import (
 // over the obstacle facets f of body k, p_i the pressure of the facet's cell, n_f the cell's outward normal (into
 // the body) and ρ the liquid's density (the scene's fluid, water by default). At rest the pressure is hydrostatic
 // and the sum is Archimedes' buoyancy, so a body lighter than the liquid floats and a heavier one sinks. Then
-// gravity, the pose update and inelastic contacts with the walls, the obstacles and each other (rigid.Solid, as
-// the other modes do).
+// gravity, the pose update and inelastic contacts with the walls, the obstacles and each other (rigid.Set, as
+// sph does: the bodies' bookkeeping, from measuring a dropped body to its part of a state file, is the set's).
 //
 // A body being dragged (DriveBody) moves at the given velocity without turning, pushes the water and takes no
 // force; let go, it keeps that velocity (thrown). Bodies are not particles: Frame gives their poses only.
 
-// body is a rigid body with the fluid's push of the last step.
-type body struct {
-	rigid.Solid
-	force, torque [3]float64 // N, N·m
-	reach         float64    // the farthest surface point from the centre of mass, m
-}
-
-// bodySet holds the bodies and the last good state's.
-type bodySet struct {
-	list   []body
-	good   []rigid.Solid
-	bounds []scene.Box // contactBodies' scratch
-}
-
-func newBody(spec scene.Body, d float64) (body, error) {
-	sol, err := rigid.NewSolid(spec, d)
-	if err != nil {
-		return body{}, err
-	}
-	return body{Solid: sol, reach: sol.Reach()}, nil
-}
-
 // resetBodies measures the scene's bodies at the solver's spacing and places them (Reset calls it after the
 // particles; the scene's sampling already left the fluid out where they are). On error the run has no bodies.
 func (s *Solver) resetBodies(sc *scene.Scene) error {
-	s.bodies.list = s.bodies.list[:0]
-	if err := rigid.CheckCount(len(sc.Bodies)); err != nil {
-		return fmt.Errorf("scene %q: %w", sc.Name, err)
+	if err := s.bodies.Reset(sc, s.spacing); err != nil {
+		return err
 	}
-	list := make([]body, 0, len(sc.Bodies))
-	for i := range sc.Bodies {
-		b, err := newBody(sc.Bodies[i], s.spacing)
-		if err != nil {
-			return fmt.Errorf("scene %q body %d: %w", sc.Name, i, err)
-		}
-		list = append(list, b)
-	}
-	s.bodies.list = list
 	s.placeSolids(s.time)
 	s.save()
 	return nil
@@ -74,8 +41,8 @@ func (s *Solver) resetBodies(sc *scene.Scene) error {
 
 // addBodySolids adds the bodies to the step's solids, posed and with their velocities.
 func (s *Solver) addBodySolids() {
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
 		v, w := b.V, b.W
 		if b.Driving {
 			v, w = b.Drive, [3]float64{}
@@ -90,12 +57,12 @@ func (s *Solver) density() float64 { return s.sc.MaterialOf(0).Density }
 // stepBodies gathers the pressure on each body's facets of the step's clipped cells, then moves the bodies by
 // symplectic Euler and resolves their contacts.
 func (s *Solver) stepBodies(dt float64) {
-	if len(s.bodies.list) == 0 {
+	if len(s.bodies.List) == 0 {
 		return
 	}
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
-		b.force, b.torque = [3]float64{}, [3]float64{}
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
+		b.Force, b.Torque = [3]float64{}, [3]float64{}
 	}
 	c := s.clp
 	rho := s.density()
@@ -112,33 +79,20 @@ func (s *Solver) stepBodies(dt float64) {
 			if k < 0 {
 				continue
 			}
-			b := &s.bodies.list[k]
+			b := &s.bodies.List[k]
 			pa := rho * s.p[i] / dt * c.Area[f]
 			n, xf := c.Normal[f], c.FacetCentroid[f]
 			fv := [3]float64{pa * n[0], pa * n[1], pa * n[2]}
 			r := [3]float64{xf[0] - b.C[0], xf[1] - b.C[1], xf[2] - b.C[2]}
 			for a := 0; a < 3; a++ {
-				b.force[a] += fv[a]
+				b.Force[a] += fv[a]
 			}
-			b.torque[0] += r[1]*fv[2] - r[2]*fv[1]
-			b.torque[1] += r[2]*fv[0] - r[0]*fv[2]
-			b.torque[2] += r[0]*fv[1] - r[1]*fv[0]
+			b.Torque[0] += r[1]*fv[2] - r[2]*fv[1]
+			b.Torque[1] += r[2]*fv[0] - r[0]*fv[2]
+			b.Torque[2] += r[0]*fv[1] - r[1]*fv[0]
 		}
 	}
-	g := s.Cfg.Gravity
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
-		if b.Driving {
-			b.V, b.W = b.Drive, [3]float64{}
-		} else {
-			ii := b.InvInertia()
-			for a := 0; a < 3; a++ {
-				b.V[a] += dt * (float64(g[a]) + b.force[a]/b.Mass)
-				b.W[a] += dt * (ii[a][0]*b.torque[0] + ii[a][1]*b.torque[1] + ii[a][2]*b.torque[2])
-			}
-		}
-		b.Advance(dt, [3]float64{}, [3]float64{})
-	}
+	s.bodies.Integrate(dt, s.Cfg.Gravity)
 	s.contactBodies()
 }
 
@@ -161,70 +115,17 @@ func (s *Solver) contactBodies() {
 			return best, bn
 		}
 	}
-	list := make([]*rigid.Solid, len(s.bodies.list))
-	for k := range s.bodies.list {
-		list[k] = &s.bodies.list[k].Solid
-	}
 	// pairs whose bounds (grown by a spacing, for what earlier pairs' pushes move) are apart cannot touch
-	rigid.ResolveContacts(list, s.sc.Domain, obstacles, s.spacing, &s.bodies.bounds)
-}
-
-// bodyReach adds the bodies to the CFL speed: the fastest surface point, |v| + |ω| r.
-func (s *Solver) bodyReach(v2 float64) float64 {
-	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		v := b.SurfaceSpeed(b.reach)
-		v2 = math.Max(v2, v*v)
-	}
-	return v2
-}
-
-// badBodies counts the bodies whose state is not finite.
-func (s *Solver) badBodies() int {
-	n := 0
-	for i := range s.bodies.list {
-		if !s.bodies.list[i].Finite() {
-			n++
-		}
-	}
-	return n
-}
-
-// saveBodies keeps the bodies with the last good state.
-func (s *Solver) saveBodies() {
-	s.bodies.good = s.bodies.good[:0]
-	for i := range s.bodies.list {
-		s.bodies.good = append(s.bodies.good, s.bodies.list[i].Solid)
-	}
-}
-
-// restoreBodies goes back to the last good state's bodies (their number never changes between saves: every hand
-// saves).
-func (s *Solver) restoreBodies() {
-	if len(s.bodies.good) != len(s.bodies.list) {
-		return
-	}
-	for i := range s.bodies.list {
-		s.bodies.list[i].Solid = s.bodies.good[i]
-	}
-}
-
-// frameBodies appends the bodies' poses to dst[:0].
-func (s *Solver) frameBodies(dst []sim.BodyState) []sim.BodyState {
-	dst = dst[:0]
-	for i := range s.bodies.list {
-		dst = append(dst, s.bodies.list[i].State())
-	}
-	return dst
+	s.bodies.Contacts(s.sc.Domain, obstacles, s.spacing)
 }
 
 // BodyCount is the number of rigid bodies.
-func (s *Solver) BodyCount() int { return len(s.bodies.list) }
+func (s *Solver) BodyCount() int { return s.bodies.Len() }
 
 // Body returns body i's solid (its pose and velocities) and the fluid's force on it in the last step, N.
 func (s *Solver) Body(i int) (rigid.Solid, [3]float64) {
-	b := &s.bodies.list[i]
-	return b.Solid, b.force
+	b := &s.bodies.List[i]
+	return b.Solid, b.Force
 }
 
 // AddBody implements sim.Hands: the body is measured at the particle spacing and placed as given; the fluid
@@ -234,34 +135,25 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	if s.sc == nil {
 		return 0, nil, fmt.Errorf("voronoi: no scene (reset first)")
 	}
-	if err := rigid.CheckCount(len(s.bodies.list) + 1); err != nil {
-		return 0, nil, fmt.Errorf("voronoi: %w", err)
-	}
-	bd, err := newBody(b, s.spacing)
+	k, err := s.bodies.Add(b, s.spacing)
 	if err != nil {
 		return 0, nil, fmt.Errorf("voronoi: %w", err)
 	}
 	half := 0.5 * s.spacing
-	var out []sim.Particle
-	s.remove(func(i int) bool {
-		p, v := s.x[i], s.v[i]
-		if !(b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < half) {
-			return false
-		}
-		out = append(out, sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}})
-		return true
+	out := s.hands.RemoveWhere(func(i int) bool {
+		p := s.x[i]
+		return b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < half
 	})
-	s.bodies.list = append(s.bodies.list, bd)
+	s.stats.Particles = len(s.x)
 	s.save()
-	return len(s.bodies.list) - 1, out, nil
+	return k, out, nil
 }
 
 // RemoveBody implements sim.Hands; the fluid fills the space it leaves.
 func (s *Solver) RemoveBody(i int) error {
-	if i < 0 || i >= len(s.bodies.list) {
-		return fmt.Errorf("voronoi: no body %d (there are %d)", i, len(s.bodies.list))
+	if err := s.bodies.Remove(i); err != nil {
+		return fmt.Errorf("voronoi: %w", err)
 	}
-	s.bodies.list = append(s.bodies.list[:i], s.bodies.list[i+1:]...)
 	s.save()
 	return nil
 }
@@ -269,31 +161,7 @@ func (s *Solver) RemoveBody(i int) error {
 // DriveBody implements sim.Hands: while on, body i moves at v without turning, from the next step; let go, it
 // keeps the velocity it had.
 func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
-	if i < 0 || i >= len(s.bodies.list) {
-		return
+	if s.bodies.Drive(i, v, on) {
+		s.save()
 	}
-	s.bodies.list[i].SetDrive(v, on)
-	s.save()
-}
-
-// appendBodyState writes the bodies after the particles of a state (rigid.WriteSolids).
-func (s *Solver) appendBodyState(w io.Writer) error {
-	list := make([]*rigid.Solid, len(s.bodies.list))
-	for i := range s.bodies.list {
-		list[i] = &s.bodies.list[i].Solid
-	}
-	return rigid.WriteSolids(w, s.sc, list, "voronoi state")
-}
-
-// readBodyState reads what appendBodyState wrote, for this solver's scene and spacing, and checks it.
-func (s *Solver) readBodyState(r io.Reader, spacing float64) ([]body, error) {
-	sols, err := rigid.ReadSolids(r, s.sc, spacing, "voronoi state")
-	if err != nil {
-		return nil, err
-	}
-	list := make([]body, 0, len(sols))
-	for _, sol := range sols {
-		list = append(list, body{Solid: sol, reach: sol.Reach()})
-	}
-	return list, nil
 }

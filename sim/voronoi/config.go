@@ -3,7 +3,6 @@ package voronoi
 import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
-	"github.com/slosh/slosh/sim/scene"
 )
 
 // Name is the mode's name.
@@ -28,9 +27,7 @@ type Config struct {
 	Step             sim.CFL // steps per 1/60 s frame: the velocity condition
 	Gravity          [3]float32
 
-	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
-	Particles int32   // particle count on reset; 0 uses the spacing
-	Budget    int32   // most particles; 0 is automatic
+	sim.Resolution // voronoi.spacing, voronoi.particles, voronoi.budget
 }
 
 // DefaultConfig is the paper's method with a surface radius that covers a lattice's cells (their corners are
@@ -90,12 +87,8 @@ func (c *Config) Register(s *param.Set) {
 	c.Step.Register(s, "voronoi", "Voronoi|Time step")
 	s.Vec3(&c.Gravity, param.Spec{Name: "voronoi.gravity", Label: "Gravity", Group: "Voronoi|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
 		Desc: "External acceleration"})
-	s.Float(&c.Spacing, param.Spec{Name: "voronoi.spacing", Label: "Particle spacing", Group: "Voronoi|Resolution", Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.1, OnReset: true,
-		Desc: "Lattice spacing of the fluid blocks on reset; 0 uses the scene's"})
-	s.Int(&c.Particles, param.Spec{Name: "voronoi.particles", Label: "Particle count", Group: "Voronoi|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 18, OnReset: true,
-		Desc: "Target particle count on reset (the spacing follows); 0 uses the spacing"})
-	s.Int(&c.Budget, param.Spec{Name: "voronoi.budget", Label: "Particle budget", Group: "Voronoi|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 20, OnReset: true,
-		Desc: "Most particles the solver holds, fixed at reset; 0 is twice the scene's, at least 65536"})
+	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: "voronoi", Group: "Voronoi|Resolution",
+		SpacingSoftMax: 0.1, ParticlesSoftMax: 1 << 18, BudgetSoftMax: 1 << 20})
 }
 
 // DefaultVolumeCorrection is voronoi.volume_correction's default.

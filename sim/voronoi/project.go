@@ -532,9 +532,6 @@ func (s *Solver) solve(b, x []float64, warm bool, tol, floor float64) (iters int
 func (s *Solver) pressure() {
 	pr := &s.proj
 	n := len(s.x)
-	if len(s.p) != n {
-		s.p = grow.Resize(s.p, n)
-	}
 	pr.b = grow.Resize(pr.b, n)
 	for i := range pr.b {
 		pr.b[i] = -pr.div[i]

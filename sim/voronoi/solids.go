@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/slosh/slosh/internal/grow"
-	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -68,7 +67,7 @@ func (s *Solver) placeSolids(t float64) {
 		sh := o.ShapeAt(t)
 		s.addSolid(sh, [3]float64(o.Motion.Velocity(t)), [3]float64{}, [3]float64{}, -1)
 	}
-	if p := s.tools.Paddle; p != nil {
+	if p := s.hands.Tools.Paddle; p != nil {
 		c := [3]float64{float64(p.Center[0]), float64(p.Center[1]), float64(p.Center[2])}
 		s.addSolid(scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3(c), Radius: float64(p.Radius)}, s.paddleVel, [3]float64{}, c, -1)
 	}
@@ -212,24 +211,9 @@ func (s *Solver) removeClose() int {
 }
 
 // remove deletes the particles drop selects (called once per particle, in order), renumbers the ids that remain
-// to 0..N'−1 in their old order, and returns how many went.
+// to 0..N'−1 in their old order (particles.Store.Remove), and returns how many went.
 func (s *Solver) remove(drop func(i int) bool) int {
-	n := len(s.x)
-	goneID := make([]bool, n)
-	k := 0
-	for i := 0; i < n; i++ {
-		if drop(i) {
-			goneID[s.id[i]] = true
-			continue
-		}
-		s.x[k], s.v[k], s.id[k], s.p[k] = s.x[i], s.v[i], s.id[i], s.p[i]
-		k++
-	}
-	if k == n {
-		return 0
-	}
-	s.x, s.v, s.id, s.p = s.x[:k], s.v[:k], s.id[:k], s.p[:k]
-	sim.Renumber(s.id, goneID)
-	s.stats.Particles = k
-	return n - k
+	k := s.hands.P.Remove(drop)
+	s.stats.Particles = len(s.x)
+	return k
 }

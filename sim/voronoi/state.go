@@ -1,20 +1,30 @@
 package voronoi
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/slosh/slosh/internal/binio"
-	"github.com/slosh/slosh/sim"
-	"github.com/slosh/slosh/sim/emit"
+	"github.com/slosh/slosh/sim/particles"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 )
 
-// State is the whole state of a Voronoi run: everything a step reads that it does not compute, so that a loaded
-// run continues bit for bit. The diagram, the clipped cells and the neighbourhoods are rebuilt by every step.
+// The state file is the shell's frame (sim/shell): the header, the emitters' travel, the particles with their
+// pressure column (declare), and as the mode's own part the rigid bodies (rigid.WriteSolids). Everything a step
+// reads that it does not compute is there, so a loaded run continues bit for bit; the diagram, the clipped cells
+// and the neighbourhoods are rebuilt by every step. Version 1, written before the particle store, is converted
+// (readVersion1).
+var stateFormat = shell.Format{Magic: "slosh voronoi state\n", Kind: Name, Version: 2, MaxExtra: maxStateBodyBytes}
+
+// maxStateBodyBytes bounds the bodies' part of a state.
+const maxStateBodyBytes = 16 + scene.MaxFileBytes + scene.MaxBodies*256
+
+// State is a Voronoi state as plain arrays, for tests and tools that look inside a state file.
 type State struct {
 	Spacing float64 // particle spacing, m
 	Time    float64 // simulated time, s
@@ -37,75 +47,131 @@ type State struct {
 // N is the particle count.
 func (st *State) N() int { return len(st.Pos) }
 
-// The binary form: a magic line, a version, the scalars and counts, then the arrays, little-endian.
-const (
-	stateMagic        = "slosh voronoi state\n"
-	stateVersion      = 1
-	maxStateParticles = 2 * scene.MaxParticles
-	maxStateEmitters  = 1 << 16
-	// MaxStateTime bounds the simulated time a state may hold, s; maxStateSteps the steps.
-	MaxStateTime  = 1e9
-	maxStateSteps = 1 << 50
-	// maxStatePressure bounds a stored pressure (a velocity potential, m²/s): a speed of sim.MaxStateSpeed over the
-	// largest domain.
-	maxStatePressure  = 1e12
-	headBytes         = len(stateMagic) + 4 + 6*8 // magic, version, spacing, time, steps, two counts, tool
-	particleBytes     = 16 + 16 + 4 + 8           // position, velocity, id, pressure
-	maxStateBodyBytes = 16 + scene.MaxFileBytes + scene.MaxBodies*256
-)
-
-// Encode writes the state in its binary form.
-func (st *State) Encode(w io.Writer) error {
-	return binio.Write(w, "voronoi",
-		[]byte(stateMagic), uint32(stateVersion), st.Spacing, st.Time, int64(st.Steps),
-		int64(len(st.Pos)), int64(len(st.Emitted)),
-		st.Pos, st.Vel, st.ID, st.Pres, st.Emitted, st.ToolAcc, int64(len(st.Bodies)), st.Bodies)
+// detached is a shell holding particle slices of its own, declared as a run's: for encoding and decoding states
+// that are not the solver's.
+func detached() *shell.Shell {
+	h := &shell.Shell{Mode: Name}
+	var x, v [][4]float32
+	var id []uint32
+	var p []float64
+	declare(h, &x, &v, &id, &p)
+	return h
 }
 
-// DecodeState reads a state Encode wrote and validates it. The counts it declares are checked before anything is
-// allocated for them: against fixed limits, and against the bytes left in r when r says how many.
+// saved is st as the shell keeps a state.
+func (st *State) saved() (*shell.Saved, error) {
+	if len(st.Pres) != len(st.Pos) {
+		return nil, fmt.Errorf("voronoi state: %d particles but %d pressures", len(st.Pos), len(st.Pres))
+	}
+	sv := &shell.Saved{Header: shell.Header{Spacing: st.Spacing, Time: st.Time, Steps: st.Steps},
+		Particles: particles.Snapshot{Pos: st.Pos, Vel: st.Vel, ID: st.ID},
+		Emitted:   st.Emitted, ToolAcc: st.ToolAcc, Extra: st.Bodies}
+	particles.Put(&sv.Particles, "pressure", st.Pres)
+	return sv, nil
+}
+
+// stateOf is a decoded state as plain arrays.
+func stateOf(sv *shell.Saved) *State {
+	p := &sv.Particles
+	return &State{Spacing: sv.Spacing, Time: sv.Time, Steps: sv.Steps, Pos: p.Pos, Vel: p.Vel, ID: p.ID,
+		Pres: particles.Get[float64](p, "pressure"), Emitted: sv.Emitted, ToolAcc: sv.ToolAcc, Bodies: sv.Extra}
+}
+
+// Encode writes the state in the current format, as it is: a damaged state makes a file the decoder refuses.
+func (st *State) Encode(w io.Writer) error {
+	sv, err := st.saved()
+	if err != nil {
+		return err
+	}
+	return encodeSaved(w, sv)
+}
+
+// encodeSaved writes a state in the current format.
+func encodeSaved(w io.Writer, sv *shell.Saved) error {
+	h := detached()
+	if err := h.Restore(sv); err != nil {
+		return fmt.Errorf("voronoi state: %w", err)
+	}
+	return h.Encode(w, stateFormat, sv.Header, sv.Extra)
+}
+
+// DecodeState reads a state of either version and checks what does not depend on the scene (shell.Decode).
 func DecodeState(r io.Reader) (*State, error) {
-	br, left, err := binio.Open(r, stateMagic, "voronoi")
+	sv, err := decodeSaved(r)
 	if err != nil {
 		return nil, err
 	}
+	return stateOf(sv), nil
+}
+
+// decodeSaved reads a state of either version: the counts it declares are checked before anything is allocated
+// for them, against fixed limits and against the bytes left in r when r says how many, and its values as
+// shell.Decode checks them.
+func decodeSaved(r io.Reader) (*shell.Saved, error) {
+	version, br, left, err := shell.ReadVersion(r, stateFormat)
+	if err != nil {
+		return nil, err
+	}
+	switch version {
+	case stateFormat.Version:
+		return detached().Decode(br, left, stateFormat)
+	case 1:
+		return readVersion1(br, left)
+	}
+	return nil, fmt.Errorf("voronoi state version %d; this slosh reads versions 1 and %d", version, stateFormat.Version)
+}
+
+// Version 1: the magic, the version, then spacing float64, time float64, steps, particle count and emitter count
+// int64, positions, velocities, ids, pressures float64, each emitter's travel float32, the pouring tool's float32,
+// the bodies' length int64 and their bytes; little-endian.
+const (
+	v1HeadBytes     = 4 + 5*8 // after the magic: version, spacing, time, steps, two counts
+	v1ParticleBytes = 16 + 16 + 4 + 8
+	v1MaxParticles  = 2 * scene.MaxParticles
+	v1MaxEmitters   = 1 << 16
+)
+
+// readVersion1 reads the rest of a version 1 state after its version and converts it: the same state written in
+// the current format and decoded from it, so that it is checked as a current one is.
+func readVersion1(br *bufio.Reader, left int64) (*shell.Saved, error) {
 	le := binary.LittleEndian
-	var version uint32
+	sv := &shell.Saved{}
 	var steps, n, ne int64
-	st := &State{}
-	for _, v := range []any{&version, &st.Spacing, &st.Time, &steps, &n, &ne} {
+	for _, v := range []any{&sv.Spacing, &sv.Time, &steps, &n, &ne} {
 		if err := binary.Read(br, le, v); err != nil {
 			return nil, fmt.Errorf("voronoi state: truncated header: %w", err)
 		}
 	}
 	switch {
-	case version != stateVersion:
-		return nil, fmt.Errorf("voronoi state version %d; this slosh reads version %d", version, stateVersion)
-	case n < 0 || n > maxStateParticles:
-		return nil, fmt.Errorf("voronoi state: particle count %d is outside [0, %d]", n, maxStateParticles)
-	case ne < 0 || ne > maxStateEmitters:
-		return nil, fmt.Errorf("voronoi state: emitter count %d is outside [0, %d]", ne, maxStateEmitters)
-	case steps < 0 || steps > maxStateSteps:
-		return nil, fmt.Errorf("voronoi state: steps: %d is outside [0, %d]", steps, int64(maxStateSteps))
+	case n < 0 || n > v1MaxParticles:
+		return nil, fmt.Errorf("voronoi state: particle count %d is outside [0, %d]", n, v1MaxParticles)
+	case ne < 0 || ne > v1MaxEmitters:
+		return nil, fmt.Errorf("voronoi state: emitter count %d is outside [0, %d]", ne, v1MaxEmitters)
+	case steps < 0 || steps > shell.MaxSteps:
+		return nil, fmt.Errorf("voronoi state: steps: %d is outside [0, %d]", steps, int64(shell.MaxSteps))
 	}
-	need := int64(headBytes) + n*particleBytes + ne*4
+	need := int64(len(stateFormat.Magic)+v1HeadBytes) + n*v1ParticleBytes + ne*4 + 4 + 8
 	if left >= 0 && need > left {
 		return nil, fmt.Errorf("voronoi state: it declares %d particles and %d emitters, %d bytes, but holds %d bytes: it is truncated or damaged", n, ne, need, left)
 	}
-	st.Steps = int(steps)
-	fail := func(what string, err error) (*State, error) {
+	sv.Steps = int(steps)
+	fail := func(what string, err error) (*shell.Saved, error) {
 		return nil, fmt.Errorf("voronoi state: truncated %s (%d particles declared): %w", what, n, err)
 	}
-	if st.Pos, st.Vel, st.ID, err = binio.ReadParticles(br, n); err != nil {
+	p := &sv.Particles
+	var err error
+	if p.Pos, p.Vel, p.ID, err = binio.ReadParticles(br, n); err != nil {
 		return nil, fmt.Errorf("voronoi state: %w (%d particles declared)", err, n)
 	}
-	if st.Pres, err = binio.ReadArray[float64](br, n); err != nil {
+	pres, err := binio.ReadArray[float64](br, n)
+	if err != nil {
 		return fail("pressures", err)
 	}
-	if st.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
+	particles.Put(p, "pressure", pres)
+	if sv.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
 		return fail("emitters", err)
 	}
-	if err := binary.Read(br, le, &st.ToolAcc); err != nil {
+	if err := binary.Read(br, le, &sv.ToolAcc); err != nil {
 		return fail("pouring tool", err)
 	}
 	var nb int64
@@ -115,91 +181,80 @@ func DecodeState(r io.Reader) (*State, error) {
 	if nb < 0 || nb > maxStateBodyBytes || (left >= 0 && need+nb > left) {
 		return nil, fmt.Errorf("voronoi state: the bodies take %d bytes, outside [0, %d] or more than the state holds: it is truncated or damaged", nb, maxStateBodyBytes)
 	}
-	if st.Bodies, err = binio.ReadArray[byte](br, nb); err != nil {
+	if sv.Extra, err = binio.ReadArray[byte](br, nb); err != nil {
 		return fail("bodies", err)
 	}
 	if err := binio.End(br, "voronoi"); err != nil {
 		return nil, err
 	}
-	if err := st.Validate(); err != nil {
-		return nil, fmt.Errorf("voronoi state: %w", err)
+	var b bytes.Buffer
+	if err := encodeSaved(&b, sv); err != nil {
+		return nil, err
 	}
-	return st, nil
-}
-
-// Validate checks what does not depend on the scene: array lengths, ids a permutation of 0..N−1, every value
-// finite and within what a run can reach.
-func (st *State) Validate() error {
-	n := len(st.Pos)
-	switch {
-	case !(st.Spacing > 0) || math.IsInf(st.Spacing, 0):
-		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
-	case !(st.Time >= 0 && st.Time <= MaxStateTime):
-		return fmt.Errorf("time: %.6g s is outside [0, %g] s", st.Time, float64(MaxStateTime))
-	case st.Steps < 0 || st.Steps > maxStateSteps:
-		return fmt.Errorf("steps: %d is outside [0, %d]", st.Steps, int64(maxStateSteps))
-	case len(st.Pres) != n:
-		return fmt.Errorf("%d particles but %d pressures", n, len(st.Pres))
-	}
-	if err := sim.CheckParticles(st.Pos, st.Vel, st.ID); err != nil {
-		return err
-	}
-	for i, p := range st.Pres {
-		if !(math.Abs(p) <= maxStatePressure) {
-			return fmt.Errorf("particle %d has pressure %g m²/s; pressures are finite and within ±%g", i, p, float64(maxStatePressure))
-		}
-	}
-	return emit.CheckTravel(st.Emitted, st.ToolAcc, float32(st.Spacing))
-}
-
-// CheckFor validates the state and checks that it fits a solver reset with sc and holding at most budget
-// particles: the scene's emitters, every particle inside the scene's domain, speeds a solver can follow and a
-// packing no tighter than a fluid at the state's spacing (sim.CheckPlacement).
-func (st *State) CheckFor(sc *scene.Scene, budget int) error {
-	if err := st.Validate(); err != nil {
-		return err
-	}
-	if len(st.Emitted) != len(sc.Emitters) {
-		return fmt.Errorf("the state has %d emitters, the scene %q has %d: it was saved with another scene", len(st.Emitted), sc.Name, len(sc.Emitters))
-	}
-	if st.N() > budget {
-		return fmt.Errorf("the state has %d particles, over the budget of %d (raise voronoi.budget and reset)", st.N(), budget)
-	}
-	return sim.CheckPlacement(st.Pos, st.Vel, st.ID, sc, st.Spacing)
+	return decodeSaved(bytes.NewReader(b.Bytes()))
 }
 
 // StateKind implements sim.Stateful.
 func (s *Solver) StateKind() string { return Name }
 
-// SaveState copies the whole state into dst, reusing its slices.
+// SaveState copies the whole state but the bodies into dst, reusing its slices.
 func (s *Solver) SaveState(dst *State) {
 	dst.Spacing, dst.Time, dst.Steps = s.spacing, s.time, s.step
 	dst.Pos = append(dst.Pos[:0], s.x...)
 	dst.Vel = append(dst.Vel[:0], s.v...)
 	dst.ID = append(dst.ID[:0], s.id...)
-	dst.Pres = append(dst.Pres[:0], s.p[:len(s.x)]...)
-	dst.Emitted = append(dst.Emitted[:0], s.emitAcc...)
-	dst.ToolAcc = s.toolAcc
+	dst.Pres = append(dst.Pres[:0], s.p...)
+	dst.Emitted = append(dst.Emitted[:0], s.hands.Emitted...)
+	dst.ToolAcc = s.hands.ToolAcc
 }
 
-// LoadState replaces the state with st after checking it against the scene the solver was reset with; a state of
-// another spacing sets the solver's. On error the solver keeps its state.
+// LoadState loads st as ReadState loads it written: checked as a file is, against the scene the solver was reset
+// with. On error the solver keeps its state.
 func (s *Solver) LoadState(st *State) error {
+	var b bytes.Buffer
+	if err := st.Encode(&b); err != nil {
+		return err
+	}
+	return s.ReadState(&b)
+}
+
+// WriteState implements sim.Stateful.
+func (s *Solver) WriteState(w io.Writer) error {
+	var b bytes.Buffer
+	if err := s.bodies.Write(&b, s.sc, "voronoi state"); err != nil {
+		return err
+	}
+	return s.hands.Encode(w, stateFormat, s.header(), b.Bytes())
+}
+
+// ReadState implements sim.Stateful: the state must come from a run of the scene the solver was reset with. On
+// error the solver keeps its state.
+func (s *Solver) ReadState(r io.Reader) error {
+	sv, err := decodeSaved(r)
+	if err != nil {
+		return err
+	}
+	return s.load(sv)
+}
+
+// load replaces the state with a decoded one after checking it against the scene the solver was reset with, its
+// budget and its bodies; a state of another spacing sets the solver's. On error the solver keeps its state.
+func (s *Solver) load(sv *shell.Saved) error {
 	if s.sc == nil {
 		return fmt.Errorf("voronoi: load a state after a reset with its scene")
 	}
-	if err := st.CheckFor(s.sc, s.budget); err != nil {
+	if err := sv.CheckFor(s.sc, s.hands.Budget, "voronoi.budget"); err != nil {
 		return fmt.Errorf("voronoi: %w", err)
 	}
-	if st.Spacing != s.spacing {
-		if err := s.sc.CheckSpacing(st.Spacing); err != nil {
+	if sv.Spacing != s.spacing {
+		if err := s.sc.CheckSpacing(sv.Spacing); err != nil {
 			return fmt.Errorf("voronoi: the state's particle spacing does not fit the scene %q: %w", s.sc.Name, err)
 		}
 	}
-	var list []body
-	if len(st.Bodies) > 0 {
-		br := bytes.NewReader(st.Bodies)
-		l, err := s.readBodyState(br, st.Spacing)
+	var list []rigid.ShapeBody
+	if len(sv.Extra) > 0 {
+		br := bytes.NewReader(sv.Extra)
+		l, err := s.bodies.Read(br, s.sc, sv.Spacing, "voronoi state")
 		if err != nil {
 			return err
 		}
@@ -208,47 +263,12 @@ func (s *Solver) LoadState(st *State) error {
 		}
 		list = l
 	}
-	s.spacing = st.Spacing
+	s.spacing = sv.Spacing
 	if err := s.prepare(); err != nil {
 		return err
 	}
-	s.loadState(st)
-	s.bodies.list = list
+	s.setState(sv)
+	s.bodies.List = list
 	s.save()
 	return nil
-}
-
-// loadState sets the state from a consistent st (the last good one, or a checked state).
-func (s *Solver) loadState(st *State) {
-	s.x = append(s.x[:0], st.Pos...)
-	s.v = append(s.v[:0], st.Vel...)
-	s.id = append(s.id[:0], st.ID...)
-	s.p = append(s.p[:0], st.Pres...)
-	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
-	s.toolAcc = st.ToolAcc
-	s.time, s.step = st.Time, st.Steps
-	s.proj.state = s.proj.state[:0] // no cells until the next step
-	s.stats.Particles, s.stats.Steps, s.stats.Time = len(s.x), s.step, s.time
-}
-
-// WriteState implements sim.Stateful.
-func (s *Solver) WriteState(w io.Writer) error {
-	var st State
-	s.SaveState(&st)
-	var b bytes.Buffer
-	if err := s.appendBodyState(&b); err != nil {
-		return err
-	}
-	st.Bodies = b.Bytes()
-	return st.Encode(w)
-}
-
-// ReadState implements sim.Stateful: the state must come from a run of the scene the solver was reset with. On
-// error the solver keeps its state.
-func (s *Solver) ReadState(r io.Reader) error {
-	st, err := DecodeState(r)
-	if err != nil {
-		return err
-	}
-	return s.LoadState(st)
 }

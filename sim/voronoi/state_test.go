@@ -2,12 +2,15 @@ package voronoi
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/simtest"
 )
@@ -72,7 +75,7 @@ func TestStateContinuesBitForBit(t *testing.T) {
 					t.Fatalf("particle %d: liquid %g against %g", i, fa.Rho[i], fb.Rho[i])
 				}
 			}
-			if a.toolAcc == 0 && a.emitAcc[0] == 0 {
+			if a.hands.ToolAcc == 0 && a.hands.Emitted[0] == 0 {
 				t.Error("the emitters' streams are between layers nowhere: the test does not see their travel")
 			}
 			moving := false
@@ -136,7 +139,7 @@ func TestStateRefusesAnotherRun(t *testing.T) {
 		}
 	}
 	before := stateBytes(t, a)
-	for _, cut := range []int{0, 10, headBytes, len(good) / 2, len(good) - 1} {
+	for _, cut := range []int{0, 10, layout(0, 0).emitters, len(good) / 2, len(good) - 1} {
 		if err := a.ReadState(bytes.NewReader(good[:cut])); err == nil {
 			t.Errorf("a state cut at %d bytes loaded", cut)
 		}
@@ -196,11 +199,10 @@ func TestStateRefusesDamagedParticles(t *testing.T) {
 		c.damage(&st)
 		before := stateBytes(t, s)
 		var buf bytes.Buffer
-		if err := st.Encode(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.ReadState(bytes.NewReader(buf.Bytes())); err == nil {
-			t.Errorf("%s: ReadState took it", c.name)
+		if err := st.Encode(&buf); err == nil { // arrays of other lengths are not written
+			if err := s.ReadState(bytes.NewReader(buf.Bytes())); err == nil {
+				t.Errorf("%s: ReadState took it", c.name)
+			}
 		}
 		if err := s.LoadState(&st); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
@@ -250,5 +252,154 @@ func TestStepDependsOnlyOnTheState(t *testing.T) {
 		runFrames(t, a, 1, nil)
 		runFrames(t, b, 1, nil)
 		sameState(t, a, b, fmt.Sprintf("frame %d stepped from a loaded state", f+1))
+	}
+}
+
+// stateLayout is where the fields of a version 2 state begin, for tests that damage one.
+type stateLayout struct{ spacing, emitters, count, columns, positions, pressures, extra int }
+
+// layout is the stateLayout of a state of n particles and ne emitters: the shell's header, the emitters' travel,
+// the particles' block (its version, count and table of one column, pressure, then the arrays) and the bodies.
+func layout(n, ne int) stateLayout {
+	m := len(stateFormat.Magic)
+	block := m + 4 + 4*8 + 4*ne + 4
+	pos := block + 4 + 8 + 4 + 2 + len("pressure") + 4
+	return stateLayout{spacing: m + 4, emitters: m + 28, count: block + 4, columns: block + 12, positions: pos,
+		pressures: pos + 36*n, extra: pos + 44*n}
+}
+
+// encodeVersion1 writes st as slosh wrote states before the particle store (version 1).
+func encodeVersion1(t testing.TB, st *State) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := binio.Write(&b, "voronoi", []byte(stateFormat.Magic), uint32(1), st.Spacing, st.Time, int64(st.Steps),
+		int64(len(st.Pos)), int64(len(st.Emitted)), st.Pos, st.Vel, st.ID, st.Pres, st.Emitted, st.ToolAcc,
+		int64(len(st.Bodies)), st.Bodies); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// sameArrays says whether two states hold the same values.
+func sameArrays(a, b *State) bool {
+	return a.Spacing == b.Spacing && a.Time == b.Time && a.Steps == b.Steps && slices.Equal(a.Pos, b.Pos) &&
+		slices.Equal(a.Vel, b.Vel) && slices.Equal(a.ID, b.ID) && slices.Equal(a.Pres, b.Pres) &&
+		slices.Equal(a.Emitted, b.Emitted) && a.ToolAcc == b.ToolAcc && bytes.Equal(a.Bodies, b.Bodies)
+}
+
+// A state written before the particle store (version 1) is converted: it decodes to the state it holds, loads, and
+// continues bit for bit against the run that wrote it and against the same state written as version 2; a damaged
+// one is refused with a message.
+func TestStateVersion1Converted(t *testing.T) {
+	a := newSolver(t, simtest.HandsScene)
+	a.SetTools(tools())
+	runFrames(t, a, 3, nil)
+	var st State
+	a.SaveState(&st)
+	var bodies bytes.Buffer
+	if err := a.bodies.Write(&bodies, a.sc, "voronoi state"); err != nil {
+		t.Fatal(err)
+	}
+	st.Bodies = bodies.Bytes()
+	old := encodeVersion1(t, &st)
+	got, err := DecodeState(bytes.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameArrays(&st, got) {
+		t.Fatal("the version 1 state decodes to another")
+	}
+	b, c := newSolver(t, simtest.HandsScene), newSolver(t, simtest.HandsScene)
+	if err := b.ReadState(bytes.NewReader(old)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ReadState(bytes.NewReader(encoded(t, a))); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Solver{b, c} {
+		s.SetTools(tools())
+	}
+	sameState(t, a, b, "after loading version 1")
+	for _, s := range []*Solver{a, b, c} {
+		runFrames(t, s, 2, nil)
+	}
+	sameState(t, a, b, "2 frames after loading version 1")
+	sameState(t, c, b, "2 frames after loading version 1 and 2")
+	if v := binary.LittleEndian.Uint32(encoded(t, b)[len(stateFormat.Magic):]); v != stateFormat.Version {
+		t.Errorf("a converted run saves version %d, want %d", v, stateFormat.Version)
+	}
+
+	before := stateBytes(t, b)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated", old[:len(old)/2], "truncated"},
+		{"more particles than it holds", func() []byte {
+			d := bytes.Clone(old)
+			binary.LittleEndian.PutUint64(d[len(stateFormat.Magic)+28:], 1<<20)
+			return d
+		}(), "truncated or damaged"},
+		{"a byte after the end", append(bytes.Clone(old), 0), "after the end"},
+		{"a pressure not finite", func() []byte {
+			d := bytes.Clone(old)
+			at := len(stateFormat.Magic) + 44 + 36*st.N()
+			binary.LittleEndian.PutUint64(d[at:], math.Float64bits(math.NaN()))
+			return d
+		}(), "pressure"},
+	} {
+		if err := b.ReadState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("version 1 %s: %v, want an error saying %q", c.name, err, c.want)
+		} else {
+			t.Logf("version 1 %s: %v", c.name, err)
+		}
+	}
+	if !bytes.Equal(before, stateBytes(t, b)) {
+		t.Error("the refused states changed the solver")
+	}
+}
+
+// A version 2 state with a column this slosh does not keep, a particle count its bytes do not hold, a column table
+// of the wrong size, or a version it does not know is refused with a message saying so, and the solver keeps its
+// state.
+func TestStateVersion2Refusals(t *testing.T) {
+	s := newSolver(t, handsScene)
+	runFrames(t, s, 2, nil)
+	good := encoded(t, s)
+	at := layout(len(s.x), len(s.hands.Emitted))
+	// the layout the damage below relies on
+	le := binary.LittleEndian
+	if int(le.Uint64(good[at.count:])) != len(s.x) || math.Float64frombits(le.Uint64(good[at.pressures:])) != s.p[0] ||
+		le.Uint64(good[at.extra:]) != uint64(len(good)-at.extra-8) || string(good[at.columns+6:at.columns+14]) != "pressure" {
+		t.Fatal("the state's layout is not the one these tests damage")
+	}
+	damage := func(f func(d []byte)) []byte {
+		d := bytes.Clone(good)
+		f(d)
+		return d
+	}
+	before := stateBytes(t, s)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"an unknown column", damage(func(d []byte) { d[at.columns+13] = 'X' }), `column "pressurX" is not one this slosh keeps`},
+		{"a column of another size", damage(func(d []byte) { le.PutUint32(d[at.columns+14:], 4) }), "values of 4 bytes"},
+		{"a count over the bytes", damage(func(d []byte) { le.PutUint64(d[at.count:], uint64(len(s.x)+5)) }), "truncated or damaged"},
+		{"a count over the limit", damage(func(d []byte) { le.PutUint64(d[at.count:], 1<<40) }), "outside"},
+		{"a negative count", damage(func(d []byte) { le.PutUint64(d[at.count:], math.MaxUint64) }), "outside"},
+		{"version 3", damage(func(d []byte) { le.PutUint32(d[len(stateFormat.Magic):], 3) }), "version 3"},
+		{"another mode's", []byte("slosh sph state\n\x02\x00\x00\x00"), "not a voronoi state"},
+	} {
+		if err := s.ReadState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+	if !bytes.Equal(before, stateBytes(t, s)) {
+		t.Error("the refused states changed the solver")
 	}
 }

@@ -46,7 +46,10 @@ import (
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/particles"
+	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/voronoi/cell"
 	"github.com/slosh/slosh/sim/voronoi/clip"
 )
@@ -76,10 +79,9 @@ type Solver struct {
 	pool   par.Pool
 
 	spacing float64
-	budget  int
 	box     cell.Box
 
-	// particle state
+	// particle state, held by the shell's store (hands)
 	x, v [][4]float32
 	id   []uint32
 	p    []float64 // the last solve's pressures (velocity potential, m²/s): where the next solve starts
@@ -103,12 +105,14 @@ type Solver struct {
 	removed       int
 	timer         sim.Timer
 	stats         sim.Stats
-	notice        string
 
-	hands          // the sandbox's tools, the scene's emitters and blasts (hands.go)
-	bodies bodySet // rigid bodies (bodies.go)
+	// hands holds the particles, the budget and its notice, the tools and the emitters' streams (sim/shell);
+	// paddleTrack the paddle's velocity (hands.go)
+	hands shell.Shell
+	paddleTrack
+	bodies rigid.Bodies // rigid bodies (bodies.go)
 
-	good State // the state a failed step goes back to
+	good shell.Saved // the state a failed step goes back to
 
 	// tests' hooks inside a step: after gravity and the removal (u*), and after the projection before the advection
 	afterGravity, beforeAdvect func()
@@ -118,7 +122,28 @@ type Solver struct {
 func New() *Solver {
 	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
 	s.Cfg.Register(s.params)
+	s.hands.Mode = Name
+	declare(&s.hands, &s.x, &s.v, &s.id, &s.p)
 	return s
+}
+
+// declare binds a Voronoi run's particle slices to a shell: positions, velocities, ids and the pressures that
+// warm-start the next solve (state). DecodeState and State.Encode declare slices of their own.
+func declare(h *shell.Shell, x, v *[][4]float32, id *[]uint32, p *[]float64) {
+	h.Bind(x, v, id)
+	particles.Add(&h.P, p, particles.Spec[float64]{Name: "pressure", Role: particles.State, Check: checkPressure})
+}
+
+// maxStatePressure bounds a stored pressure (a velocity potential, m²/s): a speed of sim.MaxStateSpeed over the
+// largest domain.
+const maxStatePressure = 1e12
+
+// checkPressure refuses a stored pressure no run reaches.
+func checkPressure(p float64) error {
+	if !(math.Abs(p) <= maxStatePressure) {
+		return fmt.Errorf("%g m²/s; pressures are finite and within ±%g", p, float64(maxStatePressure))
+	}
+	return nil
 }
 
 // Name implements sim.Solver.
@@ -169,7 +194,7 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	if !(spacing > 0) || math.IsInf(spacing, 0) {
 		return fmt.Errorf("voronoi: particle spacing %g must be positive", spacing)
 	}
-	budget := sim.ResolveBudget(s.Cfg.Budget, n)
+	budget := s.Cfg.ResolveBudget(n)
 	if budget > scene.MaxParticles*2 {
 		return fmt.Errorf("voronoi: a budget of %d particles is over the most a run may hold (%d)", budget, 2*scene.MaxParticles)
 	}
@@ -177,21 +202,17 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 		return err
 	}
 	s.held = int64(budget) * BytesPerParticle
-	s.sc, s.spacing, s.budget = sc, spacing, budget
+	s.sc, s.spacing = sc, spacing
 	s.box = cell.Box{Min: [3]float64(sc.Domain.Min), Max: [3]float64(sc.Domain.Max)}
 	if err := s.prepare(); err != nil {
 		return err
 	}
-	s.x = append(s.x[:0], pos...)
-	s.v = append(s.v[:0], vel...)
-	s.id = s.id[:0]
-	for i := range pos {
-		s.id = append(s.id, uint32(i))
-	}
-	s.p = make([]float64, n)
+	s.hands.P.Reset(n) // ids 0..n−1, pressures 0
+	copy(s.x, pos)
+	copy(s.v, vel)
 	s.time, s.step = 0, 0
-	s.resetHands(sc)
-	s.bodies = bodySet{}
+	s.resetHands(sc, budget)
+	s.bodies.Clear()
 	s.placeSolids(0) // solids.go
 	s.stats = sim.Stats{Particles: n}
 	s.frameSubsteps = 1
@@ -302,7 +323,7 @@ func (s *Solver) fail(err error) error {
 // the speed gravity can give (sim.FrameSpeed).
 func (s *Solver) BeginFrame(frameDt float64) int {
 	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
-	v2 = s.bodyReach(v2) // bodies.go
+	v2 = s.bodies.Speed2(v2)
 	n := s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), s.spacing, frameDt)
 	s.frameSubsteps = n
 	return n
@@ -328,7 +349,7 @@ func (s *Solver) finish() error {
 		}
 		vmax2 = math.Max(vmax2, v2)
 	}
-	bad += s.badBodies() // bodies.go
+	bad += s.bodies.Bad()
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.Substeps = s.frameSubsteps
 	pr := &s.proj
@@ -350,7 +371,7 @@ func (s *Solver) finish() error {
 		figs = append(figs, sim.Figure{Name: FigSolveMiss, Value: 1, Warn: true})
 	}
 	st.Figures = figs
-	st.Notice, s.notice = s.notice, ""
+	st.Notice, s.hands.Notice = s.hands.Notice, ""
 	if squeezed {
 		st.Notice = joinNotice(st.Notice, fmt.Sprintf("%d particles were removed, pressed closer than voronoi.min_gap by a solid (the paddle, a body) or the walls", s.removed))
 	}
@@ -366,7 +387,7 @@ func (s *Solver) finish() error {
 		}
 		return e
 	}
-	if s.step%30 == 0 {
+	if shell.Due(s.step) {
 		s.save()
 	}
 	return nil
@@ -383,13 +404,29 @@ func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(floa
 
 // save keeps the state as the last good one; restore goes back to it.
 func (s *Solver) save() {
-	s.SaveState(&s.good)
-	s.saveBodies() // bodies.go
+	s.hands.Keep(&s.good, s.header())
+	s.bodies.Keep()
 }
 
 func (s *Solver) restore() {
-	s.loadState(&s.good)
-	s.restoreBodies() // bodies.go
+	s.setState(&s.good)
+	s.bodies.Restore()
+}
+
+// header is the state's besides its particles and bodies.
+func (s *Solver) header() shell.Header {
+	return shell.Header{Spacing: s.spacing, Time: s.time, Steps: s.step}
+}
+
+// setState sets the particles, the emitters' streams, the time and the steps from a consistent state (the last
+// good one, or a checked one); the cells are gone until the next step.
+func (s *Solver) setState(st *shell.Saved) {
+	if err := s.hands.Restore(st); err != nil {
+		panic("voronoi: " + err.Error()) // a state this solver's columns did not make
+	}
+	s.time, s.step = st.Time, st.Steps
+	s.proj.state = s.proj.state[:0]
+	s.stats.Particles, s.stats.Steps, s.stats.Time = len(s.x), s.step, s.time
 }
 
 // Frame implements sim.Solver. Rho is 1 for liquid particles and 0 for ballistic ones (the spray).
@@ -406,7 +443,7 @@ func (s *Solver) Frame(dst *sim.Frame) {
 		}
 	}
 	dst.Body = nil
-	dst.Bodies = s.frameBodies(dst.Bodies) // bodies.go
+	dst.Bodies = s.bodies.Frame(dst.Bodies)
 	dst.Material, dst.Palette = nil, nil
 	dst.Radius = float32(0.5 * s.spacing)
 	dst.Time, dst.Steps = s.time, s.step

@@ -290,8 +290,8 @@ func TestShippedScenesRun(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			s := newSolverOn(t, sc, "voronoi.particles=1000")
-			if len(s.bodies.list) != len(sc.Bodies) {
-				t.Fatalf("the scene has %d bodies, the solver %d", len(sc.Bodies), len(s.bodies.list))
+			if s.bodies.Len() != len(sc.Bodies) {
+				t.Fatalf("the scene has %d bodies, the solver %d", len(sc.Bodies), s.bodies.Len())
 			}
 			runFrames(t, s, 3, nil)
 			if st := s.Stats(); st.Steps < 3 || st.Particles < 500 || !(figure(s, FigVolume) > 0) {
