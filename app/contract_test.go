@@ -214,7 +214,9 @@ func TestContractHands(t *testing.T) {
 				t.Fatalf("remove: %v", err)
 			}
 			// at the budget, a pouring tool adds nothing and says why
-			h.SetTools(sim.Tools{Emitter: &scene.Emitter{Center: scene.Vec3{0.2, 0.3, 0.2}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.1, Speed: 2}})
+			// a stream about ten particles across: every layer is larger than the room any mode leaves
+			r := 10 * float64(frameOf(s).Radius)
+			h.SetTools(sim.Tools{Emitter: &scene.Emitter{Center: scene.Vec3{0.2, 0.3, 0.2}, Direction: scene.Vec3{0, -1, 0}, Radius: r, Speed: 2}})
 			budget, _ := sim.ParamNamed(s.Params(), "budget")
 			notice := ""
 			for frame := 0; frame < 30 && !strings.Contains(notice, budget.Name); frame++ {

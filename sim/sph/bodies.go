@@ -2,7 +2,6 @@ package sph
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/slosh/slosh/internal/grow"
@@ -52,26 +51,22 @@ import (
 
 // body is a rigid body with the coupling's terms.
 type body struct {
-	rigid.Solid
-	force, torque [3]float64 // the fluid's reaction in the last step, N and N·m
-	reach         float64    // the farthest surface point from the centre of mass, m
-	now           bodySDF    // the posed distance field at t
-	next          bodySDF    // as predicted at t + Δt, for the solve's densities and collision projection
-	cNext         [3]float64 // its centre of mass
-	proj          bodySDF    // the pose the last collision projection used
-	cProj         [3]float64
+	rigid.ShapeBody            // the solid, the fluid's reaction in the last step (Force, Torque) and its Reach
+	now             bodySDF    // the posed distance field at t
+	next            bodySDF    // as predicted at t + Δt, for the solve's densities and collision projection
+	cNext           [3]float64 // its centre of mass
+	proj            bodySDF    // the pose the last collision projection used
+	cProj           [3]float64
 }
 
 // bodySet holds the bodies and their per-step scratch.
 type bodySet struct {
-	scale   []float32 // per particle: the share of the hydrostatic correction it takes this step
-	near    []int32   // the particles within h of a body at t: the only ones its pressure force acts on
-	flag    []bool
-	bounds  []scene.Box // contactBodies' scratch
-	list    []body
-	pred    bool          // Φ and the projection use the predicted poses (during the pressure solve)
-	partial [][6]float64  // per fixed chunk of particles and body: force and torque, summed in chunk order
-	good    []rigid.Solid // the last good state's bodies (finish, restore)
+	rigid.Set[body, *body]           // the bodies (List) and their bookkeeping
+	scale                  []float32 // per particle: the share of the hydrostatic correction it takes this step
+	near                   []int32   // the particles within h of a body at t: the only ones its pressure force acts on
+	flag                   []bool
+	pred                   bool         // Φ and the projection use the predicted poses (during the pressure solve)
+	partial                [][6]float64 // per fixed chunk of particles and body: force and torque, summed in chunk order
 }
 
 // bodyChunk is the fixed size of the chunks the reaction is summed over: the sum's order does not depend on the
@@ -97,7 +92,7 @@ func (s *Solver) pose(b *body, c [3]float64, q [4]float64) bodySDF {
 	g := float64(s.dv.H)
 	var e bodySDF
 	if md := sh.MeshData(); md != nil {
-		r := b.reach + g + float64(s.dv.Spacing)
+		r := b.Reach + g + float64(s.dv.Spacing)
 		e.lo = [3]float32{float32(c[0] - r), float32(c[1] - r), float32(c[2] - r)}
 		e.hi = [3]float32{float32(c[0] + r), float32(c[1] + r), float32(c[2] + r)}
 		e.sdf, e.tf = md.SDF, sh.MeshTransform()
@@ -141,43 +136,20 @@ func (e *bodySDF) dist(x, y, z float32) float32 {
 	return float32(e.sdf.Distance(e.tf.Inverse(scene.Vec3{float64(x), float64(y), float64(z)})) * e.tf.Scale)
 }
 
-// newBody measures a body at the particle spacing d (rigid.NewSolid with length scale d: a lattice of d/4).
-func newBody(spec scene.Body, d float64) (body, error) {
-	sol, err := rigid.NewSolid(spec, d)
-	if err != nil {
-		return body{}, err
-	}
-	return wrapSolid(sol), nil
-}
-
-// wrapSolid makes a body of a measured solid.
-func wrapSolid(sol rigid.Solid) body {
-	return body{Solid: sol, reach: sol.Reach()}
-}
-
 // resetBodies measures the scene's bodies at the solver's spacing and places them (Reset calls it after the
 // particles; the scene's sampling already left the fluid out where they are). On error the run has no bodies.
 func (s *Solver) resetBodies(sc *scene.Scene) error {
-	s.bodies.list = s.bodies.list[:0]
-	if err := rigid.CheckCount(len(sc.Bodies)); err != nil {
-		return fmt.Errorf("scene %q: %w", sc.Name, err)
+	if err := s.bodies.Reset(sc, float64(s.dv.Spacing)); err != nil {
+		return err
 	}
-	list := make([]body, 0, len(sc.Bodies))
-	for i := range sc.Bodies {
-		b, err := newBody(sc.Bodies[i], float64(s.dv.Spacing))
-		if err != nil {
-			return fmt.Errorf("scene %q body %d: %w", sc.Name, i, err)
-		}
-		list = append(list, b)
-	}
-	s.installBodies(list)
+	s.installBodies(s.bodies.List)
 	s.save()
 	return nil
 }
 
 // installBodies makes list the run's bodies, posed where they are.
 func (s *Solver) installBodies(list []body) {
-	s.bodies.list, s.bodies.pred = list, false
+	s.bodies.List, s.bodies.pred = list, false
 	for i := range list {
 		b := &list[i]
 		b.now = s.pose(b, b.C, b.Q)
@@ -190,8 +162,8 @@ func (s *Solver) installBodies(list []body) {
 // at t + Δt falling freely, or moving at the velocity they are dragged at (followBodies corrects the prediction).
 func (s *Solver) beginBodies(dt float64) {
 	s.bodies.pred = false
-	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
+	for i := range s.bodies.List {
+		b := &s.bodies.List[i]
 		b.now = s.pose(b, b.C, b.Q)
 		s.predictPose(b, dt, [3]float64{}, [3]float64{})
 	}
@@ -222,24 +194,24 @@ func (s *Solver) predictPose(b *body, dt float64, f, tau [3]float64) {
 // a floating body then bounced on the water, the pressure's clamp at zero rectified the bounce, and bodies of half
 // the water's density floated 40 % submerged with their vertical speed jittering at 5 cm/s RMS.
 func (s *Solver) followBodies(pres []float32, dt float32, zero bool) {
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
 		b.proj, b.cProj = b.next, b.cNext
 	}
 	if !s.bodies.pred {
 		return // WCSPH's one evaluation, or no bodies
 	}
 	s.bodyForces(pres, float64(dt), zero, false)
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
-		s.predictPose(b, float64(dt), b.force, b.torque)
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
+		s.predictPose(b, float64(dt), b.Force, b.Torque)
 	}
 }
 
 // predictBodies adds the hydrostatic part of the bodies' mirrored pressure to the non-pressure accelerations (see
 // hydroForce) and switches Φ and the collision projection to the predicted poses for the pressure solve.
 func (s *Solver) predictBodies() {
-	if len(s.bodies.list) == 0 {
+	if len(s.bodies.List) == 0 {
 		return
 	}
 	s.bodies.scale = grow.Resize(s.bodies.scale, len(s.x))
@@ -250,8 +222,8 @@ func (s *Solver) predictBodies() {
 			s.bodies.scale[i], s.bodies.flag[i] = 0, false
 			var hx, hy, hz, pk float32
 			push := float32(-1)
-			for k := range s.bodies.list {
-				b := &s.bodies.list[k]
+			for k := range s.bodies.List {
+				b := &s.bodies.List[k]
 				if !b.now.near(x[0], x[1], x[2]) {
 					continue
 				}
@@ -338,16 +310,16 @@ func (s *Solver) hydroForce(i int, d, nx, ny, nz float32) [3]float32 {
 // with P = Π_k (1 − Φ_k) and S = Σ_k ∇Φ_k/(1 − Φ_k), Φ' = 1 − (1 − Φ)P and ∇Φ' = ∇Φ P + (1 − Φ) P S. During the
 // pressure solve (predicted positions, predicted poses) only Φ' is meaningful.
 func (s *Solver) bodyBoundary(p [4]float32, phi, gx, gy, gz float32) (float32, float32, float32, float32) {
-	if len(s.bodies.list) == 0 {
+	if len(s.bodies.List) == 0 {
 		return phi, gx, gy, gz
 	}
 	w := &s.dv.Wall
 	P := float32(1)
 	var sx, sy, sz float32
-	for k := range s.bodies.list {
-		e := &s.bodies.list[k].now
+	for k := range s.bodies.List {
+		e := &s.bodies.List[k].now
 		if s.bodies.pred {
-			e = &s.bodies.list[k].next
+			e = &s.bodies.List[k].next
 		}
 		if !e.near(p[0], p[1], p[2]) {
 			continue
@@ -382,8 +354,8 @@ func (s *Solver) bodyBoundary(p [4]float32, phi, gx, gy, gz float32) (float32, f
 // their surfaces.
 func (s *Solver) bodyApply(c *[4]float32) {
 	r := s.bodyClearance()
-	for k := range s.bodies.list {
-		e := &s.bodies.list[k].next
+	for k := range s.bodies.List {
+		e := &s.bodies.List[k].next
 		if !e.near(c[0], c[1], c[2]) {
 			continue
 		}
@@ -432,7 +404,7 @@ func (s *Solver) wallCoefficient(p, vi float32) float32 {
 // (predictBodies), plus, with proj, the impulses of the last collision projection. Summed in fixed chunks of
 // particles, in order.
 func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
-	nb := len(s.bodies.list)
+	nb := len(s.bodies.List)
 	n := len(s.bodies.near)
 	if proj {
 		n = len(s.x)
@@ -460,8 +432,8 @@ func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 						cb = s.wallCoefficient(pres[i], s.vol[i])
 					}
 					in := 1 - s.bg[i][3] // Π over every solid of (1 − Φ_b) at x(t)
-					for k := range s.bodies.list {
-						b := &s.bodies.list[k]
+					for k := range s.bodies.List {
+						b := &s.bodies.List[k]
 						e := &b.now
 						if !e.near(x[0], x[1], x[2]) {
 							continue
@@ -501,8 +473,8 @@ func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 				vx, vy, vz := v[0]+h*(an[0]+ap[0]), v[1]+h*(an[1]+ap[1]), v[2]+h*(an[2]+ap[2])
 				c := [3]float32{x[0] + h*vx, x[1] + h*vy, x[2] + h*vz}
 				m := float64(s.mass[s.mat[i]]) / (dt * dt)
-				for k := range s.bodies.list {
-					b := &s.bodies.list[k]
+				for k := range s.bodies.List {
+					b := &s.bodies.List[k]
 					e := &b.proj
 					if !e.near(c[0], c[1], c[2]) {
 						continue
@@ -531,15 +503,15 @@ func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 			}
 		}
 	})
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
 		var t [6]float64
 		for ch := 0; ch < chunks; ch++ {
 			for c := 0; c < 6; c++ {
 				t[c] += part[ch*nb+k][c]
 			}
 		}
-		b.force, b.torque = [3]float64{t[0], t[1], t[2]}, [3]float64{t[3], t[4], t[5]}
+		b.Force, b.Torque = [3]float64{t[0], t[1], t[2]}, [3]float64{t[3], t[4], t[5]}
 	}
 }
 
@@ -547,28 +519,15 @@ func (s *Solver) bodyForces(pres []float32, dt float64, zero, proj bool) {
 // impulses (bodyForces), gravity, symplectic Euler, contacts; then the poses at the step's end serve the next
 // densities.
 func (s *Solver) stepBodies(dt float64) {
-	if len(s.bodies.list) == 0 {
+	if len(s.bodies.List) == 0 {
 		return
 	}
 	s.bodyForces(s.pres, dt, false, true)
 	s.bodies.pred = false
-	g := s.Cfg.Gravity
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
-		if b.Driving {
-			b.V, b.W = b.Drive, [3]float64{}
-		} else {
-			ii := b.InvInertia()
-			for a := 0; a < 3; a++ {
-				b.V[a] += dt * (float64(g[a]) + b.force[a]/b.Mass)
-				b.W[a] += dt * (ii[a][0]*b.torque[0] + ii[a][1]*b.torque[1] + ii[a][2]*b.torque[2])
-			}
-		}
-		b.Advance(dt, [3]float64{}, [3]float64{})
-	}
+	s.bodies.Integrate(dt, s.Cfg.Gravity)
 	s.contactBodies()
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
 		b.now = s.pose(b, b.C, b.Q)
 	}
 }
@@ -589,68 +548,19 @@ func (s *Solver) contactBodies() {
 			return best, bn
 		}
 	}
-	list := make([]*rigid.Solid, len(s.bodies.list))
-	for k := range s.bodies.list {
-		list[k] = &s.bodies.list[k].Solid
-	}
 	// pairs whose bounds (grown by a spacing, for what earlier pairs' pushes move) are apart cannot touch
-	rigid.ResolveContacts(list, s.sc.Domain, obstacles, float64(s.dv.Spacing), &s.bodies.bounds)
+	s.bodies.Contacts(s.sc.Domain, obstacles, float64(s.dv.Spacing))
 }
 
-// bodyReach adds the bodies to the CFL speed: the fastest surface point, |v| + |ω| r.
-func (s *Solver) bodyReach(v2 float64) float64 {
-	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		v := b.SurfaceSpeed(b.reach)
-		v2 = math.Max(v2, v*v)
-	}
-	return v2
-}
-
-// badBodies counts the bodies whose state is not finite.
-func (s *Solver) badBodies() int {
-	n := 0
-	for i := range s.bodies.list {
-		if !s.bodies.list[i].Finite() {
-			n++
-		}
-	}
-	return n
-}
-
-// saveBodies keeps the bodies with the last good state.
-func (s *Solver) saveBodies() {
-	s.bodies.good = s.bodies.good[:0]
-	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		s.bodies.good = append(s.bodies.good, b.Solid)
-	}
-}
-
-// restoreBodies goes back to the last good state's bodies (their number never changes between saves: every hand
-// saves).
+// restoreBodies goes back to the last good state's bodies and poses them.
 func (s *Solver) restoreBodies() {
-	if len(s.bodies.good) != len(s.bodies.list) {
-		return
+	if s.bodies.Restore() {
+		s.installBodies(s.bodies.List)
 	}
-	for i := range s.bodies.list {
-		b := &s.bodies.list[i]
-		b.Solid = s.bodies.good[i]
-	}
-	s.installBodies(s.bodies.list)
-}
-
-// frameBodies appends the bodies' poses to dst[:0].
-func (s *Solver) frameBodies(dst []sim.BodyState) []sim.BodyState {
-	dst = dst[:0]
-	for i := range s.bodies.list {
-		dst = append(dst, s.bodies.list[i].State())
-	}
-	return dst
 }
 
 // BodyCount is the number of rigid bodies.
-func (s *Solver) BodyCount() int { return len(s.bodies.list) }
+func (s *Solver) BodyCount() int { return s.bodies.Len() }
 
 // AddBody implements sim.Hands: the body is measured at the particle spacing and placed as given; the fluid
 // particles inside it or within half a spacing of its surface are removed and returned (for undo), the rest keep
@@ -659,10 +569,7 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	if s.sc == nil {
 		return 0, nil, fmt.Errorf("sph: no scene (reset first)")
 	}
-	if err := rigid.CheckCount(len(s.bodies.list) + 1); err != nil {
-		return 0, nil, fmt.Errorf("sph: %w", err)
-	}
-	bd, err := newBody(b, float64(s.dv.Spacing))
+	k, err := s.bodies.Add(b, float64(s.dv.Spacing))
 	if err != nil {
 		return 0, nil, fmt.Errorf("sph: %w", err)
 	}
@@ -670,10 +577,9 @@ func (s *Solver) AddBody(b scene.Body) (int, []sim.Particle, error) {
 	out := s.displaceFluid(func(p [4]float32) bool {
 		return b.Distance(scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) < half
 	})
-	list := append(s.bodies.list, bd)
-	s.installBodies(list)
+	s.installBodies(s.bodies.List)
 	s.save()
-	return len(list) - 1, out, nil
+	return k, out, nil
 }
 
 // displaceFluid removes the particles inside says are inside and returns them with their materials; the others
@@ -687,10 +593,10 @@ func (s *Solver) displaceFluid(inside func(p [4]float32) bool) []sim.Particle {
 
 // RemoveBody implements sim.Hands; the fluid fills the space it leaves.
 func (s *Solver) RemoveBody(i int) error {
-	if i < 0 || i >= len(s.bodies.list) {
-		return fmt.Errorf("sph: no body %d (there are %d)", i, len(s.bodies.list))
+	if err := s.bodies.Remove(i); err != nil {
+		return fmt.Errorf("sph: %w", err)
 	}
-	s.installBodies(append(s.bodies.list[:i], s.bodies.list[i+1:]...))
+	s.installBodies(s.bodies.List)
 	s.save()
 	return nil
 }
@@ -698,35 +604,9 @@ func (s *Solver) RemoveBody(i int) error {
 // DriveBody implements sim.Hands: while on, body i moves at v without turning, from the next step; let go, it
 // keeps the velocity it had.
 func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
-	if i < 0 || i >= len(s.bodies.list) {
-		return
+	if s.bodies.Drive(i, v, on) {
+		s.save()
 	}
-	s.bodies.list[i].SetDrive(v, on)
-	s.save()
-}
-
-// appendBodyState writes the bodies after the particles of a save file (rigid.WriteSolids).
-func (s *Solver) appendBodyState(w io.Writer) error {
-	list := make([]*rigid.Solid, len(s.bodies.list))
-	for i := range s.bodies.list {
-		list[i] = &s.bodies.list[i].Solid
-	}
-	return rigid.WriteSolids(w, s.sc, list, "sph state")
-}
-
-// readBodyState reads what appendBodyState wrote, for this solver's scene and spacing, and checks it
-// (rigid.ReadSolids). It changes nothing: the caller installs the bodies with installBodies once the whole state
-// has been read.
-func (s *Solver) readBodyState(r io.Reader) ([]body, error) {
-	sols, err := rigid.ReadSolids(r, s.sc, float64(s.dv.Spacing), "sph state")
-	if err != nil {
-		return nil, err
-	}
-	list := make([]body, 0, len(sols))
-	for _, sol := range sols {
-		list = append(list, wrapSolid(sol))
-	}
-	return list, nil
 }
 
 // bodyClearance is how far the collision projection keeps particles from a body's surface: a quarter spacing (the

@@ -44,8 +44,8 @@ func waterLevel(s *Solver, area float64) float64 {
 	y := v / area
 	for range 60 { // a contraction: each body's submerged volume grows by less than area·Δy
 		u := v
-		for k := range s.bodies.list {
-			u += submerged(&s.bodies.list[k], y)
+		for k := range s.bodies.List {
+			u += submerged(&s.bodies.List[k], y)
 		}
 		y = u / area
 	}
@@ -65,8 +65,8 @@ func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
 	n := 0
 	runFrames(t, s, 60, func(float64) {
 		y := waterLevel(s, 0.6*0.3)
-		for k := range s.bodies.list {
-			b := &s.bodies.list[k]
+		for k := range s.bodies.List {
+			b := &s.bodies.List[k]
 			frac[k] += submerged(b, y) / b.Spec.Volume()
 		}
 		n++
@@ -87,7 +87,7 @@ func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
 func TestDenseBodySinksToTheFloor(t *testing.T) {
 	s := newSolver(t, pond(`{"shape": "sphere", "center": [0.3, 0.2, 0.15], "radius": 0.05, "density": 2000}`))
 	runFrames(t, s, 60, nil)
-	b := &s.bodies.list[0]
+	b := &s.bodies.List[0]
 	bottom := b.C[1] - b.Spec.Radius
 	speed := math.Sqrt(b.V[0]*b.V[0] + b.V[1]*b.V[1] + b.V[2]*b.V[2])
 	t.Logf("after 1 s the sphere's bottom is %.2f mm above the floor, moving at %.3f m/s", 1000*bottom, speed)
@@ -107,8 +107,8 @@ func momentum(s *Solver) (fluid, bodies [3]float64) {
 			fluid[a] += m * float64(v[a])
 		}
 	}
-	for k := range s.bodies.list {
-		b := &s.bodies.list[k]
+	for k := range s.bodies.List {
+		b := &s.bodies.List[k]
 		for a := 0; a < 3; a++ {
 			bodies[a] += b.Mass * b.V[a]
 		}
@@ -128,7 +128,7 @@ func TestThrownBodyConservesMomentum(t *testing.T) {
   "fluid": [{"shape": "sphere", "center": [0.55, 0.6, 0.3], "radius": 0.14}],
   "bodies": [{"shape": "sphere", "center": [0.35, 0.6, 0.3], "radius": 0.05, "density": 800, "velocity": [1.5, 0, 0]}]
 }`)
-	b := &s.bodies.list[0]
+	b := &s.bodies.List[0]
 	var mt float64
 	for i := range s.x {
 		mt += float64(s.mass[s.mat[i]])
@@ -202,17 +202,17 @@ func TestBodyHands(t *testing.T) {
 		t.Fatalf("the second body: index %d, %v", j, err)
 	}
 	s.DriveBody(1, [3]float32{0.5, 0, 0}, true)
-	x0 := s.bodies.list[1].C[0]
+	x0 := s.bodies.List[1].C[0]
 	runFrames(t, s, 6, nil)
-	if v := s.bodies.list[1].V; v != [3]float64{0.5, 0, 0} {
+	if v := s.bodies.List[1].V; v != [3]float64{0.5, 0, 0} {
 		t.Fatalf("a dragged body moves at %v, want 0.5 m/s along x", v)
 	}
-	if dx := s.bodies.list[1].C[0] - x0; math.Abs(dx-0.05) > 1e-9 {
+	if dx := s.bodies.List[1].C[0] - x0; math.Abs(dx-0.05) > 1e-9 {
 		t.Fatalf("in 0.1 s the dragged body moved %.6f m, want 0.05", dx)
 	}
 	s.DriveBody(1, [3]float32{0.5, 0, 0}, false)
 	runFrames(t, s, 1, nil)
-	if v := s.bodies.list[1].V; !(v[0] > 0.4) || !(v[1] < 0) {
+	if v := s.bodies.List[1].V; !(v[0] > 0.4) || !(v[1] < 0) {
 		t.Fatalf("a body let go moves at %v: want it thrown along x at about 0.5 m/s and falling", v)
 	}
 	s.DriveBody(7, [3]float32{1, 0, 0}, true) // no such body: nothing happens
@@ -223,8 +223,8 @@ func TestBodyHands(t *testing.T) {
 	if err := s.RemoveBody(0); err != nil {
 		t.Fatal(err)
 	}
-	if s.BodyCount() != 1 || s.bodies.list[0].Spec.Kind != scene.ShapeBox {
-		t.Fatalf("after removing body 0: %d bodies, the first a %s", s.BodyCount(), s.bodies.list[0].Spec.Kind)
+	if s.BodyCount() != 1 || s.bodies.List[0].Spec.Kind != scene.ShapeBox {
+		t.Fatalf("after removing body 0: %d bodies, the first a %s", s.BodyCount(), s.bodies.List[0].Spec.Kind)
 	}
 	runFrames(t, s, 2, nil)
 
@@ -253,7 +253,7 @@ func checkDenseIDs(t *testing.T, s *Solver) {
 	}
 }
 
-// The bodies' part of a saved state (appendBodyState, readBodyState) carries everything a step needs: a solver
+// The bodies' part of a saved state (rigid.Set.Write, Read) carries everything a step needs: a solver
 // given another's particles and, through the two helpers, its bodies continues bit for bit, dragged body included.
 // Damaged or hostile body states are refused before anything is allocated for them.
 func TestBodyStateContinuesBitForBit(t *testing.T) {
@@ -264,13 +264,13 @@ func TestBodyStateContinuesBitForBit(t *testing.T) {
 	a.DriveBody(1, [3]float32{0.2, 0, 0.1}, true)
 	runFrames(t, a, 2, nil)
 	var buf bytes.Buffer
-	if err := a.appendBodyState(&buf); err != nil {
+	if err := a.bodies.Write(&buf, a.sc, "sph state"); err != nil {
 		t.Fatal(err)
 	}
 	saved := buf.Bytes()
 
 	b := newSolver(t, js)
-	list, err := b.readBodyState(bytes.NewReader(saved))
+	list, err := b.bodies.Read(bytes.NewReader(saved), b.sc, float64(b.dv.Spacing), "sph state")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +295,8 @@ func TestBodyStateContinuesBitForBit(t *testing.T) {
 			t.Fatalf("particle %d differs after loading: %v against %v", k, a.x[k], b.x[k])
 		}
 	}
-	for k := range a.bodies.list {
-		p, q := &a.bodies.list[k].Solid, &b.bodies.list[k].Solid
+	for k := range a.bodies.List {
+		p, q := &a.bodies.List[k].Solid, &b.bodies.List[k].Solid
 		if p.C != q.C || p.Q != q.Q || p.V != q.V || p.W != q.W || p.Driving != q.Driving || p.Mass != q.Mass {
 			t.Fatalf("body %d differs after loading: %v %v against %v %v", k, p.C, p.V, q.C, q.V)
 		}
@@ -305,7 +305,7 @@ func TestBodyStateContinuesBitForBit(t *testing.T) {
 	// the damaged and the hostile
 	bad := func(name string, data []byte) {
 		t.Helper()
-		if _, err := b.readBodyState(bytes.NewReader(data)); err == nil {
+		if _, err := b.bodies.Read(bytes.NewReader(data), b.sc, float64(b.dv.Spacing), "sph state"); err == nil {
 			t.Errorf("%s: read without an error", name)
 		} else {
 			t.Logf("%s: %v", name, err)
@@ -345,7 +345,7 @@ func TestBodyStateContinuesBitForBit(t *testing.T) {
 func TestMeshBodyFloats(t *testing.T) {
 	s := newSolver(t, pond(`{"shape": "mesh", "mesh": "bunny.obj", "extent": 0.12, "center": [0.3, 0.22, 0.15], "density": 400}`))
 	runFrames(t, s, 60, nil)
-	b := &s.bodies.list[0]
+	b := &s.bodies.List[0]
 	sh := b.Posed()
 	bb := sh.Bounds()
 	y := float64(len(s.x)) * math.Pow(float64(s.dv.Spacing), 3) / (0.6 * 0.3)

@@ -27,7 +27,7 @@ const advice = "raise sph.substeps or sph.max_iterations, lower sph.cfl, the gra
 // for WCSPH only, the speed of sound, Δt ≤ 0.4 h/√k (eq. 2.27). PCISPH has no stiffness term (§3.3.1).
 func (s *Solver) BeginFrame(frameDt float64) int {
 	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
-	v2 = s.bodyReach(v2) // rigid bodies (bodies.go)
+	v2 = s.bodies.Speed2(v2) // rigid bodies (bodies.go)
 	n := s.Cfg.Step.Substeps(sim.FrameSpeed(v2, height, s.Cfg.Gravity, frameDt), float64(s.dv.Spacing), frameDt)
 	lo := max(1, int(s.Cfg.Step.Min))
 	hi := max(lo, int(s.Cfg.Step.Max))
@@ -76,7 +76,7 @@ func (s *Solver) finish() error {
 		vmax2 = math.Max(vmax2, v2)
 		nsum += int(s.ncount[i])
 	}
-	bad += s.badBodies() // rigid bodies (bodies.go)
+	bad += s.bodies.Bad() // rigid bodies (bodies.go)
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.Substeps = s.frameSubsteps
 	figs := append(st.Figures[:0],
@@ -135,7 +135,7 @@ func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(floa
 // save keeps the state as the last good one; restore goes back to it.
 func (s *Solver) save() {
 	s.SaveState(&s.good)
-	s.saveBodies() // rigid bodies (bodies.go)
+	s.bodies.Keep() // rigid bodies (bodies.go)
 }
 
 func (s *Solver) restore() {
@@ -151,8 +151,8 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	copy(dst.Rho, s.rs)
 	copy(dst.ID, s.id)
 	dst.Body = nil
-	dst.Bodies = s.frameBodies(dst.Bodies) // rigid bodies (bodies.go)
-	if s.palette != nil {                  // the scene names materials: each particle's, and their colours
+	dst.Bodies = s.bodies.Frame(dst.Bodies) // rigid bodies (bodies.go)
+	if s.palette != nil {                   // the scene names materials: each particle's, and their colours
 		dst.Material = append(dst.Material[:0], s.mat...)
 		dst.Palette = append(dst.Palette[:0], s.palette...)
 	} else {

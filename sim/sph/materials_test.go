@@ -77,7 +77,7 @@ func TestShippedScenesRun(t *testing.T) {
 			}
 			if len(sc.Bodies) > 0 {
 				withBodies++
-				if n := len(s.bodies.list); n != len(sc.Bodies) {
+				if n := s.bodies.Len(); n != len(sc.Bodies) {
 					t.Fatalf("the scene has %d bodies, the solver %d", len(sc.Bodies), n)
 				}
 			}

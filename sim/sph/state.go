@@ -30,7 +30,7 @@ type State struct {
 	// (the scene named no materials and there is one).
 	Materials      []Material
 	ConfigMaterial bool
-	// Bodies are the rigid bodies as bodies.go writes them (appendBodyState), read against the solver's scene when
+	// Bodies are the rigid bodies as bodies.go writes them (rigid.Set.Write), read against the solver's scene when
 	// the state is loaded; empty is none.
 	Bodies []byte
 	// Pos, Vel, ID and Mat are the particles' positions, velocities, ids and materials, for reading a state: the
@@ -401,7 +401,7 @@ func (s *Solver) LoadState(st *State) error {
 	var list []body
 	if len(st.Bodies) > 0 {
 		br := bytes.NewReader(st.Bodies)
-		l, err := s.readBodyState(br)
+		l, err := s.bodies.Read(br, s.sc, float64(s.dv.Spacing), "sph state")
 		if err != nil {
 			return fmt.Errorf("sph state: %w", err)
 		}
@@ -439,7 +439,7 @@ func (s *Solver) loadState(st *State) {
 // WriteState implements sim.Stateful.
 func (s *Solver) WriteState(w io.Writer) error {
 	var b bytes.Buffer
-	if err := s.appendBodyState(&b); err != nil {
+	if err := s.bodies.Write(&b, s.sc, "sph state"); err != nil {
 		return err
 	}
 	own := State{Amax: s.amax, Materials: s.mats, ConfigMaterial: s.cfgMats, Bodies: b.Bytes()}

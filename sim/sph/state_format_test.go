@@ -53,7 +53,7 @@ func encodeV1(t testing.TB, s *Solver) []byte {
 	var st State
 	s.SaveState(&st)
 	var bodies bytes.Buffer
-	if err := s.appendBodyState(&bodies); err != nil {
+	if err := s.bodies.Write(&bodies, s.sc, "sph state"); err != nil {
 		t.Fatal(err)
 	}
 	flags := int64(0)
