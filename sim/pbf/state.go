@@ -143,14 +143,8 @@ func (st *State) saved() *shell.Saved {
 // per-particle body indices agreeing, positive inverse masses, finite values.
 func (st *State) Validate() error {
 	n := len(st.Pos)
-	if !(st.Spacing > 0) || math.IsInf(st.Spacing, 0) {
-		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
-	}
-	if !(st.Time >= 0 && st.Time <= shell.MaxTime) {
-		return fmt.Errorf("time: %.6g s is outside [0, %g] s", st.Time, float64(shell.MaxTime))
-	}
-	if st.Steps < 0 || st.Steps > shell.MaxSteps {
-		return fmt.Errorf("steps: %d is outside [0, %d]", st.Steps, int64(shell.MaxSteps))
+	if err := st.header().Check(); err != nil {
+		return err
 	}
 	for k, r := range st.Reach {
 		if !(r[0] >= 0) || !(r[1] >= 0) || math.IsInf(float64(r[1]), 0) { // an infinite speed stands for NaN seen
