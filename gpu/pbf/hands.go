@@ -56,6 +56,7 @@ func (s *Solver) SaveState(dst *cpbf.State) error {
 		}
 	}
 	dst.Emitted = append(dst.Emitted[:0], s.emitAcc...)
+	dst.ToolAcc = s.toolAcc
 	dst.Reach = s.plan.pending()
 	return glh.CheckError("gpu pbf: reading the state back")
 }

@@ -333,7 +333,7 @@ func (s *Solver) load(st *cpbf.State, capacity int) error {
 	glh.Upload(s.ids, 0, st.ID)
 	glh.Upload(s.rho, 0, rho)
 	compute.ClearUint(s.counters, 0)
-	s.emitAcc = append(s.emitAcc[:0], st.Emitted...)
+	s.emitAcc, s.toolAcc = append(s.emitAcc[:0], st.Emitted...), st.ToolAcc
 	s.time, s.steps = st.Time, st.Steps
 	s.lastFinite, s.pendingErr = st.Steps, nil
 	for k := range s.ringFence {

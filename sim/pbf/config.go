@@ -7,7 +7,6 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/kernel"
 	"github.com/slosh/slosh/sim/param"
-	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/solid"
 )
 
@@ -30,9 +29,9 @@ type Config struct {
 	Vorticity float32 // vorticity confinement ε (eq. 16), m/s
 	XSPH      float32 // XSPH viscosity c (eq. 17) in Monaghan's form, c Σ_j (m/ρ0) v_ij W_ij: see DefaultConfig
 
-	Spacing   float32 // particle spacing on reset, m; 0 uses the scene's
-	Particles int32   // particle count on reset; 0 uses the spacing
-	Budget    int32   // most particles (emitters, dropped bodies stop there); 0 is automatic (sim.ResolveBudget)
+	// Resolution is the particle spacing and count on reset and the budget (pbf.spacing, pbf.particles,
+	// pbf.budget), registered as every particle mode registers them.
+	sim.Resolution
 }
 
 // XSPHRefDt is the step the XSPH viscosity c is given for: one of the paper's 4 substeps of a 1/60 s frame.
@@ -111,16 +110,10 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "Vorticity confinement strength ε of eq. 16: puts back rotation that damping removed"})
 	s.Float(&c.XSPH, param.Spec{Name: "pbf.xsph_c", Label: "XSPH viscosity c", Group: "PBF|Velocity", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.2,
 		Desc: "XSPH viscosity of eq. 17 in Monaghan's form, v_i += c Σ_j (m/ρ0) v_ij W_ij: the fraction of the neighbours' relative velocity each particle takes per 1/240 s (per step at other time steps, as much per second), at any spacing (the paper's raw-kernel c = 0.01 with the particle volume as unit); bodies take the reaction"})
-	s.Float(&c.Spacing, param.Spec{Name: "pbf.spacing", Label: "Particle spacing", Group: "PBF|Resolution", Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: 0.1, OnReset: true,
-		Desc: "Lattice spacing of the fluid blocks on reset; 0 uses the scene's"})
-	s.Int(&c.Particles, param.Spec{Name: "pbf.particles", Label: "Particle count", Group: "PBF|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 20, OnReset: true,
-		Desc: "Target particle count on reset (the spacing follows); 0 uses the spacing"})
-	s.Int(&c.Budget, param.Spec{Name: "pbf.budget", Label: "Particle budget", Group: "PBF|Resolution", Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: 1 << 22, OnReset: true,
-		Desc: "Most particles the solver holds, fixed at reset: emitters and dropped objects stop there (the GPU allocates for it); 0 is twice the scene's, at least 65536"})
+	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: "pbf", Group: "PBF|Resolution",
+		SpacingSoftMax: 0.1, ParticlesSoftMax: 1 << 20, BudgetSoftMax: 1 << 22,
+		BudgetDesc: "Most particles the solver holds, fixed at reset: emitters and dropped objects stop there (the GPU allocates for it); 0 is twice the scene's, at least 65536"})
 }
-
-// ResolveBudget is the budget for a reset with n particles (sim.ResolveBudget).
-func (c *Config) ResolveBudget(n int) int { return sim.ResolveBudget(c.Budget, n) }
 
 // Derived are the constants a step needs, computed once from the configuration and the particle spacing. The CPU
 // and GPU solvers use the same values, so their arithmetic agrees.

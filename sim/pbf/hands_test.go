@@ -92,24 +92,35 @@ func TestDecodeStateRejectsBadData(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
-	corruptID := append([]byte(nil), good...)
-	// the first id sits after the header and the position and velocity arrays
-	off := len(stateMagic) + 4 + 8*3 + 8*4 + 2*16*len(s.x)
-	corruptID[off] = 0xff
-	corruptID[off+1] = 0xff
-	for _, c := range []struct {
+	var st State
+	s.SaveState(&st)
+	_, pos := frameAt(len(st.Emitted))
+	for _, f := range []struct {
 		name string
 		data []byte
+		id   int // where the first id sits: after the header and the position and velocity arrays
 		want string
 	}{
-		{"empty", nil, "not a pbf state"},
-		{"other file", []byte("{\"name\": \"a scene\"}"), "not a pbf state"},
-		{"truncated", good[:len(good)/2], "truncated"},
-		{"trailing", append(append([]byte(nil), good...), 1, 2, 3), "after the end"},
-		{"bad id", corruptID, "ids must be"},
+		{"version 3", good, pos + 2*16*len(s.x), "the ids are not 0.."},
+		{"version 2", encodeV2(t, &st, 2), len(Format.Magic) + 4 + 8*3 + 8*4 + 2*16*len(s.x), "ids must be"},
 	} {
-		if _, err := DecodeState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		corruptID := bytes.Clone(f.data)
+		corruptID[f.id] = 0xff
+		corruptID[f.id+1] = 0xff
+		for _, c := range []struct {
+			name string
+			data []byte
+			want string
+		}{
+			{"empty", nil, "not a pbf state"},
+			{"other file", []byte("{\"name\": \"a scene\"}"), "not a pbf state"},
+			{"truncated", f.data[:len(f.data)/2], "truncated"},
+			{"trailing", append(bytes.Clone(f.data), 1, 2, 3), "after the end"},
+			{"bad id", corruptID, f.want},
+		} {
+			if _, err := DecodeState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s, %s: got %v, want an error containing %q", f.name, c.name, err, c.want)
+			}
 		}
 	}
 	// a state for another scene is refused and the running state is kept

@@ -20,8 +20,10 @@ import (
 	"github.com/slosh/slosh/sim/grid"
 	"github.com/slosh/slosh/sim/par"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/solid"
 )
 
@@ -40,33 +42,29 @@ type Solver struct {
 	sc     *scene.Scene
 	pool   par.Pool
 
+	// sh holds the particles (its store is bound to the per-particle arrays below and sizes, sorts, appends and
+	// removes them all), the budget, the tools and the emitters (hands.go).
+	sh shell.Shell
+
 	// particle state, in sorted order after each step
-	x, v, p []([4]float32) // positions, velocities, predicted positions x*
+	x, v, p []([4]float32) // positions, velocities, predicted positions x* (carried: it is sorted with them)
 	id      []uint32
-	rho     []float32 // ρ/ρ0 at the end of the last step
+	rho     []float32 // ρ/ρ0 at the end of the last step (scratch, 1 after a load or an edit)
 	lambda  []float32
 	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
 	omega   [][4]float32 // vorticity ω (eq. 15)
 	nbr     []int32      // neighbour lists, Stride per particle
 	ncount  []int32
-	tmp     [][4]float32 // scratch: reorder, Jacobi double buffer
-	tmpID   []uint32
+	tmp     [][4]float32 // scratch: Jacobi double buffer
 
-	// rigid bodies (rigid.go); the per-particle arrays are empty without bodies
+	// rigid bodies (rigid.go); the per-particle arrays hold a fluid particle's values without bodies
 	bodies []rigid.Body
 	body   []int32      // −1 for fluid, else the particle's body
 	rest   [][4]float32 // a body particle's offset from its body's centre in the rest frame
 	wInv   []float32    // inverse mass relative to a fluid particle's
 	slotOf []int32      // sorted slot of each particle id
-	tmpI   []int32
 
-	// tools (hands.go)
-	budget  int       // most particles, fixed at reset
-	emitAcc []float32 // per scene emitter: how far its stream moved since its last layer
-	tools   sim.Tools
-	toolAcc float32 // the tool emitter's emitAcc
-	paddled bool    // the obstacles include the paddle
-	notice  string  // for the step's Stats
+	paddled bool // the obstacles include the paddle
 
 	time          float64
 	steps         int
@@ -75,14 +73,30 @@ type Solver struct {
 	stats         sim.Stats
 	clip          int
 
-	good State // last finite state, for recovery
+	good kept // last finite state, for recovery
 }
 
 // New returns a solver with the default configuration and no particles.
 func New() *Solver {
 	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
 	s.Cfg.Register(s.params)
+	s.declare()
 	return s
+}
+
+// declare binds the per-particle arrays to the shell's store: the state a file keeps (state.go), the predicted
+// positions sorted with them, and the scratch each step recomputes.
+func (s *Solver) declare() {
+	declare(&s.sh, &s.x, &s.v, &s.id, &s.body, &s.rest, &s.wInv)
+	p := &s.sh.P
+	particles.Add(p, &s.p, particles.Spec[[4]float32]{Name: "predicted position", Role: particles.Carried})
+	particles.Add(p, &s.rho, particles.Spec[float32]{Name: "density", Role: particles.Scratch, Default: 1})
+	particles.Add(p, &s.lambda, particles.Spec[float32]{Name: "lambda", Role: particles.Scratch})
+	particles.Add(p, &s.bgrad, particles.Spec[[4]float32]{Name: "boundary gradient", Role: particles.Scratch})
+	particles.Add(p, &s.omega, particles.Spec[[4]float32]{Name: "vorticity", Role: particles.Scratch})
+	particles.Add(p, &s.ncount, particles.Spec[int32]{Name: "neighbour count", Role: particles.Scratch})
+	particles.Add(p, &s.tmp, particles.Spec[[4]float32]{Name: "double buffer", Role: particles.Scratch})
+	particles.Add(p, &s.slotOf, particles.Spec[int32]{Name: "slot", Role: particles.Scratch})
 }
 
 // Name implements sim.Solver.
@@ -159,46 +173,39 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	if err := s.reset(sc, spacing, pos, vel); err != nil {
 		return err
 	}
-	s.bodies = s.bodies[:0]
-	s.body, s.rest, s.wInv, s.slotOf = s.body[:0], s.rest[:0], s.wInv[:0], s.slotOf[:0]
 	s.save()
 	return nil
 }
 
-// reset sets up n particles (ids 0..n−1) and everything sized by n; the caller says which are bodies.
+// reset sets up n fluid particles (ids 0..n−1) and everything sized by n; the caller says which are bodies.
 func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
 	if len(pos) != len(vel) {
 		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
 	}
-	s.tools = sim.Tools{} // a reset puts the tools away, as on the GPU (a replay starts from a reset without them)
+	s.sh.Tools = sim.Tools{} // a reset puts the tools away, as on the GPU (a replay starts from a reset without them)
 	s.sc = sc
 	n := len(pos)
-	if err := s.derive(spacing, s.Cfg.ResolveBudget(n)); err != nil {
+	budget := s.Cfg.ResolveBudget(n)
+	if err := s.derive(spacing, budget); err != nil {
 		return err
 	}
-	s.x = append(s.x[:0], pos...)
-	s.v = append(s.v[:0], vel...)
-	s.sizeScratch(n)
-	s.id = grow.Resize(s.id, n)
-	for i := range s.id {
-		s.id[i] = uint32(i)
-		s.rho[i] = 1
-	}
+	s.sh.P.Reset(n)
+	copy(s.x, pos)
+	copy(s.v, vel)
+	s.bodies = s.bodies[:0]
+	s.mapSlots()
 	s.time, s.steps = 0, 0
 	s.stats = sim.Stats{Particles: n}
-	s.budget = s.Cfg.ResolveBudget(n)
-	s.emitAcc = grow.Resize(s.emitAcc, len(sc.Emitters))
-	for k := range s.emitAcc {
-		s.emitAcc[k] = 0
-	}
-	s.toolAcc, s.notice = 0, ""
+	s.sh.Reset(sc, budget)
 	return nil
 }
 
-// BytesPerParticle is what the CPU solver holds per particle of its budget: positions, velocities, predictions and
-// scratch (4 × 16 bytes), vorticity and boundary gradients (2 × 16), ids, densities, λ, counts, grid order and the
-// bodies' arrays (about 64), and the neighbour list of stride entries (4 each).
-func BytesPerParticle(stride int) int64 { return 160 + 4*int64(stride) }
+// BytesPerParticle is what the CPU solver holds per particle of its budget (measured: 272 bytes at 97,556
+// particles, besides the neighbour lists): the store's columns — positions, velocities, predictions, rest offsets,
+// vorticity, boundary gradients and a double buffer (7 × 16 bytes), ids, densities, λ, counts, slots, bodies and
+// inverse masses (7 × 4) — the store's copies for the sort (60), the last good state (60), the grid's order and
+// cells, and the neighbour list of stride entries (4 each).
+func BytesPerParticle(stride int) int64 { return 270 + 4*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
@@ -242,7 +249,7 @@ func (s *Solver) derive(spacing float64, budget int) error {
 	s.held = int64(budget) * BytesPerParticle(dv.Stride)
 	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
 	s.col = solid.NewCollider(s.sc, dv.Radius)
-	s.col.Obstacles = solid.Moved(s.sc, s.time, s.tools.Paddle)
+	s.col.Obstacles = solid.Moved(s.sc, s.time, s.sh.Tools.Paddle)
 	return nil
 }
 
@@ -257,7 +264,7 @@ func (s *Solver) Step(dt float64) error {
 		return fmt.Errorf("pbf: time step %g must be positive", dt)
 	}
 	if s.Cfg != s.dvCfg { // a parameter changed: kernel radius, density, s_corr, ε all feed the constants
-		if err := s.derive(float64(s.dv.Spacing), s.budget); err != nil {
+		if err := s.derive(float64(s.dv.Spacing), s.sh.Budget); err != nil {
 			return err // a larger kernel radius may need longer neighbour lists than memory holds
 		}
 	}
@@ -327,24 +334,12 @@ func (s *Solver) drive(bodies bool, i int) [4]float32 {
 	return [4]float32{}
 }
 
-// sortByCell bins the predicted positions and reorders every per-particle array by (cell, id).
+// sortByCell bins the predicted positions and reorders every per-particle array by (cell, id): the store's
+// permutation of the particles and their state and carried columns.
 func (s *Solver) sortByCell() {
 	s.grid.Build(s.p, s.id)
-	order := s.grid.Order
-	permute(s.pool, s.x, s.tmp, order)
-	s.x, s.tmp = s.tmp, s.x
-	permute(s.pool, s.v, s.tmp, order)
-	s.v, s.tmp = s.tmp, s.v
-	permute(s.pool, s.p, s.tmp, order)
-	s.p, s.tmp = s.tmp, s.p
-	permute(s.pool, s.id, s.tmpID, order)
-	s.id, s.tmpID = s.tmpID, s.id
+	s.sh.P.Permute(s.grid.Order)
 	if s.hasBodies() {
-		s.tmpI = grow.Resize(s.tmpI, len(order))
-		permute(s.pool, s.body, s.tmpI, order)
-		s.body, s.tmpI = s.tmpI, s.body
-		permute(s.pool, s.rest, s.tmp, order)
-		s.rest, s.tmp = s.tmp, s.rest
 		for k, id := range s.id {
 			s.slotOf[id] = int32(k)
 			// the inverse mass follows the body's, which follows the rest density (updateBodyMasses)
@@ -354,14 +349,6 @@ func (s *Solver) sortByCell() {
 			}
 		}
 	}
-}
-
-func permute[T any](pool par.Pool, src, dst []T, order []int32) {
-	pool.For(len(order), 8192, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			dst[k] = src[order[k]]
-		}
-	})
 }
 
 // findNeighbors builds the neighbour lists once per step on the predicted positions (Algorithm 1, lines 5–7).
@@ -598,7 +585,7 @@ func (s *Solver) finish() error {
 	st := &s.stats
 	st.Particles, st.Steps, st.Time = len(s.x), s.steps, s.time
 	st.Passes, st.StepMs = s.timer.Passes()
-	st.Notice, s.notice = s.notice, ""
+	st.Notice, s.sh.Notice = s.sh.Notice, ""
 	var errSum, errMax, vmax2 float64
 	nsum, nmax, bad := 0, 0, 0
 	bodies := s.hasBodies()
@@ -629,17 +616,13 @@ func (s *Solver) finish() error {
 		s.restore()
 		return NonFinite(Name, failed, bad, s.time)
 	}
-	if s.steps%30 == 0 {
+	if shell.Due(s.steps) {
 		s.save()
 	}
 	return nil
 }
 
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
-
-func (s *Solver) save() { s.SaveState(&s.good) }
-
-func (s *Solver) restore() { s.loadState(&s.good) }
 
 // Frame implements sim.Solver.
 func (s *Solver) Frame(dst *sim.Frame) {
@@ -648,7 +631,10 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	copy(dst.Vel, s.v)
 	copy(dst.Rho, s.rho)
 	copy(dst.ID, s.id)
-	dst.Body = append(dst.Body[:0], s.body...)
+	dst.Body = dst.Body[:0]
+	if s.hasBodies() {
+		dst.Body = append(dst.Body, s.body...)
+	}
 	dst.Bodies = dst.Bodies[:0]
 	for _, b := range s.bodies {
 		dst.Bodies = append(dst.Bodies, sim.BodyState{Center: b.Center, Rot: b.Rot, Origin: b.Origin})

@@ -1,7 +1,6 @@
 package pbf
 
 import (
-	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -35,11 +34,9 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 		return err
 	}
 	s.bodies = append(s.bodies[:0], lay.Bodies...)
-	s.body, s.rest, s.wInv = lay.Body, lay.Rest, lay.WInv
-	s.slotOf = grow.Resize(s.slotOf, len(lay.Pos))
-	for i := range s.slotOf {
-		s.slotOf[i] = int32(i)
-	}
+	copy(s.body, lay.Body)
+	copy(s.rest, lay.Rest)
+	copy(s.wInv, lay.WInv)
 	s.save()
 	return nil
 }

@@ -1,6 +1,8 @@
 package pbf
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,8 +11,10 @@ import (
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/particles"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/shell"
 )
 
 // State is the whole state of a PBF run, CPU or GPU: enough to continue it exactly. Arrays are per particle, in
@@ -28,8 +32,10 @@ type State struct {
 	Rest   [][4]float32
 	WInv   []float32
 	Bodies []rigid.Body
-	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m.
+	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m; ToolAcc
+	// the same for the pouring tool.
 	Emitted []float32
+	ToolAcc float32
 	// Reach is what the GPU solver measured at the start of the frames whose substeps it has not chosen yet,
 	// oldest first: (largest squared speed, height along gravity). The GPU plans each frame from a measurement a
 	// few frames old, so as not to wait for the GPU; a state carries the pending ones so that a loaded run picks
@@ -51,18 +57,94 @@ func FluidCount(n int, bodies []rigid.Body) int {
 	return n
 }
 
+// The per-particle columns of a PBF run besides positions, velocities and ids: the rigid bodies' (rigid.go), state
+// in files and snapshots. A fluid particle is of body −1, with no rest offset and an inverse mass of 1.
+const (
+	colBody = "body"
+	colRest = "rest offset"
+	colWInv = "inverse mass"
+
+	fluidBody int32   = -1
+	fluidWInv float32 = 1
+)
+
+// declare binds h to a PBF run's particle arrays and declares the bodies' columns: the particles of a solver (which
+// adds its scratch columns) or of a State being edited, encoded or decoded.
+func declare(h *shell.Shell, pos, vel *[][4]float32, id *[]uint32, body *[]int32, rest *[][4]float32, wInv *[]float32) {
+	h.Mode = "pbf"
+	h.Bind(pos, vel, id)
+	particles.Add(&h.P, body, particles.Spec[int32]{Name: colBody, Role: particles.State, Default: fluidBody,
+		Check: func(b int32) error {
+			if b < fluidBody || b >= scene.MaxBodies {
+				return fmt.Errorf("body %d; at most %d bodies", b, scene.MaxBodies)
+			}
+			return nil
+		}})
+	particles.Add(&h.P, rest, particles.Spec[[4]float32]{Name: colRest, Role: particles.State})
+	particles.Add(&h.P, wInv, particles.Spec[float32]{Name: colWInv, Role: particles.State, Default: fluidWInv,
+		Check: func(w float32) error {
+			if !(w > 0) || !finite(w) {
+				return fmt.Errorf("%g must be a positive number", w)
+			}
+			return nil
+		}})
+}
+
+// bind makes h the shell of st's particles, to edit or encode them: st's arrays are bound to it, and a state
+// without bodies gets the fluid's values in the bodies' columns (unbind takes them away again).
+func (st *State) bind(h *shell.Shell) {
+	pos, vel, id, body, rest, wInv := st.Pos, st.Vel, st.ID, st.Body, st.Rest, st.WInv
+	st.Pos, st.Vel, st.ID, st.Body, st.Rest, st.WInv = nil, nil, nil, nil, nil, nil
+	declare(h, &st.Pos, &st.Vel, &st.ID, &st.Body, &st.Rest, &st.WInv) // declared empty, so nothing is overwritten
+	st.Pos, st.Vel, st.ID = pos, vel, id
+	st.Body, st.Rest, st.WInv = body, rest, wInv
+	if len(st.Bodies) == 0 {
+		st.Body, st.Rest, st.WInv = fluidColumns(len(pos))
+	}
+}
+
+// unbind drops the bodies' columns of a state left without bodies.
+func (st *State) unbind() {
+	if len(st.Bodies) == 0 {
+		st.Body, st.Rest, st.WInv = nil, nil, nil
+	}
+}
+
+// fluidColumns are the bodies' columns of n fluid particles.
+func fluidColumns(n int) (body []int32, rest [][4]float32, wInv []float32) {
+	body, rest, wInv = make([]int32, n), make([][4]float32, n), make([]float32, n)
+	for i := range body {
+		body[i], wInv[i] = fluidBody, fluidWInv
+	}
+	return body, rest, wInv
+}
+
+// header is the shell's header of the state.
+func (st *State) header() shell.Header {
+	return shell.Header{Spacing: st.Spacing, Time: st.Time, Steps: st.Steps}
+}
+
+// saved is st as the shell keeps a state, for a solver to restore (its arrays are shared, not copied).
+func (st *State) saved() *shell.Saved {
+	sv := &shell.Saved{Header: st.header(), Emitted: st.Emitted, ToolAcc: st.ToolAcc}
+	p := &sv.Particles
+	p.Pos, p.Vel, p.ID = st.Pos, st.Vel, st.ID
+	body, rest, wInv := st.Body, st.Rest, st.WInv
+	if len(st.Bodies) == 0 {
+		body, rest, wInv = fluidColumns(st.N())
+	}
+	particles.Put(p, colBody, body)
+	particles.Put(p, colRest, rest)
+	particles.Put(p, colWInv, wInv)
+	return sv
+}
+
 // Validate checks the state's consistency: array lengths, ids a permutation of 0..N−1, bodies' id ranges and
 // per-particle body indices agreeing, positive inverse masses, finite values.
 func (st *State) Validate() error {
 	n := len(st.Pos)
-	if !(st.Spacing > 0) || math.IsInf(st.Spacing, 0) {
-		return fmt.Errorf("particle spacing %g must be a positive number", st.Spacing)
-	}
-	if !(st.Time >= 0 && st.Time <= MaxStateTime) {
-		return fmt.Errorf("time: %.6g s is outside [0, %g] s", st.Time, float64(MaxStateTime))
-	}
-	if st.Steps < 0 || st.Steps > maxStateSteps {
-		return fmt.Errorf("steps: %d is outside [0, %d]", st.Steps, int64(maxStateSteps))
+	if err := st.header().Check(); err != nil {
+		return err
 	}
 	for k, r := range st.Reach {
 		if !(r[0] >= 0) || !(r[1] >= 0) || math.IsInf(float64(r[1]), 0) { // an infinite speed stands for NaN seen
@@ -70,6 +152,9 @@ func (st *State) Validate() error {
 		}
 	}
 	if err := sim.CheckParticles(st.Pos, st.Vel, st.ID); err != nil {
+		return err
+	}
+	if err := rigid.CheckCount(len(st.Bodies)); err != nil {
 		return err
 	}
 	if len(st.Bodies) == 0 {
@@ -120,19 +205,14 @@ func (st *State) Validate() error {
 // CheckFor validates the state and checks it fits a solver reset with sc and holding at most budget particles:
 // the scene's emitters, every particle and body inside the scene's domain (to a margin), speeds a solver can
 // follow, rest offsets no larger than the domain, and particles no more tightly packed than a fluid at the
-// state's spacing can be. A state of another scene (a smaller domain, a finer spacing) would otherwise load and
-// blow up on its first step, met with advice about time steps that has nothing to do with it.
+// state's spacing can be (shell.Saved.CheckFor). A state of another scene (a smaller domain, a finer spacing)
+// would otherwise load and blow up on its first step, met with advice about time steps that has nothing to do
+// with it.
 func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}
-	if len(st.Emitted) != len(sc.Emitters) {
-		return fmt.Errorf("the state has %d emitters, the scene %q has %d", len(st.Emitted), sc.Name, len(sc.Emitters))
-	}
-	if st.N() > budget {
-		return fmt.Errorf("the state has %d particles, over the budget of %d (raise pbf.budget and reset)", st.N(), budget)
-	}
-	if err := sim.CheckPlacement(st.Pos, st.Vel, st.ID, sc, st.Spacing); err != nil {
+	if err := st.saved().CheckFor(sc, budget, "pbf.budget"); err != nil {
 		return err
 	}
 	dom := sc.Domain
@@ -156,27 +236,19 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	return nil
 }
 
-// The binary form: a magic line, a version, the scalars, then each array as a little-endian count and values.
+// Format is the PBF state file, the CPU's and the GPU's: the shell's frame (sim/shell), the particles with the
+// bodies' columns, and as the mode's own part the bodies and the GPU's pending frame measurements:
+//
+//	bodies int64, each body (bodyWire), measurements int64, each (largest squared speed, height) as 2 float32.
+//
+// Versions 1 and 2 are the format before the frame, converted on reading (state_v2.go).
+var Format = shell.Format{Magic: "slosh pbf state\n", Kind: "pbf", Version: 3,
+	MaxExtra: 8 + scene.MaxBodies*bodyWireBytes + 8 + maxReach*8}
+
 const (
-	stateMagic   = "slosh pbf state\n"
-	stateVersion = 2 // 2 added Reach; version 1 states read with none
 	// maxReach bounds the frames of Reach a state may hold.
-	maxReach = 64
-	// maxStateParticles bounds what a state file may claim before anything is allocated: the largest budget a
-	// solver can have (pbf.budget's automatic value at the scene limit, twice scene.MaxParticles).
-	maxStateParticles = 2 * scene.MaxParticles
-	// maxStateEmitters bounds the emitters a state may list.
-	maxStateEmitters = 1 << 16
-	// MaxStateTime bounds the simulated time a state may hold, s: decades, far beyond any run; more is a damaged
-	// file, and prints as hundreds of digits.
-	MaxStateTime = 1e9
-	// maxStateSteps bounds the step count as MaxStateTime the time.
-	maxStateSteps = 1 << 50
-	// the sizes of the binary form's parts, bytes
-	headBytes     = len(stateMagic) + 4 + 8*7 // magic, version, spacing, time, steps, four counts
-	particleBytes = 16 + 16 + 4               // position, velocity, id
-	bodyPartBytes = 4 + 16 + 4                // body index, rest offset, inverse mass
-	bodyWireBytes = 80                        // binary.Size(bodyWire{})
+	maxReach      = 64
+	bodyWireBytes = 80 // binary.Size(bodyWire{})
 )
 
 // bodyWire is rigid.Body in fixed-size fields.
@@ -191,112 +263,46 @@ type bodyWire struct {
 
 // Encode writes the state in its binary form.
 func (st *State) Encode(w io.Writer) error {
-	hasBodies := int64(0)
-	if len(st.Bodies) > 0 {
-		hasBodies = 1
-	}
-	head := []any{
-		[]byte(stateMagic), uint32(stateVersion), st.Spacing, st.Time, int64(st.Steps),
-		int64(len(st.Pos)), int64(len(st.Bodies)), hasBodies, int64(len(st.Emitted)),
-		st.Pos, st.Vel, st.ID,
-	}
-	if hasBodies != 0 {
-		head = append(head, st.Body, st.Rest, st.WInv)
-		for _, b := range st.Bodies {
-			head = append(head, bodyWire{First: int64(b.First), Count: int64(b.Count), InvMass: b.InvMass, Center: b.Center,
-				Origin: b.Origin, Rot: b.Rot, Density: b.Density, Drive: b.Drive})
-		}
-	}
-	head = append(head, st.Emitted, int64(len(st.Reach)), st.Reach)
-	return binio.Write(w, "pbf", head...)
+	c := *st // bound, not st: bind gives a state without bodies its fluid columns
+	var h shell.Shell
+	c.bind(&h)
+	h.Emitted, h.ToolAcc = c.Emitted, c.ToolAcc
+	return h.Encode(w, Format, c.header(), encodeOwn(c.Bodies, c.Reach))
 }
 
-// DecodeState reads a state Encode wrote and validates it. The counts it declares are checked before anything
-// is allocated for them: against fixed limits, and against the bytes left in r when r says how many (a
-// bytes.Reader does); arrays otherwise grow as their data arrives, so a short input claiming billions of
-// particles costs no more memory than it holds.
+// encodeOwn is the mode's own part of the state file: the bodies and the frame measurements.
+func encodeOwn(bodies []rigid.Body, reach [][2]float32) []byte {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	_ = binary.Write(&b, le, int64(len(bodies))) // a bytes.Buffer takes every write
+	for _, bd := range bodies {
+		_ = binary.Write(&b, le, bodyWire{First: int64(bd.First), Count: int64(bd.Count), InvMass: bd.InvMass, Center: bd.Center,
+			Origin: bd.Origin, Rot: bd.Rot, Density: bd.Density, Drive: bd.Drive})
+	}
+	_ = binary.Write(&b, le, int64(len(reach)))
+	_ = binary.Write(&b, le, reach)
+	return b.Bytes()
+}
+
+// DecodeState reads a state Encode wrote, or one of the versions before the shell's frame, and validates it. The
+// counts it declares are checked before anything is allocated for them: against fixed limits, and against the
+// bytes left in r when r says how many (a bytes.Reader does); arrays otherwise grow as their data arrives, so a
+// short input claiming billions of particles costs no more memory than it holds.
 func DecodeState(r io.Reader) (*State, error) {
-	br, left, err := binio.Open(r, stateMagic, "pbf")
+	version, br, left, err := shell.ReadVersion(r, Format)
 	if err != nil {
 		return nil, err
 	}
-	le := binary.LittleEndian
-	var version uint32
-	var steps, n, nb, hasBodies, ne int64
-	st := &State{}
-	for _, v := range []any{&version, &st.Spacing, &st.Time, &steps, &n, &nb, &hasBodies, &ne} {
-		if err := binary.Read(br, le, v); err != nil {
-			return nil, fmt.Errorf("pbf state: truncated header: %w", err)
-		}
+	var st *State
+	switch version {
+	case Format.Version:
+		st, err = decodeFrame(br, left)
+	case 1, 2:
+		st, err = decodeV2(br, left, version)
+	default:
+		return nil, fmt.Errorf("pbf state version %d; this slosh reads versions 1 to %d", version, Format.Version)
 	}
-	if version < 1 || version > stateVersion {
-		return nil, fmt.Errorf("pbf state version %d; this slosh reads versions 1 to %d", version, stateVersion)
-	}
-	switch {
-	case n < 0 || n > maxStateParticles:
-		return nil, fmt.Errorf("pbf state: particle count %d is outside [0, %d]", n, maxStateParticles)
-	case hasBodies != 0 && hasBodies != 1:
-		return nil, fmt.Errorf("pbf state: the bodies flag is %d, not 0 or 1: the state is damaged", hasBodies)
-	case nb < 0 || nb > n || nb > 0 && hasBodies == 0:
-		return nil, fmt.Errorf("pbf state: body count %d is outside [0, %d] (the particle count, and 0 without the bodies flag)", nb, n)
-	case ne < 0 || ne > maxStateEmitters:
-		return nil, fmt.Errorf("pbf state: emitter count %d is outside [0, %d]", ne, maxStateEmitters)
-	case steps < 0 || steps > maxStateSteps:
-		return nil, fmt.Errorf("pbf state: steps: %d is outside [0, %d]", steps, int64(maxStateSteps))
-	}
-	need := int64(headBytes) + n*(particleBytes+hasBodies*bodyPartBytes) + nb*bodyWireBytes + ne*4
-	if left >= 0 && need > left {
-		return nil, fmt.Errorf("pbf state: it declares %d particles, %d bodies and %d emitters, %d bytes, but holds %d bytes: it is truncated or damaged",
-			n, nb, ne, need, left)
-	}
-	st.Steps = int(steps)
-	fail := func(what string, err error) (*State, error) {
-		return nil, fmt.Errorf("pbf state: truncated %s (%d particles, %d bodies declared): %w", what, n, nb, err)
-	}
-	if st.Pos, st.Vel, st.ID, err = binio.ReadParticles(br, n); err != nil {
-		return nil, fmt.Errorf("pbf state: %w (%d particles declared)", err, n)
-	}
-	if hasBodies != 0 {
-		if st.Body, err = binio.ReadArray[int32](br, n); err != nil {
-			return fail("body indices", err)
-		}
-		if st.Rest, err = binio.ReadArray[[4]float32](br, n); err != nil {
-			return fail("rest offsets", err)
-		}
-		if st.WInv, err = binio.ReadArray[float32](br, n); err != nil {
-			return fail("inverse masses", err)
-		}
-	}
-	if hasBodies != 0 {
-		wire, err := binio.ReadArray[bodyWire](br, nb)
-		if err != nil {
-			return fail("bodies", err)
-		}
-		for _, w := range wire {
-			if w.First < 0 || w.First > n || w.Count < 0 || w.Count > n {
-				return nil, fmt.Errorf("pbf state: body ids %d+%d outside %d particles", w.First, w.Count, n)
-			}
-			st.Bodies = append(st.Bodies, rigid.Body{First: int(w.First), Count: int(w.Count), InvMass: w.InvMass, Center: w.Center,
-				Origin: w.Origin, Rot: w.Rot, Density: w.Density, Drive: w.Drive})
-		}
-	}
-	if st.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
-		return fail("emitters", err)
-	}
-	if version >= 2 {
-		var nr int64
-		if err := binary.Read(br, le, &nr); err != nil {
-			return nil, fmt.Errorf("pbf state: truncated frame measurements: %w", err)
-		}
-		if nr < 0 || nr > maxReach {
-			return nil, fmt.Errorf("pbf state: %d frame measurements; at most %d", nr, maxReach)
-		}
-		st.Reach = make([][2]float32, nr)
-		if err := binary.Read(br, le, st.Reach); err != nil {
-			return nil, fmt.Errorf("pbf state: truncated frame measurements: %w", err)
-		}
-	}
-	if err := binio.End(br, "pbf"); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if err := st.Validate(); err != nil {
@@ -305,145 +311,123 @@ func DecodeState(r io.Reader) (*State, error) {
 	return st, nil
 }
 
-// AddFluid appends fluid particles with the next ids.
-func (st *State) AddFluid(pos, vel [][4]float32) {
-	n := uint32(len(st.Pos))
-	for i := range pos {
-		st.Pos = append(st.Pos, pos[i])
-		st.Vel = append(st.Vel, vel[i])
-		st.ID = append(st.ID, n+uint32(i))
-		if len(st.Bodies) > 0 {
-			st.Body = append(st.Body, -1)
-			st.Rest = append(st.Rest, [4]float32{})
-			st.WInv = append(st.WInv, 1)
-		}
+// decodeFrame reads the rest of a state in the shell's frame.
+func decodeFrame(br *bufio.Reader, left int64) (*State, error) {
+	var c State // empty: a shell of the state's columns to decode them
+	var h shell.Shell
+	c.bind(&h)
+	sv, err := h.Decode(br, left, Format)
+	if err != nil {
+		return nil, err
 	}
+	p := &sv.Particles
+	st := &State{Spacing: sv.Spacing, Time: sv.Time, Steps: sv.Steps, Pos: p.Pos, Vel: p.Vel, ID: p.ID,
+		Body: particles.Get[int32](p, colBody), Rest: particles.Get[[4]float32](p, colRest), WInv: particles.Get[float32](p, colWInv),
+		Emitted: sv.Emitted, ToolAcc: sv.ToolAcc}
+	if st.Bodies, st.Reach, err = decodeOwn(sv.Extra, st.N()); err != nil {
+		return nil, fmt.Errorf("pbf state: %w", err)
+	}
+	if len(st.Bodies) == 0 {
+		for i, b := range st.Body {
+			if b != fluidBody {
+				return nil, fmt.Errorf("pbf state: particle %d belongs to body %d of 0", i, b)
+			}
+		}
+		st.unbind()
+	}
+	return st, nil
+}
+
+// decodeOwn reads encodeOwn's bytes for a state of n particles.
+func decodeOwn(own []byte, n int) ([]rigid.Body, [][2]float32, error) {
+	r := bytes.NewReader(own)
+	le := binary.LittleEndian
+	var nb int64
+	if err := binary.Read(r, le, &nb); err != nil {
+		return nil, nil, fmt.Errorf("truncated bodies: %w", err)
+	}
+	if nb < 0 || nb > scene.MaxBodies {
+		return nil, nil, fmt.Errorf("%d bodies; at most %d", nb, scene.MaxBodies)
+	}
+	wire, err := binio.ReadArray[bodyWire](r, nb)
+	if err != nil {
+		return nil, nil, fmt.Errorf("truncated bodies: %w", err)
+	}
+	bodies, err := fromWire(wire, int64(n))
+	if err != nil {
+		return nil, nil, err
+	}
+	reach, err := readReach(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Len() != 0 {
+		return nil, nil, fmt.Errorf("%d bytes after the frame measurements: the state is damaged", r.Len())
+	}
+	return bodies, reach, nil
+}
+
+// readReach reads the frame measurements: their count (int64) and values.
+func readReach(r io.Reader) ([][2]float32, error) {
+	var nr int64
+	if err := binary.Read(r, binary.LittleEndian, &nr); err != nil {
+		return nil, fmt.Errorf("truncated frame measurements: %w", err)
+	}
+	if nr < 0 || nr > maxReach {
+		return nil, fmt.Errorf("%d frame measurements; at most %d", nr, maxReach)
+	}
+	reach, err := binio.ReadArray[[2]float32](r, nr)
+	if err != nil {
+		return nil, fmt.Errorf("truncated frame measurements: %w", err)
+	}
+	return reach, nil
+}
+
+// fromWire converts the bodies of a state of n particles.
+func fromWire(wire []bodyWire, n int64) ([]rigid.Body, error) {
+	var bodies []rigid.Body
+	for _, w := range wire {
+		if w.First < 0 || w.First > n || w.Count < 0 || w.Count > n {
+			return nil, fmt.Errorf("body ids %d+%d outside %d particles", w.First, w.Count, n)
+		}
+		bodies = append(bodies, rigid.Body{First: int(w.First), Count: int(w.Count), InvMass: w.InvMass, Center: w.Center,
+			Origin: w.Origin, Rot: w.Rot, Density: w.Density, Drive: w.Drive})
+	}
+	return bodies, nil
+}
+
+// edit makes a change through the shell bound to the state's particles (a hand on the GPU's state read back).
+func (st *State) edit(change func(e hands) error) error {
+	var h shell.Shell
+	st.bind(&h)
+	defer st.unbind()
+	return change(hands{h: &h, body: &st.Body, rest: &st.Rest, wInv: &st.WInv, bodies: &st.Bodies})
 }
 
 // Drain removes the fluid particles within radius r of c and returns them.
 func (st *State) Drain(c [3]float32, r float32) []sim.Particle {
 	var out []sim.Particle
-	st.remove(func(i int) bool {
-		if len(st.Body) > 0 && st.Body[i] >= 0 {
-			return false
-		}
-		p := st.Pos[i]
-		dx, dy, dz := p[0]-c[0], p[1]-c[1], p[2]-c[2]
-		if dx*dx+dy*dy+dz*dz > r*r {
-			return false
-		}
-		out = append(out, particle(p, st.Vel[i]))
-		return true
+	_ = st.edit(func(e hands) error {
+		out = e.drain(c, r)
+		return nil
 	})
 	return out
-}
-
-func particle(p, v [4]float32) sim.Particle {
-	return sim.Particle{Pos: [3]float32{p[0], p[1], p[2]}, Vel: [3]float32{v[0], v[1], v[2]}}
 }
 
 // AddBody appends a rigid body with the next ids, first removing the fluid particles for which inside is true
 // (where the body lands); it returns them. rho0 is the fluid's rest density; the result may hold at most budget
 // particles.
 func (st *State) AddBody(spec rigid.BodySpec, rho0 float32, inside func(p [4]float32) bool, budget int) ([]sim.Particle, error) {
-	lay, err := rigid.LayoutBodies(rho0, nil, nil, []rigid.BodySpec{spec})
-	if err != nil {
-		return nil, err
-	}
-	in := 0
-	for i, p := range st.Pos {
-		if (len(st.Body) == 0 || st.Body[i] < 0) && inside(p) {
-			in++
-		}
-	}
-	if st.N()-in+len(spec.Particles) > budget {
-		return nil, fmt.Errorf("the body needs %d particles; %d of the budget of %d are in use (raise pbf.budget and reset)",
-			len(spec.Particles), st.N()-in, budget)
-	}
 	var displaced []sim.Particle
-	st.remove(func(i int) bool {
-		if (len(st.Body) == 0 || st.Body[i] < 0) && inside(st.Pos[i]) {
-			displaced = append(displaced, particle(st.Pos[i], st.Vel[i]))
-			return true
-		}
-		return false
+	err := st.edit(func(e hands) error {
+		var err error
+		displaced, err = e.addBody(spec, rho0, inside, budget)
+		return err
 	})
-	n := len(st.Pos)
-	if len(st.Bodies) == 0 {
-		st.Body, st.Rest, st.WInv = make([]int32, n), make([][4]float32, n), make([]float32, n)
-		for i := range st.Body {
-			st.Body[i], st.WInv[i] = -1, 1
-		}
-	}
-	bd := lay.Bodies[0]
-	bd.First = n
-	b := int32(len(st.Bodies))
-	st.Bodies = append(st.Bodies, bd)
-	for k := range lay.Pos {
-		st.Pos = append(st.Pos, lay.Pos[k])
-		st.Vel = append(st.Vel, lay.Vel[k])
-		st.ID = append(st.ID, uint32(n+k))
-		st.Body = append(st.Body, b)
-		st.Rest = append(st.Rest, lay.Rest[k])
-		st.WInv = append(st.WInv, lay.WInv[k])
-	}
-	return displaced, nil
+	return displaced, err
 }
 
 // RemoveBody removes body b and its particles; later bodies move down one index.
 func (st *State) RemoveBody(b int) error {
-	if b < 0 || b >= len(st.Bodies) {
-		return fmt.Errorf("no body %d (there are %d)", b, len(st.Bodies))
-	}
-	st.remove(func(i int) bool { return st.Body[i] == int32(b) })
-	st.Bodies = append(st.Bodies[:b], st.Bodies[b+1:]...)
-	for i := range st.Body {
-		if st.Body[i] > int32(b) {
-			st.Body[i]--
-		}
-	}
-	if len(st.Bodies) == 0 {
-		st.Body, st.Rest, st.WInv = nil, nil, nil
-	}
-	return nil
-}
-
-// remove deletes the particles for which drop is true (called once per particle, in array order) and renumbers
-// the ids that remain to 0..N'−1 in their old order, moving the bodies' id ranges with them.
-func (st *State) remove(drop func(i int) bool) {
-	n := len(st.Pos)
-	gone := make([]bool, n) // by id
-	k := 0
-	for i := 0; i < n; i++ {
-		if drop(i) {
-			gone[st.ID[i]] = true
-			continue
-		}
-		st.Pos[k], st.Vel[k], st.ID[k] = st.Pos[i], st.Vel[i], st.ID[i]
-		if len(st.Body) > 0 {
-			st.Body[k], st.Rest[k], st.WInv[k] = st.Body[i], st.Rest[i], st.WInv[i]
-		}
-		k++
-	}
-	if k == n {
-		return
-	}
-	st.Pos, st.Vel, st.ID = st.Pos[:k], st.Vel[:k], st.ID[:k]
-	if len(st.Body) > 0 {
-		st.Body, st.Rest, st.WInv = st.Body[:k], st.Rest[:k], st.WInv[:k]
-	}
-	newID := make([]uint32, n+1) // newID[id] = ids below id that remain
-	for id := 0; id < n; id++ {
-		newID[id+1] = newID[id]
-		if !gone[id] {
-			newID[id+1]++
-		}
-	}
-	for i := range st.ID {
-		st.ID[i] = newID[st.ID[i]]
-	}
-	for b := range st.Bodies {
-		bd := &st.Bodies[b]
-		bd.First = int(newID[bd.First])
-	}
+	return st.edit(func(e hands) error { return e.removeBody(b) })
 }

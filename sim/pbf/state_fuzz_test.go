@@ -34,20 +34,30 @@ func FuzzDecodeState(f *testing.F) {
 		f.Fatal(err)
 	}
 	good := buf.Bytes()
-	const countAt = len(stateMagic) + 4 + 8*3
-	edit := func(at int, v uint64) []byte {
-		b := bytes.Clone(good)
+	countAt, posAt := frameAt(len(st.Emitted))
+	edit := func(b []byte, at int, v uint64) []byte {
+		b = bytes.Clone(b)
 		binary.LittleEndian.PutUint64(b[at:], v)
 		return b
 	}
-	f.Add(good)
-	f.Add(edit(countAt, 2e18))                                                    // 2e18 particles in a few hundred bytes
-	f.Add(edit(countAt, 30_000_000))                                              // more than the bytes hold, within the limit
-	f.Add(edit(len(stateMagic)+4+8, math.Float64bits(1e300)))                     // time 1e300
-	f.Add(edit(len(stateMagic)+4+8, math.Float64bits(-1)))                        // time −1
-	f.Add(edit(headBytes, uint64(math.Float32bits(7e25))|uint64(0x3dcccccd)<<32)) // first position (7e25, 0.1, …)
-	f.Add(good[:len(good)/2])                                                     // truncated
-	f.Add([]byte(stateMagic + "\x01\x00\x00\x00"))                                // a version 1 header and nothing else
+	old := encodeV2(f, &st, 2)
+	for _, b := range [][]byte{good, old} {
+		f.Add(b)
+		f.Add(edit(b, len(Format.Magic)+4+8, math.Float64bits(1e300))) // time 1e300
+		f.Add(edit(b, len(Format.Magic)+4+8, math.Float64bits(-1)))    // time −1
+		f.Add(b[:len(b)/2])                                            // truncated
+	}
+	for _, c := range []struct {
+		b  []byte
+		at int
+	}{{good, countAt}, {old, v2CountAt}} {
+		f.Add(edit(c.b, c.at, 2e18))       // 2e18 particles in a few hundred bytes
+		f.Add(edit(c.b, c.at, 30_000_000)) // more than the bytes hold, within the limit
+	}
+	f.Add(edit(good, posAt, uint64(math.Float32bits(7e25))|uint64(0x3dcccccd)<<32))        // first position (7e25, 0.1, …)
+	f.Add(edit(old, v2CountAt+8*4, uint64(math.Float32bits(7e25))|uint64(0x3dcccccd)<<32)) // the same, old form
+	f.Add([]byte(Format.Magic + "\x01\x00\x00\x00"))                                       // a version 1 header and nothing else
+	f.Add([]byte(Format.Magic + "\x03\x00\x00\x00"))                                       // a version 3 header and nothing else
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := DecodeState(bytes.NewReader(data))
 		if err != nil {

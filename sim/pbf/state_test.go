@@ -30,38 +30,68 @@ func encoded(t *testing.T, st *State) []byte {
 	return buf.Bytes()
 }
 
+// frameAt is where the shell's frame keeps the particle count and the first position, in a state with ne
+// emitters: after the magic, version, spacing, time, steps, emitters and the tool, the particles' version, and
+// (for the positions) the count and the table of the bodies' columns.
+func frameAt(ne int) (count, pos int) {
+	count = len(Format.Magic) + 4 + 8*4 + 4*ne + 4 + 4
+	pos = count + 8 + 4
+	for _, name := range []string{colBody, colRest, colWInv} {
+		pos += 2 + len(name) + 4
+	}
+	return count, pos
+}
+
+// encodings are st in the form of this slosh and in the old one its converter reads.
+func encodings(t *testing.T, st *State) []struct {
+	name    string
+	data    []byte
+	countAt int
+} {
+	count, _ := frameAt(len(st.Emitted))
+	return []struct {
+		name    string
+		data    []byte
+		countAt int
+	}{{"version 3", encoded(t, st), count}, {"version 2", encodeV2(t, st, 2), v2CountAt}}
+}
+
 // A short input claiming many particles is refused before anything is allocated for them: the declared size
 // against what a bytes.Reader holds, and for a reader that cannot say, arrays that grow only as data arrives.
 // (A 1.9 KB save claiming 2e28 particles was refused only after a 4 GiB allocation, and died under an
-// address-space limit.)
+// address-space limit.) The converter of the old form refuses as the frame does.
 func TestDecodeStateChecksCountsBeforeAllocating(t *testing.T) {
 	_, st := savedState(t)
-	good := encoded(t, st)
-	const countAt = len(stateMagic) + 4 + 8*3 // the particle count, after the magic, version, spacing, time, steps
-	claim := func(n int64) []byte {
-		b := bytes.Clone(good[:2048])
-		binary.LittleEndian.PutUint64(b[countAt:], uint64(n))
-		return b
-	}
-	for _, c := range []struct {
-		name string
-		r    io.Reader
-		want string
-	}{
-		{"2^62 particles", bytes.NewReader(claim(1 << 62)), "particle count 4611686018427387904 is outside [0, 33554432]"},
-		{"negative", bytes.NewReader(claim(-1)), "particle count -1 is outside"},
-		{"more than it holds", bytes.NewReader(claim(30_000_000)), "it declares 30000000 particles"},
-		{"more than it holds, streamed", io.MultiReader(bytes.NewReader(claim(30_000_000))), "truncated positions"},
-	} {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err := DecodeState(c.r)
-		runtime.ReadMemStats(&after)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+	for _, f := range encodings(t, st) {
+		claim := func(n int64) []byte {
+			b := bytes.Clone(f.data[:2048])
+			binary.LittleEndian.PutUint64(b[f.countAt:], uint64(n))
+			return b
 		}
-		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
-			t.Errorf("%s: decoding 2 KB allocated %d bytes", c.name, got)
+		holds := "30000000 particles and 3 columns take"
+		if f.countAt == v2CountAt {
+			holds = "it declares 30000000 particles"
+		}
+		for _, c := range []struct {
+			name string
+			r    io.Reader
+			want string
+		}{
+			{"2^62 particles", bytes.NewReader(claim(1 << 62)), "count 4611686018427387904 is outside [0, 33554432]"},
+			{"negative", bytes.NewReader(claim(-1)), "count -1 is outside"},
+			{"more than it holds", bytes.NewReader(claim(30_000_000)), holds},
+			{"more than it holds, streamed", io.MultiReader(bytes.NewReader(claim(30_000_000))), "truncated positions"},
+		} {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := DecodeState(c.r)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s, %s: %v, want an error containing %q", f.name, c.name, err, c.want)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+				t.Errorf("%s, %s: decoding 2 KB allocated %d bytes", f.name, c.name, got)
+			}
 		}
 	}
 }
@@ -76,13 +106,77 @@ func TestStateTimeRange(t *testing.T) {
 	}{
 		{func(st *State) { st.Time = 1e300 }, "time: 1e+300 s is outside [0, 1e+09] s"},
 		{func(st *State) { st.Time = -1 }, "time: -1 s is outside"},
-		{func(st *State) { st.Steps = 1 << 60 }, "steps: 1152921504606846976 is outside"},
+		{func(st *State) { st.Steps = 1 << 60 }, "is outside [0, 1125899906842624]"},
 	} {
 		bad := *st
 		c.edit(&bad)
-		if _, err := DecodeState(bytes.NewReader(encoded(t, &bad))); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v, want an error containing %q", err, c.want)
+		for _, f := range encodings(t, &bad) {
+			if _, err := DecodeState(bytes.NewReader(f.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v, want an error containing %q", f.name, err, c.want)
+			}
 		}
+	}
+}
+
+// A state of this slosh with a column it does not keep (a newer slosh's), one of another size, or damaged counts
+// is refused with a message that says which.
+func TestStateRefusesUnknownColumnsAndDamagedCounts(t *testing.T) {
+	_, st := savedState(t)
+	good := encoded(t, st)
+	count, _ := frameAt(len(st.Emitted))
+	table := count + 8 + 4 // the first column's name length
+	edit := func(change func(b []byte)) []byte {
+		b := bytes.Clone(good)
+		change(b)
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"unknown column", bytes.Replace(good, []byte(colRest), []byte("rest offsex"), 1), `column "rest offsex" is not one this slosh keeps`},
+		{"column size", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[table+2+len(colBody):], 8) }), "column body holds values of 8 bytes"},
+		{"column count", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[count+8:], 1000) }), "1000 columns, at most 64"},
+		{"particle count", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[count:], uint64(2*st.N())) }), "particles and 3 columns take"},
+		{"emitter count", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[len(Format.Magic)+4+8*3:], 1<<40) }), "emitter count 1099511627776 is outside"},
+		{"body count", edit(func(b []byte) {
+			// the bodies' count opens the mode's own part, after its length
+			own := len(good) - len(encodeOwn(st.Bodies, st.Reach))
+			binary.LittleEndian.PutUint64(b[own:], 1000)
+		}), "1000 bodies; at most 256"},
+		{"version", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[len(Format.Magic):], 9) }), "pbf state version 9; this slosh reads versions 1 to 3"},
+	} {
+		if _, err := DecodeState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A state without bodies keeps the fluid's values in the bodies' columns of its file, and reads back without
+// them; a body index there is refused.
+func TestStateWithoutBodies(t *testing.T) {
+	s := newReset(t, parseScene(t, poolScene))
+	stepN(t, s, 3)
+	var st State
+	s.SaveState(&st)
+	good := encoded(t, &st)
+	back, err := DecodeState(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Body != nil || back.Rest != nil || back.WInv != nil || !sameBits(back, &st) {
+		t.Fatalf("a state without bodies reads back with body arrays of %d/%d/%d or changed", len(back.Body), len(back.Rest), len(back.WInv))
+	}
+	var buf bytes.Buffer
+	if err := s.WriteState(&buf); err != nil || !bytes.Equal(buf.Bytes(), good) {
+		t.Fatalf("the solver writes its state otherwise than the State does (%v)", err)
+	}
+	_, pos := frameAt(0)
+	bad := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(bad[pos+36*st.N()+4*5:], 2) // particle 5's body
+	if _, err := DecodeState(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "particle 5 belongs to body 2 of 0") {
+		t.Fatalf("a body index without bodies: %v", err)
 	}
 }
 
