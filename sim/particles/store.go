@@ -53,8 +53,7 @@ type Store struct {
 
 	cols   []column
 	byName map[string]column
-	tmp4   [][4]float32 // Permute's scratch
-	tmpID  []uint32
+	done   []bool // Permute's marks
 }
 
 // column is a declared per-particle array; col[T] is the only kind.
@@ -62,7 +61,7 @@ type column interface {
 	name() string
 	role() Role
 	resize(n int)
-	permute(perm []int32)
+	permute(perm []int32, done []bool)
 	fill(from, to int) // default values in [from, to)
 	compact(keep []bool)
 	snapshot(dst *Snapshot)
@@ -227,23 +226,39 @@ func (s *Store) Permute(perm []int32) {
 	if len(perm) != s.Len() {
 		panic(fmt.Sprintf("particles: a permutation of %d for %d particles", len(perm), s.Len()))
 	}
-	s.tmp4 = applyPerm(*s.pos, perm, s.tmp4)
-	s.tmp4 = applyPerm(*s.vel, perm, s.tmp4)
-	s.tmpID = applyPerm(*s.id, perm, s.tmpID)
+	s.done = grow.Resize(s.done, len(perm))
+	applyPerm(*s.pos, perm, s.done)
+	applyPerm(*s.vel, perm, s.done)
+	applyPerm(*s.id, perm, s.done)
 	for _, c := range s.cols {
 		if c.role() != Scratch {
-			c.permute(perm)
+			c.permute(perm, s.done)
 		}
 	}
 }
 
-// applyPerm puts b[perm[i]] at i, through tmp (returned, for the next call to reuse).
-func applyPerm[T any](b []T, perm []int32, tmp []T) []T {
-	tmp = append(tmp[:0], b...)
-	for i, p := range perm {
-		b[i] = tmp[p]
+// applyPerm puts b[perm[i]] at i in place, following the permutation's cycles: no copy of b (a column's worth of
+// memory per column, which a copy-and-gather would keep), one pass. done marks the places filled; its values on
+// entry do not matter.
+func applyPerm[T any](b []T, perm []int32, done []bool) {
+	clear(done)
+	for i := range b {
+		if done[i] {
+			continue
+		}
+		first := b[i]
+		j := i
+		for {
+			done[j] = true
+			k := int(perm[j])
+			if k == i {
+				b[j] = first
+				break
+			}
+			b[j] = b[k]
+			j = k
+		}
 	}
-	return tmp
 }
 
 // Snapshot is a copy of the particles and their State columns: the last good state a step restores after non-finite
@@ -298,7 +313,6 @@ func (s *Store) Load(src *Snapshot) error {
 type col[T any] struct {
 	spec Spec[T]
 	ptr  *[]T
-	tmp  []T
 }
 
 func (c *col[T]) name() string { return c.spec.Name }
@@ -310,8 +324,8 @@ func (c *col[T]) fill(from, to int) {
 		b[i] = c.spec.Default
 	}
 }
-func (c *col[T]) compact(keep []bool)  { *c.ptr = compact(*c.ptr, keep) }
-func (c *col[T]) permute(perm []int32) { c.tmp = applyPerm(*c.ptr, perm, c.tmp) }
+func (c *col[T]) compact(keep []bool)               { *c.ptr = compact(*c.ptr, keep) }
+func (c *col[T]) permute(perm []int32, done []bool) { applyPerm(*c.ptr, perm, done) }
 func (c *col[T]) snapshot(dst *Snapshot) {
 	old, _ := dst.cols[c.spec.Name].([]T)
 	dst.cols[c.spec.Name] = append(old[:0], *c.ptr...)

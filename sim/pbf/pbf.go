@@ -200,12 +200,12 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	return nil
 }
 
-// BytesPerParticle is what the CPU solver holds per particle of its budget (measured: 272 bytes at 97,556
-// particles, besides the neighbour lists): the store's columns — positions, velocities, predictions, rest offsets,
-// vorticity, boundary gradients and a double buffer (7 × 16 bytes), ids, densities, λ, counts, slots, bodies and
-// inverse masses (7 × 4) — the store's copies for the sort (60), the last good state (60), the grid's order and
-// cells, and the neighbour list of stride entries (4 each).
-func BytesPerParticle(stride int) int64 { return 270 + 4*int64(stride) }
+// BytesPerParticle is what the CPU solver holds per particle of its budget (272 bytes measured at 97,556 particles,
+// besides the neighbour lists, less the 60 the sort's copies took before the store permuted in place): the store's
+// columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients and a double buffer
+// (7 × 16 bytes), ids, densities, λ, counts, slots, bodies and inverse masses (7 × 4) — the last good state (60),
+// the grid's order and cells, and the neighbour list of stride entries (4 each).
+func BytesPerParticle(stride int) int64 { return 212 + 4*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
