@@ -361,6 +361,21 @@ func setPalette(prog *glh.Program, p Particles) {
 	gl.Uniform3fv(prog.Loc("uPalette[0]"), int32(n), &p.Palette[0][0])
 }
 
+// byteAttrib points the unsigned-byte attribute loc at buf, per instance; a nil buf reads as 0 (material 0, the
+// liquid phase).
+func byteAttrib(loc uint32, buf *glh.Buffer) {
+	if buf == nil {
+		gl.DisableVertexAttribArray(loc)
+		gl.VertexAttribI1ui(loc, 0)
+		return
+	}
+	gl.BindBuffer(gl.ARRAY_BUFFER, buf.ID())
+	gl.EnableVertexAttribArray(loc)
+	gl.VertexAttribIPointerWithOffset(loc, 1, gl.UNSIGNED_BYTE, 1, 0)
+	gl.VertexAttribDivisor(loc, 1)
+	gl.BindBuffer(gl.ARRAY_BUFFER, 0)
+}
+
 // bindParticleAttribs binds vao and points its position, velocity and density attributes at p's buffers (per
 // instance); missing velocities and densities read as at rest.
 func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
@@ -378,26 +393,12 @@ func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
 		gl.DisableVertexAttribArray(attrRho)
 		gl.VertexAttrib1f(attrRho, 1)
 	}
+	var material *glh.Buffer
 	if hasMaterials(p) {
-		gl.BindBuffer(gl.ARRAY_BUFFER, p.Material.ID())
-		gl.EnableVertexAttribArray(attrMaterial)
-		gl.VertexAttribIPointerWithOffset(attrMaterial, 1, gl.UNSIGNED_BYTE, 1, 0)
-		gl.VertexAttribDivisor(attrMaterial, 1)
-		gl.BindBuffer(gl.ARRAY_BUFFER, 0)
-	} else {
-		gl.DisableVertexAttribArray(attrMaterial)
-		gl.VertexAttribI1ui(attrMaterial, 0)
+		material = p.Material
 	}
-	if p.Phase != nil {
-		gl.BindBuffer(gl.ARRAY_BUFFER, p.Phase.ID())
-		gl.EnableVertexAttribArray(attrPhase)
-		gl.VertexAttribIPointerWithOffset(attrPhase, 1, gl.UNSIGNED_BYTE, 1, 0)
-		gl.VertexAttribDivisor(attrPhase, 1)
-		gl.BindBuffer(gl.ARRAY_BUFFER, 0)
-	} else {
-		gl.DisableVertexAttribArray(attrPhase)
-		gl.VertexAttribI1ui(attrPhase, 0)
-	}
+	byteAttrib(attrMaterial, material)
+	byteAttrib(attrPhase, p.Phase)
 	if p.Body != nil {
 		gl.BindBuffer(gl.ARRAY_BUFFER, p.Body.ID())
 		gl.EnableVertexAttribArray(attrBody)
