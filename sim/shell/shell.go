@@ -78,12 +78,26 @@ func (h *Shell) Room() int { return max(0, h.Budget-h.P.Len()) }
 
 // Add appends as many of the particles (positions, velocities, and materials where ps says them) as fit under the
 // budget, with the next ids and every other column at its default, and returns the index of the first and how
-// many were added. A material the run does not have (from another run's undo) comes back as material 0.
+// many were added. A material the run does not have (from another run's undo) comes back as material 0. A particle
+// with a non-finite position or velocity, or faster than sim.MaxStateSpeed, is left out: an edit is kept as the last
+// good state, which a restore must never bring back broken.
 func (h *Shell) Add(ps []sim.Particle) (first, k int) {
-	k = min(len(ps), h.Room())
+	ok := ps
+	for i := range ps {
+		if !sound(ps[i]) {
+			ok = make([]sim.Particle, 0, len(ps))
+			for _, q := range ps {
+				if sound(q) {
+					ok = append(ok, q)
+				}
+			}
+			break
+		}
+	}
+	k = min(len(ok), h.Room())
 	first = h.P.Grow(k)
 	pos, vel := h.P.Pos(), h.P.Vel()
-	for j, q := range ps[:k] {
+	for j, q := range ok[:k] {
 		i := first + j
 		pos[i] = [4]float32{q.Pos[0], q.Pos[1], q.Pos[2], 0}
 		vel[i] = [4]float32{q.Vel[0], q.Vel[1], q.Vel[2], 0}
@@ -92,6 +106,16 @@ func (h *Shell) Add(ps []sim.Particle) (first, k int) {
 		}
 	}
 	return first, k
+}
+
+// sound says whether a particle given to Add is finite and no faster than a state may hold.
+func sound(q sim.Particle) bool {
+	for a := range 3 {
+		if !particles.Finite(float64(q.Pos[a])) || !particles.Finite(float64(q.Vel[a])) {
+			return false
+		}
+	}
+	return sim.Speed([4]float32{q.Vel[0], q.Vel[1], q.Vel[2]}) <= sim.MaxStateSpeed
 }
 
 // Fluid is AddFluid's particles as sim.Particles of material 0.

@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
 
@@ -242,4 +243,16 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("what it accepted does not encode back to itself")
 		}
 	})
+}
+
+// A particle that is not finite, or faster than a state may hold, is never added: the edit would be kept as the last
+// good state.
+func TestAddRefusesBrokenParticles(t *testing.T) {
+	m := newMode(10)
+	nan := float32(math.NaN())
+	ps := []sim.Particle{particle(0.1, 0), {Pos: [3]float32{nan, 0, 0}}, {Vel: [3]float32{0, float32(math.Inf(1)), 0}},
+		{Vel: [3]float32{2 * sim.MaxStateSpeed, 0, 0}}, particle(0.2, 1)}
+	if first, k := m.Add(ps); first != 0 || k != 2 || m.x[1][0] != 0.2 || m.mat[1] != 1 {
+		t.Fatalf("added %d from %d: %v", k, first, m.x)
+	}
 }
