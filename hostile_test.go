@@ -123,6 +123,9 @@ func zeroState(t *testing.T) string {
 // Thin plates as rigid bodies — from a scene, and dropped by a replay — were sampled over 10⁸ to 10⁹ lattice points
 // before anything said no (minutes, or no answer in 120 s). They are measured within the sample budget now and run.
 func TestThinPlateBodiesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a run of the slosh binary; make test runs it")
+	}
 	plate := writeFile(t, "plate.json", `{"name": "plate", "domain": {"min": [0, 0, 0], "max": [12, 2, 12]}, "particles": {"spacing": 0.1},
  "fluid": [{"shape": "box", "center": [6, 0.3, 6], "size": [4, 0.5, 4]}],
  "bodies": [{"shape": "box", "center": [6, 1.2, 6], "size": [10, 0.000001, 10], "density": 500}]}`)

@@ -134,6 +134,9 @@ func statsLines(out string) []string {
 }
 
 func TestRunCPUModeNeedsNoDisplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a run of the slosh binary; make test runs it")
+	}
 	r := runSlosh(t, noDisplay(), "run", "--mode", "pbf-cpu", "--scene", "pool", "--frames", "3")
 	r.expect(t, 0)
 	lines := statsLines(r.stdout)
@@ -397,6 +400,9 @@ func needDisplay(t *testing.T) {
 // shaders, and the mesh or the upsampled surface made on the CPU — and checks that the JSON and the table hold
 // each pass of the renderer, by its name, with a time. It needs a display (make test provides Xvfb).
 func TestBenchRender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a run of the slosh binary; make test runs it")
+	}
 	needDisplay(t)
 	tiny := writeFile(t, "tiny.json", sceneWith("")) // 500 particles
 	for _, tc := range []struct {

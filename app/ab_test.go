@@ -127,6 +127,9 @@ func sameFrames(a, b *sim.Frame) (bool, int) {
 // (pbf-cpu) and on the GPU (pbf, on the test's GL context). PBF with 2 solver iterations against 6 differs after
 // one frame; an A/B whose B has A's value stays bit-identical frame after frame.
 func TestABStartsIdenticalAndDiffersOnlyByItsParameter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	for _, mode := range []string{"pbf-cpu", "pbf"} { // no subtests: GL calls belong to the test's locked thread
 		func() {
@@ -191,6 +194,9 @@ func TestABStartsIdenticalAndDiffersOnlyByItsParameter(t *testing.T) {
 // step and reset act on both, leaving drops B and entering again works; a mode that cannot copy its state says
 // so in the panel and runs on.
 func TestViewerAB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	modes := append(Modes(), fakeMode(false))
 	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"pbf.iterations=2", "render.mode=particles"}})

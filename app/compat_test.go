@@ -59,6 +59,9 @@ var compatModes = []struct {
 }
 
 func TestCompatFixtures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	if *updateCompat {
 		writeCompat(t)
 	}

@@ -72,6 +72,9 @@ func sameSaved(t *testing.T, a, b string) {
 // `slosh run --save` then `--load` continues every mode bit for bit: 6 frames, saved, then 4 more, end where 10
 // frames straight do (a fountain: the scene's emitters pour throughout).
 func TestContractSaveLoadContinues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	for _, m := range contractModes() {
 		t.Run(m.Name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -166,6 +169,9 @@ func newContractSolver(t *testing.T, m Mode) sim.Solver {
 // the ids renumbered, its undo, a body dropped and removed, and a pouring tool that stops at the budget with a notice
 // naming the mode's budget parameter.
 func TestContractHands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	for _, m := range contractModes() {
 		if m.Flat {
 			continue // the game's hands are sim.FlatHands: flat_test.go
@@ -271,6 +277,9 @@ func stepFrames(t *testing.T, s sim.Solver, k int) {
 // The headless commands run every mode: run prints the mode's figures, export writes a particle cache of its
 // frames, bench times each of its passes, record renders a clip.
 func TestContractHeadless(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	for _, m := range contractModes() {
 		t.Run(m.Name, func(t *testing.T) {
 			gltest.Acquire(t) // on the subtest's own thread: the context is current on one at a time
@@ -329,6 +338,9 @@ func TestContractHeadless(t *testing.T) {
 // The A/B view splits every mode into two bit-identical halves that part when B's CFL number differs and stay
 // together when it is A's.
 func TestContractABSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	for _, m := range contractModes() {
 		if m.Flat {
 			// The game's state leaves out the panels' field u_p, which the next step recomputes: a state just
@@ -352,6 +364,9 @@ func TestContractABSplit(t *testing.T) {
 // parameter changed in the panel — replays headless into the window's state bit for bit, in every 3D mode. Each
 // tool is held for solver steps rather than wall-clock time, so it acts however slowly the machine steps.
 func TestContractSittingReplays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	for _, m := range contractModes() {
 		if m.Flat {
 			continue // the game's window sitting: flat_test.go

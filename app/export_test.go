@@ -107,6 +107,9 @@ func TestCopyFrameCopiesEveryField(t *testing.T) {
 // rigid body as a mesh where its particles are; the sidecar lists them all. Sim/mesh's OBJ reader (the scene
 // loader's, which shares nothing with the writer) reads the surface back and checks it closed and oriented.
 func TestExportMeshes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	dir := filepath.Join(t.TempDir(), "cache")
 	o := ExportOptions{Options: Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 4000, Stderr: io.Discard,
 		Sets: []string{"mesh.smooth=0"}}, Frames: 20, Out: dir, Mesh: export.MeshOBJ, Stdout: io.Discard}

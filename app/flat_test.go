@@ -23,6 +23,9 @@ import (
 // drawn with the mouse joins the basis, a digit key excites it, a right click spawns a box that a left drag then
 // holds and throws, and N opens the next level. A 3D scene chosen in the panel takes the window back to a 3D mode.
 func TestViewerPlaysTheGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	modes := Modes()
 	st, err := prepare(modes, &Options{Scene: "reduced-1", Mode: game.Name})

@@ -81,6 +81,9 @@ func noFFmpegPath(t *testing.T) {
 // `slosh record` writes a 30-frame H.264 MP4 at the simulation's rate; without ffmpeg, 30 PNG frames and the
 // command that makes the video; a GIF; a single PNG; and a clear error for a folder it cannot write.
 func TestRecordCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	gltest.Acquire(t) // the context is the test's: Record opens its own hidden window
 	dir := t.TempDir()
 	base := RecordOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=particles"}},
@@ -185,6 +188,9 @@ func ffmpegChildren(t *testing.T) []int {
 // the file keeps (or that nothing was saved, when it died before writing); without ffmpeg it records PNG frames;
 // an unwritable folder is an error; the simulation runs on.
 func TestViewerRecording(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	v := openViewer(t, gltest.Acquire(t), Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=particles"}})
 	v.captures = t.TempDir()
 	if err := v.capSet.SetString("capture.fps", "30"); err != nil {

@@ -83,6 +83,9 @@ func sameState(t *testing.T, a, b string) { sameSaved(t, a, b) }
 // A sitting on the CPU mode, replayed headless, ends in the same state bit for bit; replaying it into a clip
 // renders every frame.
 func TestReplayReproducesSittingCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	v := openViewer(t, gltest.Acquire(t), Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=particles"}})
 	dir := t.TempDir()
 	rp, sp := sitting(t, v, dir)
@@ -151,6 +154,9 @@ func TestReplayReproducesSittingCPU(t *testing.T) {
 
 // The same on the GPU mode: the headless replay on the same device ends in the window's state bit for bit.
 func TestReplayReproducesSittingGPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	gltest.RequireCompute(t, ctx)
 	v := openViewer(t, ctx, Options{Scene: "dambreak", Mode: "pbf", Particles: 1500, Sets: []string{"render.mode=particles"}})
@@ -185,6 +191,9 @@ func sameParticles(a, b *pbf.State) bool {
 // a rate, whatever the machine's speed (each step of the tiny tank takes far more than the 0.55 µs that 2⁴⁰ steps in
 // seven days would allow).
 func TestReplayLongerThanAnySittingStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	path := filepath.Join(t.TempDir(), "long.replay.json")
 	data := `{"format": "slosh-replay", "version": 1, "mode": "pbf-cpu", "frame_dt": 0.016666666666666666, "steps": 1099511627776,
  "scene": {"name": "tank", "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]}, "particles": {"spacing": 0.04},

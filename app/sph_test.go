@@ -12,6 +12,9 @@ import (
 
 // slosh record renders a clip of several fluids in sph, the surface tinted per fluid.
 func TestSPHRecordsSeveralFluids(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	gltest.Acquire(t)
 	clip := filepath.Join(t.TempDir(), "clip.mp4")
 	if err := Record(RecordOptions{Options: Options{Scene: "three-liquids", Particles: 3000, Stderr: io.Discard},
@@ -26,6 +29,9 @@ func TestSPHRecordsSeveralFluids(t *testing.T) {
 // Every plain fluid scene that ships opens in sph from the command line, its other modes' parameters skipped, the
 // duck pond with its bodies; the several-fluid scenes and the benchmark dam break open in sph by themselves.
 func TestSPHRunsTheShippedScenes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	modes := Modes()
 	for _, name := range []string{"dambreak", "pool", "obstacles", "fountain", "wave-tank", "bunny-bath", "duck-pond",
 		"oil-and-water", "rayleigh-taylor", "three-liquids", "bench-dambreak"} {
@@ -59,5 +65,8 @@ func TestSPHRunsTheShippedScenes(t *testing.T) {
 // The A/B view compares PCISPH with WCSPH from one state: identical right after the split, different a few frames
 // later; with B's solver the same as A's they stay identical.
 func TestSPHABPressureSolvers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a headless run of the app; make test runs it")
+	}
 	checkABSplit(t, Options{Scene: "dambreak", Mode: sph.Name, Particles: 2000}, 4, sph.New().Params(), "sph.pressure", "wcsph", "pcisph")
 }

@@ -17,6 +17,9 @@ import (
 // Save mesh writes the frame's surface and bodies as OBJ objects; the particle export writes meshes per frame when
 // capture.meshes asks.
 func TestViewerMeshes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	v := openViewer(t, ctx, Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"render.mode=mesh"}})
 	v.captures = t.TempDir()

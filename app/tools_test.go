@@ -86,6 +86,9 @@ func quiesce(t *testing.T, v *viewer) {
 // same calls, tested against it in gpu/pbf): grab and throw, drop and undo, drain and undo, pour, the paddle;
 // then saving and loading states, scenes and parameters, and loading bad files without losing the run.
 func TestViewerTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	v := openViewer(t, gltest.Acquire(t), Options{Scene: "duck-pond", Mode: "pbf-cpu", Particles: 3000, Sets: []string{"render.mode=particles"}})
 	dir := t.TempDir()
 	count := func() int { return v.drv.Stats().Particles }
@@ -279,6 +282,9 @@ func stateOf(t *testing.T, path string) *pbf.State {
 
 // The GPU mode takes the same tools from the window: a drop and its undo, a drain, and a save loaded back.
 func TestViewerToolsGPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	gltest.RequireCompute(t, ctx)
 	v := openViewer(t, ctx, Options{Scene: "pool", Mode: "pbf", Particles: 2000, Sets: []string{"render.mode=particles"}})

@@ -53,6 +53,9 @@ func paramValue(set *param.Set, name string) string {
 // TestViewer drives the window's loop on the hidden test window: the CPU runner feeds the renderer, the keys and
 // the mouse do what the panel says, and the panel's mode and scene switches rebuild the solver.
 func TestViewer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a viewer session in a hidden window; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	modes := Modes()
 	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1200, Sets: []string{"render.color=speed"}})

@@ -62,6 +62,9 @@ func planned(s *Solver, f *sim.Frame) (a, b int) {
 // The GPU plans each frame from the measurement of the state reachLag frames before it (the reset's in the first
 // frames), so it never waits for the GPU; the choice follows the CFL condition on that state.
 func TestGPUPlansFramesFromOlderStates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	sc := simtest.Parse(t, tallColumn)
 	s := newGPU(t)
 	assign(t, s, "pbf.substeps=1", "pbf.cfl=0.5")
@@ -88,6 +91,9 @@ func TestGPUPlansFramesFromOlderStates(t *testing.T) {
 // carries the measurements the next frames are planned from), so the two go on bit for bit — also when saved
 // within reachLag frames of the reset.
 func TestGPUStateKeepsTheFramePlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	sc := simtest.Parse(t, fallingBlob)
 	for _, at := range []int{1, 5} {
 		t.Run(fmt.Sprintf("saved after %d frames", at), func(t *testing.T) {

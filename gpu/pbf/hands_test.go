@@ -47,6 +47,9 @@ func useTools(t *testing.T, s handsSolver, step func(n int)) {
 // Every tool does on the GPU what it does on the CPU oracle: the same particles added and removed with the same
 // ids, and the motion the same to rounding growth.
 func TestGPUToolsMatchCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	const dt = frameDt / 4
 	sc := simtest.Parse(t, simtest.HandsScene)
 	c := cpbf.New()
@@ -94,6 +97,9 @@ func TestGPUToolsMatchCPU(t *testing.T) {
 
 // A GPU state saved and loaded continues bit for bit; a CPU state loads into the GPU solver exactly.
 func TestGPUStateRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	sc := simtest.Parse(t, simtest.HandsScene)
 	a := newGPU(t)
 	if err := a.Reset(sc); err != nil {
@@ -154,6 +160,9 @@ func TestGPUStateRoundTrip(t *testing.T) {
 
 // A scene's blast throws the water up on the GPU as on the CPU oracle, bodies left to the shape matching.
 func TestGPUBlastMatchesCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	const dt = frameDt / 4
 	sc := simtest.Parse(t, `{"name": "blast", "domain": {"min": [0, 0, 0], "max": [0.4, 0.6, 0.4]},
 	  "particles": {"spacing": 0.02},

@@ -268,6 +268,9 @@ func referenceDivergence(t *testing.T, sc *scene.Scene, sets []string, want *sim
 
 // Two GPU runs of the same scene are bit-identical.
 func TestGPURunsAreBitIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	run := func() sim.Frame {
 		s := newGPU(t)
 		assign(t, s, "pbf.spacing=0.04")
@@ -286,6 +289,9 @@ func TestGPURunsAreBitIdentical(t *testing.T) {
 
 // A non-finite value is detected, reported as a NonFiniteError, and the state restored to a finite one.
 func TestGPUNonFiniteIsRestored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	s := newGPU(t)
 	assign(t, s, "pbf.spacing=0.05")
 	if err := s.Reset(builtin(t, "pool")); err != nil {
@@ -333,6 +339,9 @@ func TestGPUNonFiniteIsRestored(t *testing.T) {
 
 // Every parameter at its hard bounds for 60 steps of the dam break stays finite and in the domain on the GPU.
 func TestGPUParameterSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 150 s on 2 cores: a sweep over every parameter; make test runs it")
+	}
 	ctx := gltest.Acquire(t)
 	gltest.RequireCompute(t, ctx)
 	simtest.Sweep(t, func() (sim.Solver, error) { return New(ctx) }, builtin(t, "dambreak"), simtest.SweepOptions{

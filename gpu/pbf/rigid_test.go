@@ -179,6 +179,9 @@ func roundingExcess(diffs []float64, center, rot float64, step int, iterations i
 //     pair on an ulp — the CPU solver against itself with positions nudged by one ulp differs by 1e-4 m after one
 //     step for that reason.
 func TestGPUBodiesMatchCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	const spacing, steps = 0.04, 24
 	dt := frameDt / 2
 	c := cpbf.New()
@@ -242,6 +245,9 @@ func TestGPUBodiesMatchCPU(t *testing.T) {
 // Reset samples a scene's rigid bodies (the duck pond: a ball, a block, the bunny, a capsule, a cylinder) and lays
 // them out as the CPU solver does, and the two agree on the falling bodies to rounding growth (sums in id order).
 func TestGPUResetSamplesSceneBodies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	g := newGPU(t)
 	g.rigid.sumInIDOrder = true
 	c := cpbf.New()
@@ -290,6 +296,9 @@ func stepBoth(t *testing.T, g *Solver, c *cpbf.Solver, step int, dt float64, fg,
 // step on (through the body table and the reorder pass), and the two solvers stay within rounding growth of each
 // other across the change — also across a restored snapshot taken before it, whose table holds the old masses.
 func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	const spacing, steps, change = 0.04, 12, 4
 	dt := frameDt / 2
 	c := cpbf.New()
@@ -343,6 +352,9 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 
 // Two GPU runs with rigid bodies are bit-identical: particles, their bodies, and the bodies' poses.
 func TestGPUBodyRunsAreBitIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	run := func() (sim.Frame, []rigid.Body) {
 		s := newGPU(t)
 		resetPoolWithSpheres(t, s, 0.04, thrown...)
@@ -395,6 +407,9 @@ func submerged(cy, r, level float64) float64 {
 // (sim/pbf's TestBuoyancy checks the floating fraction after 3 s; here 0.75 s, two substeps a frame, keep llvmpipe
 // quick, so the light sphere is still bobbing: it is only required to float.)
 func TestGPUBodiesFloatSinkAndStayRigid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 15 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	const spacing, frames, substeps = 0.04, 45, 2
 	spheres := []sphere{
 		{center: scene.Vec3{0.35, 0.45, 0.4}, radius: 0.12, density: 500},
@@ -478,6 +493,9 @@ func dist3(a, b [3]float32) float64 {
 // snapshot's particle order) and the body table: stepping on from it reproduces, bit for bit, a run that never
 // failed.
 func TestGPUNonFiniteIsRestoredWithBodies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 8 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
+	}
 	const spacing = 0.05
 	drop := sphere{center: scene.Vec3{0.6, 0.4, 0.4}, radius: 0.12, density: 700, spin: [3]float32{1, 0, 2}}
 	ref := newGPU(t)

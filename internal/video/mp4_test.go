@@ -103,6 +103,9 @@ func decodeFrame(t *testing.T, path string, n, w, h int) *image.RGBA {
 }
 
 func TestMP4EncodesH264ThatDecodesBackToTheFrames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: an H.264 encode and decode through ffmpeg; make test runs it")
+	}
 	requireTool(t, "ffmpeg")
 	for _, c := range []struct{ w, h int }{{160, 90}, {161, 91}} {
 		t.Run(fmt.Sprintf("%dx%d", c.w, c.h), func(t *testing.T) {

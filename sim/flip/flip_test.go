@@ -154,6 +154,9 @@ func TestMassIsConserved(t *testing.T) {
 
 // A resting pool stays at rest: its fastest particle is below 1 cm/s after 2 s.
 func TestRestingPoolStaysAtRest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 8 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, builtin(t, "pool"), "flip.cell=0.05")
 	frames(t, s, 120)
 	if v := s.Stats().MaxSpeed; v > 0.01 {
@@ -163,6 +166,9 @@ func TestRestingPoolStaysAtRest(t *testing.T) {
 
 // No particle is inside an obstacle after advection.
 func TestParticlesStayOutOfObstacles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, builtin(t, "obstacles"), "flip.cell=0.06")
 	for f := 0; f < 40; f++ {
 		k := s.BeginFrame(sim.FrameDt)
@@ -258,6 +264,9 @@ func TestLiquidFallsFromTheLidUnderUICAndClingsUnderClassic(t *testing.T) {
 // its volume, averaged over a second after it settles, within 10 % of one half at a 2.5 cm grid and nearer at
 // 2.5 cm than at 5 cm.
 func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 15 s on 2 cores: a physics validation; make test runs it")
+	}
 	const r = 0.08
 	submerged := func(cell string) float64 {
 		s := newSolver(t, simtest.Parse(t, `{
@@ -314,6 +323,9 @@ func TestLiquidMovesTheSameAtAnyDensity(t *testing.T) {
 // distance from the jets' axes does not show it: classic FLIP's volume gain (one particle makes a cell liquid)
 // spreads its spray as wide.
 func TestFountainSeparatesIntoMoreSprayUnderUIC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 9 s on 2 cores: a physics validation; make test runs it")
+	}
 	spray := func(pressure string) float64 {
 		s := newSolver(t, builtin(t, "fountains"), "flip.cell=0.05", "flip.pressure="+pressure)
 		frames(t, s, 40) // the jets rise for about 2/3 s: their heads spread and fall back after

@@ -28,6 +28,9 @@ func momentum(s *Solver) (liquid, bodies [3]float64) {
 // is kept to within 1 %; the correction (the paper's) moves particles and corrects the face densities by averages
 // while the particles carry their old masses into the FLIP update, which costs a few per cent.
 func TestThrownBodyConservesMomentum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a physics validation; make test runs it")
+	}
 	for _, c := range []struct {
 		set string
 		tol float64

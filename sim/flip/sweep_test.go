@@ -9,6 +9,9 @@ import (
 
 // Every parameter at its hard minimum and maximum on the dam break: finite and inside the domain, or a clear error.
 func TestParameterSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a sweep over every parameter; make test runs it")
+	}
 	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, builtin(t, "dambreak"), simtest.SweepOptions{
 		Steps: 30,
 		Base:  []string{"flip.cell=0.1"},

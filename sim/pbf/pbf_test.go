@@ -110,6 +110,9 @@ func TestOneIterationByHand(t *testing.T) {
 // over the last half second because from frame to frame they are chaotic: the 99th percentile at exactly 2 s was
 // 0.117, 0.125 and 0.162 m/s at spacings of 0.039, 0.0405 and 0.041 m with one and the same solver.
 func TestRestingPoolStaysAtRest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 8 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, "pool", "pbf.spacing=0.04")
 	n := s.Stats().Particles
 	var top0 float32
@@ -154,6 +157,9 @@ func TestRestingPoolStaysAtRest(t *testing.T) {
 // reaches twice the front's speed and at most a handful (0.1%) exceed 6 m/s at any time. (Particles squeezed into
 // the tank's edges used to race along them at 16 m/s, 80 at once above 6 m/s.)
 func TestDambreakImpactStaysPhysical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 20 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, "dambreak", "pbf.spacing=0.02")
 	n := s.Stats().Particles
 	var fastest float64
@@ -179,6 +185,9 @@ func TestDambreakImpactStaysPhysical(t *testing.T) {
 // Through a dam break the particle count is conserved, every particle stays inside the domain, and the ids stay a
 // permutation of 0..n−1.
 func TestDambreakConservesAndContains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, "obstacles", "pbf.spacing=0.04")
 	sc := builtin(t, "obstacles")
 	n := s.Stats().Particles
@@ -216,6 +225,9 @@ func TestDambreakConservesAndContains(t *testing.T) {
 
 // More iterations, less compression: the shape of the paper's Figure 6 (dam break at t = 1 s).
 func TestDensityErrorFallsWithIterations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 19 s on 2 cores: a physics validation; make test runs it")
+	}
 	prev := math.Inf(1)
 	for _, it := range []string{"1", "2", "4", "8"} {
 		s := newSolver(t, "dambreak", "pbf.spacing=0.04", "pbf.iterations="+it)
@@ -270,6 +282,9 @@ func TestVorticityOfRigidRotation(t *testing.T) {
 
 // Vorticity confinement adds energy where rotation is (Figure 5): a dam break keeps more kinetic energy with it.
 func TestVorticityConfinementAddsEnergy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5 s on 2 cores: a physics validation; make test runs it")
+	}
 	energy := func(eps string) float64 {
 		s := newSolver(t, "dambreak", "pbf.spacing=0.04", "pbf.vorticity="+eps)
 		run(t, s, 45)
@@ -346,6 +361,9 @@ func TestWallKernelIsLatticeHalfSpace(t *testing.T) {
 
 // Two runs from the same scene give bit-identical states.
 func TestDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	a := newSolver(t, "double-dambreak", "pbf.spacing=0.05")
 	b := newSolver(t, "double-dambreak", "pbf.spacing=0.05")
 	run(t, a, 20)

@@ -99,6 +99,9 @@ func floatingHeight(R, ratio, fluidVolume, area float64) (centre, level float64)
 // is off by a fifth fails at every density, and the three densities catch a ratio applied wrongly (its square
 // root puts all three 0.4–1.2 spacings low).
 func TestBuoyancy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 40 s on 2 cores: a physics validation; make test runs it")
+	}
 	const spacing, radius, depth = 0.03, 0.12, 0.24
 	sc := simtest.Parse(t, `{"name": "tank", "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]},
 		"particles": {"spacing": 0.03}, "fluid": [{"shape": "box", "center": [0.3, 0.12, 0.3], "size": [0.6, 0.24, 0.6]}]}`)
@@ -197,6 +200,9 @@ func TestBodyTransfersMomentumToWater(t *testing.T) {
 // Shape matching keeps a body rigid while it crashes onto the floor and through water: every pair of its
 // particles keeps its rest distance.
 func TestBodyStaysRigidWhileColliding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a physics validation; make test runs it")
+	}
 	s, _ := sphereInPool(t, 0.04, scene.Vec3{0.3, 0.55, 0.4}, 0.12, 3000)
 	b := s.Bodies()[0]
 	rest := make([][4]float32, b.Count)
@@ -285,6 +291,9 @@ func TestXSPHConservesMomentumWithBodies(t *testing.T) {
 // the fluid) and rises when ρ0 goes to 4000 — from the next step on, each body's inverse mass is ρ0/ρ_body. The fluid
 // itself moves the same at any ρ0 (its particle mass follows ρ0), bit for bit.
 func TestRestDensitySetsBuoyancyAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a physics validation; make test runs it")
+	}
 	const spacing, radius = 0.05, 0.12
 	float, _ := sphereInPool(t, spacing, scene.Vec3{0.6, 0.3, 0.4}, radius, 800)
 	run(t, float, 30)

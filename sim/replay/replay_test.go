@@ -161,6 +161,9 @@ func frameDiff(a, b *sim.Frame) string {
 // The key property: a sitting written to a file, read back and played on a fresh solver ends bit for bit where the
 // sitting ended; and the comparison can fail: leaving out any one of several actions changes the result.
 func TestReplayReproducesSittingBitForBit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 19 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	live := runSitting(t)
 	if live.drained == 0 || live.poured == 0 {
 		t.Fatalf("the script did too little: drained %d, poured %d", live.drained, live.poured)

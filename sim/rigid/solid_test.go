@@ -61,6 +61,9 @@ func TestNewSolidMassProperties(t *testing.T) {
 // coarser spacing was applied to the thin axis too, which measured a 1 m × 0.1 mm plate as nothing and a
 // 10 m × 1 µm one over 7·10⁸ lattice points (minutes).
 func TestNewSolidThinPlate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: thin plates measured on lattices; make test runs it")
+	}
 	for _, c := range []struct {
 		size scene.Vec3
 		h    float64

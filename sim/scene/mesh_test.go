@@ -52,6 +52,9 @@ func writeFiles(t *testing.T, files map[string]string) string {
 // with the mesh's own exact inside test, and only points within half a grid cell of the surface (where the
 // interpolated distance may round either way) may differ.
 func TestMeshFluidSamplesInsideMesh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: sampling fluid inside a mesh; make test runs it")
+	}
 	const spacing = 0.012
 	sc, err := Parse([]byte(`{"name": "liquid bunny", "domain": {"min": [0, 0, 0], "max": [1, 1, 1]},
 		"particles": {"spacing": 0.012},

@@ -11,6 +11,9 @@ import (
 )
 
 func TestBuiltinScenesLoadAndSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: sampling every shipped scene; make test runs it")
+	}
 	names := BuiltinNames()
 	for _, want := range []string{"bench-dambreak", "bunny-bath", "dam-obstacle", "dambreak", "double-dambreak", "duck-pond", "fountain", "fountains",
 		"obstacles", "oil-and-water", "pool", "quad-dambreak", "rayleigh-taylor", "reduced-1", "reduced-2", "reduced-3", "three-liquids", "underwater-blast", "wave-tank",

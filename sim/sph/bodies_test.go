@@ -58,6 +58,9 @@ func waterLevel(s *Solver, area float64) float64 {
 // the spacing, hydroForce). Without the hydrostatic correction of the mirrored pressure they float at about 38 and
 // 18 %.
 func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, pond(`{"shape": "sphere", "center": [0.15, 0.2, 0.15], "radius": 0.06, "density": 500},
     {"shape": "sphere", "center": [0.45, 0.2, 0.15], "radius": 0.06, "density": 250}`))
 	runFrames(t, s, 60, nil)
@@ -85,6 +88,9 @@ func TestHalfDensityBodyFloatsHalfSubmerged(t *testing.T) {
 // A body twice as dense as the water sinks to the floor and stays there: after a second its lowest point is within
 // a few millimetres of the floor (the contact margin), and it has stopped.
 func TestDenseBodySinksToTheFloor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, pond(`{"shape": "sphere", "center": [0.3, 0.2, 0.15], "radius": 0.05, "density": 2000}`))
 	runFrames(t, s, 60, nil)
 	b := &s.bodies.List[0]
@@ -257,6 +263,9 @@ func checkDenseIDs(t *testing.T, s *Solver) {
 // given another's particles and, through the two helpers, its bodies continues bit for bit, dragged body included.
 // Damaged or hostile body states are refused before anything is allocated for them.
 func TestBodyStateContinuesBitForBit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	js := pond(`{"shape": "sphere", "center": [0.15, 0.2, 0.15], "radius": 0.05, "density": 500, "spin": [1, 2, 0]},
     {"shape": "box", "center": [0.4, 0.22, 0.15], "size": [0.1, 0.05, 0.08], "rotation": [10, 30, 0], "density": 900}`)
 	a := newSolver(t, js)
@@ -343,6 +352,9 @@ func TestBodyStateContinuesBitForBit(t *testing.T) {
 // under the water and its highest above, it has not sunk or flown off, and it stays finite (the mesh's distance
 // grid gives Φ, the normals and the collision projection).
 func TestMeshBodyFloats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, pond(`{"shape": "mesh", "mesh": "bunny.obj", "extent": 0.12, "center": [0.3, 0.22, 0.15], "density": 400}`))
 	runFrames(t, s, 60, nil)
 	b := &s.bodies.List[0]

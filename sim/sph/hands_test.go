@@ -62,6 +62,9 @@ func drainChecked(t *testing.T, s *Solver, c [3]float32, r float32) []sim.Partic
 
 // The tools: pour, drain and undo, the budget, the paddle pushing the water out of its way, the pouring tool.
 func TestHands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	s := newSolver(t, layersScene, "sph.budget=1100")
 	runFrames(t, s, 2, nil)
 	n := len(s.x)

@@ -58,6 +58,9 @@ func TestSceneMaterials(t *testing.T) {
 
 // Every shipped scene resets and runs in sph (at a few thousand particles), bodies and all.
 func TestShippedScenesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	withBodies := 0
 	for _, name := range scene.BuiltinNames() {
 		if sc, err := scene.Builtin(name); err == nil && sc.IsFlat() {

@@ -79,6 +79,9 @@ func layerStats(s *Solver) (errHeavy, errLight, gap float64) {
 // interface; the standard density (eq. 2.13) on the same lattice shows the error of Figure 4.3 (b): the light
 // fluid next to the interface far over its rest density, the heavy one far under.
 func TestTwoFluidsNumberDensity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 30 s on 2 cores: a physics validation; make test runs it")
+	}
 	for _, tc := range []struct {
 		density  string
 		standard bool
@@ -134,6 +137,9 @@ func settled(t *testing.T, s *Solver, what string) {
 // side's density swings by up to 20 % and its particles by up to 1 m/s: scenes with a strong density ratio set
 // sph.eta lower.
 func TestTwoFluidsPCISPH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := New()
 	if err := s.Params().Assign("sph.eta=0.3"); err != nil {
 		t.Fatal(err)

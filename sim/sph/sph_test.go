@@ -9,6 +9,9 @@ import (
 // collapse and the impact on the far wall, at 0.025 m spacing), at time steps at least ten times the step at which WCSPH, with the
 // stiffness that holds it to the same η, is stable by its speed-of-sound condition (eq. 2.27).
 func TestPCISPHMeetsEtaAtTenTimesWCSPHStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s on 2 cores: a physics validation; make test runs it")
+	}
 	const end = 0.35
 	eta := 1.0 // %
 	const spacing = "sph.spacing=0.025"
@@ -49,6 +52,9 @@ func TestPCISPHMeetsEtaAtTenTimesWCSPHStep(t *testing.T) {
 // A tank of water at rest (0.2 m deep, 0.02 m spacing, walls on five sides) under PCISPH settles: the fastest
 // particle and the root mean square speed after 2 s.
 func TestRestingTank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newSolver(t, tank)
 	runFrames(t, s, 120, nil)
 	v := s.Stats().MaxSpeed

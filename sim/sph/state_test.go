@@ -77,6 +77,9 @@ func sameState(t *testing.T, a, b *Solver, what string) {
 // acceleration where it sets the next frame's substeps, WCSPH, several fluids with their interface tension,
 // parameters changed before the save and after it, and a spacing parameter changed since the run's reset.
 func TestStateContinuesBitForBit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	for _, c := range []struct {
 		name, scene string
 		sets        []string

@@ -22,6 +22,9 @@ func pond(bodies string) string {
 // one of 500 kg/m³ and one of 2000, for 0.45 s. The light one rises until it breaks the surface,
 // the heavy one goes down to the floor.
 func TestBodiesFloatAndSinkByDensity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a physics validation; make test runs it")
+	}
 	const r = 0.03
 	s := newSolver(t, pond(`{"shape": "sphere", "center": [0.08, 0.06, 0.1], "radius": 0.03, "density": 500},
     {"shape": "sphere", "center": [0.22, 0.06, 0.1], "radius": 0.03, "density": 2000}`))
@@ -55,6 +58,9 @@ func TestBodiesFloatAndSinkByDensity(t *testing.T) {
 // 0..N−1; the displaced fluid put back by AddFluid after RemoveBody restores the count; DriveBody holds a body at a
 // velocity and lets it go with it; a bad index is an error or ignored; rigid.CheckCount bounds the count.
 func TestBodyHands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	s := newSolver(t, pond(""))
 	runFrames(t, s, 1, nil)
 	n0 := len(s.x)

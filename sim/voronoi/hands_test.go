@@ -62,6 +62,9 @@ func drainChecked(t *testing.T, s *Solver, c [3]float32, r float32) []sim.Partic
 // The tools: pour within the budget, drain and undo, the paddle pushing the water out of its way, the pouring
 // tool until the budget stops it.
 func TestHands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	const budget = 560
 	s := newSolver(t, pool, "voronoi.budget=560")
 	runFrames(t, s, 2, nil)
@@ -200,6 +203,9 @@ func TestHandsBeforeReset(t *testing.T) {
 // The scene's emitters pour, its moving obstacle moves and keeps the water out, and its blast fires once, inside
 // the steps.
 func TestSceneEmittersObstaclesBlasts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	s := newSolver(t, handsScene)
 	n := len(s.x)
 	var notices []string

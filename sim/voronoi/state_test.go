@@ -25,6 +25,9 @@ var (
 // warm-start pressures, a floating body and a dragged one, parameters changed before the save and after it, and a
 // spacing parameter changed since the run's reset.
 func TestStateContinuesBitForBit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	for _, c := range []struct {
 		name, scene string
 		sets        []string
@@ -241,6 +244,9 @@ func TestNonFiniteStepIsRestored(t *testing.T) {
 // same state bit for bit. (Any scratch a step reads before writing it — a per-cell array left from the last step —
 // makes a loaded run, a replay from a save and the window drift apart.)
 func TestStepDependsOnlyOnTheState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	a := newSolver(t, simtest.HandsScene)
 	a.SetTools(tools())
 	for f := 0; f < 6; f++ {
@@ -291,6 +297,9 @@ func sameArrays(a, b *State) bool {
 // continues bit for bit against the run that wrote it and against the same state written as version 2; a damaged
 // one is refused with a message.
 func TestStateVersion1Converted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	a := newSolver(t, simtest.HandsScene)
 	a.SetTools(tools())
 	runFrames(t, a, 3, nil)

@@ -18,6 +18,9 @@ const sweepScene = `{
 // Every parameter at its hard minimum and maximum on a tiny dam break for 60 steps: finite and inside the domain,
 // or a clear error and recovery.
 func TestParameterSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 14 s on 2 cores: a sweep over every parameter; make test runs it")
+	}
 	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, simtest.Parse(t, sweepScene), simtest.SweepOptions{
 		Steps: 60,
 		Limit: map[string]simtest.Limit{

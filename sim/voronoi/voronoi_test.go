@@ -25,6 +25,9 @@ func jitter(s *Solver, amp float64) {
 // Figure 6: a column of liquid at rest stays at rest and keeps its volume, on a lattice and on jittered particles,
 // with no constant to tune: over 2 s its clipped volume stays within 1 % and no particle drifts far.
 func TestStillColumnKeepsVolumeAndStaysStill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 9 s on 2 cores: a physics validation; make test runs it")
+	}
 	for _, c := range []struct {
 		name   string
 		jitter float64
@@ -133,6 +136,9 @@ func residual(s *Solver, ustar [][4]float32) (worst float64) {
 // After the solve the volume-weighted divergence of every liquid cell, recomputed from the facets, is under the
 // tolerance (relative to the largest before the solve), in a dam break as it splashes around an obstacle.
 func TestSolveLeavesDivergenceUnderTolerance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a physics validation; make test runs it")
+	}
 	const js = `{
   "name": "dam-sphere", "domain": {"min": [0, 0, 0], "max": [0.6, 0.5, 0.2]},
   "particles": {"spacing": 0.025},
@@ -235,6 +241,9 @@ func TestSeparateBlobsDoNotInteract(t *testing.T) {
 // chord on the 6 cm sphere; the bound is 5 % of the spacing. Every solid is farther than the collision margin from
 // the walls and the others (a particle squeezed into a narrower gap has no place to go).
 func TestCellsStayOutOfObstacles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 9 s on 2 cores: a physics validation; make test runs it")
+	}
 	const js = `{
   "name": "dam-obstacles", "domain": {"min": [0, 0, 0], "max": [0.6, 0.4, 0.25]},
   "particles": {"spacing": 0.025},
@@ -279,6 +288,9 @@ func TestCellsStayOutOfObstacles(t *testing.T) {
 // the mode's own four, and the others with their bodies, moving obstacles, emitters and blasts, a few frames each at
 // a thousand particles.
 func TestShippedScenesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	ran := 0
 	for _, name := range scene.BuiltinNames() {
 		sc, err := scene.Builtin(name)

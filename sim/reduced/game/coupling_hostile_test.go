@@ -17,6 +17,9 @@ import (
 // 12 m/s² (buoyancy over the water it pushes aside) and meets the lid at under 4 m/s. Each scene runs 40 frames
 // in each reading.
 func TestLightAndThinBodiesStayBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 7 s on 2 cores: a physics validation; make test runs it")
+	}
 	const current = `"currents":[{"points":[[0.1,0.6],[1.9,0.6]],"speed":0.5,"width":0.3}]`
 	for _, c := range []struct{ name, bodies string }{
 		{"a crate of 1 kg/m²", `{"shape":"box","center":[0.5,0.6],"size":[0.12,0.12],"density":1,"crate":true}`},

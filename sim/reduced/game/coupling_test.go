@@ -36,6 +36,9 @@ func TestDrafting(t *testing.T) {
 // rise and heavy ones sink (buoyancy); without buoyancy both fall. (The crate drifts 4 cm in the first second:
 // 7 cm before it had the inertia of the water it pushes aside, drive.go.)
 func TestCurrentsAndBuoyancy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: a physics validation; make test runs it")
+	}
 	js := `{"name":"c","flat":{"size":[2,1.2],
 	"bodies":[{"shape":"box","center":[0.3,0.6],"size":[0.12,0.12],"density":1000,"crate":true}],
 	"currents":[{"points":[[0.1,0.6],[1.9,0.6]],"speed":0.5,"width":0.3}]}}`

@@ -61,6 +61,9 @@ func flatFuzzSeeds() []string {
 // solver (with the scene's reduced.* parameters, as the app applies them) and steps a few times; refusals are
 // errors, never panics, and the state a sitting saves loads back.
 func FuzzFlatScene(f *testing.F) {
+	if testing.Short() {
+		f.Skip("about 4 s on 2 cores: a seed corpus that steps whole scenes; make test runs it")
+	}
 	for _, name := range []string{"reduced-1", "reduced-2", "reduced-3"} {
 		data, err := fs.ReadFile(assets.Scenes(), name+".json")
 		if err != nil {

@@ -117,6 +117,9 @@ func TestBox2DCallRecovers(t *testing.T) {
 // outside the rectangle, one faster than scene.MaxFlatSpeed or spinning faster than scene.MaxSpin is refused
 // with a message naming the body and the field, and the solver keeps its state.
 func TestStateRefusesBodiesScenesRefuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	for _, c := range []struct {
 		name  string
 		spoil func(s *Solver)
@@ -200,6 +203,9 @@ func TestBodySpeedLimits(t *testing.T) {
 // A body Box2D squeezes out through a wall (here a disc that starts inside a fixed one, found by FuzzFlatBody) is
 // put back inside the rectangle: the game's bodies stay in the tank, and the state it saves loads.
 func TestBodiesStayInTheTank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a physics validation; make test runs it")
+	}
 	s := newGame(t, `{"name":"squeeze","flat":{"size":[2,1.2],"bodies":[{"shape":"circle","center":[1,0.6],"radius":1,"static":true},
 	{"shape":"circle","center":[0.667,0.6],"radius":0.1,"density":1000,"velocity":[-100,0]}]}}`)
 	for f := 0; f < 30; f++ {

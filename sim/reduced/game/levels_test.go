@@ -10,6 +10,9 @@ import (
 // its key every three seconds brings the crates home before the time is up, and one who does nothing has not won
 // after five seconds. Each level leads to the next.
 func TestLevelsWinnable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 30 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	strokes := map[string][][2]float32{
 		"reduced-1": nil, // the level's own current on key 1 does it
 		"reduced-2": {{0.15, 0.15}, {0.5, 0.3}, {0.9, 0.6}, {1.3, 0.85}, {1.75, 0.98}},

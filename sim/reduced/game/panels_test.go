@@ -23,6 +23,9 @@ func manyBodies(n int, w, h float64) string {
 // and what to lower, not at the first step as non-finite numbers (issue 24); a body spawned over the cap and a
 // saved state over it are refused the same way.
 func TestPanelCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	sc, err := scene.Parse([]byte(manyBodies(256, 0.2, 0.12)), "many.json")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,9 @@ import (
 // A sitting at the game — a current drawn, excited, a box spawned, held, dragged and thrown, a parameter changed —
 // recorded by the replay log, written and read back, replays onto a fresh solver to the same state, bit for bit.
 func TestReplayIsTheSitting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 1 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	sc, err := scene.Builtin("reduced-2")
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,9 @@ func TestStateRoundTrip(t *testing.T) {
 
 // Damaged states are refused with a message and leave the solver as it was: every truncation, and bytes flipped.
 func TestStateDamaged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 8 s on 2 cores: a check that steps whole scenes; make test runs it")
+	}
 	s := newGame(t, level1)
 	frames(t, s, 5)
 	var buf bytes.Buffer

@@ -10,6 +10,9 @@ import (
 // Every parameter at its hard minimum and maximum on a small level (a crate on the floor, a rock, a float, a
 // current through them), for 40 steps: finite tracers inside the rectangle, or a clear error and recovery.
 func TestParameterSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 30 s on 2 cores: a sweep over every parameter; make test runs it")
+	}
 	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, simtest.Parse(t, sweepLevel), simtest.SweepOptions{
 		Steps: 40,
 		Limit: map[string]simtest.Limit{

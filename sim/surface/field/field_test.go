@@ -168,6 +168,9 @@ func TestJacobian(t *testing.T) {
 // kernel, which follows their number (002 §5, Figure 4); its threshold puts a full lattice's surface at the same
 // height.
 func TestFlatSlab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: fields over a large slab; make test runs it")
+	}
 	c := DefaultConfig(spacing)
 	n := [3]int{16, 16, 5}
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -297,6 +297,9 @@ func spacingLeak(t *testing.T, pts *Points, r, beta float64) (int, float64) {
 // U = N1 ∪ N2 stays empty); with them, a point pulled towards a rejected child can come closer than β to another:
 // measured 1.5–7% of the children, never closer than 0.55 β, bounded here at 10% and β/2.
 func TestMinimumSpacing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: upsampling whole scenes; make test runs it")
+	}
 	h := 0.1
 	cfg := DefaultConfig()
 	for _, sc := range []struct {
@@ -370,6 +373,9 @@ func TestGrowth(t *testing.T) {
 
 // The output is the same for any number of workers, frame after frame.
 func TestDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: upsampling frames with several worker counts; make test runs it")
+	}
 	h := 0.05
 	pos, id := splash(12, 30, 60, h, 9)
 	var ref [2]*Points

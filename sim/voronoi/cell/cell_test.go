@@ -192,6 +192,9 @@ func checkTiles(t *testing.T, d *Diagram, box Box) {
 // Random points: the cells tile the box, each facet between two particles appears in both cells with equal area,
 // opposite normals and the same centroid, each cell holds its site, and every vertex is nearest its own site.
 func TestRandomPointsTileTheBox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 4 s on 2 cores: Voronoi cells of many random points; make test runs it")
+	}
 	for _, n := range []int{1, 2, 10, 200, 2000} {
 		pos := random(n, unitish, int64(n))
 		d := build(t, pos, unitish, Options{})
@@ -470,6 +473,9 @@ func TestErrors(t *testing.T) {
 // Rebuilding with the same particle count reuses every buffer: what is left is the worker pools' goroutines, a
 // few kilobytes, against megabytes of diagram.
 func TestRebuildDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 2 s on 2 cores: repeated rebuilds of a large diagram; make test runs it")
+	}
 	pos := random(5000, unitish, 13)
 	d := build(t, pos, unitish, Options{})
 	rng := rand.New(rand.NewSource(1))
@@ -524,6 +530,9 @@ func loopCentroid(d *Diagram, f int) vec3 {
 // With a reach, each cell is its plain cell cut by the cube of half-side Reach around its site: cells that fit in
 // the cube are unchanged, the others shrink, and no vertex lies outside the cube.
 func TestReachClipsToCube(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 6 s on 2 cores: Voronoi cells of many random points; make test runs it")
+	}
 	pos := random(1500, unitish, 21)
 	h := spacingOf(len(pos), unitish)
 	plain := build(t, pos, unitish, Options{Spacing: h})
