@@ -36,7 +36,7 @@ func (s *Solver) SaveState(dst *cpbf.State) error {
 		return err
 	}
 	n := s.n
-	dst.Spacing, dst.Time, dst.Steps = float64(s.dv.Spacing), s.time, s.steps
+	dst.Spacing, dst.Rounded, dst.Time, dst.Steps = s.dv.From, false, s.time, s.steps
 	dst.Pos, dst.Vel, dst.ID = grow(dst.Pos, n), grow(dst.Vel, n), grow(dst.ID, n)
 	glh.Read(s.pos, 0, dst.Pos)
 	glh.Read(s.vel, 0, dst.Vel)
@@ -77,7 +77,7 @@ func (s *Solver) LoadState(st *cpbf.State) error {
 	if err := st.CheckFor(s.sc, s.cap); err != nil {
 		return fmt.Errorf("gpu pbf: %w", err)
 	}
-	if float32(st.Spacing) != s.dv.Spacing {
+	if !s.dv.SameSpacing(st) {
 		if err := s.derive(st.Spacing); err != nil {
 			return err
 		}

@@ -119,6 +119,7 @@ func (c *Config) Register(s *param.Set) {
 // and GPU solvers use the same values, so their arithmetic agrees.
 type Derived struct {
 	Spacing float32 // particle spacing d, m
+	From    float64 // d exactly as given to Derive: what a saved state records
 	H       float32 // kernel radius, m
 	Radius  float32 // collision radius (half a spacing), m
 	Rho0    float32
@@ -141,13 +142,22 @@ type Derived struct {
 	Stride int
 }
 
+// SameSpacing says whether a state's spacing (State.Spacing, rounded or not) is the one dv was derived from, so that
+// a load keeps dv; otherwise it derives dv again from the state's.
+func (dv *Derived) SameSpacing(st *State) bool {
+	if st.Rounded {
+		return float32(st.Spacing) == dv.Spacing
+	}
+	return st.Spacing == dv.From
+}
+
 // Derive computes the constants for a configuration and particle spacing d.
 func Derive(c *Config, d float64) (Derived, error) {
 	if !(d > 0) {
 		return Derived{}, fmt.Errorf("pbf: particle spacing %g must be positive", d)
 	}
 	h := float64(c.KernelRadius) * d
-	dv := Derived{Spacing: float32(d), H: float32(h), Radius: float32(0.5 * d), Rho0: c.RestDensity}
+	dv := Derived{Spacing: float32(d), From: d, H: float32(h), Radius: float32(0.5 * d), Rho0: c.RestDensity}
 	p6 := kernel.NewPoly6(h)
 	sp := kernel.NewSpiky(h)
 	// Sum the kernel and gradients over the lattice points within h of the origin.

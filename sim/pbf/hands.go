@@ -28,7 +28,7 @@ func (s *Solver) Budget() int { return s.sh.Budget }
 
 // SaveState copies the whole state into dst, reusing its slices.
 func (s *Solver) SaveState(dst *State) {
-	dst.Spacing, dst.Time, dst.Steps = float64(s.dv.Spacing), s.time, s.steps
+	dst.Spacing, dst.Rounded, dst.Time, dst.Steps = s.dv.From, false, s.time, s.steps
 	dst.Pos = append(dst.Pos[:0], s.x...)
 	dst.Vel = append(dst.Vel[:0], s.v...)
 	dst.ID = append(dst.ID[:0], s.id...)
@@ -54,7 +54,7 @@ func (s *Solver) LoadState(st *State) error {
 	if err := st.CheckFor(s.sc, s.sh.Budget); err != nil {
 		return fmt.Errorf("pbf: %w", err)
 	}
-	if float32(st.Spacing) != s.dv.Spacing {
+	if !s.dv.SameSpacing(st) {
 		if err := s.derive(st.Spacing, s.sh.Budget); err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ type kept struct {
 
 // save keeps the state as the last good one, which a non-finite step restores.
 func (s *Solver) save() {
-	s.sh.Keep(&s.good.Saved, shell.Header{Spacing: float64(s.dv.Spacing), Time: s.time, Steps: s.steps})
+	s.sh.Keep(&s.good.Saved, shell.Header{Spacing: s.dv.From, Time: s.time, Steps: s.steps})
 	s.good.bodies = append(s.good.bodies[:0], s.bodies...)
 }
 
@@ -130,7 +130,7 @@ func (s *Solver) hands() hands {
 
 // WriteState implements sim.Stateful.
 func (s *Solver) WriteState(w io.Writer) error {
-	hd := shell.Header{Spacing: float64(s.dv.Spacing), Time: s.time, Steps: s.steps}
+	hd := shell.Header{Spacing: s.dv.From, Time: s.time, Steps: s.steps}
 	return s.sh.Encode(w, Format, hd, encodeOwn(s.bodies, nil))
 }
 

@@ -21,7 +21,12 @@ import (
 // any order (the next step sorts them by cell and id, so the order does not change the result). Ids are 0..N−1;
 // each body's particles hold the contiguous ids First..First+Count−1 of its rigid.Body.
 type State struct {
-	Spacing float64 // particle spacing, m
+	// Spacing is the particle spacing, m, exactly as the run derived its constants from it (Derived.From), so that
+	// a load derives the same constants whatever spacing the scene it is loaded with gives a reset.
+	Spacing float64
+	// Rounded says Spacing is the float32 the run held, not the exact spacing: states before version 3. A load
+	// keeps the reset's constants when they round to it (a reset of the same scene), as those versions did.
+	Rounded bool
 	Time    float64 // simulated time, s
 	Steps   int
 	Pos     [][4]float32

@@ -31,7 +31,7 @@ const (
 func decodeV2(br *bufio.Reader, left int64, version uint32) (*State, error) {
 	le := binary.LittleEndian
 	var steps, n, nb, hasBodies, ne int64
-	st := &State{}
+	st := &State{Rounded: true} // these versions wrote the float32 spacing the run held
 	for _, v := range []any{&st.Spacing, &st.Time, &steps, &n, &nb, &hasBodies, &ne} {
 		if err := binary.Read(br, le, v); err != nil {
 			return nil, fmt.Errorf("pbf state: truncated header: %w", err)
