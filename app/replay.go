@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"io"
 	"os"
 	"slices"
@@ -153,6 +154,7 @@ func Replay(o ReplayOptions) error {
 		fmt.Fprintf(stdout, "wrote %d frames (%d×%d) to %s\n", c.frames(), o.Width, o.Height, c.path())
 	}
 	if o.Save != "" {
+		bodies.at(math.MaxInt) // every drop and removal applied, as the window's save lists them
 		msg, err := saveStateFile(o.Save, run.Name, s, liveScene(sc, bodies.list))
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/replay"
+	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/ui"
 )
 
@@ -77,6 +79,23 @@ func sittingWith(t *testing.T, v *viewer, dir, name, value string) (replayPath, 
 	return replayPath, statePath
 }
 
+// sameBodies requires two save files' scenes to list the same rigid bodies: a replay's save, as the window's, lists
+// the bodies dropped during the sitting, so that a load draws them.
+func sameBodies(t *testing.T, a, b string) {
+	t.Helper()
+	x, err := savefile.Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := savefile.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Scene.Bodies) == 0 || !reflect.DeepEqual(x.Scene.Bodies, y.Scene.Bodies) {
+		t.Fatalf("%s's scene lists %d bodies, %s's %d", filepath.Base(a), len(x.Scene.Bodies), filepath.Base(b), len(y.Scene.Bodies))
+	}
+}
+
 // sameState requires two saved states to hold the same simulation, bit for bit (sameSaved).
 func sameState(t *testing.T, a, b string) { sameSaved(t, a, b) }
 
@@ -95,6 +114,7 @@ func TestReplayReproducesSittingCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameState(t, sp, out)
+	sameBodies(t, sp, out)
 
 	// into a clip at another size: a frame per simulated frame
 	clipPath := filepath.Join(dir, "replay.mp4")
