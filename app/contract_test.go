@@ -16,7 +16,6 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/param"
-	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
@@ -442,33 +441,7 @@ func stepSitting(t *testing.T, v *viewer, dir, name, value string) (replayPath, 
 	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl) // undo the drain
 	steps(t, v, 2)
 
-	v.drv.SetPaused(true)
-	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
-	replayPath, statePath = filepath.Join(dir, "sitting"+ReplayExt), filepath.Join(dir, "sitting.slosh")
-	v.saveReplay(replayPath)
-	v.saveState(statePath)
-	frames(t, v, "the files", func() bool {
-		_, e1 := os.Stat(replayPath)
-		_, e2 := os.Stat(statePath)
-		return e1 == nil && e2 == nil
-	})
-	if v.status.isErr {
-		t.Fatalf("status %q", v.status.msg)
-	}
-	f, err := replay.Read(replayPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := map[replay.Op]int{}
-	for _, a := range f.Actions {
-		ops[a.Op]++
-	}
-	for _, op := range []replay.Op{replay.OpAddBody, replay.OpDrain, replay.OpAddFluid, replay.OpSetTools, replay.OpParams} {
-		if ops[op] == 0 {
-			t.Fatalf("the replay has no %s action: %v", op, ops)
-		}
-	}
-	return replayPath, statePath
+	return saveSitting(t, v, dir)
 }
 
 // stateBytes is a loaded save file's whole state.

@@ -2,8 +2,8 @@ package app
 
 import (
 	"fmt"
-	"math"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"

@@ -50,6 +50,13 @@ func sittingWith(t *testing.T, v *viewer, dir, name, value string) (replayPath, 
 	v.Key(glfw.KeyZ, glfw.Press, glfw.ModControl) // undo the drain
 	settle(v, 60*time.Millisecond)
 
+	return saveSitting(t, v, dir)
+}
+
+// saveSitting pauses the window of v, saves its replay and its state at the same step into dir and returns the two
+// files, after checking that the replay holds every kind of action a sitting makes.
+func saveSitting(t *testing.T, v *viewer, dir string) (replayPath, statePath string) {
+	t.Helper()
 	v.drv.SetPaused(true)
 	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
 	replayPath, statePath = filepath.Join(dir, "sitting"+ReplayExt), filepath.Join(dir, "sitting.slosh")
