@@ -61,13 +61,7 @@ func TestBodiesDrawAtTheirPose(t *testing.T) {
 // Particles of rigid bodies are never drawn as water, spheres or spray: a frame of body particles only (with no
 // body shapes set) equals the empty frame, pixel for pixel, in the surface and particles modes.
 func TestBodyParticlesAreNotWater(t *testing.T) {
-	gltest.Acquire(t)
-	r := newTestRenderer(t)
-	fb := newTestFramebuffer(t, 160, 120)
-	oc := NewOrbitCamera()
-	oc.LookAt(mgl32.Vec3{0, 0.3, 2}, mgl32.Vec3{0, 0, 0}, 45)
-	cam := oc.Camera(float32(fb.W) / float32(fb.H))
-	f := lattice(6, mgl32.Vec3{-0.15, -0.15, -0.15}, 0.05)
+	r, fb, cam, f := blockScene(t)
 	var bufs FrameBuffers
 	defer bufs.Delete()
 	p, err := bufs.Upload(f)
@@ -92,12 +86,7 @@ func TestBodyParticlesAreNotWater(t *testing.T) {
 		solid := draw(t, r, fb, cam, p)
 		p.Body = nil
 		if !bytes.Equal(solid.Pix, empty.Pix) {
-			diff := 0
-			for i := range solid.Pix {
-				if solid.Pix[i] != empty.Pix[i] {
-					diff++
-				}
-			}
+			diff, _ := pixDiff(solid.Pix, empty.Pix)
 			t.Errorf("%s: body particles changed %d bytes of the frame", mode, diff)
 		}
 	}
@@ -107,13 +96,7 @@ func TestBodyParticlesAreNotWater(t *testing.T) {
 // granular particles draws exactly what the particles mode draws of it — shaded spheres in their material's colour
 // — so no surface, thickness, tint or spray pass adds anything; and the same block as liquid draws a surface.
 func TestGrainsAreNotWater(t *testing.T) {
-	gltest.Acquire(t)
-	r := newTestRenderer(t)
-	fb := newTestFramebuffer(t, 160, 120)
-	oc := NewOrbitCamera()
-	oc.LookAt(mgl32.Vec3{0, 0.3, 2}, mgl32.Vec3{0, 0, 0}, 45)
-	cam := oc.Camera(float32(fb.W) / float32(fb.H))
-	f := lattice(6, mgl32.Vec3{-0.15, -0.15, -0.15}, 0.05)
+	r, fb, cam, f := blockScene(t)
 	f.Material = make([]uint8, f.N)
 	f.Phase = make([]scene.Phase, f.N)
 	for i := range f.N {
@@ -139,13 +122,7 @@ func TestGrainsAreNotWater(t *testing.T) {
 		setParam(t, r, "render.mode", mode)
 		got := draw(t, r, fb, cam, p)
 		if !bytes.Equal(got.Pix, spheres.Pix) {
-			diff, maxd := 0, 0
-			for i := range got.Pix {
-				if got.Pix[i] != spheres.Pix[i] {
-					diff++
-					maxd = max(maxd, absDiff(got.Pix[i], spheres.Pix[i]))
-				}
-			}
+			diff, maxd := pixDiff(got.Pix, spheres.Pix)
 			t.Errorf("%s: grains drew %d bytes other than their spheres (by up to %d)", mode, diff, maxd)
 		}
 		liquid := p
@@ -156,9 +133,24 @@ func TestGrainsAreNotWater(t *testing.T) {
 	}
 }
 
-func absDiff(a, b uint8) int {
-	if a > b {
-		return int(a - b)
+// blockScene is a renderer, a 160×120 target, a camera and a block of 6³ particles in front of it.
+func blockScene(t *testing.T) (*Renderer, *glh.Framebuffer, Camera, *sim.Frame) {
+	t.Helper()
+	gltest.Acquire(t)
+	r := newTestRenderer(t)
+	fb := newTestFramebuffer(t, 160, 120)
+	oc := NewOrbitCamera()
+	oc.LookAt(mgl32.Vec3{0, 0.3, 2}, mgl32.Vec3{0, 0, 0}, 45)
+	return r, fb, oc.Camera(float32(fb.W) / float32(fb.H)), lattice(6, mgl32.Vec3{-0.15, -0.15, -0.15}, 0.05)
+}
+
+// pixDiff counts the bytes in which two images differ and the largest difference.
+func pixDiff(a, b []byte) (n, most int) {
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+			most = max(most, int(max(a[i], b[i])-min(a[i], b[i])))
+		}
 	}
-	return int(b - a)
+	return n, most
 }
