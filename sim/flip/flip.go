@@ -318,7 +318,7 @@ func (s *Solver) Step(dt float64) error {
 	s.timer.Begin()
 	s.emit(dt)
 	if n := blast.Apply(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v); n > 0 {
-		s.sh.Notice = fmt.Sprintf("a scene blast pushed %d particles", n)
+		s.sh.Note(fmt.Sprintf("a scene blast pushed %d particles", n))
 	}
 	s.sortParticles()
 	s.rasterise()
@@ -430,10 +430,9 @@ func (s *Solver) finish() error {
 	}
 	passes, total := s.timer.Passes()
 	s.stats = sim.Stats{Particles: len(s.x), Steps: s.steps, Time: s.time, StepMs: total, Passes: passes,
-		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.sh.Notice}
+		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.sh.TakeNotice()}
 	s.figures = s.appendFigures(s.figures[:0])
 	s.stats.Figures = s.figures
-	s.sh.Notice = ""
 	return nil
 }
 

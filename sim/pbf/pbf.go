@@ -585,7 +585,7 @@ func (s *Solver) finish() error {
 	st := &s.stats
 	st.Particles, st.Steps, st.Time = len(s.x), s.steps, s.time
 	st.Passes, st.StepMs = s.timer.Passes()
-	st.Notice, s.sh.Notice = s.sh.Notice, ""
+	st.Notice = s.sh.TakeNotice()
 	var errSum, errMax, vmax2 float64
 	nsum, nmax, bad := 0, 0, 0
 	bodies := s.hasBodies()

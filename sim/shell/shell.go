@@ -118,6 +118,23 @@ func sound(q sim.Particle) bool {
 	return sim.Speed([4]float32{q.Vel[0], q.Vel[1], q.Vel[2]}) <= sim.MaxStateSpeed
 }
 
+// Note adds msg to the notice of the step or edit, after what is there already: a step that reaches the budget and
+// fires a blast says both.
+func (h *Shell) Note(msg string) {
+	if h.Notice == "" {
+		h.Notice = msg
+		return
+	}
+	h.Notice += "; " + msg
+}
+
+// TakeNotice returns the notice and clears it, for the stats of the step that made it.
+func (h *Shell) TakeNotice() string {
+	n := h.Notice
+	h.Notice = ""
+	return n
+}
+
 // Fluid is AddFluid's particles as sim.Particles of material 0.
 func Fluid(pos, vel [][3]float32) []sim.Particle {
 	ps := make([]sim.Particle, min(len(pos), len(vel)))
@@ -135,7 +152,7 @@ func (h *Shell) AddLayer(pos, vel [][4]float32) (first int, ok bool) {
 		return h.P.Len(), false
 	}
 	if h.P.Len()+len(pos) > h.Budget {
-		h.Notice = emit.BudgetNotice(h.Budget, h.Mode+".budget")
+		h.Note(emit.BudgetNotice(h.Budget, h.Mode+".budget"))
 		return h.P.Len(), false
 	}
 	first = h.P.Grow(len(pos))

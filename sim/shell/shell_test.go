@@ -256,3 +256,19 @@ func TestAddRefusesBrokenParticles(t *testing.T) {
 		t.Fatalf("added %d from %d: %v", k, first, m.x)
 	}
 }
+
+// Notices of one step add up: a step that reaches the budget and fires a blast says both, and taking the notice
+// clears it for the next step.
+func TestNoticesAddUp(t *testing.T) {
+	m := newMode(1)
+	m.Note("a scene blast pushed 3 particles")
+	if _, ok := m.AddLayer(make([][4]float32, 2), make([][4]float32, 2)); ok {
+		t.Fatal("a layer over the budget was added")
+	}
+	if n := m.TakeNotice(); !strings.HasPrefix(n, "a scene blast pushed 3 particles; particle budget of 1 reached") {
+		t.Fatalf("notice %q", n)
+	}
+	if m.Notice != "" || m.TakeNotice() != "" {
+		t.Fatal("taking the notice left it")
+	}
+}

@@ -97,10 +97,10 @@ func (s *Solver) finish() error {
 		figs = append(figs, sim.Figure{Name: FigLimited, Value: float64(s.limited), Warn: true})
 	}
 	st.Figures = figs
-	st.Notice, s.sh.Notice = s.sh.Notice, "" // the emitters' and blasts' (hands.go)
 	if s.etaMissed {
-		st.Notice = joinNotice(st.Notice, "PCISPH stopped at sph.max_iterations before the density error reached η")
+		s.sh.Note("PCISPH stopped at sph.max_iterations before the density error reached η")
 	}
+	st.Notice = s.sh.TakeNotice() // with the emitters' and blasts' (hands.go)
 	if bad > 0 || fast > 0 {
 		failed := s.steps
 		s.restore()
@@ -121,13 +121,6 @@ func (s *Solver) finish() error {
 // and the step reports it as one instead of letting it fill the domain.
 func (s *Solver) runawaySpeed() float64 {
 	return math.Max(1, float64(s.Cfg.Step.Number)) * float64(s.dv.Spacing) * sim.MaxSubsteps / sim.FrameDt
-}
-
-func joinNotice(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }

@@ -57,7 +57,7 @@ func (s *Solver) SetTools(t sim.Tools) { s.sh.SetTools(t) }
 func (s *Solver) pour(dt float64) {
 	s.sh.Emit(s.sc, s.dv.Spacing, s.time, dt, s.addEmitted)
 	if n := blast.Apply(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v); n > 0 {
-		s.sh.Notice = fmt.Sprintf("a scene blast pushed %d particles", n)
+		s.sh.Note(fmt.Sprintf("a scene blast pushed %d particles", n))
 	}
 }
 

@@ -93,7 +93,7 @@ func (s *Solver) SetTools(t sim.Tools) {
 func (s *Solver) pour(dt float64) {
 	s.hands.Emit(s.sc, float32(s.spacing), s.time, dt, s.addEmitted)
 	if n := blast.Apply(s.pool, s.sc.Blasts, s.time, s.time+dt, s.x, s.v); n > 0 {
-		s.hands.Notice = fmt.Sprintf("a scene blast pushed %d particles", n)
+		s.hands.Note(fmt.Sprintf("a scene blast pushed %d particles", n))
 	}
 	s.trackPaddle()
 }

@@ -371,13 +371,13 @@ func (s *Solver) finish() error {
 		figs = append(figs, sim.Figure{Name: FigSolveMiss, Value: 1, Warn: true})
 	}
 	st.Figures = figs
-	st.Notice, s.hands.Notice = s.hands.Notice, ""
 	if squeezed {
-		st.Notice = joinNotice(st.Notice, fmt.Sprintf("%d particles were removed, pressed closer than voronoi.min_gap by a solid (the paddle, a body) or the walls", s.removed))
+		s.hands.Note(fmt.Sprintf("%d particles were removed, pressed closer than voronoi.min_gap by a solid (the paddle, a body) or the walls", s.removed))
 	}
 	if pr.missed {
-		st.Notice = joinNotice(st.Notice, fmt.Sprintf("the solve stopped at voronoi.max_iterations with a residual of %.2g", pr.residual))
+		s.hands.Note(fmt.Sprintf("the solve stopped at voronoi.max_iterations with a residual of %.2g", pr.residual))
 	}
+	st.Notice = s.hands.TakeNotice()
 	if bad > 0 || fast > 0 {
 		failed := s.step
 		s.restore()
@@ -391,13 +391,6 @@ func (s *Solver) finish() error {
 		s.save()
 	}
 	return nil
-}
-
-func joinNotice(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
