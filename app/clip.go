@@ -367,6 +367,7 @@ func Record(o RecordOptions) error {
 	}
 	bodies := bodyShapes(st.sc)
 	start := time.Now()
+	prog := newProgress(stderr)
 	var steps []sim.Stats
 	for f := 1; f <= o.Frames; f++ {
 		if steps, err = ss.frame(steps[:0]); err != nil {
@@ -375,9 +376,9 @@ func Record(o RecordOptions) error {
 		if err := c.add(ss, bodies); err != nil {
 			return c.stopped(fmt.Errorf("record: frame %d: %w", f, err))
 		}
-		fmt.Fprintf(stderr, "\r%s", progressLine("recorded", f, o.Frames, time.Since(start)))
+		prog.show(f, o.Frames, progressLine("recorded", f, o.Frames, time.Since(start)))
 	}
-	fmt.Fprintln(stderr)
+	prog.end()
 	if err := c.finish(); err != nil {
 		return fmt.Errorf("record: %w", err) // the writer's error says what the output holds
 	}

@@ -82,6 +82,7 @@ func Export(o ExportOptions) error {
 		fmt.Fprintln(stderr, "slosh: note: "+cw.note)
 	}
 	start := time.Now()
+	prog := newProgress(stderr)
 	var steps []sim.Stats
 	var frame sim.Frame
 	for f := 1; f <= o.Frames; f++ {
@@ -94,10 +95,10 @@ func Export(o ExportOptions) error {
 			cw.finish()
 			return err
 		}
-		fmt.Fprintf(stderr, "\rslosh: exported %d/%d frames, %d particles%s, %s left   ", f, o.Frames, frame.N,
-			cw.meshNote(), eta(time.Since(start), f, o.Frames))
+		prog.show(f, o.Frames, fmt.Sprintf("slosh: exported %d/%d frames, %d particles%s, %s left   ", f, o.Frames, frame.N,
+			cw.meshNote(), eta(time.Since(start), f, o.Frames)))
 	}
-	fmt.Fprintln(stderr)
+	prog.end()
 	if err := cw.finish(); err != nil {
 		return err
 	}

@@ -119,11 +119,12 @@ func Replay(o ReplayOptions) error {
 
 	bodies := newBodyTrack(sc, f)
 	start := time.Now()
+	prog := newProgress(stderr)
 	measured := false
 	err = replay.Run(s, f, func(frame int) error {
 		steps := s.Stats().Steps
 		elapsed := time.Since(start)
-		fmt.Fprintf(stderr, "\r%s", replayProgress(frame, steps, f.Steps, elapsed))
+		prog.show(steps, f.Steps, replayProgress(frame, steps, f.Steps, elapsed))
 		if !measured && elapsed >= replayMeasure {
 			measured = true
 			if err := replayTooLong(o.File, steps, f.Steps, elapsed); err != nil {
@@ -135,7 +136,7 @@ func Replay(o ReplayOptions) error {
 		}
 		return c.add(ss, bodies.at(steps))
 	})
-	fmt.Fprintln(stderr)
+	prog.end()
 	switch {
 	case c != nil && err != nil:
 		return c.stopped(err)
