@@ -278,7 +278,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "slosh: "+err.Error())
 		var ue *app.UsageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "Run `slosh %s -h` for help.\n", strings.TrimSpace(cmd.name))
+			fmt.Fprintf(stderr, "Run `%s -h` for help.\n", strings.TrimSpace("slosh "+cmd.name))
 			return exitUsage
 		}
 		return exitFailure

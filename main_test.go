@@ -242,6 +242,7 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"run", "--bogus"},
 		{"--bogus"},
+		{"--mode", "warp"}, // the window's own usage error: "Run `slosh -h`", one space
 		{"bench", "--frames", "many"},
 		{"run", "--scene", "pool", "extra"},
 		{"run", "--mode", "warp", "--scene", "pool"},
@@ -254,6 +255,9 @@ func TestUsageErrors(t *testing.T) {
 		r := runSlosh(t, noDisplay(), args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "slosh") || !strings.Contains(strings.ToLower(r.stderr), "usage") && !strings.Contains(r.stderr, "-h` for help") {
 			t.Errorf("slosh %s: exit %d, want 2 with usage; stderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr, "  -h`") {
+			t.Errorf("slosh %s: the help hint has a double space: %s", strings.Join(args, " "), r.stderr)
 		}
 	}
 	for _, p := range []string{folder + ".slosh", "/dev/null.slosh", folder + "/new"} {
