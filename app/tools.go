@@ -390,9 +390,10 @@ func (v *viewer) updateGesture() {
 			return "", nil
 		}), nil)
 	case gesturePour:
-		q := clampInto(p.Add(mgl32.Vec3{0, h.cfg.PourHeight, 0}), v.sc, h.cfg.PourRadius)
+		r := pourRadius(h.cfg.PourRadius, 2*v.drv.PickFrame().Radius)
+		q := clampInto(p.Add(mgl32.Vec3{0, h.cfg.PourHeight, 0}), v.sc, r)
 		e := &scene.Emitter{Center: scene.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}, Direction: scene.Vec3{0, -1, 0},
-			Radius: float64(h.cfg.PourRadius), Speed: float64(h.cfg.PourSpeed)}
+			Radius: float64(r), Speed: float64(h.cfg.PourSpeed)}
 		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{Emitter: e})
 			return "", nil
@@ -413,6 +414,11 @@ func (v *viewer) updateGesture() {
 		}), func() { rec.removed = append(rec.removed, gone...) })
 	}
 }
+
+// pourRadius is the pouring stream's radius: tools.pour_radius, but at least one and a half particle spacings, so
+// that a coarse run (a spacing as large as the radius) pours a stream of nine particles across its disc rather
+// than a thread of one.
+func pourRadius(radius, spacing float32) float32 { return max(radius, 1.5*spacing) }
 
 // endGesture finishes the gesture in progress: a grabbed body is let go with its velocity, the paddle and the
 // stream are put away.

@@ -381,3 +381,18 @@ func TestViewerScreenshot(t *testing.T) {
 	}
 	frames(t, v, "running after the failed screenshot", func() bool { return v.drv.Stats().Steps > steps })
 }
+
+// The pouring stream is never thinner than a few particles: at a spacing of 0.033 m (a pool of a few thousand
+// particles) the default radius of 0.03 m gave a disc of one particle.
+func TestPourRadiusHoldsSeveralParticles(t *testing.T) {
+	for _, spacing := range []float32{0.005, 0.018, 0.033, 0.08} {
+		r := pourRadius(defaultToolConfig().PourRadius, spacing)
+		e := scene.Emitter{Direction: scene.Vec3{0, -1, 0}, Radius: float64(r), Speed: 1}
+		if n := len(e.Disc(float64(spacing))); n < 9 {
+			t.Errorf("spacing %g m: a stream of radius %g m holds %d particles across", spacing, r, n)
+		}
+	}
+	if r := pourRadius(0.05, 0.01); r != 0.05 {
+		t.Errorf("a radius of five spacings became %g", r)
+	}
+}
