@@ -236,7 +236,11 @@ func (v *viewer) loadStateFile(path string) {
 	paused := v.drv.Paused()
 	v.closeDriver()
 	v.panels.ClearHistory()
+	cam, same := *v.cam, f.Scene.Name == v.sc.Name && f.Scene.Domain == v.sc.Domain
 	v.setScene(f.Scene)
+	if same {
+		*v.cam = cam // a state of the scene on screen keeps the view the user chose
+	}
 	v.drv = v.newDriver(run, s, paused)
 	v.resetHands(f.Scene)
 	v.breakLog("a saved state was loaded")

@@ -170,8 +170,14 @@ func TestReplayReproducesSittingCPU(t *testing.T) {
 		}
 	}
 
-	// a state loaded in the window cannot be replayed until the next reset
+	// a state loaded in the window cannot be replayed until the next reset; a state of the scene on screen keeps the
+	// camera where the user turned it
+	v.cam.Orbit(0.7, 0.2)
+	cam := *v.cam
 	v.loadStateFile(sp)
+	if *v.cam != cam {
+		t.Errorf("loading a state of the same scene moved the camera")
+	}
 	v.saveReplay(filepath.Join(dir, "after-load"+ReplayExt))
 	frames(t, v, "the refusal", func() bool { return v.status.isErr })
 	if !strings.Contains(v.status.msg, "saved state was loaded") {
