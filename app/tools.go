@@ -415,6 +415,14 @@ func (v *viewer) updateGesture() {
 	}
 }
 
+// giveBack returns particles an undo gives back to s through its hands hs: where there is room in s now, at rest
+// (sim.Returning), and returns how many came back.
+func giveBack(s sim.Solver, hs sim.Hands, ps []sim.Particle, dom scene.Box) int {
+	var f sim.Frame
+	s.Frame(&f)
+	return sim.Refill(hs, sim.Returning(&f, ps, dom))
+}
+
 // pourRadius is the pouring stream's radius: tools.pour_radius, but at least one and a half particle spacings, so
 // that a coarse run (a spacing as large as the radius) pours a stream of nine particles across its disc rather
 // than a thread of one.
@@ -466,7 +474,7 @@ func (v *viewer) drop(p mgl32.Vec3) {
 }
 
 // undoLast takes back the last drop (removing the body and giving back the fluid it displaced) or drain (pouring
-// the particles back where they were).
+// the particles back where there is room now: sim.Returning).
 func (v *viewer) undoLast() {
 	h := v.hands
 	rec := h.undo
@@ -475,15 +483,18 @@ func (v *viewer) undoLast() {
 		return
 	}
 	h.undo = nil
-	v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
-		if rec.label == "drop" {
-			if err := hs.RemoveBody(rec.body); err != nil {
-				return "", fmt.Errorf("undo drop: %w", err)
+	dom := v.sc.Domain
+	v.drv.Do(func(s sim.Solver) (string, error) {
+		return v.withHands(func(hs sim.Hands) (string, error) {
+			if rec.label == "drop" {
+				if err := hs.RemoveBody(rec.body); err != nil {
+					return "", fmt.Errorf("undo drop: %w", err)
+				}
 			}
-		}
-		k := sim.Refill(hs, rec.removed)
-		return fmt.Sprintf("undid the %s (%d particles back)", rec.label, k), nil
-	}), func() {
+			k := giveBack(s, hs, rec.removed, dom)
+			return fmt.Sprintf("undid the %s (%d of %d particles back)", rec.label, k, len(rec.removed)), nil
+		})(s)
+	}, func() {
 		if rec.label == "drop" && rec.body < len(h.bodies) {
 			h.bodies = append(h.bodies[:rec.body], h.bodies[rec.body+1:]...)
 			v.rend.SetBodies(v.bodyShapes())
