@@ -24,8 +24,8 @@ func TestReturningFindsRoom(t *testing.T) {
 	f.N = len(f.Pos)
 	ps := []Particle{
 		{Pos: [3]float32{0.45, 0.15, 0.45}, Vel: [3]float32{3, 0, 0}, Material: 2}, // in the water
-		{Pos: [3]float32{0.55, 0.15, 0.45}, Vel: [3]float32{0, 5, 0}},             // in the water
-		{Pos: [3]float32{0.5, 0.8, 0.5}, Vel: [3]float32{0, -1, 0}},               // in the air: free
+		{Pos: [3]float32{0.55, 0.15, 0.45}, Vel: [3]float32{0, 5, 0}},              // in the water
+		{Pos: [3]float32{0.5, 0.8, 0.5}, Vel: [3]float32{0, -1, 0}},                // in the air: free
 	}
 	out := Returning(f, ps, dom)
 	if len(out) != 3 || out[0].Pos != ps[2].Pos {
