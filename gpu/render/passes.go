@@ -1,6 +1,8 @@
 package render
 
 import (
+	"math"
+
 	"unsafe"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
@@ -295,8 +297,8 @@ func (r *Renderer) drawBodies(f *frameState) {
 	f.bindScene()
 	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
 	r.meshProg.Use()
-	r.meshProg.SetVec3("uColor", mgl32.Vec3(r.set.bodyColor))
 	for i := range min(len(r.bodies), len(f.p.Bodies)) {
+		r.meshProg.SetVec3("uColor", mgl32.Vec3(BodyColor(r.set.bodyColor, i)))
 		b := f.p.Bodies[i]
 		q := mgl32.Quat{W: b.Rot[3], V: mgl32.Vec3{b.Rot[0], b.Rot[1], b.Rot[2]}}
 		model := mgl32.Translate3D(b.Center[0], b.Center[1], b.Center[2]).Mul4(q.Mat4()).
@@ -304,6 +306,37 @@ func (r *Renderer) drawBodies(f *frameState) {
 		r.meshProg.SetMat4("uModel", model)
 		r.bodies[i].draw()
 	}
+}
+
+// BodyColor is rigid body i's colour: render.body_color for the first, and for each next one that colour's hue
+// turned by the golden angle (137.5°), its saturation and brightness kept, so that bodies side by side are told
+// apart and no two of the first dozen look alike.
+func BodyColor(base [3]float32, i int) [3]float32 {
+	if i == 0 {
+		return base
+	}
+	r, g, b := float64(base[0]), float64(base[1]), float64(base[2])
+	hi, lo := max(r, g, b), min(r, g, b)
+	if hi-lo < 1e-6 { // a grey has no hue to turn: give it the saturation of the default orange
+		lo = hi * 0.7
+		r, g, b = hi, lo+(hi-lo)*0.5, lo
+	}
+	var h float64 // hue in turns
+	switch c := hi - lo; hi {
+	case r:
+		h = math.Mod((g-b)/c/6+1, 1)
+	case g:
+		h = ((b-r)/c + 2) / 6
+	default:
+		h = ((r-g)/c + 4) / 6
+	}
+	h = math.Mod(h+float64(i)*137.5/360, 1)
+	// back from hue, with the brightest channel hi and the dimmest lo
+	ch := func(n float64) float32 {
+		k := math.Mod(n+h*6, 6)
+		return float32(hi - (hi-lo)*max(0, min(k, 4-k, 1)))
+	}
+	return [3]float32{ch(5), ch(3), ch(1)}
 }
 
 // drawParticles draws one eye-facing quad per particle, instanced from the caller's buffers; the fragment shader
