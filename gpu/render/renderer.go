@@ -374,7 +374,7 @@ func (st *settings) register() *param.Set {
 		Min: 0, Max: 1,
 		Desc: "RGB colour of the static obstacles"})
 	s.Vec3(&st.bodyColor, param.Spec{Name: "render.body_color", Label: "body colour", Group: g, Min: 0, Max: 1,
-		Desc: "RGB colour of the rigid bodies"})
+		Desc: "RGB colour of the first rigid body; each next one takes this colour with its hue turned by the golden angle"})
 
 	s.Float(&st.splatScale, param.Spec{Name: "render.splat_scale", Label: "splat scale", Group: gs,
 		Min: 0.1, Max: 4, SoftMin: 0.5, SoftMax: 2,
