@@ -351,7 +351,7 @@ func TestContractABSplit(t *testing.T) {
 			set := m.Params()
 			p, ok := sim.ParamNamed(set, "cfl")
 			if !ok {
-				t.Skipf("%s has no CFL number to split on", m.Name) // a mode without one splits on its own: its tests
+				t.Fatalf("%s has no CFL number to split on: every particle mode registers sim.CFL", m.Name)
 			}
 			v := p.Get()
 			checkABSplit(t, contractRun(m, "dambreak"), 4, set, p.Name, p.Format(param.Value{F: v.F * 0.5}), p.Format(v))
