@@ -331,15 +331,7 @@ func TestABRunsTheValueItsLabelShows(t *testing.T) {
 	path := smallColumn(t)
 	open := func(mode string) *session {
 		t.Helper()
-		st, err := prepare(Modes(), &Options{Scene: path, Mode: mode})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss, err := openSession(Modes(), st, glInfo{}, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(ss.Close)
+		ss, _ := headless(t, Options{Scene: path, Mode: mode})
 		return ss
 	}
 

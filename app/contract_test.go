@@ -77,17 +77,10 @@ func TestContractSaveLoadContinues(t *testing.T) {
 	for _, m := range contractModes() {
 		t.Run(m.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			run := func(o RunOptions) {
-				t.Helper()
-				o.Stdout, o.Stderr = io.Discard, io.Discard
-				if err := Run(o); err != nil {
-					t.Fatal(err)
-				}
-			}
 			base := contractRun(m, "fountain")
-			run(RunOptions{Options: base, Frames: 10, Save: filepath.Join(dir, "straight.slosh")})
-			run(RunOptions{Options: base, Frames: 6, Save: filepath.Join(dir, "half.slosh")})
-			run(RunOptions{Options: Options{Load: filepath.Join(dir, "half.slosh")}, Frames: 4, Save: filepath.Join(dir, "resumed.slosh")})
+			runQuiet(t, RunOptions{Options: base, Frames: 10, Save: filepath.Join(dir, "straight.slosh")})
+			runQuiet(t, RunOptions{Options: base, Frames: 6, Save: filepath.Join(dir, "half.slosh")})
+			runQuiet(t, RunOptions{Options: Options{Load: filepath.Join(dir, "half.slosh")}, Frames: 4, Save: filepath.Join(dir, "resumed.slosh")})
 			sameSaved(t, filepath.Join(dir, "straight.slosh"), filepath.Join(dir, "resumed.slosh"))
 			if continueFrame(t, filepath.Join(dir, "half.slosh"), 0) == continueFrame(t, filepath.Join(dir, "straight.slosh"), 0) {
 				t.Fatal("frames 6 and 10 are the same: the test cannot tell")
@@ -146,16 +139,7 @@ func TestContractStateRefused(t *testing.T) {
 // frames.
 func newContractSolver(t *testing.T, m Mode) sim.Solver {
 	t.Helper()
-	o := contractRun(m, "pool")
-	st, err := prepare(Modes(), &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss, err := openSession(Modes(), st, glInfo{}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ss.Close)
+	ss, _ := headless(t, contractRun(m, "pool"))
 	for range 3 {
 		if _, err := ss.frame(nil); err != nil {
 			t.Fatal(err)
@@ -442,6 +426,30 @@ func stepSitting(t *testing.T, v *viewer, dir, name, value string) (replayPath, 
 	steps(t, v, 2)
 
 	return saveSitting(t, v, dir)
+}
+
+// headless opens o as the headless commands do, closed when the test ends.
+func headless(t testing.TB, o Options) (*session, *setup) {
+	t.Helper()
+	st, err := prepare(Modes(), &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := openSession(Modes(), st, glInfo{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ss.Close)
+	return ss, st
+}
+
+// runQuiet runs `slosh run` with o, its output discarded.
+func runQuiet(t testing.TB, o RunOptions) {
+	t.Helper()
+	o.Stdout, o.Stderr = io.Discard, io.Discard
+	if err := Run(o); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // stateBytes is a loaded save file's whole state.

@@ -14,16 +14,7 @@ import (
 // the second before the undo and of the second after.
 func drainThenUndo(t *testing.T, mode string, particles int, undo func(s sim.Solver, h sim.Hands, ps []sim.Particle, dom scene.Box)) (before, after float64) {
 	t.Helper()
-	o := Options{Scene: "pool", Mode: mode, Particles: particles, Stderr: io.Discard}
-	st, err := prepare(Modes(), &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss, err := openSession(Modes(), st, glInfo{}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
+	ss, st := headless(t, Options{Scene: "pool", Mode: mode, Particles: particles, Stderr: io.Discard})
 	s := ss.solver
 	h := s.(sim.Hands)
 	dom := st.sc.Domain
