@@ -52,11 +52,17 @@ func (r *Readback) Full() bool { return r.count == len(r.pbos) }
 // scaled (bilinearly) to the readback's size when that differs. tag comes back with the picture from Next. It
 // returns false, doing nothing, when the ring is full. It leaves framebuffer 0 bound for drawing and reading.
 func (r *Readback) Start(fbo uint32, srcW, srcH int, tag int) (bool, error) {
+	return r.StartRect(fbo, 0, 0, srcW, srcH, tag)
+}
+
+// StartRect is Start for the srcW×srcH rectangle of fbo whose lower-left corner is (x, y): a part of the window,
+// such as the view beside the panels.
+func (r *Readback) StartRect(fbo uint32, x, y, srcW, srcH int, tag int) (bool, error) {
 	if r.Full() {
 		return false, nil
 	}
 	src := fbo
-	if srcW != r.W || srcH != r.H {
+	if srcW != r.W || srcH != r.H || x != 0 || y != 0 {
 		if r.scaled == nil {
 			var err error
 			if r.scaled, err = NewFramebuffer(r.W, r.H); err != nil {
@@ -68,7 +74,11 @@ func (r *Readback) Start(fbo uint32, srcW, srcH int, tag int) (bool, error) {
 			gl.ReadBuffer(gl.BACK)
 		}
 		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, r.scaled.id)
-		gl.BlitFramebuffer(0, 0, int32(srcW), int32(srcH), 0, 0, int32(r.W), int32(r.H), gl.COLOR_BUFFER_BIT, gl.LINEAR)
+		filter := uint32(gl.LINEAR)
+		if srcW == r.W && srcH == r.H {
+			filter = gl.NEAREST // a copy, not a resample
+		}
+		gl.BlitFramebuffer(int32(x), int32(y), int32(x+srcW), int32(y+srcH), 0, 0, int32(r.W), int32(r.H), gl.COLOR_BUFFER_BIT, filter)
 		src = r.scaled.id
 	}
 	k := (r.head + r.count) % len(r.pbos)
