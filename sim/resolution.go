@@ -43,9 +43,9 @@ func (r *Resolution) Register(s *param.Set, sp ResolutionSpec) {
 	s.Float(&r.Spacing, param.Spec{Name: sp.Prefix + "." + name, Label: label, Group: sp.Group, Unit: "m", Min: 0, Max: 1, SoftMin: 0, SoftMax: sp.SpacingSoftMax, OnReset: true,
 		Desc: desc})
 	s.Int(&r.Particles, param.Spec{Name: sp.Prefix + ".particles", Label: "Particle count", Group: sp.Group, Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: sp.ParticlesSoftMax, OnReset: true,
-		Desc: pdesc})
+		Log: true, Desc: pdesc})
 	s.Int(&r.Budget, param.Spec{Name: sp.Prefix + ".budget", Label: "Particle budget", Group: sp.Group, Min: 0, Max: scene.MaxParticles, SoftMin: 0, SoftMax: sp.BudgetSoftMax, OnReset: true,
-		Desc: bdesc})
+		Log: true, Desc: bdesc})
 }
 
 // ResolveBudget is the budget for a reset with n particles (the package function ResolveBudget).
