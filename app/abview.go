@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 
@@ -57,11 +58,30 @@ func (v *viewer) abPick() (*param.Param, bool) {
 		if len(all) > 0 {
 			v.ab.value = all[0].Get()
 		}
+		if i, val, ok := abDefault(v.drv.Mode(), set); ok {
+			v.ab.pick, v.ab.value = i, val
+		}
 	}
 	if len(all) == 0 {
 		return nil, false
 	}
 	return all[v.ab.pick], true
+}
+
+// abDefault is the mode's first comparison (Mode.AB) as an index into set.All() and B's value; false when the
+// mode names none or set cannot take it.
+func abDefault(m Mode, set *param.Set) (int, param.Value, bool) {
+	name, text, ok := strings.Cut(m.AB, "=")
+	if !ok {
+		return 0, param.Value{}, false
+	}
+	for i, prm := range set.All() {
+		if prm.Name == name {
+			val, err := prm.Parse(text)
+			return i, val, err == nil
+		}
+	}
+	return 0, param.Value{}, false
 }
 
 // abModes are the modes B may run beside A: the 3D ones.
@@ -145,8 +165,11 @@ func (v *viewer) enterAB() {
 	spec = p.(abPair).pairOf().spec // another mode's B may run its CPU fallback
 	v.drv = v.newDriver(m, p, paused)
 	v.ab.on, v.ab.spec, v.ab.surf, v.ab.note = true, spec, surf, ""
-	v.status.set(fmt.Sprintf("A/B: left A %s, right B %s (b or the panel's button ends it)",
-		v.abLabelA(), v.abLabelB()), false)
+	if a, b := v.abLabelA(), v.abLabelB(); a == b {
+		v.status.set(fmt.Sprintf("A/B: both sides run %s, so they stay the same: change B's value under Compare A/B", a), true)
+	} else {
+		v.status.set(fmt.Sprintf("A/B: left A %s, right B %s (b or the panel's button ends it)", a, b), false)
+	}
 }
 
 func (v *viewer) abFailed(err error) {
@@ -185,17 +208,17 @@ func (v *viewer) dropHalves() {
 
 // splitCaptions labels the side-by-side view's halves: the splatted surface and the mesh, with the mesh's size.
 func (v *viewer) splitCaptions() {
-	w, h := v.win.GetSize()
-	if w <= 0 || h <= 0 {
+	r := v.viewRect()
+	if r.W() <= 0 || r.H() <= 0 {
 		return
 	}
-	half, y := float32(w)/2, float32(h)-8
+	half, y := (r.X0+r.X1)/2, r.Y1-8
 	mesh := "mesh (marching cubes of the implicit surface)"
 	if p := v.drv.Particles(); p.Mesh != nil {
 		mesh = fmt.Sprintf("mesh: %d triangles", p.Mesh.Triangles())
 	}
-	v.ui.Caption(0, half, y, "splatted surface")
-	v.ui.Caption(half, float32(w), y, mesh)
+	v.ui.Caption(r.X0, half, y, "splatted surface")
+	v.ui.Caption(half, r.X1, y, mesh)
 }
 
 // releaseDriver takes the solver out of the running driver, detaching the particle export first.
@@ -281,37 +304,43 @@ func (v *viewer) fillAB(m *ui.ABModel) {
 	_, m.B, _ = v.drv.Twin()
 }
 
-// abHalves are the widths of the left and right views in a window fw pixels wide.
-func abHalves(fw int) (int, int) { return fw / 2, fw - fw/2 }
+// abHalves are the widths of the left and right views in a view fw pixels wide: equal, an odd pixel left over at
+// the right. (Two views of different sizes a frame make the renderer rebuild its targets twice a frame, and the
+// first view came out black.)
+func abHalves(fw int) (int, int) { return fw / 2, fw / 2 }
 
-// drawAB draws A into the left half of the bound window framebuffer and B into the right, from the one camera,
-// each through a target of its own size that is then copied into place.
-func (v *viewer) drawAB(fw, fh int, pa, pb render.Particles) {
-	v.drawHalves(fw, fh, [2]render.Particles{pa, pb}, [2]int32{-1, -1})
+// drawAB draws A into the left half of the view's rectangle r of the window framebuffer (fw×fh) and B into the
+// right, from the one camera, each through a target of its own size that is then copied into place.
+func (v *viewer) drawAB(r pixelRect, fw, fh int, pa, pb render.Particles) {
+	v.drawHalves(r, fw, fh, [2]render.Particles{pa, pb}, [2]int32{-1, -1})
 }
 
-// drawSplit draws the frame's splatted surface into the left half and its mesh into the right (mesh.side_by_side).
-func (v *viewer) drawSplit(fw, fh int, p render.Particles) {
-	v.drawHalves(fw, fh, [2]render.Particles{p, p}, [2]int32{render.ModeSurface, render.ModeMesh})
+// drawSplit draws the frame's splatted surface into the left half of r and its mesh into the right
+// (mesh.side_by_side).
+func (v *viewer) drawSplit(r pixelRect, fw, fh int, p render.Particles) {
+	v.drawHalves(r, fw, fh, [2]render.Particles{p, p}, [2]int32{render.ModeSurface, render.ModeMesh})
 }
 
-// drawHalves draws parts[0] into the left half of the bound window framebuffer and parts[1] into the right, from
-// the one camera, each through a target of its own size that is then copied into place; each in render mode
-// modes[i], or render.mode where that is −1.
-func (v *viewer) drawHalves(fw, fh int, parts [2]render.Particles, modes [2]int32) {
-	wa, wb := abHalves(fw)
+// drawHalves draws parts[0] into the left half of the view's rectangle r of the window framebuffer and parts[1]
+// into the right, from the one camera, each through a target of its own size that is then copied into place; each
+// in render mode modes[i], or render.mode where that is −1.
+func (v *viewer) drawHalves(r pixelRect, fw, fh int, parts [2]render.Particles, modes [2]int32) {
+	if !r.full(fw, fh) {
+		clearWindow(fw, fh)
+	}
+	wa, wb := abHalves(r.W)
 	for i, side := range []struct {
 		x, w int
 		p    render.Particles
 	}{{0, wa, parts[0]}, {wa, wb, parts[1]}} {
-		if side.w <= 0 {
+		if side.w <= 0 || r.H <= 0 {
 			continue
 		}
 		fb := v.ab.half[i]
-		if fb == nil || fb.W != side.w || fb.H != fh {
+		if fb == nil || fb.W != side.w || fb.H != r.H {
 			fb.Delete()
 			var err error
-			if fb, err = glh.NewFramebuffer(side.w, fh); err != nil {
+			if fb, err = glh.NewFramebuffer(side.w, r.H); err != nil {
 				v.ab.half[i] = nil
 				v.status.set("A/B view: "+err.Error(), true)
 				continue
@@ -319,15 +348,13 @@ func (v *viewer) drawHalves(fw, fh int, parts [2]render.Particles, modes [2]int3
 			v.ab.half[i] = fb
 		}
 		fb.Bind()
-		vp, cam := render.Viewport{W: side.w, H: fh}, v.cam.Camera(float32(side.w)/float32(fh))
+		vp, cam := render.Viewport{W: side.w, H: r.H}, v.viewCamera(side.w, r.H)
 		if modes[i] >= 0 {
 			v.rend.DrawAs(modes[i], vp, cam, side.p)
 		} else {
 			v.rend.Draw(vp, cam, side.p)
 		}
-		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, fb.ID())
-		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, 0)
-		gl.BlitFramebuffer(0, 0, int32(side.w), int32(fh), int32(side.x), 0, int32(side.x+side.w), int32(fh), gl.COLOR_BUFFER_BIT, gl.NEAREST)
+		blitInto(fb, pixelRect{X: r.X + side.x, Y: r.Y, W: side.w, H: r.H})
 	}
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 	gl.Viewport(0, 0, int32(fw), int32(fh))
@@ -335,16 +362,15 @@ func (v *viewer) drawHalves(fw, fh int, parts [2]render.Particles, modes [2]int3
 
 // abCaptions labels the two views at their bottoms, with each side's stats line.
 func (v *viewer) abCaptions() {
-	w, h := v.win.GetSize()
-	if w <= 0 || h <= 0 {
+	r := v.viewRect()
+	if r.W() <= 0 || r.H() <= 0 {
 		return
 	}
 	sa, sb := v.drv.Stats(), sim.Stats{}
 	_, sb, _ = v.drv.Twin()
-	half := float32(w) / 2
-	y := float32(h) - 8
-	v.ui.Caption(0, half, y, ui.ABCaption("A  "+v.abLabelA(), &sa))
-	v.ui.Caption(half, float32(w), y, ui.ABCaption("B  "+v.abLabelB(), &sb))
+	half, y := (r.X0+r.X1)/2, r.Y1-8
+	v.ui.Caption(r.X0, half, y, ui.ABCaption("A  "+v.abLabelA(), &sa))
+	v.ui.Caption(half, r.X1, y, ui.ABCaption("B  "+v.abLabelB(), &sb))
 }
 
 // takeAB keeps what the panel picked for B (its edits of m, the model fillAB filled).

@@ -39,8 +39,13 @@ func captureName(dir string, sc *scene.Scene, ext string, now time.Time) string 
 // takeShot reads the w × h framebuffer back and saves it as a PNG in the captures folder, opaque unless
 // transparent (the picture was drawn with a transparent background); the status line says where it went, or why
 // it could not be written (the simulation goes on either way).
-func (v *viewer) takeShot(w, h int, transparent bool) {
-	img := render.Screenshot(0, w, h)
+// takeShot saves the part r of the window's framebuffer (fw×fh) as a PNG in the captures folder.
+func (v *viewer) takeShot(fw, fh int, r pixelRect, transparent bool) {
+	img := render.Screenshot(0, fw, fh)
+	if !r.full(fw, fh) && r.W > 0 && r.H > 0 {
+		img = crop(img, r, fh)
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if !transparent {
 		for i := 3; i < len(img.Pix); i += 4 {
 			img.Pix[i] = 255 // the window's alpha is whatever blending left (the panel's); a screenshot is opaque
@@ -73,7 +78,10 @@ func (v *viewer) toggleRecording() {
 		v.stopRecording(nil)
 		return
 	}
-	fw, fh := v.win.GetFramebufferSize()
+	vr, fw, fh := v.viewPixels()
+	if !v.capCfg.Panel {
+		fw, fh = vr.W, vr.H // the view alone, at the size it has now
+	}
 	if fw <= 0 || fh <= 0 {
 		v.status.set("recording not started: the window is minimised", true)
 		return
@@ -91,12 +99,13 @@ func (v *viewer) toggleRecording() {
 	v.status.set(msg, false)
 }
 
-// captureFrame gives the recording the picture in the window's framebuffer; a failure stops the recording.
-func (v *viewer) captureFrame(fw, fh int) {
+// captureFrame gives the recording the picture in the part r of the window's framebuffer (fw×fh); a failure stops
+// the recording.
+func (v *viewer) captureFrame(fw, fh int, r pixelRect) {
 	if v.rec == nil {
 		return
 	}
-	if err := v.rec.capture(fw, fh, v.drv.Stats().Time); err != nil {
+	if err := v.rec.capture(r, v.drv.Stats().Time); err != nil {
 		v.stopRecording(err)
 	}
 }

@@ -54,6 +54,10 @@ type Mode struct {
 	// New builds the solver. Compute modes need ctx (nil when there is none) current on the calling thread; CPU
 	// modes ignore it.
 	New func(ctx *glh.Context) (sim.Solver, error)
+
+	// AB is the comparison `b` starts before anything else is picked, "name=value": one of the mode's parameters
+	// and B's value of it, a change that shows within a second of a dam break; "" for none (the first parameter).
+	AB string
 }
 
 // gpuSolver is what a Compute mode's solver offers beyond sim.Solver: its particle buffers, drawn in place, and
@@ -83,6 +87,7 @@ func Modes() []Mode {
 			// the CPU solver's arrays: the GPU's buffers are as many, and a load reads the state on the CPU
 			ParticleBytes: pbf.BytesPerParticle(0),
 			Params:        pbfParams,
+			AB:            abPBF,
 			New: func(ctx *glh.Context) (sim.Solver, error) {
 				s, err := gpupbf.New(ctx)
 				if err != nil {
@@ -98,6 +103,7 @@ func Modes() []Mode {
 			ParticleBytes: pbf.BytesPerParticle(0),
 			Desc:          "Position Based Fluids on the CPU: the GPU solver's reference, and its fallback without compute shaders",
 			Params:        func() *param.Set { return pbf.New().Params() },
+			AB:            abPBF,
 			New:           func(*glh.Context) (sim.Solver, error) { return pbf.New(), nil },
 		},
 		{
@@ -107,6 +113,7 @@ func Modes() []Mode {
 			ParticleBytes: flip.LeastBytesPerParticle,
 			Desc:          "mass-full FLIP on a MAC grid with unilateral incompressibility and blurred obstacles, or classic incompressible FLIP (flip.pressure), on the CPU",
 			Params:        func() *param.Set { return flip.New().Params() },
+			AB:            "flip.flip_ratio=0", // PIC beside FLIP: damped against lively
 			New:           func(*glh.Context) (sim.Solver, error) { return flip.New(), nil },
 		},
 		{
@@ -116,6 +123,7 @@ func Modes() []Mode {
 			ParticleBytes: sph.BytesPerParticle(0),
 			Desc:          "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
 			Params:        func() *param.Set { return sph.New().Params() },
+			AB:            "sph.viscosity=0.1", // 20 times the default: syrup beside water
 			New:           func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
 		},
 		{
@@ -125,6 +133,7 @@ func Modes() []Mode {
 			ParticleBytes: voronoi.BytesPerParticle,
 			Desc:          "incompressible liquid made divergence free on the particles' Voronoi diagram clipped by the solids and the free surface (Sin, Bargteil & Hodgins 2009), on the CPU: no pressure constant to tune",
 			Params:        func() *param.Set { return voronoi.New().Params() },
+			AB:            "voronoi.gravity=0,-1.62,0", // the Moon's gravity: the same solver, a slower splash
 			New:           func(*glh.Context) (sim.Solver, error) { return voronoi.New(), nil },
 		},
 		{
@@ -138,6 +147,9 @@ func Modes() []Mode {
 		},
 	}
 }
+
+// abPBF is the PBF modes' first comparison: XSPH viscosity 30 times the default, syrup beside water.
+const abPBF = "pbf.xsph_c=0.3"
 
 // ModeNames lists the names of the modes, in table order.
 func ModeNames(modes []Mode) []string {

@@ -226,3 +226,26 @@ func TestDefaultModeFor(t *testing.T) {
 		t.Errorf("a flat scene in a table whose 2D mode is flat2 opens in %s", got)
 	}
 }
+
+// TestModesCompareSomething checks each 3D mode's first comparison (Mode.AB, what `b` starts): a parameter of the
+// mode, and a B value that is valid and differs from the default, so B differs from A at once (issue 26).
+func TestModesCompareSomething(t *testing.T) {
+	for _, m := range Modes() {
+		if m.Flat {
+			continue
+		}
+		set := m.Params()
+		i, val, ok := abDefault(m, set)
+		if !ok {
+			t.Errorf("mode %s: AB %q is no parameter=value of the mode", m.Name, m.AB)
+			continue
+		}
+		prm := set.All()[i]
+		if val == prm.Default() {
+			t.Errorf("mode %s: B's %s = %s is the default", m.Name, prm.Name, prm.Format(val))
+		}
+		if err := prm.Set(val); err != nil {
+			t.Errorf("mode %s: B's %s: %v", m.Name, prm.Name, err)
+		}
+	}
+}

@@ -243,6 +243,29 @@ func carry(set *param.Set, snap param.Snapshot) {
 	}
 }
 
+// particleCount is the set's particle-count parameter (sim.ParamNamed "particles") when it is set, else 0 (the
+// scene's resolution): what a mode or scene switch carries over, so that `--particles` or the panel's count
+// holds in every mode, not only the first.
+func particleCount(set *param.Set) int {
+	if p, ok := sim.ParamNamed(set, "particles"); ok {
+		return int(p.Get().F)
+	}
+	return 0
+}
+
+// carryCount gives set's particle-count parameter the count n, when n is set and the mode has one.
+func carryCount(set *param.Set, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if p, ok := sim.ParamNamed(set, "particles"); ok {
+		if err := p.Set(param.Value{F: float64(n)}); err != nil {
+			return fmt.Errorf("the particle count %d in %s: %w", n, p.Name, err)
+		}
+	}
+	return nil
+}
+
 // prefixes returns the first dotted parts of a set's names: {"pbf"} for PBF.
 func prefixes(set *param.Set) map[string]bool {
 	out := map[string]bool{}

@@ -193,20 +193,23 @@ func (r *recorder) due(t float64) int {
 
 // capture copies the bound framebuffer (the window's, fw×fh) when the frame shows a simulated time the video has
 // not reached, t. It waits for the GPU only when every buffer of the ring is still in flight.
-func (r *recorder) capture(fw, fh int, t float64) error {
+func (r *recorder) capture(src pixelRect, t float64) error {
 	n := r.due(t)
 	if n == 0 {
 		return nil
 	}
-	if fw-r.rb.W <= 1 && fh-r.rb.H <= 1 {
-		fw, fh = r.rb.W, r.rb.H // an odd size at full scale: crop the odd pixel rather than resample the picture
+	if d := src.W - r.rb.W; d >= 0 && d <= 1 {
+		src.W = r.rb.W // an odd size at full scale: crop the odd pixel rather than resample the picture
+	}
+	if d := src.H - r.rb.H; d >= 0 && d <= 1 {
+		src.Y, src.H = src.Y+d, r.rb.H
 	}
 	if r.rb.Full() {
 		if err := r.collect(true); err != nil {
 			return err
 		}
 	}
-	if _, err := r.rb.Start(0, fw, fh, n); err != nil {
+	if _, err := r.rb.StartRect(0, src.X, src.Y, src.W, src.H, n); err != nil {
 		return err
 	}
 	r.emitted += n

@@ -139,11 +139,11 @@ type ray struct {
 func (r ray) at(t float32) mgl32.Vec3 { return r.origin.Add(r.dir.Mul(t)) }
 
 // cursorRay is the ray through window point (x, y) (screen coordinates, origin top left) of a w × h window.
-func cursorRay(cam render.Camera, x, y float64, w, h int) (ray, bool) {
-	if w <= 0 || h <= 0 {
+func cursorRay(cam render.Camera, x, y, w, h float64) (ray, bool) {
+	if !(w > 0 && h > 0) {
 		return ray{}, false
 	}
-	nx, ny := float32(2*x/float64(w)-1), float32(1-2*y/float64(h))
+	nx, ny := float32(2*x/w-1), float32(1-2*y/h)
 	inv := cam.Proj.Mul4(cam.View).Inv()
 	near := mgl32.TransformCoordinate(mgl32.Vec3{nx, ny, -1}, inv)
 	far := mgl32.TransformCoordinate(mgl32.Vec3{nx, ny, 1}, inv)
@@ -293,26 +293,26 @@ func (v *viewer) bodyShapes() []scene.Shape {
 
 // cursor is the ray under the mouse.
 func (v *viewer) cursor() (ray, bool) {
-	w, h := v.win.GetSize()
-	fw, fh := v.win.GetFramebufferSize()
-	if fw <= 0 || fh <= 0 {
+	x, y, w, h := v.viewPoint()
+	r, _, _ := v.viewPixels()
+	fw, fh := r.W, r.H
+	if fw <= 0 || fh <= 0 || w <= 0 || h <= 0 {
 		return ray{}, false
 	}
-	x := v.mouse.x
 	if v.ab.on {
 		// two views of one camera side by side: the ray through the same point of the half under the cursor
-		wa, wb := abHalves(w)
+		wa, wb := abHalves(int(w))
 		fa, fb := abHalves(fw)
 		if x < float64(wa) {
-			w, fw = wa, fa
+			w, fw = float64(wa), fa
 		} else {
-			x, w, fw = x-float64(wa), wb, fb
+			x, w, fw = x-float64(wa), float64(wb), fb
 		}
 		if w <= 0 || fw <= 0 {
 			return ray{}, false
 		}
 	}
-	return cursorRay(v.cam.Camera(float32(fw)/float32(fh)), x, v.mouse.y, w, h)
+	return cursorRay(v.viewCamera(fw, fh), x, y, w, h)
 }
 
 // startGesture begins what a left press in the view does; it returns false when the press should orbit the camera.

@@ -40,11 +40,11 @@ func openViewer(t testing.TB, ctx *glh.Context, o Options) *viewer {
 
 // screenOf is where a world point shows in the window (screen coordinates), for clicking on it.
 func screenOf(v *viewer, p mgl32.Vec3) (float64, float64) {
-	w, h := v.win.GetSize()
-	fw, fh := v.win.GetFramebufferSize()
-	cam := v.cam.Camera(float32(fw) / float32(fh))
+	r := v.viewRect()
+	px, _, _ := v.viewPixels()
+	cam := v.viewCamera(px.W, px.H)
 	c := cam.Proj.Mul4(cam.View).Mul4x1(p.Vec4(1))
-	return float64((c[0]/c[3] + 1) / 2 * float32(w)), float64((1 - c[1]/c[3]) / 2 * float32(h))
+	return float64(r.X0 + (c[0]/c[3]+1)/2*r.W()), float64(r.Y0 + (1-c[1]/c[3])/2*r.H())
 }
 
 // click presses the left button at (x, y), runs display frames while it is held, and releases it.

@@ -68,9 +68,11 @@ type viewer struct {
 	stderr io.Writer
 	pace   time.Duration
 
-	sc       *scene.Scene
-	scenes   []string // the panel's scene list: the shipped scenes, and the opened file when it is not one of them
-	sceneIdx int
+	sc          *scene.Scene
+	scenes      []string       // the panel's scene list: the shipped scenes, and the opened file when it is not one of them
+	sceneInfo   []ui.SceneInfo // each scene's mode and description, for the picker
+	builtinInfo []ui.SceneInfo // the shipped scenes', read once
+	sceneIdx    int
 
 	drv    driver
 	rend   *render.Renderer
@@ -109,6 +111,8 @@ type viewer struct {
 	ab abView // the A/B comparison (abview.go)
 
 	flat flatView // the 2D view of flat modes (flat.go)
+
+	viewFB *glh.Framebuffer // the view's target while the panels leave it only part of the window (region.go)
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -198,7 +202,35 @@ func (v *viewer) setScene(sc *scene.Scene) {
 		v.scenes = append(v.scenes, sc.Source)
 		v.sceneIdx = len(v.scenes) - 1
 	}
+	if v.builtinInfo == nil {
+		v.builtinInfo = sceneInfos(scene.BuiltinNames(), sc)
+	}
+	v.sceneInfo = append(v.sceneInfo[:0], v.builtinInfo...)
+	if len(v.scenes) > len(v.builtinInfo) {
+		v.sceneInfo = append(v.sceneInfo, sceneInfos(v.scenes[len(v.builtinInfo):], sc)...)
+	}
 	v.panels.ClearHistory()
+}
+
+// sceneInfos is the picker's mode and description of each scene in names: the shipped ones as `slosh scenes`
+// lists them, and sc (the one open) for a scene file.
+func sceneInfos(names []string, sc *scene.Scene) []ui.SceneInfo {
+	out := make([]ui.SceneInfo, len(names))
+	for i, name := range names {
+		s := sc
+		if "builtin:"+name != sc.Source && name != sc.Source {
+			var err error
+			if s, err = scene.Builtin(name); err != nil {
+				continue
+			}
+		}
+		mode := s.Mode
+		if mode == "" {
+			mode = DefaultMode
+		}
+		out[i] = ui.SceneInfo{Mode: mode, Desc: s.Description}
+	}
+	return out
 }
 
 // frame runs one display frame: advance, panel, scene, panel on top, present. Events have been polled.
@@ -223,7 +255,7 @@ func (v *viewer) frame(now time.Time) {
 	}
 	v.pollCaptures()
 	if v.rec != nil {
-		v.ui.Indicator(v.rec.elapsed())
+		v.ui.Indicator(v.rec.elapsed(), v.viewRect())
 	}
 	flat := v.flatMode()
 	switch {
@@ -238,15 +270,12 @@ func (v *viewer) frame(now time.Time) {
 		v.flatCaptions()
 	}
 
-	fw, fh := v.win.GetFramebufferSize()
+	vr, fw, fh := v.viewPixels()
 	drawn := fw > 0 && fh > 0 // a minimised window has no framebuffer
 	clearShot := v.shot != shotNone && v.capCfg.Transparent
 	var draw func(transparent bool)
 	if drawn && flat {
-		draw = func(bool) {
-			gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-			v.drawFlat(fw, fh)
-		}
+		draw = func(bool) { v.inView(vr, fw, fh, v.drawFlat) }
 	} else if drawn {
 		p, err := v.surf.particles(v.drv, v.rend, v.sc)
 		if err != nil && !v.status.isErr {
@@ -263,11 +292,11 @@ func (v *viewer) frame(now time.Time) {
 			gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 			v.rend.SetTransparent(transparent)
 			if v.ab.on {
-				v.drawAB(fw, fh, p, pb)
+				v.drawAB(vr, fw, fh, p, pb)
 			} else if v.surf.cfg.split && !flat {
-				v.drawSplit(fw, fh, p)
+				v.drawSplit(vr, fw, fh, p)
 			} else {
-				v.rend.Draw(render.Viewport{W: fw, H: fh}, v.cam.Camera(float32(fw)/float32(fh)), p)
+				v.inView(vr, fw, fh, func(w, h int) { v.rend.Draw(render.Viewport{W: w, H: h}, v.viewCamera(w, h), p) })
 			}
 			v.rend.SetTransparent(false)
 		}
@@ -275,26 +304,26 @@ func (v *viewer) frame(now time.Time) {
 	if drawn {
 		draw(clearShot)
 		if v.shot == shotView {
-			v.takeShot(fw, fh, clearShot)
+			v.takeShot(fw, fh, vr, clearShot)
 			if clearShot {
 				draw(false) // the window shows the opaque picture
 			}
 		}
 		if !v.capCfg.Panel {
-			v.captureFrame(fw, fh)
+			v.captureFrame(fw, fh, vr)
 		}
 	}
 	v.ui.Render()
 	if drawn {
 		if v.shot == shotPanel {
-			v.takeShot(fw, fh, clearShot)
+			v.takeShot(fw, fh, pixelRect{W: fw, H: fh}, clearShot)
 			if clearShot {
 				draw(false)
 				v.ui.Redraw(fw, fh)
 			}
 		}
 		if v.capCfg.Panel {
-			v.captureFrame(fw, fh)
+			v.captureFrame(fw, fh, pixelRect{W: fw, H: fh})
 		}
 	}
 	v.ui.RenderOverlay()
@@ -331,14 +360,17 @@ func (v *viewer) fillModel() {
 			m.Mode = i
 		}
 	}
-	m.Scenes, m.Scene = v.scenes, v.sceneIdx
+	m.Scenes, m.Scene, m.SceneInfo = v.scenes, v.sceneIdx, v.sceneInfo
 	m.Paused = v.drv.Paused()
 	v.sets = [5]*param.Set{v.drv.Params(), v.hands.set, v.rend.Params(), v.surf.Params(), v.capSet}
 	m.Sets = v.sets[:]
 	m.Stats = v.drv.Stats()
-	m.RenderPasses = append(m.RenderPasses[:0], v.surf.Timings()...)
-	if passes, ok := v.rend.Timings(); ok {
-		m.RenderPasses = append(m.RenderPasses, passes...)
+	m.RenderPasses = m.RenderPasses[:0]
+	if !v.flatMode() { // the 3D passes' last timings would stay on after a switch to the game
+		m.RenderPasses = append(m.RenderPasses, v.surf.Timings()...)
+		if passes, ok := v.rend.Timings(); ok {
+			m.RenderPasses = append(m.RenderPasses, passes...)
+		}
 	}
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
@@ -448,6 +480,7 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 		}
 	}
 	keep := v.drv.Params().Snapshot()
+	count := particleCount(v.drv.Params())
 	paused := v.drv.Paused()
 	s, run, note, err := openSolver(v.modes, m, v.glInfo())
 	if err != nil {
@@ -457,6 +490,9 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 	notes, err := applySceneParams(s.Params(), sc, run.Name)
 	if err == nil {
 		carry(s.Params(), keep)
+		err = carryCount(s.Params(), count)
+	}
+	if err == nil {
 		err = sim.Reset(s, sc)
 	}
 	if err != nil {
@@ -489,12 +525,26 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 	}
 }
 
-// switchScene opens another scene, applies its parameter overrides and resets the running mode with it.
+// switchScene opens another scene, applies its parameter overrides and resets it in its own mode, as `slosh
+// --scene` does; with the panel's "keep the mode" ticked, in the running mode where that plays the scene's kind (2D
+// or 3D).
 func (v *viewer) switchScene(name string) {
 	sc, err := scene.Open(name)
 	if err != nil {
 		v.status.set(err.Error(), true)
 		return
+	}
+	keepMode := v.model.KeepMode && sc.IsFlat() == v.drv.Mode().Flat
+	if !keepMode && sc.Mode != "" && sc.Mode != v.drv.Mode().Name {
+		if m, ok := findMode(v.modes, sc.Mode); ok && m.Flat == sc.IsFlat() {
+			if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
+				v.status.set(err.Error(), true)
+				return
+			}
+			v.endGesture()
+			v.switchModeTo(m, sc)
+			return
+		}
 	}
 	if sc.IsFlat() != v.drv.Mode().Flat {
 		// the scene is of the other kind: open it in its own mode (or the first of that kind)
@@ -519,7 +569,11 @@ func (v *viewer) switchScene(name string) {
 		v.status.set(err.Error(), true)
 		return
 	}
+	count := particleCount(v.drv.Params())
 	notes, err := applySceneParams(v.drv.Params(), sc, v.drv.Mode().Name)
+	if err == nil {
+		err = carryCount(v.drv.Params(), count)
+	}
 	if err != nil {
 		v.status.set(err.Error(), true)
 		return
@@ -568,6 +622,8 @@ func (v *viewer) Close() {
 	}
 	v.surf.Delete()
 	v.surf = nil
+	v.viewFB.Delete()
+	v.viewFB = nil
 }
 
 // mouseState is the drag in progress.
@@ -628,8 +684,7 @@ func (v *viewer) CursorPos(x, y float64) {
 	case v.mouse.orbit:
 		v.cam.Orbit(float32(-dx*orbitRadPerPixel), float32(dy*orbitRadPerPixel))
 	case v.mouse.pan:
-		_, h := v.win.GetSize()
-		if h > 0 {
+		if h := float64(v.viewRect().H()); h > 0 {
 			v.cam.Pan(float32(-dx/float64(h)), float32(dy/float64(h)))
 		}
 	}

@@ -18,7 +18,12 @@ type Model struct {
 	Mode   int
 	Scenes []string // scene names; Scene indexes it
 	Scene  int
-	Paused bool
+	// SceneInfo is, per scene, its mode and its description, for the picker; may be shorter than Scenes.
+	SceneInfo []SceneInfo
+	// KeepMode asks that a scene picked next opens in the running mode (when that plays it) rather than in its
+	// own; the panel edits it in place.
+	KeepMode bool
+	Paused   bool
 	// Sets are shown in order, solver parameters first, then e.g. render parameters, each grouped by Group:
 	// "PBF|Solver" is header "PBF", sub-section "Solver".
 	Sets          []*param.Set
@@ -31,6 +36,9 @@ type Model struct {
 	// Tool is the active tool's one-line hint; UndoLabel says what Undo would undo ("" disables it).
 	Tool      string
 	UndoLabel string
+	// Keys are the lines of keyboard and mouse shortcuts the panel lists; nil lists DefaultKeys (the 3D
+	// sandbox's). A mode with other hands (the 2D game) gives its own.
+	Keys []string
 	// Path is the file the Save and Load buttons use; the panel edits it in place.
 	Path string
 	// Recording is the recording's indicator text while one runs ("" otherwise); Exporting says how far the
@@ -68,6 +76,9 @@ type ABModel struct {
 	BValue   param.Value
 }
 
+// SceneInfo is what the scene picker says about a scene.
+type SceneInfo struct{ Mode, Desc string }
+
 // Actions is what the user asked for during one Draw.
 type Actions struct {
 	Mode, Scene              int // new selections (equal to the model's when unchanged)
@@ -86,6 +97,13 @@ type Actions struct {
 	// ToggleAB starts or stops the A/B comparison (key b); ABValue says AB.Value was edited (while it runs, B
 	// takes the new value at once).
 	ToggleAB, ABValue bool
+}
+
+// DefaultKeys are the 3D sandbox's shortcuts, as the panel lists them.
+var DefaultKeys = []string{
+	"space run/pause · . step · r reset · f frame · h hide panels · b A/B · Esc quit",
+	"1 grab · 2 paddle · 3 drop · 4 pour · 5 drain · ctrl-drag paddle · ctrl-z undo",
+	"F12 screenshot (shift: with the panels) · F9 record · ctrl-s save",
 }
 
 // HistoryLen is how many steps the plot keeps.
@@ -114,8 +132,19 @@ type Panels struct {
 	groups   map[*param.Set]*groupCache
 	paramErr string // the last rejected edit, shown under the status line until an edit succeeds
 
-	drawnParams  int // parameter widgets drawn by the last Draw (tests)
-	drawnFigures int // figures listed by the last Draw (tests)
+	view        Rect    // what the last Draw left free of panels
+	statusH     float32 // the status bar's height in the last frame
+	statusShown string  // the status message the last Draw showed (tests)
+	showStats   bool    // the statistics dock is open
+	// undoDefaults brings back the values the last Defaults replaced; keepScene leaves the parameters that
+	// restart the scene out of the Defaults dialog's change.
+	undoDefaults *setUndo
+	keepScene    bool
+	abShown      bool // the last Draw showed a running comparison
+
+	applyRect    [4]float32 // the last "Restart with" button drawn (tests)
+	drawnParams  int        // parameter widgets drawn by the last Draw (tests)
+	drawnFigures int        // figures listed by the last Draw (tests)
 }
 
 type groupCache struct {
@@ -189,6 +218,27 @@ func (p *Panels) History() []Sample {
 	return out
 }
 
+// Rect is a rectangle of the window in screen coordinates: pixels of the window (not of the framebuffer), origin
+// at the top left, X0 ≤ X1 and Y0 ≤ Y1.
+type Rect struct{ X0, Y0, X1, Y1 float32 }
+
+// W and H are the rectangle's width and height.
+func (r Rect) W() float32 { return r.X1 - r.X0 }
+func (r Rect) H() float32 { return r.Y1 - r.Y0 }
+
+// Overlaps says whether r and o share any area.
+func (r Rect) Overlaps(o Rect) bool { return r.X0 < o.X1 && o.X0 < r.X1 && r.Y0 < o.Y1 && o.Y0 < r.Y1 }
+
+// The panels' layout: a dock down the left edge (the simulation window, sized to its content, above the
+// parameters), a status bar along the bottom edge, and the statistics in a dock down the right edge while they are
+// shown. The 3D or 2D view takes the rectangle the docks leave (View), so the panels never hide the action.
+const (
+	dockEm     = 25   // the docks' width, in font heights
+	simShare   = 0.55 // the most of the left dock's height the simulation window takes before it scrolls
+	statusRows = 3    // the most lines of text the status bar shows before it scrolls
+	margin     = 10   // pixels between the docks and the window's edges
+)
+
 // Draw lays out the windows for m and returns what the user asked for. Call it between UI.NewFrame and UI.Render.
 func (p *Panels) Draw(m *Model) Actions {
 	act := Actions{Mode: m.Mode, Scene: m.Scene}
@@ -196,36 +246,113 @@ func (p *Panels) Draw(m *Model) Actions {
 	em := imgui.FontSize()
 	display := imgui.MainViewport().Size()
 
-	simHeight := 13 * em
-	p.simulationWindow(m, &act, em, simHeight)
-	p.parameterWindow(m, &act, em, simHeight, display)
-	p.statsWindow(m, em, display)
+	statusTop := p.statusBar(m, em, display)
+	dock := dockEm * em
+	simBottom := p.simulationWindow(m, &act, em, simShare*(statusTop-2*margin))
+	p.parameterWindow(m, &act, em, simBottom+margin, statusTop-margin)
+	p.view = Rect{X0: min(margin+dock+margin, display.X), Y0: 0, X1: display.X, Y1: statusTop}
+	if p.showStats {
+		x := max(p.view.X0, display.X-dock-margin)
+		p.statsWindow(m, em, Rect{X0: x, Y0: margin, X1: x + dock, Y1: statusTop - margin})
+		p.view.X1 = x - margin
+	}
+	if p.view.X1 < p.view.X0 {
+		p.view.X1 = p.view.X0
+	}
 	return act
 }
 
-// windowAt places the next window the first time it appears.
-func windowAt(x, y, w, h float32) {
-	imgui.SetNextWindowPosV(imgui.Vec2{X: x, Y: y}, imgui.ConditionFirstUseEver, imgui.Vec2{})
-	imgui.SetNextWindowSizeV(imgui.Vec2{X: w, Y: h}, imgui.ConditionFirstUseEver)
+// StatusShown is the message the last Draw showed in the status bar.
+func (p *Panels) StatusShown() string { return p.statusShown }
+
+// View is the rectangle the last Draw left free of panels: where the application draws its view.
+func (p *Panels) View() Rect { return p.view }
+
+// dockedAt places the next window at (x, y) with width w every frame; its height is h, or fits its content up
+// to h when fit is set. The user cannot move it: the view's rectangle depends on where the docks are.
+func dockedAt(x, y, w, h float32, fit bool) imgui.WindowFlags {
+	imgui.SetNextWindowPosV(imgui.Vec2{X: x, Y: y}, imgui.ConditionAlways, imgui.Vec2{})
+	if fit {
+		imgui.SetNextWindowSizeConstraints(imgui.Vec2{X: w, Y: 0}, imgui.Vec2{X: w, Y: max(h, 0)})
+		return imgui.WindowFlagsNoMove | imgui.WindowFlagsAlwaysAutoResize | imgui.WindowFlagsNoSavedSettings
+	}
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: w, Y: max(h, 0)}, imgui.ConditionAlways)
+	return imgui.WindowFlagsNoMove | imgui.WindowFlagsNoResize | imgui.WindowFlagsNoSavedSettings
 }
 
-const margin = 10
+// statusBar draws the status line along the bottom edge of the window — the newest message (an error in red),
+// an edit the panel refused, and the run's figures in brief — and returns the bar's top edge. It is always
+// there, so a message is seen where it happens.
+func (p *Panels) statusBar(m *Model, em float32, display imgui.Vec2) float32 {
+	h := p.statusH
+	if h <= 0 {
+		h = 2 * em
+	}
+	top := max(display.Y-h, 0)
+	imgui.SetNextWindowPosV(imgui.Vec2{X: 0, Y: top}, imgui.ConditionAlways, imgui.Vec2{})
+	imgui.SetNextWindowSizeConstraints(imgui.Vec2{X: display.X, Y: 0}, imgui.Vec2{X: display.X, Y: (statusRows + 1) * em * 1.4})
+	flags := imgui.WindowFlagsNoDecoration | imgui.WindowFlagsAlwaysAutoResize | imgui.WindowFlagsNoSavedSettings |
+		imgui.WindowFlagsNoMove | imgui.WindowFlagsNoFocusOnAppearing | imgui.WindowFlagsNoBringToFrontOnFocus
+	defer imgui.End()
+	if !imgui.BeginV("##status", nil, flags) {
+		return top
+	}
+	brief := statusBrief(m)
+	width := imgui.CalcTextSize(brief, false, 0).X
+	imgui.PushTextWrapPosV(max(display.X-width-3*em, display.X/2))
+	switch {
+	case m.Status != "" && m.StatusIsError:
+		textColored(colorError, m.Status)
+	case m.Status != "":
+		imgui.Text(m.Status)
+	default:
+		textDisabled(m.Tool)
+	}
+	if p.paramErr != "" {
+		textColored(colorError, p.paramErr)
+	}
+	imgui.PopTextWrapPos()
+	imgui.SameLineV(max(display.X-width-em, 0), 0)
+	textDisabled(brief)
+	p.statusH = imgui.WindowSize().Y
+	p.statusShown = m.Status
+	return top
+}
 
-func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
+// statusBrief is the run in one line: time, particles, substeps and the two rates.
+func statusBrief(m *Model) string {
+	s := &m.Stats
+	b := fmt.Sprintf("t %.2f s · %s particles", s.Time, groupDigits(s.Particles))
+	if s.Substeps > 0 {
+		b += fmt.Sprintf(" · %d substeps", s.Substeps)
+	}
+	return b + fmt.Sprintf(" · %.0f fps · sim %.0f frames/s", m.FPS, m.SimRate)
+}
+
+// simulationWindow draws the top of the left dock, at most height tall, and returns its bottom edge.
+func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) float32 {
 	title := m.Title
 	if title == "" {
 		title = "slosh"
 	}
-	windowAt(margin, margin, 25*em, height)
+	flags := dockedAt(margin, margin, dockEm*em, height, true)
 	defer imgui.End()
-	if !imgui.Begin(title + "###simulation") {
-		return
+	open := imgui.BeginV(title+"###simulation", nil, flags)
+	bottom := imgui.WindowPos().Y + imgui.WindowSize().Y
+	if !open {
+		return bottom
 	}
 	if len(m.Modes) > 0 {
 		combo("Mode", &act.Mode, m.Modes)
 	}
 	if len(m.Scenes) > 0 {
-		combo("Scene", &act.Scene, m.Scenes)
+		sceneCombo(m, &act.Scene)
+		imgui.SameLine()
+		imgui.Checkbox("keep mode", &m.KeepMode)
+		if imgui.IsItemHovered() {
+			imgui.SetTooltip("A scene opens in its own mode, the one the list shows beside it (as slosh --scene does).\n" +
+				"Ticked, it opens in the running mode instead, where that mode plays it (2D or 3D).")
+		}
 	}
 	pause := "Pause"
 	if m.Paused {
@@ -243,24 +370,33 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 	if imgui.ButtonV("Reset", width) {
 		act.Reset = true
 	}
-	textDisabled("space pause/run   .  step   r  reset")
-	textDisabled("f  frame view   h  hide panel   Esc  quit")
-	textDisabled("F12 screenshot (shift: with the panel)   F9 record")
+	imgui.SameLine()
+	imgui.Checkbox("Stats", &p.showStats)
+	if imgui.IsItemHovered() {
+		imgui.SetTooltip("Show the statistics — step time by pass, the figures and their plot — in a dock on the right")
+	}
+	keys := m.Keys
+	if len(keys) == 0 {
+		keys = DefaultKeys
+	}
+	for _, k := range keys {
+		textDisabledWrapped(k)
+	}
 	imgui.Separator()
 	if m.Tool != "" {
 		textWrapped(m.Tool)
 	}
-	textDisabled("1 grab  2 paddle  3 drop  4 pour  5 drain  ctrl-drag paddle")
-	if imgui.ButtonV("Screenshot", imgui.Vec2{X: 7 * em}) {
+	if imgui.ButtonV("Screenshot", imgui.Vec2{X: 6.5 * em}) {
 		act.Screenshot = true
 	}
 	imgui.SameLine()
-	if imgui.ButtonV("Save mesh", imgui.Vec2{X: 7 * em}) {
+	if imgui.ButtonV("Save mesh", imgui.Vec2{X: 6.5 * em}) {
 		act.SaveMesh = true
 	}
+	imgui.SameLine()
 	if m.UndoLabel == "" {
 		textDisabled("nothing to undo")
-	} else if imgui.ButtonV("Undo "+m.UndoLabel+"###undo", imgui.Vec2{X: 15 * em}) {
+	} else if imgui.ButtonV("Undo "+m.UndoLabel+"###undo", imgui.Vec2{X: -1}) {
 		act.Undo = true
 	}
 	if imgui.CollapsingHeader("Save and load") {
@@ -298,27 +434,14 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) {
 		}
 		textDisabled("options under Parameters › Capture")
 	}
-	abFlags := imgui.TreeNodeFlagsNone
-	if m.AB.On {
-		abFlags = imgui.TreeNodeFlagsDefaultOpen
+	if m.AB.On && !p.abShown {
+		imgui.SetNextItemOpen(true, imgui.ConditionAlways) // a comparison just started: its controls in sight
 	}
-	if m.AB.Set != nil && imgui.CollapsingHeaderV("Compare A/B", abFlags) {
+	p.abShown = m.AB.On
+	if m.AB.Set != nil && imgui.CollapsingHeader("Compare A/B") {
 		p.abSection(&m.AB, act, em)
 	}
-	imgui.Separator()
-	switch {
-	case m.Status != "" && m.StatusIsError:
-		imgui.PushStyleColor(imgui.StyleColorText, colorError)
-		textWrapped(m.Status)
-		imgui.PopStyleColor()
-	case m.Status != "":
-		textWrapped(m.Status)
-	}
-	if p.paramErr != "" {
-		imgui.PushStyleColor(imgui.StyleColorText, colorError)
-		textWrapped(p.paramErr)
-		imgui.PopStyleColor()
-	}
+	return bottom
 }
 
 // abSection picks what B runs — this mode with one parameter changed, or another mode with one of its parameters
@@ -508,15 +631,11 @@ func ABCaption(label string, s *sim.Stats) string {
 	return b.String()
 }
 
-func (p *Panels) parameterWindow(m *Model, act *Actions, em, top float32, display imgui.Vec2) {
-	y := margin + top + margin
-	h := display.Y - y - margin
-	if h < 10*em {
-		h = 10 * em
-	}
-	windowAt(margin, y, 25*em, h)
+// parameterWindow fills the left dock from top to bottom with the parameters.
+func (p *Panels) parameterWindow(m *Model, act *Actions, em, top, bottom float32) {
+	flags := dockedAt(margin, top, dockEm*em, max(bottom-top, 4*em), false)
 	defer imgui.End()
-	if !imgui.Begin("Parameters") {
+	if !imgui.BeginV("Parameters", nil, flags) {
 		return
 	}
 	if len(m.Sets) == 0 {
@@ -539,30 +658,16 @@ func (p *Panels) parameterWindow(m *Model, act *Actions, em, top float32, displa
 	imgui.PopItemWidth()
 	if anyOnReset {
 		imgui.Separator()
-		textDisabled("* takes effect on reset")
+		textDisabled("* restarts the scene: the panel asks first")
 	}
 }
 
-// drawSet draws one set's Defaults button and its sections; it reports whether any parameter waits for a reset.
+// drawSet draws one set's sections and, after them, the way back to its defaults; it reports whether any
+// parameter waits for a reset.
 func (p *Panels) drawSet(i int, set *param.Set, act *Actions) bool {
 	imgui.PushIDInt(i)
 	defer imgui.PopID()
 	root := p.groupsOf(set)
-
-	if imgui.Button("Defaults") {
-		p.resetDefaults(set, act)
-	}
-	if imgui.IsItemHovered() {
-		imgui.SetTooltip("Put every parameter of this set back to its default")
-	}
-	if len(root.kids) > 0 {
-		names := make([]string, len(root.kids))
-		for k, g := range root.kids {
-			names[k] = g.name
-		}
-		imgui.SameLine()
-		textDisabled(strings.Join(names, ", "))
-	}
 
 	for _, prm := range root.params {
 		p.drawParam(prm, act)
@@ -572,12 +677,84 @@ func (p *Panels) drawSet(i int, set *param.Set, act *Actions) bool {
 			p.drawGroup(g, act)
 		}
 	}
+	p.defaultsButton(set, root, act)
 	for _, prm := range set.All() {
 		if prm.OnReset {
 			return true
 		}
 	}
 	return false
+}
+
+// defaultsButton offers to put the set's parameters back to their defaults: a button naming the sections, a
+// dialog listing each value that would change — those that restart the scene only when asked — and, after it,
+// an Undo that brings the values back.
+func (p *Panels) defaultsButton(set *param.Set, root *groupNode, act *Actions) {
+	names := make([]string, len(root.kids))
+	for k, g := range root.kids {
+		names[k] = g.name
+	}
+	what := strings.Join(names, ", ")
+	if what == "" {
+		what = "these parameters"
+	}
+	changed := changedFromDefaults(set)
+	if len(changed) == 0 {
+		textDisabled(what + ": all at their defaults")
+	} else if imgui.Button(fmt.Sprintf("Defaults for %s…###defaults", what)) {
+		p.keepScene = true
+		imgui.OpenPopup("defaults")
+	}
+	if u := p.undoDefaults; u != nil && u.set == set {
+		imgui.SameLine()
+		if imgui.Button("Undo defaults") {
+			p.restore(set, u.before, act)
+			p.undoDefaults = nil
+		}
+	}
+	if !imgui.BeginPopupModalV("defaults", nil, imgui.WindowFlagsAlwaysAutoResize) {
+		return
+	}
+	defer imgui.EndPopup()
+	imgui.Text(fmt.Sprintf("Put %s back to their defaults:", what))
+	restarts := 0
+	for _, prm := range changed {
+		line := fmt.Sprintf("%s: %s → %s", prm.Label, prm.String(), prm.Format(prm.Default()))
+		if prm.OnReset {
+			restarts++
+			if p.keepScene {
+				textDisabled(line + " (kept: it restarts the scene)")
+				continue
+			}
+			line += " (restarts the scene)"
+		}
+		imgui.Text(line)
+	}
+	if restarts > 0 {
+		reset := !p.keepScene
+		if imgui.Checkbox(fmt.Sprintf("also the %d that restart the scene", restarts), &reset) {
+			p.keepScene = !reset
+		}
+	}
+	if imgui.Button("Put back") {
+		p.resetDefaults(set, p.keepScene, act)
+		imgui.CloseCurrentPopup()
+	}
+	imgui.SameLine()
+	if imgui.Button("Cancel") {
+		imgui.CloseCurrentPopup()
+	}
+}
+
+// changedFromDefaults are the set's parameters not at their defaults.
+func changedFromDefaults(set *param.Set) []*param.Param {
+	var out []*param.Param
+	for _, prm := range set.All() {
+		if prm.Get() != prm.Default() {
+			out = append(out, prm)
+		}
+	}
+	return out
 }
 
 func (p *Panels) drawGroup(g *groupNode, act *Actions) {
@@ -617,8 +794,9 @@ func (p *Panels) drawParam(prm *param.Param, act *Actions) {
 	p.commit(prm, v, changed, act)
 }
 
-// commit applies an edit of the widget just drawn. Parameters that take effect on reset are held in pending
-// while their widget is active and applied once when it is released.
+// commit applies an edit of the widget just drawn. Parameters that take effect on reset are held in pending:
+// under the widget the panel says that the value restarts the scene, and applies it (asking for the reset) only
+// when its button is pressed, so no drag of a slider restarts the scene by surprise.
 func (p *Panels) commit(prm *param.Param, v param.Value, changed bool, act *Actions) {
 	if !prm.OnReset {
 		if changed {
@@ -629,15 +807,34 @@ func (p *Panels) commit(prm *param.Param, v param.Value, changed bool, act *Acti
 	if changed {
 		p.pending[prm] = v
 	}
-	if imgui.IsItemActive() {
+	pv, ok := p.pending[prm]
+	if !ok || imgui.IsItemActive() {
 		return
 	}
-	if pv, ok := p.pending[prm]; ok {
-		if changed || imgui.IsItemDeactivatedAfterEdit() {
-			p.apply(prm, pv, act)
-		}
+	if pv == prm.Get() {
+		delete(p.pending, prm)
+		return
+	}
+	imgui.PushID(prm.Name)
+	defer imgui.PopID()
+	if imgui.Button(fmt.Sprintf("Restart with %s###apply", prm.Format(pv))) {
+		p.apply(prm, pv, act)
 		delete(p.pending, prm)
 	}
+	p.applyRect = itemRect()
+	if imgui.IsItemHovered() {
+		imgui.SetTooltip(fmt.Sprintf("%s takes effect when the scene restarts: this restarts it now", prm.Label))
+	}
+	imgui.SameLine()
+	if imgui.Button("Keep " + prm.String() + "###cancel") {
+		delete(p.pending, prm)
+	}
+}
+
+// itemRect is the last widget's rectangle, for tests that click it.
+func itemRect() [4]float32 {
+	lo, hi := imgui.ItemRectMin(), imgui.ItemRectMax()
+	return [4]float32{lo.X, lo.Y, hi.X, hi.Y}
 }
 
 // apply clamps v to prm's hard bounds and sets it (which validates and runs OnChange). A rejected value is shown
@@ -660,10 +857,36 @@ func (p *Panels) apply(prm *param.Param, v param.Value, act *Actions) {
 	p.paramErr = err.Error()
 }
 
-// resetDefaults puts a whole set back to its defaults and reports what changed.
-func (p *Panels) resetDefaults(set *param.Set, act *Actions) {
+// resetDefaults puts a set back to its defaults — but those that take effect on reset with keepScene — reports
+// what changed and keeps the values before for Undo defaults.
+func (p *Panels) resetDefaults(set *param.Set, keepScene bool, act *Actions) {
 	before := set.Snapshot()
 	set.ResetDefaults()
+	if keepScene {
+		for _, prm := range set.All() {
+			if prm.OnReset {
+				if err := prm.Set(before[prm.Name]); err != nil {
+					p.paramErr = err.Error()
+				}
+			}
+		}
+	}
+	p.report(set, before, act)
+	p.undoDefaults = &setUndo{set: set, before: before}
+}
+
+// restore sets the set's values from a snapshot and reports what changed.
+func (p *Panels) restore(set *param.Set, snap param.Snapshot, act *Actions) {
+	before := set.Snapshot()
+	if err := set.Restore(snap); err != nil {
+		p.paramErr = err.Error()
+		return
+	}
+	p.report(set, before, act)
+}
+
+// report says in act what changed in set since before, and drops the edits in progress.
+func (p *Panels) report(set *param.Set, before param.Snapshot, act *Actions) {
 	for _, prm := range set.Changed(before, set.Snapshot()) {
 		act.ParamsChanged = true
 		if prm.OnReset {
@@ -676,15 +899,17 @@ func (p *Panels) resetDefaults(set *param.Set, act *Actions) {
 	p.paramErr = ""
 }
 
-func (p *Panels) statsWindow(m *Model, em float32, display imgui.Vec2) {
-	w := 25 * em
-	x := display.X - w - margin
-	if x < margin {
-		x = margin
-	}
-	windowAt(x, margin, w, 30*em)
+// setUndo is a set's values before its defaults were put back.
+type setUndo struct {
+	set    *param.Set
+	before param.Snapshot
+}
+
+// statsWindow draws the statistics into the right dock, r.
+func (p *Panels) statsWindow(m *Model, em float32, r Rect) {
+	flags := dockedAt(r.X0, r.Y0, r.W(), max(r.H(), 4*em), false)
 	defer imgui.End()
-	if !imgui.Begin("Stats") {
+	if !imgui.BeginV("Stats", &p.showStats, flags) {
 		return
 	}
 	s := &m.Stats

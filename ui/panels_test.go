@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image"
 	"math"
 	"slices"
 	"testing"
@@ -48,6 +49,7 @@ func TestParameterPanelDrawsEveryKind(t *testing.T) {
 	u := newTestUI(t)
 	tp := newTestParams()
 	p := NewPanels()
+	p.showStats = true
 	for i := 0; i < 50; i++ { // density errors in %, and iterations on a scale of their own
 		figs := append(errFigures(0.1*float64(i%7), 1), sim.Figure{Name: "iterations", Value: float64(3 + i%5), Plot: true})
 		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, Figures: figs})
@@ -155,8 +157,25 @@ func TestApplyClampsToHardBoundsAndNotifies(t *testing.T) {
 		t.Errorf("count=2000: value %d, %+v; want a change that needs a reset", tp.count, act)
 	}
 
+	// Defaults without the parameters that restart the scene (the dialog's default, issue 26): the particle
+	// count stays, nothing asks for a reset; Undo defaults brings the edits back.
+	edited := tp.set.Snapshot()
 	act = Actions{}
-	p.resetDefaults(tp.set, &act)
+	p.resetDefaults(tp.set, true, &act)
+	if tp.f != 2 || tp.n != 4 || tp.c != 1 || tp.g != [3]float32{0, -9.81, 0} || tp.count != 2000 {
+		t.Errorf("Defaults keeping the scene left %v", tp.set.Snapshot())
+	}
+	if !act.ParamsChanged || act.ResetNeeded {
+		t.Errorf("Defaults keeping the scene reported %+v, want a change without a reset", act)
+	}
+	act = Actions{}
+	p.restore(tp.set, p.undoDefaults.before, &act)
+	if got := tp.set.Snapshot(); len(tp.set.Changed(got, edited)) != 0 || !act.ParamsChanged || act.ResetNeeded {
+		t.Errorf("Undo defaults gave %v (%+v), want the edited values %v back", got, act, edited)
+	}
+
+	act = Actions{}
+	p.resetDefaults(tp.set, false, &act)
 	if tp.f != 2 || tp.n != 4 || tp.c != 1 || tp.g != [3]float32{0, -9.81, 0} || tp.count != 1000 {
 		t.Errorf("Defaults left %v", tp.set.Snapshot())
 	}
@@ -164,9 +183,12 @@ func TestApplyClampsToHardBoundsAndNotifies(t *testing.T) {
 		t.Errorf("Defaults reported %+v, want a change that needs a reset", act)
 	}
 	act = Actions{}
-	p.resetDefaults(tp.set, &act)
+	p.resetDefaults(tp.set, false, &act)
 	if act.ParamsChanged || act.ResetNeeded {
 		t.Errorf("Defaults at the defaults reported %+v", act)
+	}
+	if got := changedFromDefaults(tp.set); len(got) != 0 {
+		t.Errorf("%d parameters off their defaults after Defaults", len(got))
 	}
 }
 
@@ -243,9 +265,11 @@ func resizeWindow(t *testing.T, win *glfw.Window, w, h int) {
 	t.Fatalf("window framebuffer is %dx%d after resizing to %dx%d", fw, fh, w, h)
 }
 
-// TestPanelsLeaveTheMiddleFree draws all panels in a 1280×720 view: the middle of the view stays clear, the left
-// column holds the controls, and the stats window on the right draws the density plot.
-func TestPanelsLeaveTheMiddleFree(t *testing.T) {
+// TestPanelsLeaveTheViewFree draws all panels in a 1280×720 window, as a newcomer's laptop shows it (issue 26: the
+// panels covered 46 % of it and hid the action): nothing is drawn inside the rectangle View reports, which is
+// most of the window; the left dock holds the controls, the status bar the message; with the statistics shown
+// the view gives up the right dock, where the density plot is drawn.
+func TestPanelsLeaveTheViewFree(t *testing.T) {
 	ctx := gltest.Acquire(t)
 	w0, h0 := ctx.Window.GetSize()
 	resizeWindow(t, ctx.Window, 1280, 720)
@@ -267,55 +291,80 @@ func TestPanelsLeaveTheMiddleFree(t *testing.T) {
 		p.Record(sim.Stats{Steps: i + 1, Time: float64(i) / 60, Figures: errFigures(0.4, 1+float64(i%20)/20)})
 	}
 	m := &Model{Modes: []string{"pbf"}, Scenes: []string{"pool"}, Sets: []*param.Set{tp.set}, FPS: 60, SimRate: 60,
-		Stats: sim.Stats{Particles: 1000, Steps: 200, Passes: []sim.Pass{{Name: "solve", Ms: 1}}, StepMs: 1}}
-	for frame := 0; frame < 2; frame++ {
-		u.NewFrame()
-		p.Draw(m)
-		fb.Bind()
-		gl.ClearColor(0.2, 0.4, 0.6, 1)
-		gl.Clear(gl.COLOR_BUFFER_BIT)
-		u.Render()
+		Stats:  sim.Stats{Particles: 1000, Steps: 200, Passes: []sim.Pass{{Name: "solve", Ms: 1}}, StepMs: 1},
+		Status: "pool.slosh: no such file (save one with ctrl-s first)", StatusIsError: true}
+	draw := func() *image.RGBA {
+		for frame := 0; frame < 3; frame++ { // the status bar's height settles in the second
+			u.NewFrame()
+			p.Draw(m)
+			fb.Bind()
+			gl.ClearColor(0.2, 0.4, 0.6, 1)
+			gl.Clear(gl.COLOR_BUFFER_BIT)
+			u.Render()
+		}
+		img := glh.ReadRGBA(fb.ID(), 1280, 720)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		if err := glh.CheckError("drawing the panels at 1280x720"); err != nil {
+			t.Fatal(err)
+		}
+		return img
 	}
-	img := glh.ReadRGBA(fb.ID(), 1280, 720)
-	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-	if err := glh.CheckError("drawing the panels at 1280x720"); err != nil {
-		t.Fatal(err)
-	}
-
-	var middle, left, leftPanel, plotLine int
 	near := func(a uint8, b float32) bool { return math.Abs(float64(a)-float64(b)*255) < 40 }
-	for y := 0; y < 720; y++ {
-		for x := 0; x < 1280; x++ {
-			px := img.Pix[img.PixOffset(x, y):]
-			isClear := px[0] == 51 && px[1] == 102 && px[2] == 153
-			switch {
-			case x >= 400 && x < 880:
-				if !isClear {
-					middle++
+	isClear := func(px []uint8) bool { return px[0] == 51 && px[1] == 102 && px[2] == 153 }
+	// count is the pixels in r, and those of them the panels drew on.
+	count := func(img *image.RGBA, r Rect, pred func(px []uint8) bool) (all, hits int) {
+		for y := int(r.Y0); y < int(r.Y1); y++ {
+			for x := int(r.X0); x < int(r.X1); x++ {
+				all++
+				if pred(img.Pix[img.PixOffset(x, y):]) {
+					hits++
 				}
-			case x >= 20 && x < 300 && y >= 20 && y < 160:
-				left++
-				if !isClear {
-					leftPanel++
-				}
-			case x >= 880 && near(px[0], colorWarning.X) && near(px[1], colorWarning.Y) && near(px[2], colorWarning.Z):
-				plotLine++
 			}
 		}
+		return all, hits
 	}
-	if middle > 0 {
-		t.Errorf("%d pixels drawn in the middle of the view", middle)
+	drawn := func(px []uint8) bool { return !isClear(px) }
+	warning := func(px []uint8) bool {
+		return near(px[0], colorWarning.X) && near(px[1], colorWarning.Y) && near(px[2], colorWarning.Z)
 	}
-	if leftPanel < left*95/100 {
-		t.Errorf("the simulation window covers %d of %d pixels of the top left, want nearly all", leftPanel, left)
+	reds := func(px []uint8) bool {
+		return near(px[0], colorError.X) && near(px[1], colorError.Y) && near(px[2], colorError.Z)
 	}
-	if plotLine < 20 {
-		t.Errorf("only %d pixels of the max density-error line on the right", plotLine)
+
+	img := draw()
+	view := p.View()
+	if all, n := count(img, view, drawn); n > 0 || float64(all) < 0.6*1280*720 {
+		t.Errorf("the view %+v: %d of its %d pixels drawn on by the panels; want none, and at least 60 %% of the window", view, n, all)
+	}
+	if all, n := count(img, Rect{X0: 20, Y0: 20, X1: 300, Y1: 160}, drawn); n < all*95/100 {
+		t.Errorf("the simulation window covers %d of %d pixels of the top left, want nearly all", n, all)
+	}
+	bar := Rect{X0: 0, Y0: view.Y1, X1: 1280, Y1: 720}
+	if _, n := count(img, bar, reds); bar.H() < 10 || n < 20 {
+		t.Errorf("the status bar below the view (%+v) shows %d pixels of the error's red, want the message", bar, n)
+	}
+	if p.statusShown != m.Status {
+		t.Errorf("the status bar showed %q, want %q", p.statusShown, m.Status)
+	}
+
+	p.showStats = true
+	img = draw()
+	narrow := p.View()
+	if narrow.X1 >= view.X1-200 || narrow.X0 != view.X0 {
+		t.Errorf("with the statistics shown the view is %+v, want it to give up the right dock of %+v", narrow, view)
+	}
+	if _, n := count(img, narrow, drawn); n > 0 {
+		t.Errorf("%d pixels drawn inside the narrower view %+v", n, narrow)
+	}
+	if _, n := count(img, Rect{X0: narrow.X1, Y0: 0, X1: 1280, Y1: narrow.Y1}, warning); n < 20 {
+		t.Errorf("only %d pixels of the max density-error line in the right dock", n)
 	}
 }
 
 // TestDragAppliesLiveOrOnRelease drags sliders with fake mouse events: an ordinary parameter changes while it is
-// dragged; one that takes effect on reset changes once, when the slider is released, and asks for a reset then.
+// dragged; one that takes effect on reset does not change on release either (issue 26: a released slider
+// restarted the scene unasked) but offers "Restart with …", and changes and asks for the reset when that is
+// clicked.
 func TestDragAppliesLiveOrOnRelease(t *testing.T) {
 	u := newTestUI(t)
 	pl := u.platform
@@ -326,7 +375,7 @@ func TestDragAppliesLiveOrOnRelease(t *testing.T) {
 		var act Actions
 		u.NewFrame()
 		imgui.SetNextWindowPos(imgui.Vec2{X: 10, Y: 10})
-		imgui.SetNextWindowSize(imgui.Vec2{X: 230, Y: 70})
+		imgui.SetNextWindowSize(imgui.Vec2{X: 230, Y: 110})
 		imgui.Begin("drag")
 		imgui.PushItemWidth(150)
 		p.drawParam(prm, &act)
@@ -362,15 +411,27 @@ func TestDragAppliesLiveOrOnRelease(t *testing.T) {
 		pl.mouseButton(nil, glfw.MouseButtonLeft, glfw.Release, 0)
 		act3 := frame(prm)
 		final := c.value()
-		if final == start {
+		if final == start && !c.onReset {
 			t.Fatalf("%s: dragging the slider left the value at %g", c.name, start)
 		}
 		if c.onReset {
-			if dragged != start || act.ParamsChanged || act2.ParamsChanged {
-				t.Errorf("%s: changed to %g while dragging (%+v, %+v), want no change before release", c.name, dragged, act, act2)
+			if dragged != start || final != start || act.ParamsChanged || act2.ParamsChanged || act3.ParamsChanged {
+				t.Errorf("%s: changed to %g, %g while dragging and after release (%+v, %+v, %+v), want no change before the restart is asked for",
+					c.name, dragged, final, act, act2, act3)
 			}
-			if !act3.ParamsChanged || !act3.ResetNeeded {
-				t.Errorf("%s: release reported %+v, want a change that needs a reset", c.name, act3)
+			if len(p.pending) != 1 {
+				t.Fatalf("%s: %d edits pending after release, want the one waiting for its restart", c.name, len(p.pending))
+			}
+			r := p.applyRect
+			pl.cursorPos(nil, float64(r[0]+r[2])/2, float64(r[1]+r[3])/2)
+			frame(prm)
+			pl.mouseButton(nil, glfw.MouseButtonLeft, glfw.Press, 0)
+			frame(prm)
+			pl.mouseButton(nil, glfw.MouseButtonLeft, glfw.Release, 0)
+			act4 := frame(prm)
+			final = c.value()
+			if final == start || !act4.ParamsChanged || !act4.ResetNeeded {
+				t.Errorf("%s: clicking Restart gave %g (%+v), want the dragged value and a reset", c.name, final, act4)
 			}
 		} else {
 			if dragged == start || !act.ParamsChanged || !act2.ParamsChanged || act.ResetNeeded {

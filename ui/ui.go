@@ -163,17 +163,17 @@ func (u *UI) notOverlay() func(imgui.DrawList) bool {
 	return func(l imgui.DrawList) bool { return l != fg }
 }
 
-// Indicator shows a red dot and text (the recording's elapsed time) in the top-right corner of the window, over
-// everything, until the frame ends; RenderOverlay draws it. Call it between NewFrame and Render, panel shown or not.
-func (u *UI) Indicator(text string) {
+// Indicator shows a red dot and text (the recording's elapsed time) in the top-right corner of view (the
+// rectangle the panels leave, or the whole window), over everything, until the frame ends; RenderOverlay draws it.
+// Call it between NewFrame and Render, panel shown or not.
+func (u *UI) Indicator(text string, view Rect) {
 	em := imgui.FontSize()
-	display := imgui.MainViewport().Size()
 	size := imgui.CalcTextSize(text, false, 0)
 	r := 0.4 * em
 	pad := 0.5 * em
-	x1 := display.X - pad
+	x1 := view.X1 - pad
 	x0 := x1 - (size.X + 2*r + 3*pad)
-	y0 := pad
+	y0 := view.Y0 + pad
 	y1 := y0 + size.Y + pad
 	fg := imgui.ForegroundDrawList()
 	fg.AddRectFilledV(imgui.Vec2{X: x0, Y: y0}, imgui.Vec2{X: x1, Y: y1}, imgui.PackedColorFromVec4(imgui.Vec4{X: 0, Y: 0, Z: 0, W: 0.55}), 0.3*em, 0)

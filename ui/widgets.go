@@ -116,6 +116,50 @@ func combo(label string, sel *int, items []string) bool {
 	return changed
 }
 
+// sceneCombo is the scene picker: each scene with its mode, and its description as the tooltip of its line.
+func sceneCombo(m *Model, sel *int) {
+	label := func(i int) string {
+		if i < 0 || i >= len(m.Scenes) {
+			return ""
+		}
+		if i < len(m.SceneInfo) && m.SceneInfo[i].Mode != "" {
+			return m.Scenes[i] + "  (" + m.SceneInfo[i].Mode + ")"
+		}
+		return m.Scenes[i]
+	}
+	if !imgui.BeginComboV("##scene", label(*sel), imgui.ComboFlagsHeightLarge) {
+		if imgui.IsItemHovered() && *sel >= 0 && *sel < len(m.SceneInfo) {
+			sceneTooltip(m.SceneInfo[*sel].Desc)
+		}
+		return
+	}
+	for i := range m.Scenes {
+		selected := i == *sel
+		if imgui.SelectableV(label(i)+"##"+strconv.Itoa(i), selected, 0, imgui.Vec2{}) && !selected {
+			*sel = i
+		}
+		if imgui.IsItemHovered() && i < len(m.SceneInfo) {
+			sceneTooltip(m.SceneInfo[i].Desc)
+		}
+		if selected {
+			imgui.SetItemDefaultFocus()
+		}
+	}
+	imgui.EndCombo()
+}
+
+// sceneTooltip shows a scene's description, wrapped.
+func sceneTooltip(desc string) {
+	if desc == "" {
+		return
+	}
+	imgui.BeginTooltip()
+	imgui.PushTextWrapPosV(imgui.FontSize() * 28)
+	imgui.Text(desc)
+	imgui.PopTextWrapPos()
+	imgui.EndTooltip()
+}
+
 // clampToHard brings a typed value inside prm's hard bounds: whole numbers for Int, a valid index for Choice,
 // each component for Vec3. NaN cannot be clamped and is an error.
 func clampToHard(prm *param.Param, v param.Value) (param.Value, error) {
@@ -176,7 +220,7 @@ func paramTooltip(prm *param.Param) {
 	}
 	imgui.Text("default: " + prm.Format(prm.Default()))
 	if prm.OnReset {
-		textColored(colorWarning, "(takes effect on reset)")
+		textColored(colorWarning, "restarts the scene: after an edit the panel offers \"Restart with …\" and waits")
 	}
 	imgui.PopTextWrapPos()
 	imgui.EndTooltip()
@@ -192,6 +236,13 @@ func textColored(c imgui.Vec4, text string) {
 
 func textDisabled(text string) {
 	textColored(imgui.CurrentStyle().Color(imgui.StyleColorTextDisabled), text)
+}
+
+// textDisabledWrapped writes text in the disabled colour, wrapped at the window's right edge.
+func textDisabledWrapped(text string) {
+	imgui.PushStyleColor(imgui.StyleColorText, imgui.CurrentStyle().Color(imgui.StyleColorTextDisabled))
+	textWrapped(text)
+	imgui.PopStyleColor()
 }
 
 // textWrapped writes text wrapped at the window's right edge.
