@@ -385,6 +385,7 @@ func (v *viewer) updateGesture() {
 		}), nil)
 	case gesturePaddle:
 		pad := &sim.Paddle{Center: [3]float32(p), Radius: min(h.cfg.PaddleRadius, sim.PaddleLimit(v.sc.Domain))}
+		v.rend.SetPaddle(pad.Center, pad.Radius) // what pushes the fluid, in sight
 		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{Paddle: pad})
 			return "", nil
@@ -445,6 +446,7 @@ func (v *viewer) endGesture() {
 			return "", nil
 		}), nil)
 	}
+	v.rend.SetPaddle([3]float32{}, 0)
 	h.gesture = gestureNone
 }
 

@@ -154,3 +154,38 @@ func pixDiff(a, b []byte) (n, most int) {
 	}
 	return n, most
 }
+
+// The paddle tool's sphere is drawn where it pushes the fluid while it is set, and not after (issue 26: it was not
+// drawn at all, so a newcomer could not see what pushed the water).
+func TestPaddleShows(t *testing.T) {
+	gltest.Acquire(t)
+	r := newTestRenderer(t)
+	fb := newTestFramebuffer(t, 200, 150)
+	setParam(t, r, "render.show_ground", "false")
+	setParam(t, r, "render.show_tank", "false")
+	oc := NewOrbitCamera()
+	oc.LookAt(mgl32.Vec3{0, 0, 3}, mgl32.Vec3{0, 0, 0}, 45)
+	cam := oc.Camera(float32(fb.W) / float32(fb.H))
+	centre := [3]float32{0.3, -0.1, 0}
+	x, y := project(cam, fb.W, fb.H, mgl32.Vec3(centre))
+	empty := draw(t, r, fb, cam, Particles{})
+	r.SetPaddle(centre, 0.15)
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	img := draw(t, r, fb, cam, Particles{})
+	if bytes.Equal(img.Pix, empty.Pix) {
+		t.Fatal("the paddle changed no pixel")
+	}
+	yellow := func(r, g, b float64) bool { return r > 120 && g > 90 && b < r-50 }
+	if rr, g, b := rgb(img, x, y); !yellow(rr, g, b) {
+		t.Errorf("the pixel at the paddle's centre (%d, %d) is (%g, %g, %g), not its yellow", x, y, rr, g, b)
+	}
+	if rr, g, b := rgb(empty, x, y); yellow(rr, g, b) {
+		t.Fatalf("the background at (%d, %d) is yellow already (%g, %g, %g): the test cannot tell", x, y, rr, g, b)
+	}
+	r.SetPaddle(centre, 0)
+	if img := draw(t, r, fb, cam, Particles{}); !bytes.Equal(img.Pix, empty.Pix) {
+		t.Error("the paddle still shows after it was put away")
+	}
+}

@@ -121,6 +121,7 @@ func (r *Renderer) framePasses() []pass {
 		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
 		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
 		{"bodies", func(f *frameState) bool { return len(r.bodies) > 0 && len(f.p.Bodies) > 0 }, r.drawBodies},
+		{"paddle", func(*frameState) bool { return r.paddle[3] > 0 && r.sphere.count > 0 }, r.drawPaddle},
 		{"solids", func(f *frameState) bool { return f.fluid != lookSpheres && f.fluid != lookNone && f.p.Phase != nil }, r.drawSolids},
 		{"particles", look(lookSpheres), r.drawParticles},
 		{"ellipsoids", look(lookEllipsoids), r.drawEllipsoids},
@@ -306,6 +307,17 @@ func (r *Renderer) drawBodies(f *frameState) {
 		r.meshProg.SetMat4("uModel", model)
 		r.bodies[i].draw()
 	}
+}
+
+// drawPaddle draws the paddle tool's sphere (SetPaddle) in a tool's yellow, apart from the bodies' colours.
+func (r *Renderer) drawPaddle(f *frameState) {
+	f.bindScene()
+	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
+	r.meshProg.Use()
+	r.meshProg.SetVec3("uColor", mgl32.Vec3{1, 0.82, 0.25})
+	c := r.paddle
+	r.meshProg.SetMat4("uModel", mgl32.Translate3D(c[0], c[1], c[2]).Mul4(mgl32.Scale3D(c[3], c[3], c[3])))
+	r.sphere.draw()
 }
 
 // BodyColor is rigid body i's colour: render.body_color for the first, and for each next one that colour's hue

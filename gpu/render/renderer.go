@@ -203,6 +203,8 @@ type Renderer struct {
 	tank      gpuMesh
 	obstacles gpuMesh
 	bodies    []gpuMesh // one per rigid body, in its rest pose (SetBodies)
+	sphere    gpuMesh   // a unit sphere: the paddle (SetPaddle)
+	paddle    [4]float32
 	scene     sceneInfo
 	surf      surfaceTargets
 
@@ -427,6 +429,29 @@ func (r *Renderer) WantsMesh() bool { return r.set.mode == ModeMesh }
 // Params returns the render settings (render.color, render.speed_max, ...). They take effect at the next Draw.
 func (r *Renderer) Params() *param.Set { return r.params }
 
+// SetPaddle draws the paddle tool's sphere (centre xyz, radius w) in the frames that follow; a radius of 0 (or
+// less) hides it. The sphere is what pushes the fluid, so it is drawn as it is, among the scene's solids.
+func (r *Renderer) SetPaddle(center [3]float32, radius float32) {
+	if r == nil {
+		return
+	}
+	if r.deleted || !(radius > 0) {
+		r.paddle = [4]float32{}
+		return
+	}
+	if r.sphere.count == 0 {
+		m, err := trimesh.Shape(&scene.Shape{Kind: "sphere", Radius: 1})
+		if err == nil {
+			err = r.sphere.upload(m)
+		}
+		if err != nil {
+			r.err = errors.Join(r.err, fmt.Errorf("the paddle's sphere: %w", err))
+			return
+		}
+	}
+	r.paddle = [4]float32{center[0], center[1], center[2], radius}
+}
+
 // SetBodies (re)builds the meshes of the rigid bodies, body i from shapes[i] in the pose the scene gives it; each
 // frame draws body i moved to Particles.Bodies[i]. Shapes it cannot draw are reported by Err.
 func (r *Renderer) SetBodies(shapes []scene.Shape) {
@@ -553,6 +578,7 @@ func (r *Renderer) Delete() {
 		r.bodies[i].Delete()
 	}
 	r.bodies = nil
+	r.sphere.Delete()
 	r.timers.Delete()
 	r.scene = sceneInfo{}
 	r.deleted = true
