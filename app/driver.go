@@ -57,9 +57,14 @@ type driver interface {
 type statusLine struct {
 	msg   string
 	isErr bool
+	at    time.Time // when it was set
 }
 
-func (s *statusLine) set(msg string, isErr bool) { s.msg, s.isErr = msg, isErr }
+func (s *statusLine) set(msg string, isErr bool) { s.msg, s.isErr, s.at = msg, isErr, time.Now() }
+
+// errorShown is how long an error stays over the view while the panels, and with them the status bar, are
+// hidden.
+const errorShown = 8 * time.Second
 
 // rateMeter measures events per second over windows of about half a second.
 type rateMeter struct {

@@ -20,6 +20,9 @@ import (
 // horizontal field of view of that frame by widening the vertical one, so what the scene framed stays in view.
 const refAspect = 16.0 / 9
 
+// imguiLine is about a line of the panels' text, in window pixels: where captions sit below the view's top.
+const imguiLine = 16
+
 // pixelRect is a rectangle of the framebuffer in GL's convention: X, Y its lower-left corner from the bottom-left.
 type pixelRect struct{ X, Y, W, H int }
 

@@ -269,6 +269,11 @@ func (v *viewer) frame(now time.Time) {
 	if flat {
 		v.flatCaptions()
 	}
+	if !v.ui.Visible() && v.status.isErr && now.Sub(v.status.at) < errorShown {
+		// the status bar is hidden with the panels: an error still shows, over the top of the view, for a while
+		r := v.viewRect()
+		v.ui.Caption(r.X0, r.X1, r.Y0+3*imguiLine, v.status.msg)
+	}
 
 	vr, fw, fh := v.viewPixels()
 	drawn := fw > 0 && fh > 0 // a minimised window has no framebuffer
