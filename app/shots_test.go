@@ -2,9 +2,6 @@ package app
 
 import (
 	"flag"
-	"image"
-	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,17 +50,7 @@ func withWindowSize(t *testing.T, ctx *glh.Context, w, h int) {
 func shotViewer(t *testing.T, ctx *glh.Context, o *Options) *viewer {
 	t.Helper()
 	withWindowSize(t, ctx, shotW, shotH)
-	modes := Modes()
-	st, err := prepare(modes, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(v.Close)
-	return v
+	return openViewer(t, ctx, *o)
 }
 
 // shoot takes a screenshot of the window with its panels into the shots folder (a temporary one without -shots)
@@ -138,7 +125,7 @@ func TestNewcomerWalk(t *testing.T) {
 	press(v, glfw.KeyF12)
 	frames(t, v, "the F12 screenshot", func() bool { return v.lastShot != "" })
 	r = v.viewRect() // the status bar's height follows its message
-	if img := readPNG(t, v.lastShot); img.Bounds().Dx() != int(r.W()+0.5) || img.Bounds().Dy() != int(r.H()+0.5) {
+	if img := decodePNG(t, v.lastShot); img.Bounds().Dx() != int(r.W()+0.5) || img.Bounds().Dy() != int(r.H()+0.5) {
 		t.Errorf("F12 saved %v, want the view's %g×%g", img.Bounds(), r.W(), r.H())
 	}
 
@@ -179,18 +166,4 @@ func TestNewcomerWalk(t *testing.T) {
 	if v.drv.Mode().Name != "sph" || v.sc.Name != "dambreak" {
 		t.Errorf("with keep mode, picking dambreak opened it in %s (%s), want sph", v.drv.Mode().Name, v.sc.Name)
 	}
-}
-
-func readPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }

@@ -539,24 +539,16 @@ func (v *viewer) switchScene(name string) {
 		v.status.set(err.Error(), true)
 		return
 	}
-	keepMode := v.model.KeepMode && sc.IsFlat() == v.drv.Mode().Flat
-	if !keepMode && sc.Mode != "" && sc.Mode != v.drv.Mode().Name {
-		if m, ok := findMode(v.modes, sc.Mode); ok && m.Flat == sc.IsFlat() {
-			if _, err := applySceneParams(v.rend.Params(), sc, "the renderer"); err != nil {
-				v.status.set(err.Error(), true)
-				return
-			}
-			v.endGesture()
-			v.switchModeTo(m, sc)
-			return
-		}
-	}
-	if sc.IsFlat() != v.drv.Mode().Flat {
-		// the scene is of the other kind: open it in its own mode (or the first of that kind)
-		want := sc.Mode
-		if want == "" {
+	want := v.drv.Mode().Name
+	if !v.model.KeepMode || sc.IsFlat() != v.drv.Mode().Flat {
+		switch {
+		case sc.Mode != "":
+			want = sc.Mode
+		case sc.IsFlat() != v.drv.Mode().Flat:
 			want = defaultModeFor(v.modes, sc.IsFlat())
 		}
+	}
+	if want != v.drv.Mode().Name {
 		m, ok := findMode(v.modes, want)
 		if !ok || m.Flat != sc.IsFlat() {
 			v.status.set(fmt.Sprintf("scene %q needs a %s mode", sc.Name, map[bool]string{true: "2D", false: "3D"}[sc.IsFlat()]), true)
