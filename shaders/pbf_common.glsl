@@ -16,7 +16,7 @@ layout(std140, binding = BIND_PARAMS) uniform Params {
 	float poly6Coef;
 	float spikyGCoef;
 	float invWDq;    // 1 / poly6(|Δq|)
-	float scorrK;    // k of eq. 13, absolute
+	float scorrK;    // k of eq. 13, absolute, for this step's Δt (cpbf.ScorrPerStep)
 	float epsilon;   // ε of eq. 11, absolute
 	float vorticity; // ε of eq. 16
 	float xsph;      // c of eq. 17

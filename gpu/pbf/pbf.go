@@ -446,7 +446,7 @@ func (s *Solver) upload(dt float64) {
 	s.block = params{
 		N: uint32(s.n), Stride: uint32(dv.Stride), NumObstacles: uint32(len(s.col.Obstacles)), NumBodies: uint32(len(s.rigid.bodies)),
 		H: dv.H, H2: dv.H * dv.H, W0: dv.W0, MOverR0: dv.MOverR0,
-		Poly6Coef: dv.Poly6.Coef(), SpikyGCoef: dv.Spiky.GradCoef(), InvWDq: dv.InvWDq, ScorrK: dv.ScorrKAbs,
+		Poly6Coef: dv.Poly6.Coef(), SpikyGCoef: dv.Spiky.GradCoef(), InvWDq: dv.InvWDq, ScorrK: dv.ScorrKAbs * cpbf.ScorrPerStep(dt),
 		Epsilon: dv.EpsilonAbs, Vorticity: c.Vorticity, XSPH: cpbf.XSPHPerStep(c.XSPH, dt), Dt: float32(dt),
 		Gravity:     [4]float32{c.Gravity[0], c.Gravity[1], c.Gravity[2], 0},
 		Lo:          [4]float32{s.col.Lo[0], s.col.Lo[1], s.col.Lo[2], s.col.Radius},

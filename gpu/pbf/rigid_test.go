@@ -183,7 +183,7 @@ func TestGPUBodiesMatchCPU(t *testing.T) {
 		t.Skip("about 7 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
 	}
 	const spacing, steps = 0.04, 24
-	dt := frameDt / 2
+	dt := frameDt / 4 // the default step (s_corr as given, ScorrPerStep = 1)
 	c := cpbf.New()
 	resetPoolWithSpheres(t, c, spacing, thrown...)
 	cpu := make([]sim.Frame, steps+1)
@@ -261,7 +261,7 @@ func TestGPUResetSamplesSceneBodies(t *testing.T) {
 	if gb, cb := g.Bodies(), c.Bodies(); len(gb) != len(sc.Bodies) || !slices.Equal(gb, cb) {
 		t.Fatalf("after the reset, GPU bodies %+v, CPU %+v", gb, cb)
 	}
-	dt := frameDt / 2
+	dt := frameDt / 4 // the default step (s_corr as given, ScorrPerStep = 1)
 	var fg, fc sim.Frame
 	for step := 1; step <= 12; step++ {
 		stepBoth(t, g, c, step, dt, &fg, &fc)
@@ -300,7 +300,7 @@ func TestGPURestDensityChangeMatchesCPU(t *testing.T) {
 		t.Skip("about 2 s on 2 cores: a GPU simulation run on the shared context; make test runs it")
 	}
 	const spacing, steps, change = 0.04, 12, 4
-	dt := frameDt / 2
+	dt := frameDt / 4 // the default step (s_corr as given, ScorrPerStep = 1)
 	c := cpbf.New()
 	g := newGPU(t)
 	g.rigid.sumInIDOrder = true

@@ -72,6 +72,7 @@ type Solver struct {
 	timer         sim.Timer
 	stats         sim.Stats
 	clip          int
+	scorrK        float32 // k of eq. 13 for this step: dv.ScorrKAbs · ScorrPerStep(Δt)
 
 	good kept // last finite state, for recovery
 }
@@ -248,6 +249,7 @@ func (s *Solver) derive(spacing float64, budget int) error {
 	}
 	s.held = int64(budget) * BytesPerParticle(dv.Stride)
 	s.dv, s.dvCfg, s.grid = dv, s.Cfg, g
+	s.scorrK = dv.ScorrKAbs // at ScorrRefDt until a step sets its own
 	s.col = solid.NewCollider(s.sc, dv.Radius)
 	s.col.Obstacles = solid.Moved(s.sc, s.time, s.sh.Tools.Paddle)
 	return nil
@@ -274,6 +276,7 @@ func (s *Solver) Step(dt float64) error {
 	s.emit(dt)
 	s.blast(dt)
 	s.moveObstacles(s.time + dt)
+	s.scorrK = s.dv.ScorrKAbs * ScorrPerStep(dt)
 	s.predict(h)
 	s.timer.Mark("predict")
 	s.sortByCell()
@@ -440,13 +443,13 @@ func (s *Solver) applyDeltaP() {
 					}
 					continue
 				}
-				// s_corr = −k (W(r)/W(Δq))^n (eq. 13)
+				// s_corr = −k (W(r)/W(Δq))^n (eq. 13), k for this step's Δt (ScorrPerStep)
 				ratio := dv.Poly6.W(r2) * dv.InvWDq
 				pw := ratio
 				for e := 1; e < n; e++ {
 					pw *= ratio
 				}
-				scorr := -dv.ScorrKAbs * pw
+				scorr := -s.scorrK * pw
 				g := (li + s.lambda[j] + scorr) * dv.Spiky.GradScale(sqrt32(r2))
 				dx += g * rx
 				dy += g * ry
