@@ -62,12 +62,15 @@ type Solver struct {
 	domHi   [3]float64
 	static  []scene.Shape // the obstacles without a motion
 
-	// sh is the particles (x, v and id, sorted by cell after each step, and sepOff) and the hands: the budget,
-	// the tools, the emitters and the notice.
-	sh     shell.Shell
-	x, v   [][4]float32
-	id     []uint32
-	sepOff [][4]float32 // the separation's offsets (separate.go), scratch
+	// sh is the particles (x, v and id, sorted by cell after each step, their materials and sepOff) and the
+	// hands: the budget, the tools, the emitters and the notice.
+	sh       shell.Shell
+	x, v     [][4]float32
+	id       []uint32
+	material []uint8      // each particle's material number (scene.Particle.Material): only coloured, one fluid
+	sepOff   [][4]float32 // the separation's offsets (separate.go), scratch
+
+	palette [][3]float32 // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
 
 	// scratch for the sort
 	cellIdx, start, tmpI, perm []int32
@@ -117,8 +120,18 @@ func New() *Solver {
 	s.Cfg.Register(s.params)
 	s.sh.Mode = Name
 	s.sh.Bind(&s.x, &s.v, &s.id)
+	s.sh.Materials(&s.material, s.materialCount)
 	particles.Add(&s.sh.P, &s.sepOff, particles.Spec[[4]float32]{Name: "separation offset", Role: particles.Scratch})
 	return s
+}
+
+// materialCount is how many material numbers a particle may carry: the scene's, or any before a reset (a state
+// decoded without a run).
+func (s *Solver) materialCount() int {
+	if s.sc == nil {
+		return 1 << 8
+	}
+	return s.sc.MaterialCount()
 }
 
 // Name implements sim.Solver.
@@ -127,8 +140,8 @@ func (s *Solver) Name() string { return Name }
 // Params implements sim.Solver.
 func (s *Solver) Params() *param.Set { return s.params }
 
-// bytesPerParticle: positions, velocities, ids, their sort copies and the cell index.
-const bytesPerParticle = 2*(16+16+4) + 4
+// bytesPerParticle: positions, velocities, ids, materials, their sort copies and the cell index.
+const bytesPerParticle = 2*(16+16+4+1) + 4
 
 // bytesPerCell: about 30 float64 fields over cells and faces, the occupancy lattice (8 samples a cell, two
 // copies) and the solver's vectors.
@@ -153,7 +166,8 @@ func checkMemory(budget int, n [3]int, limit int64) error {
 	return nil
 }
 
-// Reset implements sim.Solver: the scene's fluid blocks seeded 2×2×2 per cell with jitter, and its rigid bodies.
+// Reset implements sim.Solver: the scene's fluid blocks seeded 2×2×2 per cell with jitter, each particle of its
+// block's material (coloured only: flip simulates one fluid), and its rigid bodies.
 func (s *Solver) Reset(sc *scene.Scene) error {
 	if err := s.expect(sc); err != nil {
 		return err
@@ -178,7 +192,9 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	j := float64(s.Cfg.Jitter) * d
 	pos := make([][4]float32, len(ps))
 	vel := make([][4]float32, len(ps))
+	mat := make([]uint8, len(ps))
 	for i, q := range ps {
+		mat[i] = uint8(q.Material)
 		var p [3]float64
 		for a := 0; a < 3; a++ {
 			p[a] = q.Pos[a] + j*(rng.Float64()-0.5)
@@ -200,6 +216,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	// fluid where a body lands is displaced, as the other modes do
 	keep := pos[:0]
 	kv := vel[:0]
+	km := mat[:0]
 	for i := range pos {
 		in := false
 		for k := range bodies {
@@ -211,11 +228,17 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 		if !in {
 			keep = append(keep, pos[i])
 			kv = append(kv, vel[i])
+			km = append(km, mat[i])
 		}
 	}
 	s.sh.P.Reset(len(keep))
 	copy(s.x, keep)
 	copy(s.v, kv)
+	copy(s.material, km)
+	s.palette = nil
+	if len(sc.Materials) > 0 {
+		s.palette = sim.ScenePalette(sc)
+	}
 	s.bodies = bodies
 	s.save()
 	return nil
@@ -507,6 +530,12 @@ func (s *Solver) Frame(dst *sim.Frame) {
 		}
 	}
 	dst.Body = nil
+	if s.palette != nil { // the scene names materials: each particle's, and their colours
+		dst.Material = append(dst.Material[:0], s.material...)
+		dst.Palette = append(dst.Palette[:0], s.palette...)
+	} else {
+		dst.Material, dst.Palette = nil, nil
+	}
 	dst.Bodies = s.bodyStates(dst.Bodies)
 	dst.Radius = float32(s.spacing / 2)
 	dst.Time = s.time

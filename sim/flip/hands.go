@@ -19,8 +19,17 @@ import (
 func (s *Solver) Budget() int { return s.sh.Budget }
 
 // AddFluid implements sim.Hands: the particles that fit under the budget, kept inside the domain.
-func (s *Solver) AddFluid(pos, vel [][3]float32) int {
-	first, k := s.sh.Add(shell.Fluid(pos, vel))
+func (s *Solver) AddFluid(pos, vel [][3]float32) int { return s.add(shell.Fluid(pos, vel)) }
+
+// Refill implements sim.Refiller: drained particles come back with their materials (an undo), as AddFluid adds.
+func (s *Solver) Refill(ps []sim.Particle) int { return s.add(ps) }
+
+// add appends the particles that fit under the budget, each of its material, kept inside the domain.
+func (s *Solver) add(ps []sim.Particle) int {
+	if s.sc == nil {
+		return 0
+	}
+	first, k := s.sh.Add(ps)
 	if k == 0 {
 		return 0
 	}

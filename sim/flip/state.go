@@ -264,6 +264,7 @@ func decodeV1(br *bufio.Reader, left int64, sc *scene.Scene) (*State, error) {
 	if st.Pos, st.Vel, st.ID, err = binio.ReadParticles(br, n); err != nil {
 		return nil, fmt.Errorf("flip state: %w (%d particles declared)", err, n)
 	}
+	particles.Put(&st.Snapshot, shell.MaterialColumn, make([]uint8, n)) // version 1 knew one material
 	if st.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
 		return fail("emitters", err)
 	}

@@ -55,11 +55,17 @@ func (s *Solver) Warnings() []string {
 func (s *Solver) Budget() int { return s.hands.Budget }
 
 // AddFluid implements sim.Hands: particles with the next ids, up to the budget, at zero pressure.
-func (s *Solver) AddFluid(pos, vel [][3]float32) int {
+func (s *Solver) AddFluid(pos, vel [][3]float32) int { return s.add(shell.Fluid(pos, vel)) }
+
+// Refill implements sim.Refiller: drained particles come back with their materials (an undo), as AddFluid adds.
+func (s *Solver) Refill(ps []sim.Particle) int { return s.add(ps) }
+
+// add appends the particles that fit under the budget, each of its material, at zero pressure.
+func (s *Solver) add(ps []sim.Particle) int {
 	if s.sc == nil {
 		return 0
 	}
-	_, k := s.hands.Add(shell.Fluid(pos, vel))
+	_, k := s.hands.Add(ps)
 	if k == 0 {
 		return 0
 	}

@@ -35,6 +35,8 @@ type State struct {
 	// Pres is each particle's last pressure (velocity potential, m²/s): where the next solve starts with
 	// voronoi.warm_start.
 	Pres []float64
+	// Material is each particle's material number (scene.Particle.Material); nil is material 0 for every one.
+	Material []uint8
 	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m; ToolAcc
 	// the same for the pouring tool.
 	Emitted []float32
@@ -54,7 +56,8 @@ func detached() *shell.Shell {
 	var x, v [][4]float32
 	var id []uint32
 	var p []float64
-	declare(h, &x, &v, &id, &p)
+	var mat []uint8
+	declare(h, &x, &v, &id, &p, &mat, anyMaterial)
 	return h
 }
 
@@ -63,10 +66,18 @@ func (st *State) saved() (*shell.Saved, error) {
 	if len(st.Pres) != len(st.Pos) {
 		return nil, fmt.Errorf("voronoi state: %d particles but %d pressures", len(st.Pos), len(st.Pres))
 	}
+	mat := st.Material
+	if mat == nil {
+		mat = make([]uint8, len(st.Pos))
+	}
+	if len(mat) != len(st.Pos) {
+		return nil, fmt.Errorf("voronoi state: %d particles but %d materials", len(st.Pos), len(mat))
+	}
 	sv := &shell.Saved{Header: shell.Header{Spacing: st.Spacing, Time: st.Time, Steps: st.Steps},
 		Particles: particles.Snapshot{Pos: st.Pos, Vel: st.Vel, ID: st.ID},
 		Emitted:   st.Emitted, ToolAcc: st.ToolAcc, Extra: st.Bodies}
 	particles.Put(&sv.Particles, "pressure", st.Pres)
+	particles.Put(&sv.Particles, shell.MaterialColumn, mat)
 	return sv, nil
 }
 
@@ -74,7 +85,7 @@ func (st *State) saved() (*shell.Saved, error) {
 func stateOf(sv *shell.Saved) *State {
 	p := &sv.Particles
 	return &State{Spacing: sv.Spacing, Time: sv.Time, Steps: sv.Steps, Pos: p.Pos, Vel: p.Vel, ID: p.ID,
-		Pres: particles.Get[float64](p, "pressure"), Emitted: sv.Emitted, ToolAcc: sv.ToolAcc, Bodies: sv.Extra}
+		Pres: particles.Get[float64](p, "pressure"), Material: particles.Get[uint8](p, shell.MaterialColumn), Emitted: sv.Emitted, ToolAcc: sv.ToolAcc, Bodies: sv.Extra}
 }
 
 // Encode writes the state in the current format, as it is: a damaged state makes a file the decoder refuses.
@@ -168,6 +179,7 @@ func readVersion1(br *bufio.Reader, left int64) (*shell.Saved, error) {
 		return fail("pressures", err)
 	}
 	particles.Put(p, "pressure", pres)
+	particles.Put(p, shell.MaterialColumn, make([]uint8, n)) // version 1 knew one material
 	if sv.Emitted, err = binio.ReadArray[float32](br, ne); err != nil {
 		return fail("emitters", err)
 	}
@@ -204,6 +216,7 @@ func (s *Solver) SaveState(dst *State) {
 	dst.Vel = append(dst.Vel[:0], s.v...)
 	dst.ID = append(dst.ID[:0], s.id...)
 	dst.Pres = append(dst.Pres[:0], s.p...)
+	dst.Material = append(dst.Material[:0], s.material...)
 	dst.Emitted = append(dst.Emitted[:0], s.hands.Emitted...)
 	dst.ToolAcc = s.hands.ToolAcc
 }
@@ -245,6 +258,12 @@ func (s *Solver) load(sv *shell.Saved) error {
 	}
 	if err := sv.CheckFor(s.sc, s.hands.Budget, "voronoi.budget"); err != nil {
 		return fmt.Errorf("voronoi: %w", err)
+	}
+	nm := s.sc.MaterialCount() // the renderer indexes the scene's palette by the materials
+	for i, m := range particles.Get[uint8](&sv.Particles, shell.MaterialColumn) {
+		if int(m) >= nm {
+			return fmt.Errorf("voronoi: particle %d is of material %d, but the scene %q has %d", i, m, s.sc.Name, nm)
+		}
 	}
 	if sv.Spacing != s.spacing {
 		if err := s.sc.CheckSpacing(sv.Spacing); err != nil {

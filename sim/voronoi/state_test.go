@@ -12,6 +12,7 @@ import (
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/shell"
 	"github.com/slosh/slosh/sim/simtest"
 )
 
@@ -265,13 +266,14 @@ func TestStepDependsOnlyOnTheState(t *testing.T) {
 type stateLayout struct{ spacing, emitters, count, columns, positions, pressures, extra int }
 
 // layout is the stateLayout of a state of n particles and ne emitters: the shell's header, the emitters' travel,
-// the particles' block (its version, count and table of one column, pressure, then the arrays) and the bodies.
+// the particles' block (its version, count and table of two columns, pressure and material, then the arrays) and
+// the bodies.
 func layout(n, ne int) stateLayout {
 	m := len(stateFormat.Magic)
 	block := m + 4 + 4*8 + 4*ne + 4
-	pos := block + 4 + 8 + 4 + 2 + len("pressure") + 4
+	pos := block + 4 + 8 + 4 + 2 + len("pressure") + 4 + 2 + len(shell.MaterialColumn) + 4
 	return stateLayout{spacing: m + 4, emitters: m + 28, count: block + 4, columns: block + 12, positions: pos,
-		pressures: pos + 36*n, extra: pos + 44*n}
+		pressures: pos + 36*n, extra: pos + 45*n}
 }
 
 // encodeVersion1 writes st as slosh wrote states before the particle store (version 1).
@@ -290,6 +292,7 @@ func encodeVersion1(t testing.TB, st *State) []byte {
 func sameArrays(a, b *State) bool {
 	return a.Spacing == b.Spacing && a.Time == b.Time && a.Steps == b.Steps && slices.Equal(a.Pos, b.Pos) &&
 		slices.Equal(a.Vel, b.Vel) && slices.Equal(a.ID, b.ID) && slices.Equal(a.Pres, b.Pres) &&
+		slices.Equal(a.Material, b.Material) &&
 		slices.Equal(a.Emitted, b.Emitted) && a.ToolAcc == b.ToolAcc && bytes.Equal(a.Bodies, b.Bodies)
 }
 

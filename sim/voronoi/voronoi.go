@@ -85,8 +85,12 @@ type Solver struct {
 	x, v [][4]float32
 	id   []uint32
 	p    []float64 // the last solve's pressures (velocity potential, m²/s): where the next solve starts
-	time float64
-	step int
+	// material is each particle's material number (scene.Particle.Material): only coloured, one fluid; palette
+	// the scene's materials' colours for Frame (sim.ScenePalette), nil when it names none
+	material []uint8
+	palette  [][3]float32
+	time     float64
+	step     int
 
 	// per step
 	diag         *cell.Diagram
@@ -123,15 +127,29 @@ func New() *Solver {
 	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
 	s.Cfg.Register(s.params)
 	s.hands.Mode = Name
-	declare(&s.hands, &s.x, &s.v, &s.id, &s.p)
+	declare(&s.hands, &s.x, &s.v, &s.id, &s.p, &s.material, s.materialCount)
 	return s
 }
 
-// declare binds a Voronoi run's particle slices to a shell: positions, velocities, ids and the pressures that
-// warm-start the next solve (state). DecodeState and State.Encode declare slices of their own.
-func declare(h *shell.Shell, x, v *[][4]float32, id *[]uint32, p *[]float64) {
+// declare binds a Voronoi run's particle slices to a shell: positions, velocities, ids, the pressures that
+// warm-start the next solve and the materials, of which a run has count() (state). DecodeState and State.Encode
+// declare slices of their own.
+func declare(h *shell.Shell, x, v *[][4]float32, id *[]uint32, p *[]float64, mat *[]uint8, count func() int) {
 	h.Bind(x, v, id)
 	particles.Add(&h.P, p, particles.Spec[float64]{Name: "pressure", Role: particles.State, Check: checkPressure})
+	h.Materials(mat, count)
+}
+
+// anyMaterial is the material count of a state read without a run: every byte (a run checks the state's
+// materials against its scene's when it loads it).
+func anyMaterial() int { return 1 << 8 }
+
+// materialCount is how many material numbers a particle may carry: the scene's, or any before a reset.
+func (s *Solver) materialCount() int {
+	if s.sc == nil {
+		return anyMaterial()
+	}
+	return s.sc.MaterialCount()
 }
 
 // maxStatePressure bounds a stored pressure (a velocity potential, m²/s): a speed of sim.MaxStateSpeed over the
@@ -152,7 +170,8 @@ func (s *Solver) Name() string { return Name }
 // Params implements sim.Solver.
 func (s *Solver) Params() *param.Set { return s.params }
 
-// Reset implements sim.Solver: the scene's fluid blocks at their spacing, its obstacles, bodies and emitters.
+// Reset implements sim.Solver: the scene's fluid blocks at their spacing, each particle of its block's material
+// (coloured only: voronoi simulates one fluid), its obstacles, bodies and emitters.
 func (s *Solver) Reset(sc *scene.Scene) error {
 	if err := sim.CheckExpected(sc, float64(s.Cfg.Spacing), int(s.Cfg.Particles), s.Cfg.Budget,
 		func(_ float64, budget int) error { return s.checkMemory(budget) }); err != nil {
@@ -171,22 +190,29 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	}
 	pos := make([][4]float32, len(ps))
 	vel := make([][4]float32, len(ps))
+	mat := make([]uint8, len(ps))
 	for i, q := range ps {
 		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
 		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+		mat[i] = uint8(q.Material)
 	}
-	if err := s.ResetParticles(sc, d, pos, vel); err != nil {
+	if err := s.resetParticles(sc, d, pos, vel, mat); err != nil {
 		return err
 	}
 	return s.resetBodies(sc) // bodies.go
 }
 
-// ResetParticles starts from given particles (ids 0..n−1 in order) in a scene's domain, with its obstacles and
-// emitters but none of its bodies.
+// ResetParticles starts from given particles (ids 0..n−1 in order, of material 0) in a scene's domain, with its
+// obstacles and emitters but none of its bodies.
 func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
+	return s.resetParticles(sc, spacing, pos, vel, nil)
+}
+
+// resetParticles is ResetParticles with each particle's material (nil: all 0).
+func (s *Solver) resetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32, mat []uint8) error {
 	n := len(pos)
-	if len(vel) != n {
-		return fmt.Errorf("voronoi: %d positions and %d velocities must be as many", n, len(vel))
+	if len(vel) != n || (mat != nil && len(mat) != n) {
+		return fmt.Errorf("voronoi: %d positions, %d velocities and %d materials must be as many", n, len(vel), len(mat))
 	}
 	if n == 0 {
 		return fmt.Errorf("voronoi: no particles")
@@ -207,9 +233,14 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	if err := s.prepare(); err != nil {
 		return err
 	}
-	s.hands.P.Reset(n) // ids 0..n−1, pressures 0
+	s.hands.P.Reset(n) // ids 0..n−1, pressures 0, material 0
 	copy(s.x, pos)
 	copy(s.v, vel)
+	copy(s.material, mat)
+	s.palette = nil
+	if len(sc.Materials) > 0 {
+		s.palette = sim.ScenePalette(sc)
+	}
 	s.time, s.step = 0, 0
 	s.resetHands(sc, budget)
 	s.bodies.Clear()
@@ -437,7 +468,12 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	}
 	dst.Body = nil
 	dst.Bodies = s.bodies.Frame(dst.Bodies)
-	dst.Material, dst.Palette = nil, nil
+	if s.palette != nil { // the scene names materials: each particle's, and their colours
+		dst.Material = append(dst.Material[:0], s.material...)
+		dst.Palette = append(dst.Palette[:0], s.palette...)
+	} else {
+		dst.Material, dst.Palette = nil, nil
+	}
 	dst.Radius = float32(0.5 * s.spacing)
 	dst.Time, dst.Steps = s.time, s.step
 }
