@@ -170,7 +170,7 @@ func (s *Solver) build(sc *scene.Scene, bodies []scene.FlatBody) (*Solver, error
 	}
 	src := rand.NewPCG(1, 2)
 	n := &Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: g, world: w, sys: sys, fb: fb,
-		lvl: level{goal: f.Goal}, nextKey: 1, src: src, rng: rand.New(src)}
+		lvl: level{goal: f.Goal, about: sc.Description}, nextKey: 1, src: src, rng: rand.New(src)}
 	n.ur, n.up, n.uc = g.NewField(), g.NewField(), g.NewField()
 	n.dye.reset(g)
 	return n, nil
