@@ -186,3 +186,34 @@ func TestReducedSaveFile(t *testing.T) {
 		t.Fatal("the loaded state differs from the saved one")
 	}
 }
+
+// The 2D game's hint names its own controls, not the 3D tools', and a long status (the level's description
+// before the first move) wraps to the width given, keeping its own line breaks and every word.
+func TestFlatHintAndCaptionWrap(t *testing.T) {
+	v := &viewer{}
+	hint := v.flatHint()
+	for _, want := range []string{"current", "1–9", "throw", "spawn", "N", "R"} {
+		if !strings.Contains(hint, want) {
+			t.Errorf("the game's hint %q does not mention %q", hint, want)
+		}
+	}
+	for _, tool := range toolHints {
+		if hint == tool {
+			t.Errorf("the game's hint is the 3D tool's %q", tool)
+		}
+	}
+	in := "0/1 crates home · 1:00 left\\nGoal: bring the crate into the green zone within 1:00; the clock starts at your first move"
+	in = strings.ReplaceAll(in, "\\n", "\n")
+	out := wrapCaption(in, 30)
+	for _, line := range strings.Split(out, "\n") {
+		if len([]rune(line)) > 30 {
+			t.Errorf("line %q is longer than 30 characters", line)
+		}
+	}
+	if strings.Join(strings.Fields(out), " ") != strings.Join(strings.Fields(in), " ") {
+		t.Errorf("wrapping lost words: %q", out)
+	}
+	if !strings.HasPrefix(out, "0/1 crates home · 1:00 left\n") {
+		t.Errorf("the status line's own break is gone: %q", out)
+	}
+}
