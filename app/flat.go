@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 
@@ -20,6 +21,9 @@ import (
 //	right click             spawn a box in the water, or remove the body under the cursor
 //	1–9                     excite the current drawn on that key again
 //	N                       the level's next level
+//
+// The level's clock starts at the first of these (the solver's), and until then the status line carries the
+// level's goal and its description under it.
 
 // flatView is the 2D view's renderer and the gesture in progress.
 type flatView struct {
@@ -74,7 +78,19 @@ func (v *viewer) drawFlat(fw, fh int) {
 	f.Lines = f.Lines[:n]
 }
 
-// flatCaptions puts the game's status line at the top of the view and its banner in the middle.
+// flatHint is the panel's one-line hint for the 2D game's controls, in place of the 3D tools' (the window's
+// fillModel shows it while flatMode).
+func (v *viewer) flatHint() string { return flatHintText }
+
+// flatHintText is the 2D game's controls in a line: what app/flat.go's header lists.
+const flatHintText = "Left drag in the water: draw a current · 1–9: push a current again · left drag on a box: throw it · right click: spawn or remove a box · N: next level · R: again"
+
+// flatCaptionChars is how many characters a line of the status caption holds before it wraps, at most.
+const flatCaptionChars = 110
+
+// flatCaptions puts the game's status line at the top of the view (with the level's goal and description
+// under it until the player's first move, which the solver writes into the status as further lines) and its
+// banner in the middle.
 func (v *viewer) flatCaptions() {
 	f := v.flatFrame()
 	w, h := v.win.GetSize()
@@ -82,7 +98,10 @@ func (v *viewer) flatCaptions() {
 		return
 	}
 	if f.Status != "" {
-		v.ui.Caption(0, float32(w), 3*16, f.Status)
+		// a caption's lines stack upwards from its bottom: the bottom moves down a line for each line below the first
+		text := wrapCaption(f.Status, min(flatCaptionChars, max(w/8, 20)))
+		lines := strings.Count(text, "\n")
+		v.ui.Caption(0, float32(w), float32(3+lines)*16, text)
 	}
 	if f.Message != "" {
 		v.ui.Caption(0, float32(w), float32(h)/2, f.Message)
@@ -290,4 +309,29 @@ func sceneFor(m Mode, sc *scene.Scene) (*scene.Scene, error) {
 		return scene.Open(FirstLevel)
 	}
 	return scene.Open(DefaultScene)
+}
+
+// wrapCaption breaks each line of text longer than n characters at spaces, so that a long level description
+// fits the window.
+func wrapCaption(text string, n int) string {
+	var b strings.Builder
+	for k, line := range strings.Split(text, "\n") {
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+		col := 0
+		for i, word := range strings.Fields(line) {
+			wl := len([]rune(word))
+			if i > 0 && col+1+wl > n {
+				b.WriteByte('\n')
+				col = 0
+			} else if i > 0 {
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(word)
+			col += wl
+		}
+	}
+	return b.String()
 }

@@ -42,8 +42,8 @@ func TestViewerPlaysTheGame(t *testing.T) {
 	}
 	frames(t, v, "the level's first frames", func() bool { return v.drv.Stats().Steps >= 4 && v.flatFrame() != nil && v.flat.r != nil })
 	f := v.flatFrame()
-	if !strings.Contains(f.Status, "0/1 crates home") {
-		t.Errorf("status line %q", f.Status)
+	if !strings.Contains(f.Status, "0/1 crates home") || !strings.Contains(f.Status, "\nGoal: bring the crate into the green zone") {
+		t.Errorf("status line before the first move %q", f.Status)
 	}
 	// the picture, drawn offscreen as the window draws it: the lower water is the level's dye, bluish, not the
 	// renderer's sky or the background
@@ -53,7 +53,7 @@ func TestViewerPlaysTheGame(t *testing.T) {
 	}
 	fb.Bind()
 	v.drawFlat(200, 150)
-	sx, sy := v.flat.r.ToScreen(1, 0.2, 200, 150) // below the level's current, which tints the dye red
+	sx, sy := v.flat.r.ToScreen(1, 0.2, 200, 150) // low in the still water
 	px := render.Screenshot(fb.ID(), 200, 150).RGBAAt(int(sx), int(sy))
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
 	fb.Delete()
@@ -83,8 +83,12 @@ func TestViewerPlaysTheGame(t *testing.T) {
 	v.MouseButton(glfw.MouseButtonLeft, glfw.Release, 0)
 	frames(t, v, "the drawn current in the basis", func() bool { return modesOf() == before+1 })
 	// its key excites it again; a key with no current says so
-	press(v, glfw.Key2)
-	frames(t, v, "the current's key", func() bool { return strings.Contains(v.status.msg, "current 2 again") })
+	press(v, glfw.Key1)
+	frames(t, v, "the current's key", func() bool { return strings.Contains(v.status.msg, "current 1 again") })
+	// the level's clock runs since the stroke, and the status line is the compact one
+	if st := v.flatFrame().Status; strings.Contains(st, "Goal:") {
+		t.Errorf("after the first move the status still says the goal: %q", st)
+	}
 	press(v, glfw.Key7)
 	frames(t, v, "a key with no current", func() bool { return strings.Contains(v.status.msg, "no current on key 7") })
 	// a right click in the water spawns a box; a left drag on it holds it, and letting go throws it
@@ -184,5 +188,36 @@ func TestReducedSaveFile(t *testing.T) {
 	}
 	if !bytes.Equal(want.Bytes(), got.Bytes()) {
 		t.Fatal("the loaded state differs from the saved one")
+	}
+}
+
+// The 2D game's hint names its own controls, not the 3D tools', and a long status (the level's description
+// before the first move) wraps to the width given, keeping its own line breaks and every word.
+func TestFlatHintAndCaptionWrap(t *testing.T) {
+	v := &viewer{}
+	hint := v.flatHint()
+	for _, want := range []string{"current", "1–9", "throw", "spawn", "N", "R"} {
+		if !strings.Contains(hint, want) {
+			t.Errorf("the game's hint %q does not mention %q", hint, want)
+		}
+	}
+	for _, tool := range toolHints {
+		if hint == tool {
+			t.Errorf("the game's hint is the 3D tool's %q", tool)
+		}
+	}
+	in := "0/1 crates home · 1:00 left\\nGoal: bring the crate into the green zone within 1:00; the clock starts at your first move"
+	in = strings.ReplaceAll(in, "\\n", "\n")
+	out := wrapCaption(in, 30)
+	for _, line := range strings.Split(out, "\n") {
+		if len([]rune(line)) > 30 {
+			t.Errorf("line %q is longer than 30 characters", line)
+		}
+	}
+	if strings.Join(strings.Fields(out), " ") != strings.Join(strings.Fields(in), " ") {
+		t.Errorf("wrapping lost words: %q", out)
+	}
+	if !strings.HasPrefix(out, "0/1 crates home · 1:00 left\n") {
+		t.Errorf("the status line's own break is gone: %q", out)
 	}
 }

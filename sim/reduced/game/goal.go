@@ -26,12 +26,25 @@ const (
 	Lost
 )
 
-// level tracks a level's goal.
+// level tracks a level's goal. Its clock waits for the player's first move (a current drawn or pushed again, a
+// body grabbed, spawned or removed: Solver.touch), so that a level is not half over before the player has read
+// it; crates that come home before then count all the same.
 type level struct {
 	goal      *scene.Goal // nil: a sandbox scene with no goal
+	about     string      // the scene's description, shown under the status line until the clock starts
 	delivered int
 	outcome   Outcome
-	endTime   float64 // simulated time the level was won or lost
+	started   bool    // the player has moved: the clock runs
+	start     float64 // simulated time of the player's first move
+	endTime   float64 // the level's time (since start) when it was won or lost
+}
+
+// clock is the level's time at simulated time t: how long since the player's first move, 0 before it.
+func (l *level) clock(t float64) float64 {
+	if !l.started {
+		return 0
+	}
+	return max(t-l.start, 0)
 }
 
 // update advances the goal by a step of dt ending at simulated time t.
@@ -61,11 +74,11 @@ func (l *level) update(w *world, t, dt float64) {
 			w.catch(i)
 		}
 	}
-	switch {
+	switch c := l.clock(t); {
 	case l.delivered >= g.Crates:
-		l.outcome, l.endTime = Won, t
-	case g.Time > 0 && t >= g.Time:
-		l.outcome, l.endTime = Lost, t
+		l.outcome, l.endTime = Won, c
+	case l.started && g.Time > 0 && c >= g.Time:
+		l.outcome, l.endTime = Lost, c
 	}
 }
 
@@ -77,8 +90,30 @@ func (l *level) status(t float64) string {
 	}
 	s := fmt.Sprintf("%d/%d crates home · %d points", l.delivered, g.Crates, l.score())
 	if g.Time > 0 {
-		left := math.Max(g.Time-t, 0)
+		left := math.Max(g.Time-l.clock(t), 0)
 		s += fmt.Sprintf(" · %d:%02d left", int(left)/60, int(left)%60)
+	}
+	if l.started || l.outcome != Playing {
+		return s
+	}
+	// before the first move: the goal, and the level's own words
+	s += "\n" + l.goalText()
+	if l.about != "" {
+		s += "\n" + l.about
+	}
+	return s
+}
+
+// goalText says the goal in a sentence.
+func (l *level) goalText() string {
+	g := l.goal
+	what := "the crate"
+	if g.Crates > 1 {
+		what = fmt.Sprintf("%d crates", g.Crates)
+	}
+	s := fmt.Sprintf("Goal: bring %s into the green zone", what)
+	if g.Time > 0 {
+		s += fmt.Sprintf(" within %d:%02d; the clock starts at your first move", int(g.Time)/60, int(g.Time)%60)
 	}
 	return s
 }

@@ -20,7 +20,7 @@ func play(t *testing.T, f *scene.Flat, seconds float64) *level {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &level{goal: f.Goal}
+	l := &level{goal: f.Goal, started: true} // the player moved at once
 	dt := 1.0 / 120
 	for k := 1; float64(k)*dt <= seconds; k++ {
 		w.step(dt)
@@ -30,7 +30,7 @@ func play(t *testing.T, f *scene.Flat, seconds float64) *level {
 }
 
 // A crate resting in the zone counts after homeTime and wins the level; one sliding through it does not; the
-// clock running out loses it.
+// clock running out loses it (the clock running from the start: the player moved at once).
 func TestGoal(t *testing.T) {
 	// won at 0.3 s of 3: 100 points for the crate and 10 a second for the 2.7 left
 	if l := play(t, goalFlat(1.75, 0), 1); l.outcome != Won || l.delivered != 1 || !strings.Contains(l.message(), "N for the next level (two)") || l.score() != 127 {

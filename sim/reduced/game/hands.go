@@ -23,7 +23,19 @@ const maxStrokes = 256
 
 // Draw implements sim.FlatHands.
 func (s *Solver) Draw(points [][2]float32, speed, width float32) (string, error) {
-	return s.draw(points, float64(speed), float64(width), 0)
+	msg, err := s.draw(points, float64(speed), float64(width), 0)
+	if err == nil {
+		s.touch()
+	}
+	return msg, err
+}
+
+// touch starts the level's clock at the player's first move: a current drawn or pushed again, a body grabbed,
+// spawned or removed. What the hands do is in the replay log, so a replay starts it at the same step.
+func (s *Solver) touch() {
+	if !s.lvl.started {
+		s.lvl.started, s.lvl.start = true, s.time
+	}
 }
 
 // draw paints a current along points at speed within width, makes it divergence free, adds it to the basis
@@ -109,7 +121,11 @@ func (s *Solver) Excite(k int) error {
 		return fmt.Errorf("no current on key %d", k)
 	}
 	d := s.keys[k]
-	return s.model.ExciteCurrent(d.current, d.norm)
+	if err := s.model.ExciteCurrent(d.current, d.norm); err != nil {
+		return err
+	}
+	s.touch()
+	return nil
 }
 
 // Grab implements sim.FlatHands.
@@ -120,6 +136,7 @@ func (s *Solver) Grab(p [2]float32) int {
 		return -1
 	}
 	s.world.hold(i, q, float64(s.cfg.Gravity))
+	s.touch()
 	return i
 }
 
@@ -137,7 +154,11 @@ func (s *Solver) Spawn(b scene.FlatBody) (int, error) {
 	if err := s.sc.Flat.CheckBody("body", &b); err != nil {
 		return 0, err
 	}
-	return s.world.add(b)
+	i, err := s.world.add(b)
+	if err == nil {
+		s.touch()
+	}
+	return i, err
 }
 
 // grabbable says whether the hands may hold b: not the level's fixed bodies, and not its crates, which the player
@@ -150,5 +171,6 @@ func (s *Solver) RemoveFlatBody(i int) error {
 		return fmt.Errorf("no body %d (there are %d)", i, len(s.world.bodies))
 	}
 	s.world.remove(i)
+	s.touch()
 	return nil
 }

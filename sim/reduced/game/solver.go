@@ -43,6 +43,7 @@ type Solver struct {
 	outlineTmp [][2]float32
 	cp, amb    []panel.Vec // collocation points and the reduced fluid's velocity there
 	forces     []panel.Force
+	streams    []panel.Vec // the stream each body stands in (push)
 	solve      panel.Result
 	evals      panel.QuadStats
 
@@ -169,7 +170,7 @@ func (s *Solver) build(sc *scene.Scene, bodies []scene.FlatBody) (*Solver, error
 	}
 	src := rand.NewPCG(1, 2)
 	n := &Solver{cfg: s.cfg, params: s.params, pool: s.pool, sc: sc, model: model, grid: g, world: w, sys: sys, fb: fb,
-		lvl: level{goal: f.Goal}, nextKey: 1, src: src, rng: rand.New(src)}
+		lvl: level{goal: f.Goal, about: sc.Description}, nextKey: 1, src: src, rng: rand.New(src)}
 	n.ur, n.up, n.uc = g.NewField(), g.NewField(), g.NewField()
 	n.dye.reset(g)
 	return n, nil
@@ -379,7 +380,17 @@ func (s *Solver) push(dt float64) error {
 	if s.cfg.Pressure == PressureBernoulli {
 		s.forces, err = s.sys.Forces(s.forces, rho, g)
 	} else {
-		s.forces, err = s.sys.ImpactForces(s.forces, rho, g)
+		// the stream each body stands in: the reduced fluid at its centre of mass, as the Maxey–Riley equation
+		// takes the undisturbed flow at a body's centre; the panels' feedback stops at its outline
+		// (maskBodies), round which the fluid has learnt to go, and a current narrower than the body runs its
+		// edges and return flow there (issue 26)
+		s.streams = s.streams[:0]
+		for i := range s.world.bodies {
+			c := s.world.center(i)
+			u, v := s.grid.Sample(s.ur, c[0], c[1])
+			s.streams = append(s.streams, panel.Vec{X: u, Y: v})
+		}
+		s.forces, err = s.sys.StreamForces(s.forces, rho, g, s.streams)
 	}
 	if err != nil {
 		return err

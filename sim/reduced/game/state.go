@@ -30,8 +30,10 @@ import (
 // scale the next warm start, are restored.)
 
 const (
-	stateMagic   = "slosh reduced state\n"
-	stateVersion = 1
+	stateMagic = "slosh reduced state\n"
+	// stateVersion 2 adds the level's clock (whether the player has moved, and when); a version 1 state ran the
+	// clock from the start, and reads as a clock started at time 0.
+	stateVersion = 2
 	// MaxStateTime bounds the simulated time a state may hold, s; maxStateSteps the steps.
 	MaxStateTime  = 1e9
 	maxStateSteps = 1 << 50
@@ -67,7 +69,7 @@ func (s *Solver) WriteState(w io.Writer) error {
 	// the combined field's fastest flow sets the next frame's substeps, and the panels' part of it is not
 	// recomputed before the next step: it is kept as it was
 	put([]byte(stateMagic), uint32(stateVersion), s.time, int64(s.steps), s.world.b2.M_inv_dt0, s.speed, int32(s.nextKey), int64(len(src)), src,
-		int32(s.lvl.delivered), int32(s.lvl.outcome), s.lvl.endTime)
+		int32(s.lvl.delivered), int32(s.lvl.outcome), s.lvl.endTime, boolByte(s.lvl.started), s.lvl.start)
 	put(int64(len(s.strokes)))
 	for _, st := range s.strokes {
 		put(int64(len(st.points)), st.points, st.speed, st.width, st.key)
@@ -137,8 +139,8 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 		}
 	}
 	switch {
-	case version != stateVersion:
-		return nil, fmt.Errorf("version %d; this slosh reads version %d", version, stateVersion)
+	case version < 1 || version > stateVersion:
+		return nil, fmt.Errorf("version %d; this slosh reads versions 1 to %d", version, stateVersion)
 	case !(time >= 0 && time <= MaxStateTime):
 		return nil, fmt.Errorf("simulated time %g s is outside [0, %g]", time, float64(MaxStateTime))
 	case !(speed >= 0 && speed <= sim.MaxStateSpeed):
@@ -156,10 +158,24 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 	if err != nil {
 		return nil, errors.New("truncated random source")
 	}
-	for _, v := range []any{&delivered, &outcome, &endTime, &strokes} {
+	for _, v := range []any{&delivered, &outcome, &endTime} {
 		if err := get(v); err != nil {
 			return nil, errors.New("truncated level")
 		}
+	}
+	clk := clockState{started: 1} // version 1: the clock ran from the start
+	if version >= 2 {
+		for _, v := range []any{&clk.started, &clk.start} {
+			if err := get(v); err != nil {
+				return nil, errors.New("truncated level")
+			}
+		}
+	}
+	if err := get(&strokes); err != nil {
+		return nil, errors.New("truncated level")
+	}
+	if clk.started > 1 || !(clk.start >= 0 && clk.start <= time) {
+		return nil, fmt.Errorf("a level clock started (%d) at %g s, after the state's %g s", clk.started, clk.start, time)
 	}
 	if strokes < 0 || strokes > maxStrokes {
 		return nil, fmt.Errorf("%d drawn currents; at most %d", strokes, maxStrokes)
@@ -229,7 +245,7 @@ func (s *Solver) readState(r io.Reader) (*Solver, error) {
 			return nil, err
 		}
 	}
-	if err := n.readRest(br, delivered, outcome, endTime); err != nil {
+	if err := n.readRest(br, delivered, outcome, endTime, clk); err != nil {
 		return nil, err
 	}
 	if err := binio.End(br, Name); err != nil {
@@ -321,7 +337,7 @@ const stateSlack = 0.01
 const maxStateAngle = 1e6
 
 // readRest reads the body held, the tracers and the dye, and sets the level.
-func (s *Solver) readRest(br *bufio.Reader, delivered, outcome int32, endTime float64) error {
+func (s *Solver) readRest(br *bufio.Reader, delivered, outcome int32, endTime float64, clk clockState) error {
 	var held int32
 	var anchor, target, impulse [2]float64
 	var nt, nx, ny int64
@@ -388,9 +404,16 @@ func (s *Solver) readRest(br *bufio.Reader, delivered, outcome int32, endTime fl
 			return errors.New("damaged level")
 		}
 		s.lvl.delivered, s.lvl.outcome, s.lvl.endTime = int(delivered), Outcome(outcome), endTime
+		s.lvl.started, s.lvl.start = clk.started == 1, clk.start
 	}
 	return nil
 }
 
 // maxTracers is the most tracers a state may hold: reduced.tracers' most.
 const maxTracers = 1 << 20
+
+// clockState is the level's clock as a state holds it.
+type clockState struct {
+	started uint8
+	start   float64
+}

@@ -33,7 +33,7 @@ func (f Force) Total() (Vec, float64) {
 // h the depth below the top of the domain, which sums to ρ·area·g upward for a body wholly in the fluid.
 // Non-finite or negative density or gravity are errors.
 func (s *System) Forces(dst []Force, rho, g float64) ([]Force, error) {
-	return s.forces(dst, rho, g, false)
+	return s.forces(dst, rho, g, false, nil)
 }
 
 // ImpactForces is Forces with the other reading of eq. 5.21's "dynamic pressure … normal to the panels": the
@@ -46,10 +46,28 @@ func (s *System) Forces(dst []Force, rho, g float64) ([]Force, error) {
 // current carries a crate, where Forces' Bernoulli suction (potential flow) gives a closed body no net force at
 // all (d'Alembert). Buoyancy is the same in both.
 func (s *System) ImpactForces(dst []Force, rho, g float64) ([]Force, error) {
-	return s.forces(dst, rho, g, true)
+	return s.forces(dst, rho, g, true, nil)
 }
 
-func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, error) {
+// StreamForces is ImpactForces with the ambient stream each body stands in given by the caller: streams[i] for
+// body i, in place of the mean of the ambient velocities at its collocation points (the other bodies' panels
+// and the images there still count, and the body's own velocity is taken off as before). The collocation points
+// lie on the body's outline, where a fluid that has learnt to go round the body (§5.3.4) runs slower than the
+// stream, or backwards: a caller that knows the flow over the body's own area (the water it displaces) hands
+// that in.
+func (s *System) StreamForces(dst []Force, rho, g float64, streams []Vec) ([]Force, error) {
+	if len(streams) != len(s.bodies) || len(s.ambMean) != len(s.bodies) {
+		return dst, fmt.Errorf("panel: forces: %d streams for %d bodies (solved for %d)", len(streams), len(s.bodies), len(s.ambMean))
+	}
+	for i, u := range streams {
+		if !u.finite() {
+			return dst, fmt.Errorf("panel: forces: body %d's stream is not finite", i)
+		}
+	}
+	return s.forces(dst, rho, g, true, streams)
+}
+
+func (s *System) forces(dst []Force, rho, g float64, impact bool, streams []Vec) ([]Force, error) {
 	if !finite(rho) || rho < 0 || !finite(g) || g < 0 {
 		return dst, fmt.Errorf("panel: forces: density %g and gravity %g must be finite and non-negative", rho, g)
 	}
@@ -66,6 +84,9 @@ func (s *System) forces(dst []Force, rho, g float64, impact bool) ([]Force, erro
 			}
 			inv := 1 / float64((s.off[i+1]-s.off[i])*kq)
 			stream, reach = stream.scale(inv), reach.scale(inv)
+			if streams != nil {
+				stream = stream.add(streams[i].sub(s.ambMean[i]))
+			}
 		}
 		for k := s.off[i]; k < s.off[i+1]; k++ {
 			var u2 float64

@@ -107,6 +107,7 @@ type System struct {
 	r0      []float64 // ambient relative normal velocity (eq. 5.14 without the area)
 	rhs     []float64
 	rel     []Vec     // relative velocity of the external field (ambient, other bodies, images)
+	ambMean []Vec     // per body: the mean ambient velocity at its collocation points
 	cx, cy  []float64 // rows: points, columns: panels; velocity per unit strength of others' panels and all images
 	coupled bool
 }
@@ -332,6 +333,14 @@ func (s *System) Solve(ambient []Vec) (Result, error) {
 		rel := ambient[p].sub(s.bodyVelocity(int(s.owner[k]), s.cp[p]))
 		s.rel[p] = rel
 		s.r0[p] = rel.dot(s.n[k])
+	}
+	s.ambMean = resizeVec(s.ambMean, len(s.bodies))
+	for i := range s.bodies {
+		var m Vec
+		for p := s.off[i] * kq; p < s.off[i+1]*kq; p++ {
+			m = m.add(ambient[p])
+		}
+		s.ambMean[i] = m.scale(1 / float64((s.off[i+1]-s.off[i])*kq))
 	}
 	for i := range s.bodies {
 		s.solveBody(i, s.r0, s.gamma)
