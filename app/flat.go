@@ -78,12 +78,18 @@ func (v *viewer) drawFlat(fw, fh int) {
 	f.Lines = f.Lines[:n]
 }
 
-// flatHint is the panel's one-line hint for the 2D game's controls, in place of the 3D tools' (the window's
-// fillModel shows it while flatMode).
-func (v *viewer) flatHint() string { return flatHintText }
+// flatHint is the panel's hint for the 2D game, in place of the 3D tools' (fillModel shows it, and flatKeys as
+// the keys, while flatMode): how to play, in a sentence.
+func (v *viewer) flatHint() string {
+	return "Draw a current from a crate toward the green zone, then press its key (1–9) to push it again; throw boxes at what is in the way"
+}
 
-// flatHintText is the 2D game's controls in a line: what app/flat.go's header lists.
-const flatHintText = "Left drag in the water: draw a current · 1–9: push a current again · left drag on a box: throw it · right click: spawn or remove a box · N: next level · R: again"
+// flatKeys are the game's shortcuts, for the panel's list in place of the 3D sandbox's.
+var flatKeys = []string{
+	"left drag in the water: draw a current · 1–9: push that current again",
+	"left drag on a box: throw it · right click: spawn a box, or remove the one under the cursor",
+	"N next level · r play again · space pause · h hide panels · Esc quit",
+}
 
 // flatCaptionChars is how many characters a line of the status caption holds before it wraps, at most.
 const flatCaptionChars = 110
@@ -93,18 +99,18 @@ const flatCaptionChars = 110
 // banner in the middle.
 func (v *viewer) flatCaptions() {
 	f := v.flatFrame()
-	w, h := v.win.GetSize()
-	if f == nil || w <= 0 || h <= 0 {
+	r := v.viewRect()
+	if f == nil || r.W() <= 0 || r.H() <= 0 {
 		return
 	}
 	if f.Status != "" {
 		// a caption's lines stack upwards from its bottom: the bottom moves down a line for each line below the first
-		text := wrapCaption(f.Status, min(flatCaptionChars, max(w/8, 20)))
+		text := wrapCaption(f.Status, min(flatCaptionChars, max(int(r.W())/8, 20)))
 		lines := strings.Count(text, "\n")
-		v.ui.Caption(0, float32(w), float32(3+lines)*16, text)
+		v.ui.Caption(r.X0, r.X1, r.Y0+float32(3+lines)*imguiLine, text)
 	}
 	if f.Message != "" {
-		v.ui.Caption(0, float32(w), float32(h)/2, f.Message)
+		v.ui.Caption(r.X0, r.X1, (r.Y0+r.Y1)/2, f.Message)
 	}
 }
 
@@ -114,8 +120,8 @@ func (v *viewer) flatPoint() ([2]float32, bool) {
 	if fv.r == nil {
 		return [2]float32{}, false
 	}
-	w, h := v.win.GetSize()
-	x, y, inside := fv.r.ToWorld(v.mouse.x, v.mouse.y, w, h)
+	px, py, w, h := v.viewPoint()
+	x, y, inside := fv.r.ToWorld(px, py, int(math.Round(w)), int(math.Round(h)))
 	return [2]float32{x, y}, inside
 }
 

@@ -191,12 +191,12 @@ func TestReducedSaveFile(t *testing.T) {
 	}
 }
 
-// The 2D game's hint names its own controls, not the 3D tools', and a long status (the level's description
+// The 2D game's hint and keys name its own controls, not the 3D tools', and a long status (the level's description
 // before the first move) wraps to the width given, keeping its own line breaks and every word.
 func TestFlatHintAndCaptionWrap(t *testing.T) {
 	v := &viewer{}
-	hint := v.flatHint()
-	for _, want := range []string{"current", "1–9", "throw", "spawn", "N", "R"} {
+	hint := v.flatHint() + " " + strings.Join(flatKeys, " ")
+	for _, want := range []string{"current", "1–9", "throw", "spawn", "N", "r play again"} {
 		if !strings.Contains(hint, want) {
 			t.Errorf("the game's hint %q does not mention %q", hint, want)
 		}

@@ -379,7 +379,10 @@ func (v *viewer) fillModel() {
 	}
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
-	m.Tool = toolHints[v.hands.cfg.Tool]
+	m.Tool, m.Keys = toolHints[v.hands.cfg.Tool], nil
+	if v.flatMode() {
+		m.Tool, m.Keys = v.flatHint(), flatKeys
+	}
 	m.UndoLabel = ""
 	if u := v.hands.undo; u != nil && v.hands.gesture == gestureNone {
 		m.UndoLabel = u.label
