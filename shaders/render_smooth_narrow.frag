@@ -15,6 +15,7 @@
 // pixels (and MAX_FILTER_RADIUS): a bounded cost, and far-away fluid is not smoothed across many particles.
 #include "render_common.glsl"
 #include "render_surface.glsl"
+#include "render_smooth_fill.glsl"
 
 uniform sampler2D uDepth;
 uniform ivec2 uDir;         // (1, 0) or (0, 1)
@@ -30,6 +31,10 @@ const float MAX_SLOPE = 4.0;
 
 void main() {
 	ivec2 p = ivec2(gl_FragCoord.xy);
+	if (uFill) {
+		outDepth = pinholeFilled(uDepth, p);
+		return;
+	}
 	float z = fluidAt(uDepth, p);
 	if (z <= 0.0) {
 		outDepth = 0.0;
