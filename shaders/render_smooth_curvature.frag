@@ -15,6 +15,7 @@
 // uThreshold away in depth counts as the centre's own depth, which makes the derivatives across it zero.
 #include "render_common.glsl"
 #include "render_surface.glsl"
+#include "render_smooth_fill.glsl"
 
 uniform sampler2D uDepth;  // the previous iterate
 uniform float uDt;         // Δt, render.smooth_dt
@@ -29,6 +30,10 @@ float neighbour(ivec2 p, float zc) {
 
 void main() {
 	ivec2 p = ivec2(gl_FragCoord.xy);
+	if (uFill) {
+		outDepth = pinholeFilled(uDepth, p);
+		return;
+	}
 	float z = fluidAt(uDepth, p);
 	if (z <= 0.0) {
 		outDepth = 0.0;

@@ -179,19 +179,34 @@ func (r *Renderer) smoothRadius(f *frameState) float32 {
 	return rad * r.set.splatScale
 }
 
+// pinholeDepth is how far, in smoothing radii (smoothRadius), a pixel must lie behind the surface around it for
+// the smoothing's first pass to take it for a pinhole between splats and fill it (render_smooth_fill.glsl). A
+// splat surface's own bumps between neighbouring pixels are a small part of a radius wherever a particle covers
+// a few pixels or more, and a gap between the front splats shows fluid at least about a radius behind them.
+const pinholeDepth = 0.5
+
 // drawSmooth smooths the eye-depth image by ping-ponging full-screen passes between the two smoothing images,
-// leaving the splat image as it was.
+// leaving the splat image as it was. The first pass fills the splats' pinholes (render_smooth_fill.glsl) with the
+// method's program, so the method never sees them.
 func (r *Renderer) drawSmooth(f *frameState) {
 	passState{}.apply()
 	r.empty.Bind()
 	threshold := r.set.depthThreshold * r.smoothRadius(f)
 	src := f.depth
-	step := func(k int) {
+	k := 0
+	step := func() {
 		dst := r.surf.smooth[k%2]
 		dst.bind()
 		src.color.Bind(unitDepth)
 		gl.DrawArrays(gl.TRIANGLES, 0, 3)
 		src = dst
+		k++
+	}
+	fill := func(prog *glh.Program) {
+		prog.SetInt("uFill", 1)
+		prog.SetFloat("uFillDepth", pinholeDepth*r.smoothRadius(f))
+		step()
+		prog.SetInt("uFill", 0)
 	}
 	switch r.set.smoothing {
 	case SmoothCurvatureFlow:
@@ -200,8 +215,9 @@ func (r *Renderer) drawSmooth(f *frameState) {
 		prog.SetInt("uDepth", unitDepth)
 		prog.SetFloat("uDt", r.set.smoothDt)
 		prog.SetFloat("uThreshold", threshold)
-		for k := 0; k < int(r.set.smoothIters); k++ {
-			step(k)
+		fill(prog)
+		for range r.set.smoothIters {
+			step()
 		}
 	case SmoothNarrowRange:
 		prog := r.narrowProg
@@ -210,9 +226,10 @@ func (r *Renderer) drawSmooth(f *frameState) {
 		prog.SetFloat("uMaxRadius", r.set.filterRadius)
 		prog.SetFloat("uWorldRadius", filterWorldRadii*r.smoothRadius(f))
 		prog.SetFloat("uRange", threshold)
-		for k, dir := range [2][2]int32{{1, 0}, {0, 1}} {
+		fill(prog)
+		for _, dir := range [2][2]int32{{1, 0}, {0, 1}} {
 			gl.Uniform2i(prog.Loc("uDir"), dir[0], dir[1])
-			step(k)
+			step()
 		}
 	}
 	unbindTextures(unitDepth + 1)
