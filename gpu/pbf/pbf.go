@@ -290,6 +290,10 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 		}
 		return s.reset(sc, smp.Spacing, lay.Pos, lay.Vel, smp.Material, &lay)
 	}
+	// a resting layer starts where the CPU solver's reset settles it (sim/pbf settle.go), so both start alike
+	if err := cpbf.SettleSample(&s.Cfg, sc, &smp); err != nil {
+		return err
+	}
 	return s.reset(sc, smp.Spacing, smp.Pos, smp.Vel, smp.Material, nil)
 }
 

@@ -69,6 +69,9 @@ type Solver struct {
 
 	palette [][3]float32 // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
 
+	settled    int     // the passes the last reset's settling took (settle.go)
+	settleLast float64 // the largest displacement of its last pass, m
+
 	time          float64
 	steps         int
 	frameSubsteps int // BeginFrame's choice for the current frame, for Stats
@@ -199,9 +202,31 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if err != nil {
 		return err
 	}
-	if smp.Material != nil {
-		copy(s.mat, smp.Material) // the fluid's, ids 0..F−1, in order before any step; the bodies' stay 0
-		s.save()
+	copy(s.mat, smp.Material) // the fluid's, ids 0..F−1, in order before any step; the bodies' stay 0
+	s.settled, s.settleLast = s.settle()
+	s.save()
+	return nil
+}
+
+// Settled is what the last reset's settling took (settle.go): its passes (0 for a scene that is not settled) and
+// the largest displacement of the last, m.
+func (s *Solver) Settled() (passes int, last float64) { return s.settled, s.settleLast }
+
+// SettleSample settles a scene's sampled particles as a reset of the CPU solver under c does (settle.go), in
+// place and in their order, for the GPU solver to start where the CPU one does. A scene that does not settle is
+// left as it is.
+func SettleSample(c *Config, sc *scene.Scene, smp *Sampled) error {
+	if len(smp.Bodies) > 0 || !Settles(sc, c.Gravity) {
+		return nil
+	}
+	s := New()
+	s.Cfg = *c
+	if err := s.ResetParticles(sc, smp.Spacing, smp.Pos, smp.Vel); err != nil {
+		return err
+	}
+	s.settle()
+	for k, id := range s.id {
+		smp.Pos[id], smp.Vel[id] = s.x[k], s.v[k]
 	}
 	return nil
 }
