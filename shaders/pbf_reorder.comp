@@ -11,6 +11,11 @@ layout(std430, binding = BIND_POS2) writeonly buffer Pos2 { vec4 pos2[]; };
 layout(std430, binding = BIND_VEL2) writeonly buffer Vel2 { vec4 vel2[]; };
 layout(std430, binding = BIND_PRED2) writeonly buffer Pred2 { vec4 pred2[]; };
 layout(std430, binding = BIND_IDS2) writeonly buffer Ids2 { uint ids2[]; };
+// material numbers, one byte per particle, four to a word (the renderer reads them as bytes)
+layout(std430, binding = BIND_MAT) readonly buffer Materials { uint materials[]; };
+layout(std430, binding = BIND_MAT2) writeonly buffer Materials2 { uint materials2[]; };
+
+uint materialOf(uint i) { return (materials[i >> 2u] >> (8u * (i & 3u))) & 0xFFu; }
 
 void main() {
 	uint k = globalIndex();
@@ -20,4 +25,12 @@ void main() {
 	vel2[k] = vel[src];
 	pred2[k] = pred[src];
 	ids2[k] = ids[src];
+	// a word of bytes is written whole, by the invocation of its first slot: no two invocations share a word
+	if ((k & 3u) == 0u) {
+		uint w = 0u;
+		for (uint b = 0u; b < 4u && k + b < P.n; b++) {
+			w |= materialOf(nsOrder[k + b]) << (8u * b);
+		}
+		materials2[k >> 2u] = w;
+	}
 }

@@ -3,6 +3,7 @@ package pbf
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/sim"
@@ -41,6 +42,11 @@ func (s *Solver) SaveState(dst *cpbf.State) error {
 	glh.Read(s.pos, 0, dst.Pos)
 	glh.Read(s.vel, 0, dst.Vel)
 	glh.Read(s.ids, 0, dst.ID)
+	dst.Material = nil
+	if s.palette != nil { // the scene names materials
+		dst.Material = make([]uint8, n)
+		glh.Read(s.mat, 0, dst.Material)
+	}
 	dst.Bodies = dst.Bodies[:0]
 	dst.Body, dst.Rest, dst.WInv = nil, nil, nil
 	if r := &s.rigid; s.hasBodies() {
@@ -115,7 +121,7 @@ func (s *Solver) edit(change func(st *cpbf.State) error) error {
 	return s.load(&st, s.cap)
 }
 
-// AddFluid implements sim.Hands.
+// AddFluid implements sim.Hands: the fluid is of material 0, the scene's default.
 func (s *Solver) AddFluid(pos, vel [][3]float32) int {
 	k := min(len(pos), max(0, s.cap-s.n))
 	p, v := make([][4]float32, k), make([][4]float32, k)
@@ -123,12 +129,52 @@ func (s *Solver) AddFluid(pos, vel [][3]float32) int {
 		p[i] = [4]float32{pos[i][0], pos[i][1], pos[i][2], 0}
 		v[i] = [4]float32{vel[i][0], vel[i][1], vel[i][2], 0}
 	}
-	s.appendFluid(p, v)
+	s.appendFluid(p, v, nil)
 	return k
 }
 
-// appendFluid uploads fluid particles behind the others, with the next ids.
-func (s *Solver) appendFluid(pos, vel [][4]float32) {
+// Refill implements sim.Refiller: drained particles come back with their materials (an undo), as the CPU solver's
+// Refill puts them back — those that fit the budget, leaving out any non-finite or too fast (shell.Add), and a
+// material the scene does not have as material 0.
+func (s *Solver) Refill(ps []sim.Particle) int {
+	if s.sc == nil || s.n == 0 {
+		return 0
+	}
+	var p, v [][4]float32
+	var m []uint8
+	for _, q := range ps {
+		if len(p) == s.cap-s.n {
+			break
+		}
+		if !sound(q) {
+			continue
+		}
+		mat := q.Material
+		if int(mat) >= s.sc.MaterialCount() {
+			mat = 0
+		}
+		p = append(p, [4]float32{q.Pos[0], q.Pos[1], q.Pos[2], 0})
+		v = append(v, [4]float32{q.Vel[0], q.Vel[1], q.Vel[2], 0})
+		m = append(m, mat)
+	}
+	s.appendFluid(p, v, m)
+	return len(p)
+}
+
+// sound says whether a refilled particle is finite and no faster than a state may hold, as shell.Add asks.
+func sound(q sim.Particle) bool {
+	for a := range 3 {
+		if !finite(q.Pos[a]) || !finite(q.Vel[a]) {
+			return false
+		}
+	}
+	return sim.Speed([4]float32{q.Vel[0], q.Vel[1], q.Vel[2]}) <= sim.MaxStateSpeed
+}
+
+func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+// appendFluid uploads fluid particles behind the others, with the next ids, of the materials mat (nil: 0).
+func (s *Solver) appendFluid(pos, vel [][4]float32, mat []uint8) {
 	k := len(pos)
 	if k == 0 || s.n == 0 {
 		return
@@ -143,6 +189,10 @@ func (s *Solver) appendFluid(pos, vel [][4]float32) {
 	glh.Upload(s.vel, 16*n, vel)
 	glh.Upload(s.ids, 4*n, ids)
 	glh.Upload(s.rho, 4*n, ones)
+	if mat == nil {
+		mat = make([]uint8, k)
+	}
+	glh.Upload(s.mat, n, mat)
 	if r := &s.rigid; s.hasBodies() {
 		fluid := make([]int32, k)
 		for i := range fluid {
@@ -229,7 +279,7 @@ func (s *Solver) addEmitted(pos, vel [][4]float32) {
 		s.notice = emit.BudgetNotice(s.cap, "pbf.budget")
 		return
 	}
-	s.appendFluid(pos, vel)
+	s.appendFluid(pos, vel, nil)
 }
 
 // blast fires the scene's blasts whose time falls in the step from the current time to t + dt, as the CPU solver

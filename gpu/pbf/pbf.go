@@ -70,10 +70,12 @@ const (
 	bindRest2              // the other half of the ping-pong pair
 	bindSlotOf             // uint per particle id: its sorted slot
 	bindBodies             // the body table (bodyRecord)
+	bindMat                // byte per particle, four to a word: its material number (colour only)
+	bindMat2               // the other half of the ping-pong pair
 )
 
 // needBindings is how many storage binding points the solver, the grid and the scan use.
-const needBindings = bindBodies + 1
+const needBindings = bindMat2 + 1
 
 // params mirrors the Params uniform block of pbf_common.glsl (std140).
 type params struct {
@@ -136,6 +138,11 @@ type Solver struct {
 
 	nbrStride int // the stride nbr was allocated for
 
+	// mat holds each particle's material number (sim/pbf State.Material), a byte each packed four to a word, sorted
+	// with the particles by the reorder pass: the colour the renderer draws it in (one fluid is simulated).
+	mat, mat2 *glh.Buffer
+	palette   [][3]float32 // the scene's materials' colours (sim.ScenePalette); nil when it names none
+
 	rigid rigidState // rigid bodies (rigid.go)
 
 	ringFence [statsRing]uintptr
@@ -156,13 +163,13 @@ type Solver struct {
 }
 
 type snapshot struct {
-	pos, vel, ids *glh.Buffer
-	rigid         rigidSnapshot // the body arrays and table, with bodies
-	n             int           // particles then (emitters add more)
-	emitAcc       []float32
-	step          int
-	time          float64
-	valid         bool
+	pos, vel, ids, mat *glh.Buffer
+	rigid              rigidSnapshot // the body arrays and table, with bodies
+	n                  int           // particles then (emitters add more)
+	emitAcc            []float32
+	step               int
+	time               float64
+	valid              bool
 }
 
 const snapInterval = 60
@@ -200,6 +207,7 @@ func CompilePrograms(ctx *glh.Context) (*Programs, error) {
 		"BIND_COUNTERS": bindCounters, "BIND_PARTIAL": bindPartial, "BIND_STATS": bindStats,
 		"BIND_BODY": bindBody, "BIND_BODY2": bindBody2, "BIND_WINV": bindWInv, "BIND_WINV2": bindWInv2,
 		"BIND_REST": bindRest, "BIND_REST2": bindRest2, "BIND_SLOT_OF": bindSlotOf, "BIND_BODIES": bindBodies,
+		"BIND_MAT": bindMat, "BIND_MAT2": bindMat2,
 	} {
 		defs = append(defs, shaders.Int(name, b))
 	}
@@ -268,32 +276,50 @@ func (s *Solver) Params() *param.Set { return s.params }
 // Derived returns the constants of the current step (shared with the CPU solver).
 func (s *Solver) Derived() cpbf.Derived { return s.dv }
 
-// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks and rigid bodies, as the CPU
-// solver samples them.
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks, each of its block's material
+// (coloured only), and rigid bodies, as the CPU solver samples them.
 func (s *Solver) Reset(sc *scene.Scene) error {
-	d, pos, vel, bodies, err := cpbf.SampleScene(&s.Cfg, sc)
+	smp, err := cpbf.SampleScene(&s.Cfg, sc)
 	if err != nil {
 		return err
 	}
-	if len(bodies) > 0 {
-		return s.ResetWithBodies(sc, d, pos, vel, bodies)
+	if len(smp.Bodies) > 0 {
+		lay, err := rigid.LayoutBodies(s.Cfg.RestDensity, smp.Pos, smp.Vel, smp.Bodies)
+		if err != nil {
+			return err
+		}
+		return s.reset(sc, smp.Spacing, lay.Pos, lay.Vel, smp.Material, &lay)
 	}
-	return s.ResetParticles(sc, d, pos, vel)
+	// a resting layer starts where the CPU solver's reset settles it (sim/pbf settle.go), so both start alike
+	if err := cpbf.SettleSample(&s.Cfg, sc, &smp); err != nil {
+		return err
+	}
+	return s.reset(sc, smp.Spacing, smp.Pos, smp.Vel, smp.Material, nil)
 }
 
-// ResetParticles starts from given fluid particles (ids 0..n−1 in order) instead of sampling the scene.
+// ResetParticles starts from given fluid particles (ids 0..n−1 in order, of material 0) instead of sampling the
+// scene.
 func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
-	return s.reset(sc, spacing, pos, vel, nil)
+	return s.reset(sc, spacing, pos, vel, nil, nil)
 }
 
-// reset sets up the particles (ids 0..n−1 in order) and, when lay is not nil, the rigid bodies they include.
-func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32, lay *rigid.BodyParticles) error {
-	if len(pos) != len(vel) {
-		return fmt.Errorf("gpu pbf: %d positions but %d velocities", len(pos), len(vel))
+// reset sets up the particles (ids 0..n−1 in order), the first of them of the materials mat (nil: material 0) and,
+// when lay is not nil, the rigid bodies they include.
+func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32, mat []uint8, lay *rigid.BodyParticles) error {
+	if len(pos) != len(vel) || len(mat) > len(pos) {
+		return fmt.Errorf("gpu pbf: %d positions, %d velocities and %d materials", len(pos), len(vel), len(mat))
 	}
 	st := &cpbf.State{Spacing: spacing, Pos: pos, Vel: vel, ID: make([]uint32, len(pos)), Emitted: make([]float32, len(sc.Emitters))}
 	for i := range st.ID {
 		st.ID[i] = uint32(i)
+	}
+	if mat != nil { // the fluid's; the bodies' particles after it are of material 0
+		st.Material = make([]uint8, len(pos))
+		copy(st.Material, mat)
+	}
+	s.palette = nil
+	if len(sc.Materials) > 0 {
+		s.palette = sim.ScenePalette(sc)
 	}
 	if lay != nil && len(lay.Bodies) > 0 {
 		st.Body, st.Rest, st.WInv, st.Bodies = lay.Body, lay.Rest, lay.WInv, lay.Bodies
@@ -332,6 +358,11 @@ func (s *Solver) load(st *cpbf.State, capacity int) error {
 	glh.Upload(s.vel, 0, st.Vel)
 	glh.Upload(s.ids, 0, st.ID)
 	glh.Upload(s.rho, 0, rho)
+	mat := st.Material
+	if mat == nil {
+		mat = make([]uint8, n)
+	}
+	glh.Upload(s.mat, 0, mat)
 	compute.ClearUint(s.counters, 0)
 	s.emitAcc, s.toolAcc = append(s.emitAcc[:0], st.Emitted...), st.ToolAcc
 	s.time, s.steps = st.Time, st.Steps
@@ -389,6 +420,7 @@ func (s *Solver) allocate(n int) error {
 			{&s.pos, 16 * n}, {&s.vel, 16 * n}, {&s.pred, 16 * n}, {&s.ids, 4 * n},
 			{&s.pos2, 16 * n}, {&s.vel2, 16 * n}, {&s.pred2, 16 * n}, {&s.ids2, 4 * n},
 			{&s.rho, 4 * n}, {&s.lambda, 4 * n}, {&s.bgrad, 16 * n}, {&s.omega, 16 * n}, {&s.ncount, 4 * n},
+			{&s.mat, matBytes(n)}, {&s.mat2, matBytes(n)},
 			{&s.counters, 16}, {&s.partial, int(unsafe.Sizeof(statsRecord{})) * groups},
 			{&s.statsBuf, int(unsafe.Sizeof(statsRecord{}))}, {&s.ring, int(unsafe.Sizeof(statsRecord{})) * statsRing},
 		}
@@ -404,7 +436,9 @@ func (s *Solver) allocate(n int) error {
 			var err error
 			if sn.pos, err = glh.NewBuffer(16*n, gl.DYNAMIC_COPY); err == nil {
 				if sn.vel, err = glh.NewBuffer(16*n, gl.DYNAMIC_COPY); err == nil {
-					sn.ids, err = glh.NewBuffer(4*n, gl.DYNAMIC_COPY)
+					if sn.ids, err = glh.NewBuffer(4*n, gl.DYNAMIC_COPY); err == nil {
+						sn.mat, err = glh.NewBuffer(matBytes(n), gl.DYNAMIC_COPY)
+					}
 				}
 			}
 			if err != nil {
@@ -470,6 +504,7 @@ func (s *Solver) bind() {
 		{bindRho, s.rho}, {bindLambda, s.lambda}, {bindBGrad, s.bgrad}, {bindOmega, s.omega},
 		{bindNbr, s.nbr}, {bindNCount, s.ncount}, {bindObstacles, s.obstacles},
 		{bindCounters, s.counters}, {bindPartial, s.partial}, {bindStats, s.statsBuf},
+		{bindMat, s.mat}, {bindMat2, s.mat2},
 	} {
 		compute.BindStorage(b.at, b.buf)
 	}
@@ -575,9 +610,13 @@ func (s *Solver) buildGrid() error {
 	s.vel, s.vel2 = s.vel2, s.vel
 	s.pred, s.pred2 = s.pred2, s.pred
 	s.ids, s.ids2 = s.ids2, s.ids
+	s.mat, s.mat2 = s.mat2, s.mat
 	s.bind()
 	return nil
 }
+
+// matBytes is the size of a material buffer of n particles: whole words, as the shaders address it.
+func matBytes(n int) int { return 4 * ((n + 3) / 4) }
 
 // reduceStats runs the statistics passes and queues the record for reading back without waiting.
 func (s *Solver) reduceStats() {
@@ -671,6 +710,7 @@ func (s *Solver) snapshot(k int) {
 	glh.Copy(sn.pos, 0, s.pos, 0, 16*s.n)
 	glh.Copy(sn.vel, 0, s.vel, 0, 16*s.n)
 	glh.Copy(sn.ids, 0, s.ids, 0, 4*s.n)
+	glh.Copy(sn.mat, 0, s.mat, 0, matBytes(s.n))
 	s.rigid.snapshot(&sn.rigid, s.n)
 	sn.n, sn.emitAcc = s.n, append(sn.emitAcc[:0], s.emitAcc...)
 	sn.step, sn.time, sn.valid = s.steps, s.time, true
@@ -690,6 +730,7 @@ func (s *Solver) restore() {
 	glh.Copy(s.pos, 0, sn.pos, 0, 16*s.n)
 	glh.Copy(s.vel, 0, sn.vel, 0, 16*s.n)
 	glh.Copy(s.ids, 0, sn.ids, 0, 4*s.n)
+	glh.Copy(s.mat, 0, sn.mat, 0, matBytes(s.n))
 	s.rigid.restore(&sn.rigid, s.n)
 	ones := make([]float32, s.n)
 	for i := range ones {
@@ -724,6 +765,13 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	glh.Read(s.vel, 0, dst.Vel)
 	glh.Read(s.rho, 0, dst.Rho)
 	glh.Read(s.ids, 0, dst.ID)
+	if s.palette != nil { // the scene names materials: each particle's, and their colours
+		dst.Material = grow(dst.Material, s.n)
+		glh.Read(s.mat, 0, dst.Material)
+		dst.Palette = append(dst.Palette[:0], s.palette...)
+	} else {
+		dst.Material, dst.Palette = nil, nil
+	}
 	s.rigid.frame(dst, s.n)
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps
@@ -763,18 +811,22 @@ func (s *Solver) Particles() render.Particles {
 	if s.hasBodies() {
 		p.Body, p.Bodies = s.rigid.body, s.rigid.poses
 	}
+	if s.palette != nil {
+		p.Material, p.Palette = s.mat, s.palette
+	}
 	return p
 }
 
 func (s *Solver) deleteParticleBuffers() {
 	for _, b := range []*glh.Buffer{s.pos, s.vel, s.pred, s.ids, s.pos2, s.vel2, s.pred2, s.ids2, s.rho, s.lambda,
-		s.bgrad, s.omega, s.ncount, s.counters, s.partial, s.statsBuf, s.ring, s.nbr} {
+		s.bgrad, s.omega, s.ncount, s.counters, s.partial, s.statsBuf, s.ring, s.nbr, s.mat, s.mat2} {
 		b.Delete()
 	}
 	for k := range s.snaps {
 		s.snaps[k].pos.Delete()
 		s.snaps[k].vel.Delete()
 		s.snaps[k].ids.Delete()
+		s.snaps[k].mat.Delete()
 	}
 	s.rigid.delete(&s.snaps)
 	for k := range s.ringFence {

@@ -83,7 +83,7 @@ func (s *Solver) ResetWithBodies(sc *scene.Scene, spacing float64, pos, vel [][4
 	if err != nil {
 		return err
 	}
-	return s.reset(sc, spacing, lay.Pos, lay.Vel, &lay)
+	return s.reset(sc, spacing, lay.Pos, lay.Vel, nil, &lay)
 }
 
 // Bodies returns the rigid bodies' states, read back from the GPU. Like Frame, it first waits for the statistics

@@ -40,6 +40,11 @@ func (s *Solver) SaveState(dst *State) {
 	} else {
 		dst.Body, dst.Rest, dst.WInv = nil, nil, nil
 	}
+	if s.palette != nil { // the scene names materials
+		dst.Material = append(dst.Material[:0], s.mat...)
+	} else {
+		dst.Material = nil
+	}
 	dst.Emitted = append(dst.Emitted[:0], s.sh.Emitted...)
 	dst.ToolAcc = s.sh.ToolAcc
 	dst.Reach = nil
@@ -143,9 +148,13 @@ func (s *Solver) ReadState(r io.Reader) error {
 	return s.LoadState(st)
 }
 
-// AddFluid implements sim.Hands.
-func (s *Solver) AddFluid(pos, vel [][3]float32) int {
-	first, k := s.sh.Add(shell.Fluid(pos, vel))
+// AddFluid implements sim.Hands: the fluid is of material 0, the scene's default.
+func (s *Solver) AddFluid(pos, vel [][3]float32) int { return s.Refill(shell.Fluid(pos, vel)) }
+
+// Refill implements sim.Refiller: drained particles come back with their materials (an undo), as AddFluid adds
+// them; a material the scene does not have comes back as material 0.
+func (s *Solver) Refill(ps []sim.Particle) int {
+	first, k := s.sh.Add(ps)
 	s.added(first)
 	if k > 0 {
 		s.save()

@@ -49,6 +49,7 @@ type Solver struct {
 	// particle state, in sorted order after each step
 	x, v, p []([4]float32) // positions, velocities, predicted positions x* (carried: it is sorted with them)
 	id      []uint32
+	mat     []uint8   // material number (scene.Particle.Material): its colour only, PBF simulates one fluid
 	rho     []float32 // ρ/ρ0 at the end of the last step (scratch, 1 after a load or an edit)
 	lambda  []float32
 	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
@@ -65,6 +66,11 @@ type Solver struct {
 	slotOf []int32      // sorted slot of each particle id
 
 	paddled bool // the obstacles include the paddle
+
+	palette [][3]float32 // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
+
+	settled    int     // the passes the last reset's settling took (settle.go)
+	settleLast float64 // the largest displacement of its last pass, m
 
 	time          float64
 	steps         int
@@ -88,7 +94,7 @@ func New() *Solver {
 // declare binds the per-particle arrays to the shell's store: the state a file keeps (state.go), the predicted
 // positions sorted with them, and the scratch each step recomputes.
 func (s *Solver) declare() {
-	declare(&s.sh, &s.x, &s.v, &s.id, &s.body, &s.rest, &s.wInv)
+	declare(&s.sh, &s.x, &s.v, &s.id, &s.body, &s.rest, &s.wInv, &s.mat, s.materialCount)
 	p := &s.sh.P
 	particles.Add(p, &s.p, particles.Spec[[4]float32]{Name: "predicted position", Role: particles.Carried})
 	particles.Add(p, &s.rho, particles.Spec[float32]{Name: "density", Role: particles.Scratch, Default: 1})
@@ -100,6 +106,14 @@ func (s *Solver) declare() {
 	particles.Add(p, &s.slotOf, particles.Spec[int32]{Name: "slot", Role: particles.Scratch})
 }
 
+// materialCount is how many material numbers a particle may carry: the scene's, or any a byte holds before a reset.
+func (s *Solver) materialCount() int {
+	if s.sc == nil {
+		return anyMaterial
+	}
+	return s.sc.MaterialCount()
+}
+
 // Name implements sim.Solver.
 func (s *Solver) Name() string { return Name }
 
@@ -109,39 +123,55 @@ func (s *Solver) Params() *param.Set { return s.params }
 // Derived returns the constants of the current step.
 func (s *Solver) Derived() Derived { return s.dv }
 
-// Sample resolves the particle spacing for a scene under c and samples the scene's fluid blocks into positions and
-// velocities as the PBF solvers store them; a scene that yields no particles is an error.
-func Sample(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, err error) {
+// Sampled is a scene's particles as the PBF solvers start from them: the fluid's, ids 0..n−1 in order, and the
+// rigid bodies'.
+type Sampled struct {
+	Spacing  float64 // the particle spacing the scene resolved to, m
+	Pos, Vel [][4]float32
+	// Material is each fluid particle's material number (scene.Particle.Material), for its colour; nil when the
+	// scene names no materials (every particle is material 0).
+	Material []uint8
+	Bodies   []rigid.BodySpec
+}
+
+// Sample resolves the particle spacing for a scene under c and samples the scene's fluid blocks into positions,
+// velocities and materials as the PBF solvers store them; a scene that yields no particles is an error.
+func Sample(c *Config, sc *scene.Scene) (Sampled, error) {
 	d, err := sc.ResolveSpacing(float64(c.Spacing), int(c.Particles))
 	if err != nil {
-		return 0, nil, nil, err
+		return Sampled{}, err
 	}
 	ps, err := sc.Sample(d)
 	if err != nil {
-		return 0, nil, nil, err
+		return Sampled{}, err
 	}
 	if len(ps) == 0 {
-		return 0, nil, nil, fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
+		return Sampled{}, fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
 	}
-	pos = make([][4]float32, len(ps))
-	vel = make([][4]float32, len(ps))
+	out := Sampled{Spacing: d, Pos: make([][4]float32, len(ps)), Vel: make([][4]float32, len(ps))}
+	if len(sc.Materials) > 0 {
+		out.Material = make([]uint8, len(ps))
+	}
 	for i, q := range ps {
-		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
-		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+		out.Pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
+		out.Vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
+		if out.Material != nil {
+			out.Material[i] = uint8(q.Material)
+		}
 	}
-	return d, pos, vel, nil
+	return out, nil
 }
 
 // SampleScene is Sample with the scene's rigid bodies: their particles on the same lattice, with their densities
 // and initial motions.
-func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]float32, bodies []rigid.BodySpec, err error) {
-	d, pos, vel, err := Sample(c, sc)
+func SampleScene(c *Config, sc *scene.Scene) (Sampled, error) {
+	out, err := Sample(c, sc)
 	if err != nil {
-		return 0, nil, nil, nil, err
+		return Sampled{}, err
 	}
-	samples, err := sc.SampleBodies(d)
+	samples, err := sc.SampleBodies(out.Spacing)
 	if err != nil {
-		return 0, nil, nil, nil, err
+		return Sampled{}, err
 	}
 	for i, ps := range samples {
 		b := &sc.Bodies[i]
@@ -149,27 +179,60 @@ func SampleScene(c *Config, sc *scene.Scene) (spacing float64, pos, vel [][4]flo
 		for _, p := range ps {
 			spec.Particles = append(spec.Particles, [4]float32{float32(p[0]), float32(p[1]), float32(p[2]), 0})
 		}
-		bodies = append(bodies, spec)
+		out.Bodies = append(out.Bodies, spec)
 	}
-	return d, pos, vel, bodies, nil
+	return out, nil
 }
 
-// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks and rigid bodies.
+// Reset implements sim.Solver: particles are sampled from the scene's fluid blocks, each of its block's material
+// (coloured only: PBF simulates one fluid), and rigid bodies.
 func (s *Solver) Reset(sc *scene.Scene) error {
 	if err := s.expect(sc); err != nil {
 		return err
 	}
-	d, pos, vel, bodies, err := SampleScene(&s.Cfg, sc)
+	smp, err := SampleScene(&s.Cfg, sc)
 	if err != nil {
 		return err
 	}
-	if len(bodies) > 0 {
-		return s.ResetWithBodies(sc, d, pos, vel, bodies)
+	if len(smp.Bodies) > 0 {
+		err = s.ResetWithBodies(sc, smp.Spacing, smp.Pos, smp.Vel, smp.Bodies)
+	} else {
+		err = s.ResetParticles(sc, smp.Spacing, smp.Pos, smp.Vel)
 	}
-	return s.ResetParticles(sc, d, pos, vel)
+	if err != nil {
+		return err
+	}
+	copy(s.mat, smp.Material) // the fluid's, ids 0..F−1, in order before any step; the bodies' stay 0
+	s.settled, s.settleLast = s.settle()
+	s.save()
+	return nil
 }
 
-// ResetParticles starts from given fluid particles (ids 0..n−1 in order) instead of sampling the scene.
+// Settled is what the last reset's settling took (settle.go): its passes (0 for a scene that is not settled) and
+// the largest displacement of the last, m.
+func (s *Solver) Settled() (passes int, last float64) { return s.settled, s.settleLast }
+
+// SettleSample settles a scene's sampled particles as a reset of the CPU solver under c does (settle.go), in
+// place and in their order, for the GPU solver to start where the CPU one does. A scene that does not settle is
+// left as it is.
+func SettleSample(c *Config, sc *scene.Scene, smp *Sampled) error {
+	if len(smp.Bodies) > 0 || !Settles(sc, c.Gravity) {
+		return nil
+	}
+	s := New()
+	s.Cfg = *c
+	if err := s.ResetParticles(sc, smp.Spacing, smp.Pos, smp.Vel); err != nil {
+		return err
+	}
+	s.settle()
+	for k, id := range s.id {
+		smp.Pos[id], smp.Vel[id] = s.x[k], s.v[k]
+	}
+	return nil
+}
+
+// ResetParticles starts from given fluid particles (ids 0..n−1 in order, of material 0) instead of sampling the
+// scene.
 func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
 	if err := s.reset(sc, spacing, pos, vel); err != nil {
 		return err
@@ -178,7 +241,8 @@ func (s *Solver) ResetParticles(sc *scene.Scene, spacing float64, pos, vel [][4]
 	return nil
 }
 
-// reset sets up n fluid particles (ids 0..n−1) and everything sized by n; the caller says which are bodies.
+// reset sets up n fluid particles (ids 0..n−1, material 0) and everything sized by n; the caller says which are
+// bodies.
 func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) error {
 	if len(pos) != len(vel) {
 		return fmt.Errorf("pbf: %d positions but %d velocities", len(pos), len(vel))
@@ -198,15 +262,19 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 	s.time, s.steps = 0, 0
 	s.stats = sim.Stats{Particles: n}
 	s.sh.Reset(sc, budget)
+	s.palette = nil
+	if len(sc.Materials) > 0 {
+		s.palette = sim.ScenePalette(sc)
+	}
 	return nil
 }
 
 // BytesPerParticle is what the CPU solver holds per particle of its budget (272 bytes measured at 97,556 particles,
 // besides the neighbour lists, less the 60 the sort's copies took before the store permuted in place): the store's
 // columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients and a double buffer
-// (7 × 16 bytes), ids, densities, λ, counts, slots, bodies and inverse masses (7 × 4) — the last good state (60),
-// the grid's order and cells, and the neighbour list of stride entries (4 each).
-func BytesPerParticle(stride int) int64 { return 212 + 4*int64(stride) }
+// (7 × 16 bytes), ids, densities, λ, counts, slots, bodies and inverse masses (7 × 4), materials (1) — the last good
+// state (61), the grid's order and cells, and the neighbour list of stride entries (4 each).
+func BytesPerParticle(stride int) int64 { return 214 + 4*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
@@ -637,6 +705,12 @@ func (s *Solver) Frame(dst *sim.Frame) {
 	dst.Body = dst.Body[:0]
 	if s.hasBodies() {
 		dst.Body = append(dst.Body, s.body...)
+	}
+	if s.palette != nil { // the scene names materials: each particle's, and their colours
+		dst.Material = append(dst.Material[:0], s.mat...)
+		dst.Palette = append(dst.Palette[:0], s.palette...)
+	} else {
+		dst.Material, dst.Palette = nil, nil
 	}
 	dst.Bodies = dst.Bodies[:0]
 	for _, b := range s.bodies {

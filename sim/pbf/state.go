@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/slosh/slosh/internal/binio"
 	"github.com/slosh/slosh/sim"
@@ -37,6 +38,10 @@ type State struct {
 	Rest   [][4]float32
 	WInv   []float32
 	Bodies []rigid.Body
+	// Material is each particle's material number (scene.Particle.Material: 0 the scene's default material, k its
+	// Materials[k−1]), for its colour only: PBF simulates one fluid. nil when every particle is of material 0 (a
+	// scene that names no materials, or a state saved before the column, which loads as material 0).
+	Material []uint8
 	// Emitted is how far each of the scene's emitters' streams has moved since it last added a layer, m; ToolAcc
 	// the same for the pouring tool.
 	Emitted []float32
@@ -71,11 +76,17 @@ const (
 
 	fluidBody int32   = -1
 	fluidWInv float32 = 1
+
+	// anyMaterial is how many material numbers a state may hold before it meets a scene (CheckFor checks the
+	// scene's): any a byte holds.
+	anyMaterial = 1 << 8
 )
 
-// declare binds h to a PBF run's particle arrays and declares the bodies' columns: the particles of a solver (which
-// adds its scratch columns) or of a State being edited, encoded or decoded.
-func declare(h *shell.Shell, pos, vel *[][4]float32, id *[]uint32, body *[]int32, rest *[][4]float32, wInv *[]float32) {
+// declare binds h to a PBF run's particle arrays and declares the bodies' columns and the material column (a
+// material number of materials() at most): the particles of a solver (which adds its scratch columns) or of a
+// State being edited, encoded or decoded.
+func declare(h *shell.Shell, pos, vel *[][4]float32, id *[]uint32, body *[]int32, rest *[][4]float32, wInv *[]float32,
+	mat *[]uint8, materials func() int) {
 	h.Mode = "pbf"
 	h.Bind(pos, vel, id)
 	particles.Add(&h.P, body, particles.Spec[int32]{Name: colBody, Role: particles.State, Default: fluidBody,
@@ -93,25 +104,34 @@ func declare(h *shell.Shell, pos, vel *[][4]float32, id *[]uint32, body *[]int32
 			}
 			return nil
 		}})
+	h.Materials(mat, materials)
 }
 
 // bind makes h the shell of st's particles, to edit or encode them: st's arrays are bound to it, and a state
-// without bodies gets the fluid's values in the bodies' columns (unbind takes them away again).
+// without bodies gets the fluid's values in the bodies' columns, one without materials material 0 (unbind takes
+// them away again).
 func (st *State) bind(h *shell.Shell) {
-	pos, vel, id, body, rest, wInv := st.Pos, st.Vel, st.ID, st.Body, st.Rest, st.WInv
-	st.Pos, st.Vel, st.ID, st.Body, st.Rest, st.WInv = nil, nil, nil, nil, nil, nil
-	declare(h, &st.Pos, &st.Vel, &st.ID, &st.Body, &st.Rest, &st.WInv) // declared empty, so nothing is overwritten
+	pos, vel, id, body, rest, wInv, mat := st.Pos, st.Vel, st.ID, st.Body, st.Rest, st.WInv, st.Material
+	st.Pos, st.Vel, st.ID, st.Body, st.Rest, st.WInv, st.Material = nil, nil, nil, nil, nil, nil, nil
+	// declared empty, so nothing is overwritten
+	declare(h, &st.Pos, &st.Vel, &st.ID, &st.Body, &st.Rest, &st.WInv, &st.Material, func() int { return anyMaterial })
 	st.Pos, st.Vel, st.ID = pos, vel, id
-	st.Body, st.Rest, st.WInv = body, rest, wInv
+	st.Body, st.Rest, st.WInv, st.Material = body, rest, wInv, mat
 	if len(st.Bodies) == 0 {
 		st.Body, st.Rest, st.WInv = fluidColumns(len(pos))
 	}
+	if st.Material == nil {
+		st.Material = make([]uint8, len(pos))
+	}
 }
 
-// unbind drops the bodies' columns of a state left without bodies.
+// unbind drops the bodies' columns of a state left without bodies, and the materials of one left all of material 0.
 func (st *State) unbind() {
 	if len(st.Bodies) == 0 {
 		st.Body, st.Rest, st.WInv = nil, nil, nil
+	}
+	if !slices.ContainsFunc(st.Material, func(m uint8) bool { return m != 0 }) {
+		st.Material = nil
 	}
 }
 
@@ -141,6 +161,11 @@ func (st *State) saved() *shell.Saved {
 	particles.Put(p, colBody, body)
 	particles.Put(p, colRest, rest)
 	particles.Put(p, colWInv, wInv)
+	mat := st.Material
+	if mat == nil {
+		mat = make([]uint8, st.N())
+	}
+	particles.Put(p, shell.MaterialColumn, mat)
 	return sv
 }
 
@@ -161,6 +186,9 @@ func (st *State) Validate() error {
 	}
 	if err := rigid.CheckCount(len(st.Bodies)); err != nil {
 		return err
+	}
+	if st.Material != nil && len(st.Material) != n {
+		return fmt.Errorf("%d particles but %d materials", n, len(st.Material))
 	}
 	if len(st.Bodies) == 0 {
 		if st.Body != nil || st.Rest != nil || st.WInv != nil {
@@ -225,6 +253,11 @@ func (st *State) CheckFor(sc *scene.Scene, budget int) error {
 	margin := min(2*st.Spacing, size) + 0.01*size
 	where := fmt.Sprintf("the scene %q's domain %v–%v (with a margin of %.3g m): the state belongs to another scene", sc.Name, dom.Min, dom.Max, margin)
 	diag := dom.Size().Len()
+	for i, m := range st.Material {
+		if int(m) >= sc.MaterialCount() {
+			return fmt.Errorf("particle %d is of material %d; the scene %q has %d (the state belongs to another scene)", i, m, sc.Name, sc.MaterialCount())
+		}
+	}
 	for b, bd := range st.Bodies {
 		if sim.Outside(bd.Center, dom, margin) {
 			return fmt.Errorf("body %d's centre (%.6g, %.6g, %.6g) lies outside %s", b, bd.Center[0], bd.Center[1], bd.Center[2], where)
@@ -328,7 +361,7 @@ func decodeFrame(br *bufio.Reader, left int64) (*State, error) {
 	p := &sv.Particles
 	st := &State{Spacing: sv.Spacing, Time: sv.Time, Steps: sv.Steps, Pos: p.Pos, Vel: p.Vel, ID: p.ID,
 		Body: particles.Get[int32](p, colBody), Rest: particles.Get[[4]float32](p, colRest), WInv: particles.Get[float32](p, colWInv),
-		Emitted: sv.Emitted, ToolAcc: sv.ToolAcc}
+		Material: particles.Get[uint8](p, shell.MaterialColumn), Emitted: sv.Emitted, ToolAcc: sv.ToolAcc}
 	if st.Bodies, st.Reach, err = decodeOwn(sv.Extra, st.N()); err != nil {
 		return nil, fmt.Errorf("pbf state: %w", err)
 	}
@@ -338,8 +371,8 @@ func decodeFrame(br *bufio.Reader, left int64) (*State, error) {
 				return nil, fmt.Errorf("pbf state: particle %d belongs to body %d of 0", i, b)
 			}
 		}
-		st.unbind()
 	}
+	st.unbind()
 	return st, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/sim/rigid"
+	"github.com/slosh/slosh/sim/shell"
 )
 
 // savedState is the state of the hands scene a few steps in: fluid, a body, an emitter.
@@ -32,11 +33,11 @@ func encoded(t *testing.T, st *State) []byte {
 
 // frameAt is where the shell's frame keeps the particle count and the first position, in a state with ne
 // emitters: after the magic, version, spacing, time, steps, emitters and the tool, the particles' version, and
-// (for the positions) the count and the table of the bodies' columns.
+// (for the positions) the count and the table of the bodies' columns and the material column.
 func frameAt(ne int) (count, pos int) {
 	count = len(Format.Magic) + 4 + 8*4 + 4*ne + 4 + 4
 	pos = count + 8 + 4
-	for _, name := range []string{colBody, colRest, colWInv} {
+	for _, name := range []string{colBody, colRest, colWInv, shell.MaterialColumn} {
 		pos += 2 + len(name) + 4
 	}
 	return count, pos
@@ -68,7 +69,7 @@ func TestDecodeStateChecksCountsBeforeAllocating(t *testing.T) {
 			binary.LittleEndian.PutUint64(b[f.countAt:], uint64(n))
 			return b
 		}
-		holds := "30000000 particles and 3 columns take"
+		holds := "30000000 particles and 4 columns take"
 		if f.countAt == v2CountAt {
 			holds = "it declares 30000000 particles"
 		}
@@ -138,7 +139,7 @@ func TestStateRefusesUnknownColumnsAndDamagedCounts(t *testing.T) {
 		{"unknown column", bytes.Replace(good, []byte(colRest), []byte("rest offsex"), 1), `column "rest offsex" is not one this slosh keeps`},
 		{"column size", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[table+2+len(colBody):], 8) }), "column body holds values of 8 bytes"},
 		{"column count", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[count+8:], 1000) }), "1000 columns, at most 64"},
-		{"particle count", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[count:], uint64(2*st.N())) }), "particles and 3 columns take"},
+		{"particle count", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[count:], uint64(2*st.N())) }), "particles and 4 columns take"},
 		{"emitter count", edit(func(b []byte) { binary.LittleEndian.PutUint64(b[len(Format.Magic)+4+8*3:], 1<<40) }), "emitter count 1099511627776 is outside"},
 		{"body count", edit(func(b []byte) {
 			// the bodies' count opens the mode's own part, after its length

@@ -19,10 +19,11 @@ type Particle struct {
 	Material int
 }
 
-// Sample places fluid particles on a cubic lattice of the given spacing anchored half a spacing inside the domain's
-// minimum corner: every lattice point that lies in the domain, inside a fluid block, and at least half a spacing
-// outside every obstacle (a moving one where it is at time 0, Obstacle.ShapeAt(0)). A point inside several blocks belongs to the first (its velocity and material). The order is
-// deterministic: x fastest, then y, then z. A block naming a material the scene does not define is an error. The
+// Sample places fluid particles on a cubic lattice of the given spacing, each block's placed symmetrically between
+// the walls it touches (blockLattice): every lattice point that lies in the domain, inside a fluid block, and at
+// least half a spacing outside every obstacle (a moving one where it is at time 0, Obstacle.ShapeAt(0)). A point
+// inside several blocks belongs to the first (its velocity and material). The order is deterministic: block by
+// block, in each x fastest, then y, then z. A block naming a material the scene does not define is an error. The
 // spacing is checked first (CheckSpacing) and the particles counted (Count) before anything is allocated.
 func (s *Scene) Sample(spacing float64) (_ []Particle, err error) {
 	if err := s.Need3D(); err != nil {
@@ -228,52 +229,79 @@ func (s *Shape) innerBox() (Box, bool) {
 }
 
 // lattice calls emit with each lattice point inside the fluid (see Sample) and the index of the fluid block it
-// belongs to, in order, until emit returns false. The caller has checked the spacing (CheckSpacing).
+// belongs to, block by block and in each x fastest, then y, then z, until emit returns false. Each block has its
+// own lattice of spacing d (blockLattice), placed between the walls it touches; a point of a later block inside
+// an earlier one is the earlier one's. The caller has checked the spacing (CheckSpacing).
 func (s *Scene) lattice(d float64, emit func(p Vec3, block int) bool) {
-	lo := s.Domain.Min
-	// Visit only lattice points in the bounds of some fluid block.
-	r := s.visitRange(d)
 	obstacles := make([]Shape, len(s.Obstacles))
 	for oi := range s.Obstacles {
 		obstacles[oi] = s.Obstacles[oi].ShapeAt(0)
 	}
-	var i0, i1 [3]int
-	for c := 0; c < 3; c++ {
-		i0[c], i1[c] = int(r.i0[c]), int(r.i1[c])
-	}
-	for k := i0[2]; k < i1[2]; k++ {
-		for j := i0[1]; j < i1[1]; j++ {
-			for i := i0[0]; i < i1[0]; i++ {
-				p := Vec3{lo[0] + (float64(i)+0.5)*d, lo[1] + (float64(j)+0.5)*d, lo[2] + (float64(k)+0.5)*d}
-				owner := -1
-				for fi := range s.Fluid {
-					if s.Fluid[fi].Distance(p) <= 0 {
-						owner = fi
-						break
+	for fi := range s.Fluid {
+		origin, i0, i1 := s.blockLattice(fi, d)
+		for k := i0[2]; k < i1[2]; k++ {
+			for j := i0[1]; j < i1[1]; j++ {
+				for i := i0[0]; i < i1[0]; i++ {
+					p := Vec3{origin[0] + float64(i)*d, origin[1] + float64(j)*d, origin[2] + float64(k)*d}
+					if s.Fluid[fi].Distance(p) > 0 {
+						continue
 					}
-				}
-				if owner < 0 {
-					continue
-				}
-				blocked := false
-				for oi := range obstacles {
-					if obstacles[oi].Distance(p) < 0.5*d {
-						blocked = true
-						break
+					earlier := false
+					for e := 0; e < fi && !earlier; e++ {
+						earlier = s.Fluid[e].Distance(p) <= 0
 					}
-				}
-				for bi := 0; bi < len(s.Bodies) && !blocked; bi++ {
-					blocked = s.Bodies[bi].Distance(p) < 0.5*d // a body displaces the fluid where it is placed
-				}
-				if blocked {
-					continue
-				}
-				if !emit(p, owner) {
-					return
+					if earlier {
+						continue
+					}
+					blocked := false
+					for oi := range obstacles {
+						if obstacles[oi].Distance(p) < 0.5*d {
+							blocked = true
+							break
+						}
+					}
+					for bi := 0; bi < len(s.Bodies) && !blocked; bi++ {
+						blocked = s.Bodies[bi].Distance(p) < 0.5*d // a body displaces the fluid where it is placed
+					}
+					if blocked {
+						continue
+					}
+					if !emit(p, fi) {
+						return
+					}
 				}
 			}
 		}
 	}
+}
+
+// blockLattice is fluid block fi's lattice at spacing d: the points origin + (i, j, k)·d with indices in [i0, i1)
+// around the block, all inside the domain. Along each axis the n = ⌊extent/d⌋ points that fit in the domain are
+// placed symmetrically between the walls the block touches: half a spacing from the one it touches, or, for a block
+// spanning wall to wall, centred so both gaps are equal (½d plus half the extent's remainder, below d). A block
+// touching neither wall keeps the lattice half a spacing inside the domain's minimum corner. (Anchored at the
+// minimum walls only, a spacing that does not divide the extent left a layer 0.5d from one wall and up to 1.5d
+// from the other: a gap a resting pool closed with a jump at its edges.)
+func (s *Scene) blockLattice(fi int, d float64) (origin Vec3, i0, i1 [3]int) {
+	b := s.Fluid[fi].Bounds()
+	lo, hi := s.Domain.Min, s.Domain.Max
+	for c := 0; c < 3; c++ {
+		ext := hi[c] - lo[c]
+		n := math.Floor(ext/d + 1e-6) // a spacing rounded to float32 still fits the layers it divides into
+		tol := 1e-3 * d
+		touchLo, touchHi := b.Min[c] <= lo[c]+tol, b.Max[c] >= hi[c]-tol
+		switch {
+		case touchLo && touchHi:
+			origin[c] = lo[c] + 0.5*(ext-n*d) + 0.5*d
+		case touchHi:
+			origin[c] = hi[c] - 0.5*d - (n-1)*d
+		default:
+			origin[c] = lo[c] + 0.5*d
+		}
+		i0[c] = int(math.Max(0, math.Floor((b.Min[c]-origin[c])/d)))
+		i1[c] = int(math.Min(n, math.Ceil((b.Max[c]-origin[c])/d)+1))
+	}
+	return origin, i0, i1
 }
 
 // SampleBodies places each rigid body's particles on the same lattice as Sample's: the lattice points inside the
