@@ -109,6 +109,8 @@ type Solver struct {
 	Cfg    cpbf.Config
 	params *param.Set
 
+	settleMemo cpbf.SettleMemo // the last resting layer settled, for the next reset of the same scene
+
 	progs *Programs
 	grid  *nsearch.Grid
 	ubo   *glh.Buffer
@@ -291,7 +293,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 		return s.reset(sc, smp.Spacing, lay.Pos, lay.Vel, smp.Material, &lay)
 	}
 	// a resting layer starts where the CPU solver's reset settles it (sim/pbf settle.go), so both start alike
-	if err := cpbf.SettleSample(&s.Cfg, sc, &smp); err != nil {
+	if _, _, err := s.settleMemo.Settle(&s.Cfg, sc, &smp); err != nil {
 		return err
 	}
 	return s.reset(sc, smp.Spacing, smp.Pos, smp.Vel, smp.Material, nil)

@@ -69,6 +69,7 @@ type Solver struct {
 
 	palette [][3]float32 // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
 
+	memo       SettleMemo
 	settled    int     // the passes the last reset's settling took (settle.go)
 	settleLast float64 // the largest displacement of its last pass, m
 
@@ -194,16 +195,16 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if err != nil {
 		return err
 	}
+	s.settled, s.settleLast = 0, 0
 	if len(smp.Bodies) > 0 {
 		err = s.ResetWithBodies(sc, smp.Spacing, smp.Pos, smp.Vel, smp.Bodies)
-	} else {
-		err = s.ResetParticles(sc, smp.Spacing, smp.Pos, smp.Vel)
+	} else if s.settled, s.settleLast, err = s.memo.Settle(&s.Cfg, sc, &smp); err == nil {
+		err = s.ResetParticles(sc, smp.Spacing, smp.Pos, smp.Vel) // a resting layer settled (settle.go)
 	}
 	if err != nil {
 		return err
 	}
 	copy(s.mat, smp.Material) // the fluid's, ids 0..F−1, in order before any step; the bodies' stay 0
-	s.settled, s.settleLast = s.settle()
 	s.save()
 	return nil
 }
@@ -216,19 +217,24 @@ func (s *Solver) Settled() (passes int, last float64) { return s.settled, s.sett
 // place and in their order, for the GPU solver to start where the CPU one does. A scene that does not settle is
 // left as it is.
 func SettleSample(c *Config, sc *scene.Scene, smp *Sampled) error {
+	_, _, err := settleSample(c, sc, smp)
+	return err
+}
+
+func settleSample(c *Config, sc *scene.Scene, smp *Sampled) (passes int, last float64, err error) {
 	if len(smp.Bodies) > 0 || !Settles(sc, c.Gravity) {
-		return nil
+		return 0, 0, nil
 	}
 	s := New()
 	s.Cfg = *c
 	if err := s.ResetParticles(sc, smp.Spacing, smp.Pos, smp.Vel); err != nil {
-		return err
+		return 0, 0, err
 	}
-	s.settle()
+	passes, last = s.settle()
 	for k, id := range s.id {
 		smp.Pos[id], smp.Vel[id] = s.x[k], s.v[k]
 	}
-	return nil
+	return passes, last, nil
 }
 
 // ResetParticles starts from given fluid particles (ids 0..n−1 in order, of material 0) instead of sampling the

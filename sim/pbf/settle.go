@@ -1,6 +1,8 @@
 package pbf
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"math"
 
 	"github.com/slosh/slosh/sim/scene"
@@ -118,4 +120,51 @@ func (s *Solver) settle() (passes int, last float64) {
 	}
 	s.mapSlots()
 	return passes, last
+}
+
+// SettleMemo keeps the last settled layer of a solver, so that resetting the same scene again (r in the window, a
+// reset after an edit that leaves the layer as it was) costs no second settling: 6 s at 36,000 particles on two
+// cores the first time, nothing after. The key is the scene (its pointer: a scene is not changed in place once
+// loaded), the whole configuration and the sampled positions.
+type SettleMemo struct {
+	sc     *scene.Scene
+	cfg    Config
+	in     uint64
+	out    [][4]float32
+	passes int
+	last   float64
+	seed   maphash.Seed
+}
+
+// Settle settles smp as SettleSample does, or copies the settled positions the memo holds for the same scene,
+// configuration and sample. It returns the passes the settling took and the largest displacement of its last
+// pass (0, 0 for a scene that does not settle).
+func (m *SettleMemo) Settle(c *Config, sc *scene.Scene, smp *Sampled) (passes int, last float64, err error) {
+	if len(smp.Bodies) > 0 || !Settles(sc, c.Gravity) {
+		return 0, 0, nil
+	}
+	if m.seed == (maphash.Seed{}) {
+		m.seed = maphash.MakeSeed()
+	}
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	var buf [16]byte
+	for _, p := range smp.Pos {
+		for a := range 4 {
+			binary.LittleEndian.PutUint32(buf[4*a:], math.Float32bits(p[a]))
+		}
+		h.Write(buf[:])
+	}
+	key := h.Sum64()
+	if m.sc == sc && m.cfg == *c && m.in == key && len(m.out) == len(smp.Pos) {
+		copy(smp.Pos, m.out)
+		clear(smp.Vel)
+		return m.passes, m.last, nil
+	}
+	if passes, last, err = settleSample(c, sc, smp); err != nil {
+		return 0, 0, err
+	}
+	m.sc, m.cfg, m.in, m.passes, m.last = sc, *c, key, passes, last
+	m.out = append(m.out[:0], smp.Pos...)
+	return passes, last, nil
 }
