@@ -156,10 +156,8 @@ func TestGPUGridMatchesBruteForceAndCPUOrder(t *testing.T) {
 
 // The GPU solver and the CPU solver agree per particle over 24 steps of a dam break with obstacles.
 //
-// The steps are the default 1/240 s: at longer steps s_corr's push grows with Δt² (cpbf.ScorrPerStep; 4 times the
-// paper's at the 1/120 s this test took before), and its steep W^4 amplifies the rounding differences faster than
-// the 2× a step bounded below. The measurements quoted next were taken at 1/120 s; at 1/240 s on llvmpipe the worst
-// particle ends 1.6e-4 m apart and the CPU-against-CPU reference 1.5e-4 m.
+// The steps are the default 1/240 s. The measurements quoted next were taken at 1/120 s; at 1/240 s on llvmpipe the
+// worst particle ends 1.6e-4 m apart and the CPU-against-CPU reference 1.5e-4 m.
 //
 // They differ only in float rounding (fused multiply-adds, sqrt and division on the GPU), so after the first steps
 // the positions agree to a few ulps, and the difference grows at most 2× a step.

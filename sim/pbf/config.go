@@ -55,17 +55,19 @@ func XSPHPerStep(c float32, dt float64) float32 {
 // frame, as XSPHRefDt.
 const ScorrRefDt = 1.0 / 240
 
-// ScorrPerStep is the factor on k for a step of dt seconds, (dt/ScorrRefDt)². s_corr is Monaghan's artificial
-// pressure (§4 of the paper; Monaghan 2000): a pressure, that is a force, entered in eq. 14 beside λ_i + λ_j, which
-// are positions. A force f moves a particle f Δt²/m in a step, so s_corr's displacement must shrink with Δt²; given
-// as a fixed displacement per step, its acceleration grew as 1/Δt², and the substeps the CFL condition adds for
-// fast particles made it stronger still: with one solver iteration a resting pool ran away to 190 m/s at 32
-// substeps. At dt = ScorrRefDt it is 1, so the paper's setting (k = 0.1 at 4 substeps) is unchanged.
+// ScorrPerStep is the factor on k for a step of dt seconds: (dt/ScorrRefDt)², at most 1. s_corr is Monaghan's
+// artificial pressure (§4 of the paper; Monaghan 2000): a pressure, that is a force, entered in eq. 14 beside
+// λ_i + λ_j, which are positions. A force f moves a particle f Δt²/m in a step, so below the paper's step s_corr's
+// displacement shrinks with Δt²; given as a fixed displacement per step, its acceleration grew as 1/Δt², and the
+// substeps the CFL condition adds for fast particles made it stronger still: with one solver iteration a resting
+// pool ran away to 190 m/s at 32 substeps. Above the paper's step it stays the paper's displacement: the tensile
+// correction is a small push between close neighbours, and grown by (Δt/ScorrRefDt)² at 1/120 s (4×) it swelled a
+// pool to twice its depth. At dt = ScorrRefDt it is 1, so the paper's setting (k = 0.1 at 4 substeps) is unchanged.
 func ScorrPerStep(dt float64) float32 {
 	if !(dt > 0) {
 		return 0
 	}
-	r := dt / ScorrRefDt
+	r := min(dt/ScorrRefDt, 1)
 	return float32(r * r)
 }
 
