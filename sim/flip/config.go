@@ -1,6 +1,7 @@
 package flip
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -48,10 +49,35 @@ type Config struct {
 	Jitter        float32 // seeding jitter as a fraction of the particle spacing
 	Separation    float32 // particles in cells that are not full are kept this many spacings apart; 0 is off
 
+	// Sand is the granular material's parameters (Zhu & Bridson 2005, §3): every granular material of a run shares
+	// them; a scene's granular materials set them when it opens (SceneParams).
+	Sand Sand
+
 	// Resolution is flip.cell (Spacing: the grid's cell size h on reset, m; 0 is twice the scene's particle
 	// spacing), flip.particles (the cell size follows at 8 particles per cell) and flip.budget.
 	sim.Resolution
 }
+
+// Sand holds the granular material's parameters.
+type Sand struct {
+	FrictionAngle float32 // φ, degrees: the yield condition √3 σ̄ < sin φ p + c (eq. 1, 5) and the friction stress (eq. 2)
+	Cohesion      float32 // c, Pa (eq. 5)
+	WallFriction  float32 // μ of the Coulomb friction at solids (eq. 4)
+	FLIPRatio     float32 // the sand's PIC/FLIP blend (§4.2.4: PIC's numerical viscosity suits sand)
+}
+
+// DefaultSand is dry sand: 30°, a pascal of cohesion (§3.4: a little steadies a pile), μ = 0.5 and nearly pure PIC.
+func DefaultSand() Sand {
+	return Sand{FrictionAngle: 30, Cohesion: 1, WallFriction: 0.5, FLIPRatio: 0.05}
+}
+
+// The sand parameters' names, for a scene's granular materials to set (SceneParams).
+const (
+	ParamFrictionAngle = "flip.sand_friction_angle"
+	ParamCohesion      = "flip.sand_cohesion"
+	ParamWallFriction  = "flip.sand_wall_friction"
+	ParamSandFLIPRatio = "flip.sand_flip_ratio"
+)
 
 // DefaultConfig is the mode's default: UIC with density correction, the paper's blend and 8 particles per cell.
 func DefaultConfig() Config {
@@ -69,6 +95,7 @@ func DefaultConfig() Config {
 		Extrapolate:   4,
 		Jitter:        0.5,
 		Separation:    0.8,
+		Sand:          DefaultSand(),
 	}
 }
 
@@ -97,6 +124,14 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "The liquid's density: bodies (densities from the scene) float when lighter and sink when heavier; the liquid alone moves the same at any value"})
 	s.Vec3(&c.Gravity, param.Spec{Name: "flip.gravity", Label: "Gravity", Group: "FLIP|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
 		Desc: "External acceleration applied on the grid's faces before the pressure solve"})
+	s.Float(&c.Sand.FrictionAngle, param.Spec{Name: ParamFrictionAngle, Label: "Friction angle φ", Group: "FLIP|Sand", Unit: "°", Min: 0, Max: scene.MaxFrictionAngle, SoftMin: 0, SoftMax: 60,
+		Desc: "The sand's internal friction (Mohr–Coulomb, eq. 1): a cell stays rigid while its shear stress is under sin φ × pressure + cohesion, and flowing sand is resisted by sin φ × pressure (eq. 2). A pile's flanks stand steeper with larger φ; 0 flows like the liquid"})
+	s.Float(&c.Sand.Cohesion, param.Spec{Name: ParamCohesion, Label: "Cohesion c", Group: "FLIP|Sand", Unit: "Pa", Min: 0, Max: scene.MaxCohesion, SoftMin: 0, SoftMax: 2000, Log: true,
+		Desc: "Stress the sand holds with no pressure (eq. 5): a few Pa steady a dry pile; hundreds let damp sand stand in vertical faces, and the least that holds a cut grows with its height"})
+	s.Float(&c.Sand.WallFriction, param.Spec{Name: ParamWallFriction, Label: "Wall friction μ", Group: "FLIP|Sand", Min: 0, Max: scene.MaxWallFriction, SoftMin: 0, SoftMax: 1.5,
+		Desc: "Coulomb friction where sand meets the walls, obstacles, the paddle and bodies (eq. 4): the tangential velocity loses μ times the normal velocity the wall stopped, down to rest. 0 slides freely"})
+	s.Float(&c.Sand.FLIPRatio, param.Spec{Name: ParamSandFLIPRatio, Label: "Sand FLIP ratio", Group: "FLIP|Sand", Min: 0, Max: 1, SoftMin: 0, SoftMax: 1,
+		Desc: "The PIC/FLIP blend of the sand's particles (the liquid's is flip.flip_ratio): PIC's numerical viscosity suits sand (§4.2.4), and FLIP's noise keeps a pile creeping"})
 	s.Float(&c.Jitter, param.Spec{Name: "flip.jitter", Label: "Seeding jitter", Group: "FLIP|Resolution", Unit: "× spacing", Min: 0, Max: 0.9, SoftMin: 0, SoftMax: 0.9, OnReset: true,
 		Desc: "Particles are seeded 2×2×2 per cell, each moved at random by up to this fraction of their spacing, so the lattice does not imprint on the flow"})
 	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: Name, Group: "FLIP|Resolution",
@@ -107,6 +142,24 @@ func (c *Config) Register(s *param.Set) {
 		BudgetDesc:       "Most particles the solver holds, fixed at reset: emitters and the pouring tool stop there; 0 is twice the scene's, at least 65536",
 		BudgetSoftMax:    1 << 22,
 	})
+}
+
+// SceneParams is what a scene's granular materials say of the sand parameters: the first granular material's
+// friction angle, cohesion and wall friction (scene validation makes a scene's granular materials agree), nil for
+// a scene without sand. The window and the command line apply them when the scene opens, under the scene's own
+// params.
+func SceneParams(sc *scene.Scene) scene.ParamValues {
+	k := sc.FirstGranular()
+	if k == 0 {
+		return nil
+	}
+	m := sc.MaterialOf(k)
+	num := func(v float64) json.RawMessage { return json.RawMessage(strconv.FormatFloat(v, 'g', -1, 64)) }
+	return scene.ParamValues{
+		ParamFrictionAngle: num(m.FrictionAngle),
+		ParamCohesion:      num(m.Cohesion),
+		ParamWallFriction:  num(m.WallFriction),
+	}
 }
 
 // ResolveCell picks the grid cell size for a scene: a particle count wins over a cell size, and either over the

@@ -70,7 +70,9 @@ type Solver struct {
 	material []uint8      // each particle's material number (scene.Particle.Material): only coloured, one fluid
 	sepOff   [][4]float32 // the separation's offsets (separate.go), scratch
 
-	palette [][3]float32 // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
+	palette [][3]float32  // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
+	phases  []scene.Phase // each material number's phase (the scene's); nil when the scene has no sand
+	grains  []bool        // each material number: granular (sand.go)
 
 	// scratch for the sort
 	cellIdx, start, tmpI, perm []int32
@@ -132,6 +134,27 @@ func (s *Solver) materialCount() int {
 		return 1 << 8
 	}
 	return s.sc.MaterialCount()
+}
+
+// Kinds implements sim.Kinds: flip simulates liquids and sand.
+func (s *Solver) Kinds() []scene.Kind { return []scene.Kind{scene.KindLiquid, scene.KindGranular} }
+
+// setMaterials fills the material tables of a scene: each material number's phase and whether it is sand.
+func (s *Solver) setMaterials(sc *scene.Scene) {
+	n := sc.MaterialCount()
+	s.grains = grow.Resize(s.grains, n)
+	s.phases = nil
+	for k := range n {
+		s.grains[k] = sc.PhaseOf(k) == scene.PhaseGranular
+		if s.grains[k] {
+			s.phases = make([]scene.Phase, n)
+		}
+	}
+	if s.phases != nil {
+		for k := range n {
+			s.phases[k] = sc.PhaseOf(k)
+		}
+	}
 }
 
 // Name implements sim.Solver.
@@ -239,6 +262,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if len(sc.Materials) > 0 {
 		s.palette = sim.ScenePalette(sc)
 	}
+	s.setMaterials(sc)
 	s.bodies = bodies
 	s.save()
 	return nil
@@ -535,6 +559,14 @@ func (s *Solver) Frame(dst *sim.Frame) {
 		dst.Palette = append(dst.Palette[:0], s.palette...)
 	} else {
 		dst.Material, dst.Palette = nil, nil
+	}
+	dst.Phase = dst.Phase[:0]
+	if s.phases != nil { // sand is drawn, meshed and exported as grains
+		for _, m := range s.material {
+			dst.Phase = append(dst.Phase, s.phases[m])
+		}
+	} else {
+		dst.Phase = nil
 	}
 	dst.Bodies = s.bodyStates(dst.Bodies)
 	dst.Radius = float32(s.spacing / 2)

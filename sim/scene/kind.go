@@ -12,12 +12,15 @@ import (
 // which kinds it simulates.
 type Kind string
 
-// The kinds of material. Sand (granular, Zhu & Bridson 2005), elastic, plastic and rigid solids (Solenthaler ch. 5)
-// and the elastoplastic material (Gerszewski ch. 4) come as kinds of their own with the modes that simulate them.
+// The kinds of material. Elastic, plastic and rigid solids (Solenthaler ch. 5) and the elastoplastic material
+// (Gerszewski ch. 4) come as kinds of their own with the modes that simulate them.
 const (
 	// KindLiquid is a fluid: density, viscosity and colour. "" means it too, so that scenes written before kinds
 	// existed read as they did.
 	KindLiquid Kind = "liquid"
+	// KindGranular is sand (Zhu & Bridson 2005, §3): density, colour, the friction angle φ, the cohesion c and the
+	// friction μ against walls, obstacles and bodies (Material's granular fields). Mode flip simulates it.
+	KindGranular Kind = "granular"
 )
 
 // Phase is how particles of a material are drawn, meshed and exported: a liquid's make the water surface; grains and
@@ -49,6 +52,8 @@ func (k Kind) Phase() (Phase, bool) {
 	switch k {
 	case "", KindLiquid:
 		return PhaseLiquid, true
+	case KindGranular:
+		return PhaseGranular, true
 	}
 	return 0, false
 }
@@ -62,7 +67,7 @@ func (k Kind) Canonical() Kind {
 }
 
 // Kinds lists the kinds this slosh knows, in the order of their documentation.
-func Kinds() []Kind { return []Kind{KindLiquid} }
+func Kinds() []Kind { return []Kind{KindLiquid, KindGranular} }
 
 func kindNames() string {
 	var names []string

@@ -24,7 +24,27 @@ type Material struct {
 	Viscosity float64 `json:"viscosity,omitempty"`
 	// Color is the fluid's colour, linear RGB in [0, 1]: what thick fluid looks like (it absorbs the rest).
 	Color [3]float64 `json:"color"`
+
+	// The granular kind's parameters (Zhu & Bridson 2005, §3; KindGranular). A scene's granular materials share
+	// them, because the panel tunes them together: they set the mode's sand parameters when the scene opens.
+
+	// FrictionAngle is φ, degrees, in (0, 89]: the Mohr–Coulomb yield condition √3 σ̄ < sin φ σ_m + c (eq. 1, 5);
+	// a pile's flanks stand at about this angle. Dry sand is about 30–35. Required for granular materials.
+	FrictionAngle float64 `json:"friction_angle,omitempty"`
+	// Cohesion is c, Pa, ≥ 0: the stress the material holds without pressure (eq. 5). Dry sand a few Pa (a little
+	// steadies a pile, §3.4), damp sand that stands in vertical faces hundreds.
+	Cohesion float64 `json:"cohesion,omitempty"`
+	// WallFriction is μ, ≥ 0: Coulomb friction where the material meets walls, obstacles, the paddle and bodies
+	// (eq. 4). 0 lets it slide freely along them (the paper's Figure 1), 0.6 holds it (Figure 2).
+	WallFriction float64 `json:"wall_friction,omitempty"`
 }
+
+// Granular ranges: a friction angle of 90° would make sin φ 1 and the material rigid under any pressure.
+const (
+	MaxFrictionAngle = 89
+	MaxCohesion      = 1e6 // Pa: stiff clay holds about 1e5
+	MaxWallFriction  = 10
+)
 
 // Ranges of a material's numbers (limits.go has the counts).
 const (
@@ -97,12 +117,52 @@ func (m *Material) validate(path string) error {
 	case !(m.Viscosity >= 0) || m.Viscosity > MaxViscosity:
 		return errAt(path+".viscosity", "%g Pa·s is outside [0, %d]; water is 0.001, honey about 10", m.Viscosity, MaxViscosity)
 	}
+	if err := m.validateGranular(path); err != nil {
+		return err
+	}
 	for c := 0; c < 3; c++ {
 		if !(m.Color[c] >= 0 && m.Color[c] <= 1) {
 			return errAt(fmt.Sprintf("%s.color[%d]", path, c), "%g is outside [0, 1]: colours are linear RGB", m.Color[c])
 		}
 	}
 	return nil
+}
+
+// validateGranular checks the granular fields: a granular material's within their ranges (the friction angle given),
+// and none on a liquid, where they would be ignored.
+func (m *Material) validateGranular(path string) error {
+	if m.Kind.Canonical() != KindGranular {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"friction_angle", m.FrictionAngle}, {"cohesion", m.Cohesion}, {"wall_friction", m.WallFriction}} {
+			if f.v != 0 {
+				return errAt(path+"."+f.name, "is a granular material's; %s is %s (give it \"kind\": \"granular\" to make it sand)", jsonmsg.Quote(m.Name), jsonmsg.Quote(string(m.Kind.Canonical())))
+			}
+		}
+		return nil
+	}
+	switch {
+	case m.Viscosity != 0:
+		return errAt(path+".viscosity", "a granular material has no viscosity: its friction angle and cohesion say how it resists flowing")
+	case !(m.FrictionAngle > 0) || m.FrictionAngle > MaxFrictionAngle:
+		return errAt(path+".friction_angle", "%g° is missing or outside (0, %d]: dry sand is about 30–35 (frictionless grains: the flip.sand_friction_angle parameter takes 0)", m.FrictionAngle, MaxFrictionAngle)
+	case !(m.Cohesion >= 0) || m.Cohesion > MaxCohesion:
+		return errAt(path+".cohesion", "%g Pa is outside [0, %g]: dry sand a few Pa, damp sand hundreds", m.Cohesion, float64(MaxCohesion))
+	case !(m.WallFriction >= 0) || m.WallFriction > MaxWallFriction:
+		return errAt(path+".wall_friction", "%g is outside [0, %d]: sand on wood is about 0.5", m.WallFriction, MaxWallFriction)
+	}
+	return nil
+}
+
+// FirstGranular is the number (MaterialNumber's) of the scene's first granular material, or 0 when it has none.
+func (s *Scene) FirstGranular() int {
+	for k := range s.Materials {
+		if s.Materials[k].Kind.Canonical() == KindGranular {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // validateMaterials checks the materials (unique names) and that every fluid block's material is one of them.
@@ -117,6 +177,13 @@ func (s *Scene) validateMaterials() error {
 			return errAt(path+".name", "%s is also the name of materials[%d]; names must differ", jsonmsg.Quote(s.Materials[k].Name), j)
 		}
 		seen[s.Materials[k].Name] = k
+		if first := s.FirstGranular(); first > 0 && first-1 < k && s.Materials[k].Kind.Canonical() == KindGranular {
+			f, m := &s.Materials[first-1], &s.Materials[k]
+			if f.FrictionAngle != m.FrictionAngle || f.Cohesion != m.Cohesion || f.WallFriction != m.WallFriction {
+				return errAt(path, "granular materials of one scene share friction_angle, cohesion and wall_friction (the panel tunes them together); %s differs from %s (materials[%d])",
+					jsonmsg.Quote(m.Name), jsonmsg.Quote(f.Name), first-1)
+			}
+		}
 	}
 	for i := range s.Fluid {
 		if _, err := s.MaterialNumber(s.Fluid[i].Material); err != nil {
