@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// faceStencil agrees with interp for every component.
+// faceStencil agrees with interpClamped for every component.
 func TestFaceStencilAgrees(t *testing.T) {
 	g := newMACGrid([3]float64{0, 0, 0}, [3]int{5, 4, 3}, 0.1)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -23,7 +23,7 @@ func TestFaceStencilAgrees(t *testing.T) {
 		st := g.faceStencilAt(gx)
 		got := st.vec(&u)
 		for a := 0; a < 3; a++ {
-			if want := g.interp(a, u[a], gx); math.Abs(got[a]-want) > 1e-12 {
+			if want := g.interpClamped(a, u[a], gx); math.Abs(got[a]-want) > 1e-12 {
 				t.Fatalf("component %d at %v: %g, want %g", a, gx, got[a], want)
 			}
 		}
@@ -52,11 +52,20 @@ func stencilAt(kind int, gx [3]float64) stencil {
 	return s
 }
 
-// interp is the trilinear interpolation of field f of kind at grid coordinates gx; samples outside the grid count
-// as zero.
-func (g *macGrid) interp(kind int, f []float64, gx [3]float64) float64 {
+// interpClamped is interp with the field extended by its end samples: where one sample of an axis lies outside the
+// grid and the other inside, the inside one takes both weights.
+func (g *macGrid) interpClamped(kind int, f []float64, gx [3]float64) float64 {
 	s := stencilAt(kind, gx)
 	d := g.dims(kind)
+	for a := 0; a < 3; a++ {
+		lo, hi := s.i[a], s.i[a]+1
+		switch {
+		case (lo < 0 || lo >= d[a]) && hi == 0:
+			s.w[a] = [2]float64{0, 1}
+		case (hi < 0 || hi >= d[a]) && lo == d[a]-1:
+			s.w[a] = [2]float64{1, 0}
+		}
+	}
 	var sum float64
 	for dz := 0; dz < 2; dz++ {
 		z := s.i[2] + dz
