@@ -81,8 +81,13 @@ func (s *Solver) transfer() {
 		})
 	}
 	alpha := float64(s.Cfg.FLIPRatio)
+	sandAlpha := float64(s.Cfg.Sand.FLIPRatio)
 	s.pool.For(len(s.x), 2048, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
+			alpha := alpha
+			if s.sand.on && s.grains[s.material[p]] { // the sand's own blend (PIC-heavy)
+				alpha = sandAlpha
+			}
 			st := s.g.faceStencilAt(s.g.gridCoords(s.x[p]))
 			pic := st.vec(&s.u)
 			d := st.vec(&s.du)

@@ -42,6 +42,9 @@ const (
 	FigOverfull       = "over ρ_max"          // %, the fullest cell over its ρ_max after the correction
 	FigLiquidCells    = "cells in solve"      // cells in the pressure system
 	FigUnconverged    = "solve stopped early" // the solve hit flip.max_iterations (only when it did)
+	FigSandCells      = "sand cells"          // cells at least half sand (scenes with sand)
+	FigRigidCells     = "rigid sand cells"    // sand cells that held (§3.2)
+	FigRigidGroups    = "rigid groups"        // connected groups of them, each moved rigidly
 )
 
 const advice = "lower flip.cfl or raise flip.substeps, or raise flip.max_iterations"
@@ -73,6 +76,7 @@ type Solver struct {
 	palette [][3]float32  // the scene's materials' colours for Frame (sim.ScenePalette); nil when it names none
 	phases  []scene.Phase // each material number's phase (the scene's); nil when the scene has no sand
 	grains  []bool        // each material number: granular (sand.go)
+	sand    sandFields
 
 	// scratch for the sort
 	cellIdx, start, tmpI, perm []int32
@@ -263,6 +267,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 		s.palette = sim.ScenePalette(sc)
 	}
 	s.setMaterials(sc)
+	s.sizeSand(sc)
 	s.bodies = bodies
 	s.save()
 	return nil
@@ -390,10 +395,12 @@ func (s *Solver) Step(dt float64) error {
 		s.timer.Mark("correction")
 	}
 	s.gravity(dt)
+	s.keepPreSolve()
 	if err := s.project(dt); err != nil {
 		return s.fail(err)
 	}
 	s.timer.Mark("solve")
+	s.sandStep(dt)
 	s.extrapolate()
 	s.timer.Mark("extrapolate")
 	s.transfer()
@@ -498,6 +505,13 @@ func (s *Solver) appendFigures(dst []sim.Figure) []sim.Figure {
 		)
 	}
 	dst = append(dst, sim.Figure{Name: FigLiquidCells, Value: float64(l.cells)})
+	if sd := &s.sand; sd.on {
+		dst = append(dst,
+			sim.Figure{Name: FigSandCells, Value: float64(sd.last.cells)},
+			sim.Figure{Name: FigRigidCells, Value: float64(sd.last.rigid), Plot: true},
+			sim.Figure{Name: FigRigidGroups, Value: float64(sd.last.groups)},
+		)
+	}
 	if l.cells > 0 && !l.pressure.Converged || s.Cfg.Correction && s.Cfg.Pressure == PressureUIC && l.cells > 0 && !l.correction.Converged {
 		dst = append(dst, sim.Figure{Name: FigUnconverged, Value: 1, Warn: true})
 	}

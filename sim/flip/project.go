@@ -74,6 +74,9 @@ func (s *Solver) faceWeights() {
 					default: // the liquid's where the face is nearly full, the rasterised below surfaceFill
 						rl = max(rf*min(1, rho[i]/(vf*rf*surfaceFill)), floor)
 					}
+					if s.sand.on { // the face's true density: sand is heavier than its volume says
+						rl *= s.sand.ratio[a][i]
+					}
 					w[i] = vf / rl
 				} else {
 					w[i] = 0

@@ -45,6 +45,12 @@ func (s *Solver) rasterise() {
 		clear(s.faceMass[a])
 		clear(s.u[a])
 	}
+	if s.sand.on {
+		clear(s.sand.cell)
+		for a := 0; a < 3; a++ {
+			clear(s.sand.faceTrue[a])
+		}
+	}
 	layer := s.g.n[0] * s.g.n[1]
 	slabs := (s.g.n[2] + 1) / 2
 	for colour := 0; colour < 2; colour++ {
@@ -67,6 +73,18 @@ func (s *Solver) splat(p int) {
 	m := s.mass
 	v := s.v[p]
 	addTo(s.g.dims(cellKind), gx, cellKind, m, s.cellMass, 0, nil)
+	if s.sand.on { // the volume-equivalent mass to the cells and faces, the true mass and momentum to the faces
+		mt := m
+		if s.grains[s.material[p]] {
+			mt = s.sand.mass
+			addTo(s.g.dims(cellKind), gx, cellKind, m, s.sand.cell, 0, nil)
+		}
+		for a := 0; a < 3; a++ {
+			addTo(s.g.dims(a), gx, a, m, s.faceMass[a], 0, nil)
+			addTo(s.g.dims(a), gx, a, mt, s.sand.faceTrue[a], mt*float64(v[a]), s.u[a])
+		}
+		return
+	}
 	for a := 0; a < 3; a++ {
 		addTo(s.g.dims(a), gx, a, m, s.faceMass[a], m*float64(v[a]), s.u[a])
 	}
@@ -116,6 +134,23 @@ func (s *Solver) normalise() {
 			s.rhoC[i] = s.cellMass[i] / vol
 		}
 	})
+	if s.sand.on {
+		for a := 0; a < 3; a++ {
+			mass, u, old, rho, tm, ratio := s.faceMass[a], s.u[a], s.uOld[a], s.rhoF[a], s.sand.faceTrue[a], s.sand.ratio[a]
+			s.pool.For(len(u), 8192, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					ratio[i] = 1
+					if tm[i] > 0 {
+						u[i] /= tm[i]
+						ratio[i] = tm[i] / mass[i]
+					}
+					old[i] = u[i]
+					rho[i] = mass[i] / vol
+				}
+			})
+		}
+		return
+	}
 	for a := 0; a < 3; a++ {
 		mass, u, old, rho := s.faceMass[a], s.u[a], s.uOld[a], s.rhoF[a]
 		s.pool.For(len(u), 8192, func(lo, hi int) {

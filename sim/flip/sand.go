@@ -1,0 +1,745 @@
+package flip
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/slosh/slosh/internal/grow"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Sand (Zhu & Bridson 2005, papers/002 §3), retrofitted into the step after the pressure solve as the paper does.
+// The faces beside the sand that got no mass first take their neighbours' velocity (§4.2.3 extends the field
+// before and after the solve; without it a sand cell at the edge of a block saw a face at rest beside one at 2 m/s,
+// a strain rate of 100/s). Then:
+//
+//  1. Coulomb friction at the solids (§3.3, eq. 4): on faces of sand cells beside a blurred solid (walls,
+//     obstacles, the paddle, bodies), the tangential velocity relative to the solid loses μ times the normal
+//     velocity the pressure solve removed there, clamped to rest.
+//  2. The strain rate D = (∇u + ∇uᵀ)/2 of every sand cell by central differences of the face velocities (one-sided
+//     beside cells out of the solve).
+//  3. The rigid test (§3.2): the stress that would stop all sliding, σ_rigid = −ρ D Δx²/Δt (eq. 3), is held if it
+//     meets the yield condition with cohesion, √3 σ̄ < sin φ p + c (eq. 1, 5). Δt there is the step, but at least a
+//     frame (1/60 s): the paper steps once a frame, and with the CFL rule's substeps (1/240 s) the stress to stop a
+//     cell within one substep is four times larger, so almost nothing held and a φ = 40° disc ran flat.
+//     p is the solved pressure or the overburden, the larger (overburden): the unilateral solve leaves every cell
+//     that is not full at zero pressure, which is most of a thin pile, and sand without pressure has no friction.
+//  4. Connected groups of rigid cells (six-connected flood fill), and each group's face velocities projected to a
+//     rigid motion V + ω × r: the mass-weighted least-squares fit, whose normal equations are exactly the group's
+//     linear and angular momentum kept (a 6×6 system solved by its eigenvectors, so a degenerate group — a row of
+//     cells — keeps the momentum its faces can carry).
+//  5. Elsewhere in the sand the frictional stress of eq. 2, |σ_f| = sin φ p / √(⅓|D|²_F) along D, and
+//     u ← u + Δt/ρ ∇·σ_f by central differences, on faces outside the rigid groups. The paper's stresses are
+//     positive in compression (its σ_m is the pressure): in Cauchy's sign, which ∇·σ needs, σ_f = +sin φ p D/…,
+//     dissipative as a viscosity; with the printed sign the friction fed the flow (a column's kinetic energy grew).
+//     Eq. 2 as printed is √(9/2) times the yield surface's stress, and an explicit update with it could stop a
+//     cell's sliding and reverse it within the step, so σ_f is held to |σ_rigid|_F, the stress that stops it.
+//
+// Sand particles carry their material's density (a liquid's carry flip.density): the faces' momentum is
+// rasterised by true mass and their pressure weights divide by their true density, so heavy sand sinks in water
+// and a body floats on sand lighter than itself; the unilateral constraint stays on the particles' volume. Cells
+// at least half sand by volume are sand cells; in cells of sand and water both, the sand's friction uses the
+// mixture's pressure.
+
+// sandFields are the sand's fields, sized when the scene has a granular material.
+type sandFields struct {
+	on       bool
+	mass     float64 // a sand particle's mass, ρ_s (h/2)³
+	rho      float64 // ρ_s, the first granular material's density
+	cell     []float64
+	faceTrue [3][]float64 // the faces' true mass
+	ratio    [3][]float64 // true mass over volume-equivalent mass per face (1 for liquid)
+	pre      [3][]float64 // the face velocities before the pressure solve (for eq. 4)
+	tmp      [3][]float64
+	isSand   []bool
+	group    []int32   // each cell's rigid group, −1 when not rigid
+	pres     []float64 // the pressure the sand's friction uses: the solved one or the overburden, the larger
+	d        [][6]float64
+	sig      [][6]float64
+	stack    []int32
+	groups   []rigidGroup
+	inGroup  [3][]int32 // each face's group, −1 when none
+	last     sandStats
+}
+
+// sandStats are a step's sand figures.
+type sandStats struct {
+	cells, rigid, groups, wall int
+}
+
+// rigidGroup accumulates a group's rigid-motion fit.
+type rigidGroup struct {
+	mass   float64
+	centre [3]float64
+	m      [6][6]float64
+	b      [6]float64
+	q      [6]float64 // V then ω
+}
+
+// The order of a symmetric tensor's six components in [6]float64.
+const (
+	sxx, syy, szz, sxy, sxz, syz = 0, 1, 2, 3, 4, 5
+)
+
+// offDiag is the component index of the off-diagonal (a, b), a ≠ b.
+func offDiag(a, b int) int {
+	if a > b {
+		a, b = b, a
+	}
+	switch {
+	case a == 0 && b == 1:
+		return sxy
+	case a == 0 && b == 2:
+		return sxz
+	}
+	return syz
+}
+
+// sizeSand sizes the sand's fields for the grid, or drops them when the scene has no sand.
+func (s *Solver) sizeSand(sc *scene.Scene) {
+	sd := &s.sand
+	k := sc.FirstGranular()
+	sd.on = k > 0
+	if !sd.on {
+		*sd = sandFields{}
+		return
+	}
+	sd.rho = sc.MaterialOf(k).Density
+	sd.mass = sd.rho * s.spacing * s.spacing * s.spacing
+	nc := s.g.cells()
+	sd.cell = grow.Resize(sd.cell, nc)
+	sd.isSand = grow.Resize(sd.isSand, nc)
+	sd.group = grow.Resize(sd.group, nc)
+	sd.d = grow.Resize(sd.d, nc)
+	sd.pres = grow.Resize(sd.pres, nc)
+	sd.sig = grow.Resize(sd.sig, nc)
+	for a := 0; a < 3; a++ {
+		d := s.g.dims(a)
+		m := d[0] * d[1] * d[2]
+		sd.faceTrue[a], sd.ratio[a], sd.pre[a], sd.tmp[a] = grow.Resize(sd.faceTrue[a], m), grow.Resize(sd.ratio[a], m), grow.Resize(sd.pre[a], m), grow.Resize(sd.tmp[a], m)
+		sd.inGroup[a] = grow.Resize(sd.inGroup[a], m)
+	}
+	sd.last = sandStats{}
+}
+
+// particleMass is particle p's true mass: its sand's, or the liquid's.
+func (s *Solver) particleMass(p int) float64 {
+	if s.sand.on && s.grains[s.material[p]] {
+		return s.sand.mass
+	}
+	return s.mass
+}
+
+// keepPreSolve keeps the face velocities before the pressure solve, for the friction at the solids.
+func (s *Solver) keepPreSolve() {
+	if !s.sand.on {
+		return
+	}
+	for a := 0; a < 3; a++ {
+		copy(s.sand.pre[a], s.u[a])
+	}
+}
+
+// sandStep is the sand's part of a step, after the pressure solve.
+func (s *Solver) sandStep(dt float64) {
+	sd := &s.sand
+	if !sd.on {
+		return
+	}
+	s.classifySand()
+	s.overburden()
+	s.extrapolate() // the faces beside the sand that got no mass take their neighbours' velocity, as §4.2.3 extends it
+	s.wallFriction(dt)
+	s.timer.Mark("sand: wall friction")
+	s.strainRates()
+	s.timer.Mark("sand: strain rate")
+	s.rigidTest(dt)
+	s.timer.Mark("sand: rigid test")
+	s.findGroups()
+	s.timer.Mark("sand: groups")
+	s.projectGroups()
+	s.timer.Mark("sand: projection")
+	s.frictionStress(dt)
+	s.timer.Mark("sand: friction")
+}
+
+// classifySand marks the sand cells: in the solve and at least half sand by volume.
+func (s *Solver) classifySand() {
+	sd := &s.sand
+	n := 0
+	for c := range sd.isSand {
+		sd.isSand[c] = s.sys[c] && sd.cell[c] >= 0.5*s.cellMass[c]
+		if sd.isSand[c] {
+			n++
+		}
+	}
+	sd.last = sandStats{cells: n}
+}
+
+// faceVec is the velocity field u at face fi of axis a, between cells c0 = c1 − step(a) and c1 at ijk: its own
+// component and the mean of the four faces of each other axis around it.
+func (s *Solver) faceVec(u *[3][]float64, a, fi int, ijk [3]int) [3]float64 {
+	var v [3]float64
+	v[a] = u[a][fi]
+	below := ijk
+	below[a]--
+	for b := 0; b < 3; b++ {
+		if b == a {
+			continue
+		}
+		l0, h0 := s.g.faces(b, below)
+		l1, h1 := s.g.faces(b, ijk)
+		v[b] = 0.25 * (u[b][l0] + u[b][h0] + u[b][l1] + u[b][h1])
+	}
+	return v
+}
+
+// solidAt is the solid fraction of cell ijk, 1 outside the grid (the domain's walls).
+func (s *Solver) solidAt(ijk [3]int) float64 {
+	for a := 0; a < 3; a++ {
+		if ijk[a] < 0 || ijk[a] >= s.g.n[a] {
+			return 1
+		}
+	}
+	return s.sol.cell[ijk[0]+s.g.n[0]*(ijk[1]+s.g.n[1]*ijk[2])]
+}
+
+// solidVelocity is the moving solids' velocity at face fi of axis a (flux over fraction, per component, from the
+// faces around it as faceVec), zero where no moving solid covers a face.
+func (s *Solver) solidVelocity(a, fi int, ijk [3]int) [3]float64 {
+	at := func(b, f int) float64 {
+		if fr := s.sol.face[b][f]; fr > 1e-6 {
+			return s.sol.flux[b][f] / fr
+		}
+		return 0
+	}
+	var v [3]float64
+	v[a] = at(a, fi)
+	below := ijk
+	below[a]--
+	for b := 0; b < 3; b++ {
+		if b == a {
+			continue
+		}
+		l0, h0 := s.g.faces(b, below)
+		l1, h1 := s.g.faces(b, ijk)
+		v[b] = 0.25 * (at(b, l0) + at(b, h0) + at(b, l1) + at(b, h1))
+	}
+	return v
+}
+
+// wallFriction is eq. 4 on the faces of sand cells beside a solid: with n the solid's outward normal (from the
+// gradient of the blurred solid fraction) and u the velocity relative to the solid, the normal velocity the
+// boundary removed — the pressure solve's change Δu·n, or Δt p/(ρ h) of the sand's pressure against the solid,
+// the larger — times μ comes off the tangential velocity's magnitude, down to rest.
+func (s *Solver) wallFriction(dt float64) {
+	sd := &s.sand
+	mu := float64(s.Cfg.Sand.WallFriction)
+	push := dt / (sd.rho * s.g.h) // the normal velocity a wall's pressure p takes from a face of sand in a step, over p
+	var walls atomic.Int64
+	for a := 0; a < 3; a++ {
+		copy(sd.tmp[a], s.u[a])
+	}
+	if mu > 0 {
+		for a := 0; a < 3; a++ {
+			a := a
+			s.interiorFacesIJK(a, func(fi, c0, c1 int, ijk [3]int) {
+				if !sd.isSand[c0] && !sd.isSand[c1] || s.sol.face[a][fi] >= 1 {
+					return
+				}
+				if s.sol.cell[c0] <= 0 && s.sol.cell[c1] <= 0 {
+					return
+				}
+				// the solid fraction's gradient at the face: along a across it, along the others the mean of
+				// the two cells' central differences
+				below := ijk
+				below[a]--
+				var grad [3]float64
+				grad[a] = s.sol.cell[c1] - s.sol.cell[c0]
+				for b := 0; b < 3; b++ {
+					if b == a {
+						continue
+					}
+					p0, m0, p1, m1 := below, below, ijk, ijk
+					p0[b]++
+					m0[b]--
+					p1[b]++
+					m1[b]--
+					grad[b] = 0.25 * (s.solidAt(p0) - s.solidAt(m0) + s.solidAt(p1) - s.solidAt(m1))
+				}
+				gl := math.Sqrt(grad[0]*grad[0] + grad[1]*grad[1] + grad[2]*grad[2])
+				if gl < 1e-6 {
+					return
+				}
+				n := [3]float64{-grad[0] / gl, -grad[1] / gl, -grad[2] / gl}
+				post := s.faceVec(&s.u, a, fi, ijk)
+				pre := s.faceVec(&sd.pre, a, fi, ijk)
+				// the normal velocity the boundary removed: the solve's change at this face, or what the pressure
+				// of the sand against the solid takes in the step (the weight of a pile rests on its bottom faces,
+				// while the solve's change there is only the bottom cells' own weight)
+				dn := (post[0]-pre[0])*n[0] + (post[1]-pre[1])*n[1] + (post[2]-pre[2])*n[2]
+				dn = max(dn, push*max(sd.pres[c0], sd.pres[c1]))
+				if !(dn > 0) {
+					return
+				}
+				us := s.solidVelocity(a, fi, ijk)
+				rel := [3]float64{post[0] - us[0], post[1] - us[1], post[2] - us[2]}
+				rn := rel[0]*n[0] + rel[1]*n[1] + rel[2]*n[2]
+				ut := [3]float64{rel[0] - rn*n[0], rel[1] - rn*n[1], rel[2] - rn*n[2]}
+				tl := math.Sqrt(ut[0]*ut[0] + ut[1]*ut[1] + ut[2]*ut[2])
+				if tl < 1e-12 {
+					return
+				}
+				k := max(0, 1-mu*dn/tl)
+				sd.tmp[a][fi] = us[a] + rn*n[a] + k*ut[a]
+				walls.Add(1)
+			})
+		}
+	}
+	for a := 0; a < 3; a++ {
+		s.u[a], sd.tmp[a] = sd.tmp[a], s.u[a]
+	}
+	sd.last.wall = int(walls.Load())
+}
+
+// overburden sets the pressure the sand's yield test and friction use: the solved pressure, or the weight of
+// the material above the cell per unit area (along gravity's main axis, to the middle of the cell), whichever is
+// larger. The unilateral solve leaves every cell that is not full at zero pressure — at 2 cm cells, all but a few of
+// a settled pile 4 cm deep — and sand without pressure has no friction and ran off as water; the overburden is
+// the pressure the paper's incompressible solve finds in sand at rest. Neither pulls.
+func (s *Solver) overburden() {
+	sd := &s.sand
+	g := s.Cfg.Gravity
+	ax, gm := 0, 0.0
+	for a := 0; a < 3; a++ {
+		if math.Abs(float64(g[a])) > math.Abs(gm) {
+			ax, gm = a, float64(g[a])
+		}
+	}
+	for c := range sd.pres {
+		sd.pres[c] = max(s.p[c], 0)
+	}
+	if gm == 0 {
+		return
+	}
+	n := s.g.n
+	step := s.g.cellStep(ax)
+	b, c2 := (ax+1)%3, (ax+2)%3
+	heavy := sd.rho / float64(s.Cfg.Density) // true mass over volume-equivalent mass of sand
+	perArea := math.Abs(gm) / (s.g.h * s.g.h)
+	s.pool.For(n[c2], 1, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			for i := 0; i < n[b]; i++ {
+				var ijk [3]int
+				ijk[b], ijk[c2] = i, j
+				// from the end gravity points away from (the top), down along gravity
+				first, dir := n[ax]-1, -1
+				if gm > 0 {
+					first, dir = 0, 1
+				}
+				ijk[ax] = first
+				c := ijk[0] + n[0]*(ijk[1]+n[1]*ijk[2])
+				above := 0.0
+				for k := 0; k < n[ax]; k++ {
+					m := s.cellMass[c] + (heavy-1)*sd.cell[c] // the cell's true mass
+					sd.pres[c] = max(sd.pres[c], perArea*(above+0.5*m))
+					above += m
+					c += dir * step
+				}
+			}
+		}
+	})
+}
+
+// interiorFacesIJK is interiorFaces with the upper cell's indices.
+func (s *Solver) interiorFacesIJK(a int, fn func(fi, c0, c1 int, ijk [3]int)) {
+	n := s.g.n
+	d := s.g.dims(a)
+	cstep := s.g.cellStep(a)
+	s.pool.For(d[2], 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			for j := 0; j < d[1]; j++ {
+				for i := 0; i < d[0]; i++ {
+					ijk := [3]int{i, j, k}
+					if ijk[a] == 0 || ijk[a] == d[a]-1 {
+						continue
+					}
+					c1 := i + n[0]*(j+n[1]*k)
+					fn(i+d[0]*(j+d[1]*k), c1-cstep, c1, ijk)
+				}
+			}
+		}
+	})
+}
+
+// strainRates fills D for every sand cell: the diagonal from the cell's own faces, the off-diagonal from central
+// differences of the cell-centred velocities of its neighbours in the solve (one-sided where one is not, zero
+// where neither is).
+func (s *Solver) strainRates() {
+	sd := &s.sand
+	inv := s.g.inv
+	s.cells(func(c int, ijk [3]int) {
+		if !sd.isSand[c] {
+			sd.d[c] = [6]float64{}
+			return
+		}
+		var g [3][3]float64 // g[a][b] = ∂u_a/∂x_b
+		centre := func(a int, at [3]int) float64 {
+			f0, f1 := s.g.faces(a, at)
+			return 0.5 * (s.u[a][f0] + s.u[a][f1])
+		}
+		for a := 0; a < 3; a++ {
+			f0, f1 := s.g.faces(a, ijk)
+			g[a][a] = (s.u[a][f1] - s.u[a][f0]) * inv
+			here := centre(a, ijk)
+			for b := 0; b < 3; b++ {
+				if b == a {
+					continue
+				}
+				step := s.g.cellStep(b)
+				lo, hi := ijk, ijk
+				lo[b]--
+				hi[b]++
+				okLo := ijk[b] > 0 && s.sys[c-step]
+				okHi := ijk[b] < s.g.n[b]-1 && s.sys[c+step]
+				switch {
+				case okLo && okHi:
+					g[a][b] = (centre(a, hi) - centre(a, lo)) * 0.5 * inv
+				case okHi:
+					g[a][b] = (centre(a, hi) - here) * inv
+				case okLo:
+					g[a][b] = (here - centre(a, lo)) * inv
+				}
+			}
+		}
+		sd.d[c] = [6]float64{g[0][0], g[1][1], g[2][2], 0.5 * (g[0][1] + g[1][0]), 0.5 * (g[0][2] + g[2][0]), 0.5 * (g[1][2] + g[2][1])}
+	})
+}
+
+// frobenius2 is |T|²_F of a symmetric tensor.
+func frobenius2(t *[6]float64) float64 {
+	return t[0]*t[0] + t[1]*t[1] + t[2]*t[2] + 2*(t[3]*t[3]+t[4]*t[4]+t[5]*t[5])
+}
+
+// deviatoric2 is |T − tr(T)/3 I|²_F of a symmetric tensor.
+func deviatoric2(t *[6]float64) float64 {
+	m := (t[0] + t[1] + t[2]) / 3
+	a, b, c := t[0]-m, t[1]-m, t[2]-m
+	return a*a + b*b + c*c + 2*(t[3]*t[3]+t[4]*t[4]+t[5]*t[5])
+}
+
+// rigidTest marks the sand cells that hold: σ_rigid = −ρ D Δx²/Δt (eq. 3) within √3 σ̄ < sin φ p + c (eq. 1, 5),
+// σ̄ = |dev σ|_F/√2; those cells keep σ_rigid, the others the frictional stress of eq. 2 (held to |σ_rigid|_F).
+func (s *Solver) rigidTest(dt float64) {
+	sd := &s.sand
+	sinPhi := math.Sin(float64(s.Cfg.Sand.FrictionAngle) * math.Pi / 180)
+	coh := float64(s.Cfg.Sand.Cohesion)
+	k := sd.rho * s.g.h * s.g.h / max(dt, sim.FrameDt) // σ_rigid = −k D, stopping the sliding within a frame
+	var rigid int
+	for c := range sd.d {
+		sd.group[c] = -1
+		if !sd.isSand[c] {
+			sd.sig[c] = [6]float64{}
+			continue
+		}
+		d := &sd.d[c]
+		p := sd.pres[c]
+		sbar := k * math.Sqrt(deviatoric2(d)/2)
+		if math.Sqrt(3)*sbar < sinPhi*p+coh {
+			for i := range d {
+				sd.sig[c][i] = k * d[i] // Cauchy's sign: see the package comment above
+			}
+			sd.group[c] = -2 // rigid, not yet in a group
+			rigid++
+			continue
+		}
+		dn2 := frobenius2(d)
+		if !(dn2 > 0) {
+			sd.sig[c] = [6]float64{}
+			continue
+		}
+		scale := sinPhi * p / math.Sqrt(dn2/3)
+		scale = min(scale, k) // |σ_f|_F held to |σ_rigid|_F = k |D|_F
+		for i := range d {
+			sd.sig[c][i] = scale * d[i]
+		}
+	}
+	sd.last.rigid = rigid
+}
+
+// findGroups labels the connected groups of rigid cells (six-connected), in cell order.
+func (s *Solver) findGroups() {
+	sd := &s.sand
+	sd.groups = sd.groups[:0]
+	n := s.g.n
+	for c0 := range sd.group {
+		if sd.group[c0] != -2 {
+			continue
+		}
+		id := int32(len(sd.groups))
+		sd.groups = append(sd.groups, rigidGroup{})
+		sd.group[c0] = id
+		stack := append(sd.stack[:0], int32(c0))
+		for len(stack) > 0 {
+			c := int(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+			i, j, k := c%n[0], (c/n[0])%n[1], c/(n[0]*n[1])
+			ijk := [3]int{i, j, k}
+			for a := 0; a < 3; a++ {
+				step := s.g.cellStep(a)
+				if ijk[a] > 0 && sd.group[c-step] == -2 {
+					sd.group[c-step] = id
+					stack = append(stack, int32(c-step))
+				}
+				if ijk[a] < n[a]-1 && sd.group[c+step] == -2 {
+					sd.group[c+step] = id
+					stack = append(stack, int32(c+step))
+				}
+			}
+		}
+		sd.stack = stack
+	}
+	sd.last.groups = len(sd.groups)
+}
+
+// groupFaces calls fn for every face of a rigid group (a face of one of its cells, not on the domain's walls and
+// not wholly solid), with its group, in a fixed order (axis, then index).
+func (s *Solver) groupFaces(fn func(a, fi, grp int, ijk [3]int)) {
+	sd := &s.sand
+	n := s.g.n
+	for a := 0; a < 3; a++ {
+		d := s.g.dims(a)
+		step := s.g.cellStep(a)
+		for k := 0; k < d[2]; k++ {
+			for j := 0; j < d[1]; j++ {
+				for i := 0; i < d[0]; i++ {
+					ijk := [3]int{i, j, k}
+					fi := i + d[0]*(j+d[1]*k)
+					sd.inGroup[a][fi] = -1
+					if ijk[a] == 0 || ijk[a] == d[a]-1 || s.sol.face[a][fi] >= 1 {
+						continue
+					}
+					c1 := i + n[0]*(j+n[1]*k)
+					grp := sd.group[c1]
+					if grp < 0 {
+						grp = sd.group[c1-step]
+					}
+					if grp < 0 {
+						continue
+					}
+					sd.inGroup[a][fi] = grp
+					fn(a, fi, int(grp), ijk)
+				}
+			}
+		}
+	}
+}
+
+// projectGroups replaces each rigid group's face velocities by the rigid motion V + ω × (x − x̄) that fits them
+// best weighted by the faces' mass: its normal equations say that the fit's linear momentum Σ m_f u_f e_a and its
+// angular momentum Σ m_f (x_f − x̄) × u_f e_a are the group's.
+func (s *Solver) projectGroups() {
+	sd := &s.sand
+	if len(sd.groups) == 0 {
+		for a := 0; a < 3; a++ {
+			for i := range sd.inGroup[a] {
+				sd.inGroup[a][i] = -1
+			}
+		}
+		return
+	}
+	mass := func(a, fi int) float64 { return sd.faceTrue[a][fi] }
+	for i := range sd.groups {
+		sd.groups[i] = rigidGroup{}
+	}
+	s.groupFaces(func(a, fi, grp int, ijk [3]int) {
+		g := &sd.groups[grp]
+		m := mass(a, fi)
+		x := s.g.samplePos(a, ijk[0], ijk[1], ijk[2])
+		g.mass += m
+		for b := 0; b < 3; b++ {
+			g.centre[b] += m * x[b]
+		}
+	})
+	for i := range sd.groups {
+		g := &sd.groups[i]
+		if g.mass > 0 {
+			for b := 0; b < 3; b++ {
+				g.centre[b] /= g.mass
+			}
+		}
+	}
+	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64) {
+		m := mass(a, fi)
+		u := s.u[a][fi]
+		for r := 0; r < 6; r++ {
+			if j[r] == 0 {
+				continue
+			}
+			g.b[r] += m * u * j[r]
+			for c := 0; c < 6; c++ {
+				g.m[r][c] += m * j[r] * j[c]
+			}
+		}
+	})
+	for i := range sd.groups {
+		g := &sd.groups[i]
+		g.q = solveSym6(&g.m, &g.b)
+	}
+	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64) {
+		var v float64
+		for r := 0; r < 6; r++ {
+			v += j[r] * g.q[r]
+		}
+		s.u[a][fi] = v
+	})
+}
+
+// eachGroupFace calls fn for every face of the groups (the faces inGroup marks) with its row of the rigid motion's
+// map, J = [e_a, (x − x̄) × e_a]: u_a = J · (V, ω).
+func (s *Solver) eachGroupFace(fn func(a, fi int, g *rigidGroup, j *[6]float64)) {
+	sd := &s.sand
+	for a := 0; a < 3; a++ {
+		d := s.g.dims(a)
+		for k := 0; k < d[2]; k++ {
+			for jj := 0; jj < d[1]; jj++ {
+				for i := 0; i < d[0]; i++ {
+					fi := i + d[0]*(jj+d[1]*k)
+					grp := sd.inGroup[a][fi]
+					if grp < 0 {
+						continue
+					}
+					g := &sd.groups[grp]
+					x := s.g.samplePos(a, i, jj, k)
+					r := [3]float64{x[0] - g.centre[0], x[1] - g.centre[1], x[2] - g.centre[2]}
+					var e [3]float64
+					e[a] = 1
+					cr := [3]float64{r[1]*e[2] - r[2]*e[1], r[2]*e[0] - r[0]*e[2], r[0]*e[1] - r[1]*e[0]}
+					var j [6]float64
+					j[a] = 1
+					j[3], j[4], j[5] = cr[0], cr[1], cr[2]
+					fn(a, fi, g, &j)
+				}
+			}
+		}
+	}
+}
+
+// frictionStress is u ← u + Δt/ρ ∇·σ on the faces of the sand outside the rigid groups, σ the cells' stresses
+// (rigidTest), zero outside the sand; the divergence by central differences: across the face for σ_aa, and of the
+// four cells' mean around it along the other axes for σ_ab.
+func (s *Solver) frictionStress(dt float64) {
+	sd := &s.sand
+	scale := dt / sd.rho * s.g.inv
+	for a := 0; a < 3; a++ {
+		a := a
+		s.interiorFacesIJK(a, func(fi, c0, c1 int, ijk [3]int) {
+			if !sd.isSand[c0] && !sd.isSand[c1] || sd.inGroup[a][fi] >= 0 || s.sol.face[a][fi] >= 1 {
+				return
+			}
+			diag := []int{sxx, syy, szz}[a]
+			div := sd.sig[c1][diag] - sd.sig[c0][diag]
+			below := ijk
+			below[a]--
+			for b := 0; b < 3; b++ {
+				if b == a {
+					continue
+				}
+				o := offDiag(a, b)
+				at := func(at [3]int) float64 {
+					for q := 0; q < 3; q++ {
+						if at[q] < 0 || at[q] >= s.g.n[q] {
+							return 0
+						}
+					}
+					return sd.sig[at[0]+s.g.n[0]*(at[1]+s.g.n[1]*at[2])][o]
+				}
+				p0, m0, p1, m1 := below, below, ijk, ijk
+				p0[b]++
+				m0[b]--
+				p1[b]++
+				m1[b]--
+				div += 0.25 * (at(p0) + at(p1) - at(m0) - at(m1))
+			}
+			s.u[a][fi] += scale * div
+		})
+	}
+}
+
+// solveSym6 solves M q = b for a symmetric positive semi-definite 6×6 M by its eigenvectors (cyclic Jacobi),
+// dropping directions whose eigenvalue is below 1e-12 of the largest: the least-squares solution of least norm, so
+// a degenerate fit still satisfies the normal equations.
+func solveSym6(m *[6][6]float64, b *[6]float64) [6]float64 {
+	a := *m
+	var v [6][6]float64
+	for i := range v {
+		v[i][i] = 1
+	}
+	for sweep := 0; sweep < 50; sweep++ {
+		off := 0.0
+		for p := 0; p < 6; p++ {
+			for q := p + 1; q < 6; q++ {
+				off += a[p][q] * a[p][q]
+			}
+		}
+		diag := 0.0
+		for p := 0; p < 6; p++ {
+			diag += a[p][p] * a[p][p]
+		}
+		if off <= 1e-30*diag || off == 0 {
+			break
+		}
+		for p := 0; p < 6; p++ {
+			for q := p + 1; q < 6; q++ {
+				if a[p][q] == 0 {
+					continue
+				}
+				theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
+				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				if theta < 0 {
+					t = -t
+				}
+				c := 1 / math.Sqrt(t*t+1)
+				sn := t * c
+				for k := 0; k < 6; k++ { // columns p, q of a
+					akp, akq := a[k][p], a[k][q]
+					a[k][p] = c*akp - sn*akq
+					a[k][q] = sn*akp + c*akq
+				}
+				for k := 0; k < 6; k++ { // rows p, q
+					apk, aqk := a[p][k], a[q][k]
+					a[p][k] = c*apk - sn*aqk
+					a[q][k] = sn*apk + c*aqk
+				}
+				for k := 0; k < 6; k++ {
+					vkp, vkq := v[k][p], v[k][q]
+					v[k][p] = c*vkp - sn*vkq
+					v[k][q] = sn*vkp + c*vkq
+				}
+			}
+		}
+	}
+	top := 0.0
+	for i := 0; i < 6; i++ {
+		top = max(top, math.Abs(a[i][i]))
+	}
+	var q [6]float64
+	if top == 0 {
+		return q
+	}
+	for i := 0; i < 6; i++ {
+		if a[i][i] <= 1e-12*top {
+			continue
+		}
+		var proj float64
+		for k := 0; k < 6; k++ {
+			proj += v[k][i] * b[k]
+		}
+		proj /= a[i][i]
+		for k := 0; k < 6; k++ {
+			q[k] += proj * v[k][i]
+		}
+	}
+	return q
+}
