@@ -36,8 +36,8 @@ type ExportOptions struct {
 const SidecarName = "slosh-export.json"
 
 // Export simulates o.Frames frames and writes each as a particle cache, o.Out/frame_000001.ply on (sim/export:
-// binary little-endian PLY with positions, velocities, density, id and body), with a JSON sidecar describing the
-// run. Every file is written under a temporary name and renamed, so a failure (a full disk, say) leaves the frames
+// binary little-endian PLY with positions, velocities, density, id, body, material and phase, its header naming
+// the materials), with a JSON sidecar describing the run and its materials. Every file is written under a temporary name and renamed, so a failure (a full disk, say) leaves the frames
 // written so far valid, and the sidecar lists them.
 func Export(o ExportOptions) error {
 	modes := Modes()
@@ -119,6 +119,8 @@ type cacheWriter struct {
 	note   string // temporary files of an earlier export that could not be removed; "" when none
 	meshes *meshExport
 	shapes []scene.Shape // the rigid bodies' shapes, for their meshes
+	// matComments name each material number in the header of a frame with a material column
+	matComments []string
 }
 
 // setMeshes makes the writer mesh every frame with m (nil: no meshes), the rigid bodies from their shapes.
@@ -156,10 +158,11 @@ func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cach
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	return &cacheWriter{dir: dir, scene: sc.Name, note: note, car: export.Sidecar{
+	mats := export.SceneMaterials(sc)
+	return &cacheWriter{dir: dir, scene: sc.Name, note: note, matComments: export.MaterialComments(mats), car: export.Sidecar{
 		Software: "slosh", Version: softwareVersion(), Mode: mode, Scene: sc.Source,
 		SceneJSON: json.RawMessage(sceneJSON), Params: params.Preset(mode).Params,
-		FrameDt: FrameDt, TimeStep: timeStepping(params),
+		FrameDt: FrameDt, TimeStep: timeStepping(params), Materials: mats,
 	}}, nil
 }
 
@@ -170,7 +173,11 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 	cols := export.FrameColumns(f)
 	path := export.FrameName(c.dir, n)
 	comment := fmt.Sprintf("slosh %s, scene %s, frame %d, t=%.6f s", c.car.Mode, c.scene, n, f.Time)
-	if err := writePLYFile(path, f.N, cols, comment); err != nil {
+	comments := []string{comment}
+	if slices.Contains(export.Names(cols), "material") {
+		comments = append(comments, c.matComments...)
+	}
+	if err := writePLYFile(path, f.N, cols, comments...); err != nil {
 		return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, n-1, c.dir)
 	}
 	if c.meshes != nil {
@@ -197,10 +204,10 @@ func (c *cacheWriter) finish() error {
 }
 
 // writePLYFile writes one frame atomically, so an interrupted export leaves only whole frames.
-func writePLYFile(path string, n int, cols []export.Column, comment string) error {
+func writePLYFile(path string, n int, cols []export.Column, comments ...string) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := export.WritePLY(bw, n, cols, comment); err != nil {
+		if err := export.WritePLY(bw, n, cols, comments...); err != nil {
 			return err
 		}
 		return bw.Flush()

@@ -1,9 +1,14 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/surface/upsample"
 )
@@ -60,5 +65,46 @@ func TestUpsampledGrainsKeepTheirIDs(t *testing.T) {
 		if up.Phase[k] != scene.PhaseGranular || up.Pos[k] != f.Pos[i] || up.ID[k] != f.ID[i] {
 			t.Fatalf("point %d: phase %v at %v id %d, want grain %d's: at %v id %d", k, up.Phase[k], up.Pos[k], up.ID[k], i, f.Pos[i], f.ID[i])
 		}
+	}
+}
+
+// sandScene is a scene of water (the default material) and sand (material 1).
+func sandScene() *scene.Scene {
+	return &scene.Scene{Name: "sand", Domain: scene.Box{Max: scene.Vec3{1, 1, 1}}, Materials: []scene.Material{
+		{Name: "sand", Kind: scene.KindGranular, Density: 1600, Color: [3]float64{0.76, 0.6, 0.38}, FrictionAngle: 33},
+	}}
+}
+
+// The particle export names its materials (issue 27): the sidecar lists each material number's name, kind and
+// phase, and each frame's header names them beside its material and phase columns.
+func TestExportNamesMaterials(t *testing.T) {
+	dir := t.TempDir()
+	cw, err := newCacheWriter(dir, "flip", sandScene(), param.NewSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.write(sandAndWater(3, 3, 1, 0.02)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.finish(); err != nil {
+		t.Fatal(err)
+	}
+	car := readSidecar(t, dir)
+	if len(car.Materials) != 2 || car.Materials[1].Name != "sand" || car.Materials[1].Kind != "granular" ||
+		car.Materials[1].Phase != int(scene.PhaseGranular) || car.Materials[0].Name != "water" || car.Materials[0].Phase != 0 {
+		t.Errorf("the sidecar's materials: %+v", car.Materials)
+	}
+	fh, err := os.Open(filepath.Join(dir, car.Files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	_, cols, comments, err := export.ReadPLY(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(comments, `material 1 "sand" granular, phase 1`) || !slices.Contains(comments, `material 0 "water" liquid, phase 0`) ||
+		!slices.Contains(export.Names(cols), "material") {
+		t.Errorf("the frame's header: comments %q, columns %v", comments, export.Names(cols))
 	}
 }
