@@ -26,8 +26,9 @@ type ExportOptions struct {
 	Options
 	Frames int    // simulated frames of 1/60 s, one PLY file each
 	Out    string // the folder for the frames and the sidecar
-	// Mesh, when set (export.MeshOBJ or export.MeshPLY), also writes each frame's fluid surface as a mesh and each
-	// rigid body's shape at its pose, beside the particles.
+	// Mesh, when set (export.MeshOBJ or export.MeshPLY), also writes each frame's fluid surface as a mesh (each
+	// granular material's surface apart from the liquid's: an OBJ object, or a PLY file, of its own) and each rigid
+	// body's shape at its pose, beside the particles.
 	Mesh   string
 	Stdout io.Writer
 }
@@ -123,12 +124,14 @@ type cacheWriter struct {
 	matComments []string
 }
 
-// setMeshes makes the writer mesh every frame with m (nil: no meshes), the rigid bodies from their shapes.
+// setMeshes makes the writer mesh every frame with m (nil: no meshes), the granular materials apart from the
+// liquid, the rigid bodies from their shapes.
 func (c *cacheWriter) setMeshes(m *meshExport, shapes []scene.Shape) {
 	c.meshes, c.shapes = m, shapes
 	if m != nil {
 		c.car.MeshFormat, c.car.MeshParams = m.format, m.params
 		c.car.BodyMeshes = make([][]string, len(shapes))
+		m.setGrains(c.car.Materials)
 	}
 }
 
@@ -181,12 +184,16 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 		return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, n-1, c.dir)
 	}
 	if c.meshes != nil {
-		surface, bodies, err := c.meshes.write(c.dir, n, f, c.shapes, comment)
+		files, err := c.meshes.write(c.dir, n, f, c.shapes, comment)
 		if err != nil {
 			return fmt.Errorf("export: frame %d: %w (frames 1–%d are in %s)", n, err, n-1, c.dir)
 		}
-		c.car.Meshes = append(c.car.Meshes, surface)
-		for b, name := range bodies {
+		c.car.Meshes = append(c.car.Meshes, files.surface)
+		for k, name := range files.grains {
+			m := &c.car.Materials[c.meshes.grains[k].number]
+			m.Meshes = append(m.Meshes, name)
+		}
+		for b, name := range files.bodies {
 			c.car.BodyMeshes[b] = append(c.car.BodyMeshes[b], name)
 		}
 	}

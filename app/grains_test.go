@@ -1,15 +1,23 @@
 package app
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/mesh"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/surface/field"
 	"github.com/slosh/slosh/sim/surface/upsample"
 )
 
@@ -106,5 +114,145 @@ func TestExportNamesMaterials(t *testing.T) {
 	if !slices.Contains(comments, `material 1 "sand" granular, phase 1`) || !slices.Contains(comments, `material 0 "water" liquid, phase 0`) ||
 		!slices.Contains(export.Names(cols), "material") {
 		t.Errorf("the frame's header: comments %q, columns %v", comments, export.Names(cols))
+	}
+}
+
+// objObjects splits OBJ text into its objects ("o" lines), each parsed on its own by sim/mesh's reader (the scene
+// loader's, which shares nothing with the writer), in file order.
+func objObjects(t *testing.T, data []byte) (names []string, meshes []*mesh.Mesh) {
+	t.Helper()
+	var texts []strings.Builder
+	base, count := 0, 0 // the current object's first vertex (from 0), the vertices so far
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 2 && fields[0] == "o":
+			names = append(names, fields[1])
+			texts = append(texts, strings.Builder{})
+			base = count
+		case len(fields) > 0 && fields[0] == "v" && len(texts) > 0:
+			count++
+			texts[len(texts)-1].WriteString(line + "\n")
+		case len(fields) > 0 && fields[0] == "f" && len(texts) > 0:
+			out := []string{"f"}
+			for _, v := range fields[1:] {
+				i, err := strconv.Atoi(strings.Split(v, "/")[0])
+				if err != nil {
+					t.Fatalf("face %q: %v", line, err)
+				}
+				out = append(out, strconv.Itoa(i-base))
+			}
+			texts[len(texts)-1].WriteString(strings.Join(out, " ") + "\n")
+		}
+	}
+	for i := range texts {
+		m, err := mesh.Parse([]byte(texts[i].String()), names[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		meshes = append(meshes, m)
+	}
+	return names, meshes
+}
+
+// plyBounds is the box of a binary PLY mesh's vertices (export.WriteMeshPLY's layout) and its face count.
+func plyBounds(t *testing.T, data []byte) (lo, hi [3]float64, faces int) {
+	t.Helper()
+	head, body, ok := bytes.Cut(data, []byte("end_header\n"))
+	if !ok {
+		t.Fatal("no PLY header")
+	}
+	var verts int
+	for _, line := range strings.Split(string(head), "\n") {
+		fmt.Sscanf(line, "element vertex %d", &verts)
+		fmt.Sscanf(line, "element face %d", &faces)
+	}
+	if len(body) != 24*verts+13*faces {
+		t.Fatalf("%d bytes for %d vertices and %d faces", len(body), verts, faces)
+	}
+	lo, hi = [3]float64{9, 9, 9}, [3]float64{-9, -9, -9}
+	for v := range verts {
+		for k := range 3 {
+			x := float64(math.Float32frombits(binary.LittleEndian.Uint32(body[24*v+4*k:])))
+			lo[k], hi[k] = min(lo[k], x), max(hi[k], x)
+		}
+	}
+	return lo, hi, faces
+}
+
+// `slosh export --mesh` meshes sand apart from the water (issue 27): a frame of a block of water beside a block of
+// sand gives, in OBJ, a surface file of two objects, "liquid" and "sand", each closed and around its own particles
+// only; in PLY, the sand's surface in a file of its own; and the sidecar says where each material's surface is.
+func TestExportMeshesSand(t *testing.T) {
+	const n, h = 6, 0.02
+	f := sandAndWater(n, n, 3, h)
+	// the blocks' particles' boxes in x (y and z are the same for both): water from h, sand from (n+3+1)·h
+	water, sand := [2]float64{h, n * h}, [2]float64{(n + 4) * h, (2*n + 3) * h}
+	for _, format := range export.MeshFormats {
+		dir := t.TempDir()
+		set := param.NewSet()
+		s := field.DefaultSettings()
+		s.Register(set)
+		cw, err := newCacheWriter(dir, "flip", sandScene(), param.NewSet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw.setMeshes(newMeshExport(format, s, set), nil)
+		if err := cw.write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := cw.finish(); err != nil {
+			t.Fatal(err)
+		}
+		car := readSidecar(t, dir)
+		if len(car.Meshes) != 1 || len(car.Materials) != 2 {
+			t.Fatalf("%s: sidecar meshes %v, materials %+v", format, car.Meshes, car.Materials)
+		}
+		surface, err := os.ReadFile(filepath.Join(dir, car.Meshes[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// near: the mesh's box in x is its particles' box widened by at most the mesher's reach (two spacings)
+		near := func(what string, lo, hi float64, want [2]float64) {
+			if lo > want[0] || hi < want[1] || lo < want[0]-2*h || hi > want[1]+2*h {
+				t.Errorf("%s: %s's mesh spans x %.3f–%.3f, its particles %.3f–%.3f", format, what, lo, hi, want[0], want[1])
+			}
+		}
+		if format == export.MeshPLY {
+			if m := car.Materials[1]; len(m.Meshes) != 1 || m.MeshObject != "" || car.Materials[0].Meshes != nil {
+				t.Fatalf("ply: the sidecar's materials %+v", car.Materials)
+			}
+			grains, err := os.ReadFile(filepath.Join(dir, car.Materials[1].Meshes[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi, faces := plyBounds(t, surface)
+			near("the liquid", lo[0], hi[0], water)
+			glo, ghi, gfaces := plyBounds(t, grains)
+			near("the sand", glo[0], ghi[0], sand)
+			if faces == 0 || gfaces == 0 {
+				t.Errorf("ply: %d faces of liquid, %d of sand", faces, gfaces)
+			}
+			continue
+		}
+		if car.Materials[0].MeshObject != "liquid" || car.Materials[1].MeshObject != "sand" {
+			t.Errorf("obj: the sidecar's materials %+v", car.Materials)
+		}
+		names, meshes := objObjects(t, surface)
+		if !slices.Equal(names, []string{"liquid", "sand"}) {
+			t.Fatalf("obj: objects %q, want liquid and sand", names)
+		}
+		for i, m := range meshes {
+			if err := m.Validate(); err != nil {
+				t.Errorf("obj: %s: %v", names[i], err)
+			}
+			lo, hi := m.Bounds()
+			near(names[i], lo[0], hi[0], [][2]float64{water, sand}[i])
+			// it encloses its own block's particles' volume, not the other's too
+			t.Logf("%s: %s x %.3f–%.3f, %.3g m³", format, names[i], lo[0], hi[0], m.Volume())
+			if v, want := m.Volume(), float64(f.N/2)*h*h*h; math.Abs(v-want) > 0.3*want {
+				t.Errorf("obj: %s encloses %.3g m³, its particles fill %.3g m³", names[i], v, want)
+			}
+		}
 	}
 }

@@ -175,8 +175,9 @@ func FrameName(dir string, frame int) string {
 }
 
 // IsFileName reports whether name is the base name of a file an export writes beside its sidecar: a frame
-// (FrameName: frame_NNNNNN.ply), a surface mesh (SurfaceName: surface_NNNNNN.obj or .ply) or a body's mesh
-// (BodyName: bodyB_NNNNNN.obj or .ply), numbered as those functions number them. An export clears the stale
+// (FrameName: frame_NNNNNN.ply), a surface mesh (SurfaceName: surface_NNNNNN.obj or .ply), a body's mesh
+// (BodyName: bodyB_NNNNNN.obj or .ply) or a material's surface (MaterialSurfaceName: materialK_NNNNNN.obj or
+// .ply), numbered as those functions number them. An export clears the stale
 // temporary files of these names only, and leaves a user's own files in its folder alone.
 func IsFileName(name string) bool {
 	if rest, ok := strings.CutPrefix(name, "frame_"); ok {
@@ -190,9 +191,11 @@ func IsFileName(name string) bool {
 	if n, ok := strings.CutPrefix(stem, "surface_"); ok {
 		return numbered(n, 6)
 	}
-	if rest, ok := strings.CutPrefix(stem, "body"); ok {
-		b, n, ok := strings.Cut(rest, "_")
-		return ok && numbered(b, 1) && numbered(n, 6)
+	for _, prefix := range []string{"body", "material"} {
+		if rest, ok := strings.CutPrefix(stem, prefix); ok {
+			b, n, ok := strings.Cut(rest, "_")
+			return ok && numbered(b, 1) && numbered(n, 6)
+		}
 	}
 	return false
 }

@@ -18,6 +18,13 @@ type Material struct {
 	// Phase is the phase column's value for its particles (scene.Phase): 0 liquid, 1 granular, 2 solid.
 	Phase int        `json:"phase"`
 	Color [3]float64 `json:"color"` // linear RGB in [0, 1], what the renderer draws it in
+
+	// With meshes (`slosh export --mesh`) of a scene with granular materials, whose surfaces are meshed apart from
+	// the liquid's: MeshObject is the OBJ object of each surface file (SurfaceName) that holds this material's
+	// surface (the liquids share one; each granular material has its own); with PLY meshes Meshes are a granular
+	// material's own files (MaterialSurfaceName), in frame order, while the liquids' are the sidecar's Meshes.
+	MeshObject string   `json:"mesh_object,omitempty"`
+	Meshes     []string `json:"meshes,omitempty"`
 }
 
 // SceneMaterials lists the material numbers sc's particles may carry, in order: 0 its default material, then

@@ -43,8 +43,9 @@ type Sidecar struct {
 	Materials []Material `json:"materials,omitempty"`
 
 	// With meshes (`slosh export --mesh`): the format (MeshOBJ or MeshPLY), the fluid's surface mesh of each frame
-	// (SurfaceName), each rigid body's mesh of each frame (BodyMeshes[b][k]: body b at frame k+1, BodyName), and
-	// the parameters the surface was meshed with (mesh.*), name → JSON value.
+	// (SurfaceName; granular materials' surfaces are objects of those files in OBJ, or files of their own in PLY:
+	// Material.MeshObject and Material.Meshes), each rigid body's mesh of each frame (BodyMeshes[b][k]: body b at
+	// frame k+1, BodyName), and the parameters the surfaces were meshed with (mesh.*), name → JSON value.
 	MeshFormat string                     `json:"mesh_format,omitempty"`
 	Meshes     []string                   `json:"meshes,omitempty"`
 	BodyMeshes [][]string                 `json:"body_meshes,omitempty"`
