@@ -26,8 +26,9 @@ type ExportOptions struct {
 	Options
 	Frames int    // simulated frames of 1/60 s, one PLY file each
 	Out    string // the folder for the frames and the sidecar
-	// Mesh, when set (export.MeshOBJ or export.MeshPLY), also writes each frame's fluid surface as a mesh and each
-	// rigid body's shape at its pose, beside the particles.
+	// Mesh, when set (export.MeshOBJ or export.MeshPLY), also writes each frame's fluid surface as a mesh (each
+	// granular material's surface apart from the liquid's: an OBJ object, or a PLY file, of its own) and each rigid
+	// body's shape at its pose, beside the particles.
 	Mesh   string
 	Stdout io.Writer
 }
@@ -36,8 +37,8 @@ type ExportOptions struct {
 const SidecarName = "slosh-export.json"
 
 // Export simulates o.Frames frames and writes each as a particle cache, o.Out/frame_000001.ply on (sim/export:
-// binary little-endian PLY with positions, velocities, density, id and body), with a JSON sidecar describing the
-// run. Every file is written under a temporary name and renamed, so a failure (a full disk, say) leaves the frames
+// binary little-endian PLY with positions, velocities, density, id, body, material and phase, its header naming
+// the materials), with a JSON sidecar describing the run and its materials. Every file is written under a temporary name and renamed, so a failure (a full disk, say) leaves the frames
 // written so far valid, and the sidecar lists them.
 func Export(o ExportOptions) error {
 	modes := Modes()
@@ -119,14 +120,18 @@ type cacheWriter struct {
 	note   string // temporary files of an earlier export that could not be removed; "" when none
 	meshes *meshExport
 	shapes []scene.Shape // the rigid bodies' shapes, for their meshes
+	// matComments name each material number in the header of a frame with a material column
+	matComments []string
 }
 
-// setMeshes makes the writer mesh every frame with m (nil: no meshes), the rigid bodies from their shapes.
+// setMeshes makes the writer mesh every frame with m (nil: no meshes), the granular materials apart from the
+// liquid, the rigid bodies from their shapes.
 func (c *cacheWriter) setMeshes(m *meshExport, shapes []scene.Shape) {
 	c.meshes, c.shapes = m, shapes
 	if m != nil {
 		c.car.MeshFormat, c.car.MeshParams = m.format, m.params
 		c.car.BodyMeshes = make([][]string, len(shapes))
+		m.setGrains(c.car.Materials)
 	}
 }
 
@@ -156,10 +161,11 @@ func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cach
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	return &cacheWriter{dir: dir, scene: sc.Name, note: note, car: export.Sidecar{
+	mats := export.SceneMaterials(sc)
+	return &cacheWriter{dir: dir, scene: sc.Name, note: note, matComments: export.MaterialComments(mats), car: export.Sidecar{
 		Software: "slosh", Version: softwareVersion(), Mode: mode, Scene: sc.Source,
 		SceneJSON: json.RawMessage(sceneJSON), Params: params.Preset(mode).Params,
-		FrameDt: FrameDt, TimeStep: timeStepping(params),
+		FrameDt: FrameDt, TimeStep: timeStepping(params), Materials: mats,
 	}}, nil
 }
 
@@ -170,16 +176,24 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 	cols := export.FrameColumns(f)
 	path := export.FrameName(c.dir, n)
 	comment := fmt.Sprintf("slosh %s, scene %s, frame %d, t=%.6f s", c.car.Mode, c.scene, n, f.Time)
-	if err := writePLYFile(path, f.N, cols, comment); err != nil {
+	comments := []string{comment}
+	if slices.Contains(export.Names(cols), "material") {
+		comments = append(comments, c.matComments...)
+	}
+	if err := writePLYFile(path, f.N, cols, comments...); err != nil {
 		return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, n-1, c.dir)
 	}
 	if c.meshes != nil {
-		surface, bodies, err := c.meshes.write(c.dir, n, f, c.shapes, comment)
+		files, err := c.meshes.write(c.dir, n, f, c.shapes, comment)
 		if err != nil {
 			return fmt.Errorf("export: frame %d: %w (frames 1–%d are in %s)", n, err, n-1, c.dir)
 		}
-		c.car.Meshes = append(c.car.Meshes, surface)
-		for b, name := range bodies {
+		c.car.Meshes = append(c.car.Meshes, files.surface)
+		for k, name := range files.grains {
+			m := &c.car.Materials[c.meshes.grains[k].number]
+			m.Meshes = append(m.Meshes, name)
+		}
+		for b, name := range files.bodies {
 			c.car.BodyMeshes[b] = append(c.car.BodyMeshes[b], name)
 		}
 	}
@@ -197,10 +211,10 @@ func (c *cacheWriter) finish() error {
 }
 
 // writePLYFile writes one frame atomically, so an interrupted export leaves only whole frames.
-func writePLYFile(path string, n int, cols []export.Column, comment string) error {
+func writePLYFile(path string, n int, cols []export.Column, comments ...string) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := export.WritePLY(bw, n, cols, comment); err != nil {
+		if err := export.WritePLY(bw, n, cols, comments...); err != nil {
 			return err
 		}
 		return bw.Flush()

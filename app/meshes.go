@@ -17,8 +17,9 @@ import (
 )
 
 // frameMesher makes the meshes of a frame: the fluid's surface meshed from its particles (sim/surface/field, the
-// rigid bodies' particles left out) and each rigid body's shape at its pose. `slosh export --mesh`, the window's
-// mesh capture and render.mode mesh use it; it keeps its scratch between frames and is not safe for concurrent use.
+// rigid bodies' particles left out), each granular material's surface meshed from its grains, and each rigid body's
+// shape at its pose. `slosh export --mesh`, the window's mesh capture and render.mode mesh use it; it keeps its
+// scratch between frames and is not safe for concurrent use.
 type frameMesher struct {
 	mesher *field.Mesher
 	pos    [][4]float32 // the fluid particles of a frame with bodies
@@ -32,6 +33,26 @@ func newFrameMesher() *frameMesher { return &frameMesher{mesher: field.NewMesher
 
 // surface meshes f's fluid with the settings s (lengths in particle spacings of 2·f.Radius).
 func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, field.Stats, error) {
+	pos, _ := fluidOnly(f, &m.pos, &m.ids)
+	return m.mesh(f, pos, s)
+}
+
+// grains meshes the surface of f's grains of material number k (sim.Frame.Phase granular, Material k; not a
+// body's) with the settings s, as surface meshes the liquid's: sand's own surface, apart from the water's. A frame
+// without such grains gives an empty mesh.
+func (m *frameMesher) grains(f *sim.Frame, k int, s field.Settings) (*trimesh.Mesh, field.Stats, error) {
+	m.pos = m.pos[:0]
+	for i, p := range f.Pos[:f.N] {
+		if i < len(f.Phase) && f.Phase[i] == scene.PhaseGranular && i < len(f.Material) && int(f.Material[i]) == k &&
+			(i >= len(f.Body) || f.Body[i] < 0) {
+			m.pos = append(m.pos, p)
+		}
+	}
+	return m.mesh(f, m.pos, s)
+}
+
+// mesh meshes the surface of the particles at pos, of f's radius, with the settings s.
+func (m *frameMesher) mesh(f *sim.Frame, pos [][4]float32, s field.Settings) (*trimesh.Mesh, field.Stats, error) {
 	if !(f.Radius > 0) {
 		return nil, field.Stats{}, fmt.Errorf("mesh: the frame has no particle radius (%g)", f.Radius)
 	}
@@ -39,7 +60,6 @@ func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, fi
 	if err != nil {
 		return nil, field.Stats{}, fmt.Errorf("mesh: %w", err)
 	}
-	pos, _ := fluidOnly(f, &m.pos, &m.ids)
 	mesh, st, err := m.mesher.Mesh(pos, cfg)
 	if err != nil {
 		return nil, st, fmt.Errorf("mesh: %w (mesh.cell is the grid's Cell, in particle spacings)", err)
@@ -102,15 +122,27 @@ func sameShapes(a, b []scene.Shape) bool {
 	return true
 }
 
-// meshExport writes a frame's meshes beside its particles: the fluid's surface and each rigid body, in one format.
+// meshExport writes a frame's meshes beside its particles: the fluid's surface, each granular material's and each
+// rigid body, in one format.
 type meshExport struct {
 	format   string
 	settings field.Settings
 	params   map[string]json.RawMessage // the mesh.* parameters, for the sidecar
 	mesher   *frameMesher
-	last     field.Stats   // the last frame's meshing
+	grains   []grainObject // the scene's granular materials, meshed apart (setGrains)
+	last     field.Stats   // the last frame's meshing, its triangles all its surfaces'
 	took     time.Duration // and how long meshing it took
 }
+
+// grainObject is a granular material whose surface is meshed apart from the liquid's: its material number and the
+// OBJ object that holds it.
+type grainObject struct {
+	number int
+	object string
+}
+
+// liquidObject names the liquid's surface in an OBJ file that holds granular materials' surfaces too.
+const liquidObject = "liquid"
 
 // newMeshExport exports meshes in format with the mesh settings s; set holds s's parameters (the sidecar records
 // the mesh.* ones).
@@ -124,13 +156,58 @@ func newMeshExport(format string, s field.Settings, set *param.Set) *meshExport 
 	return &meshExport{format: format, settings: s, params: params, mesher: newFrameMesher()}
 }
 
-// write meshes frame n (f, with the bodies' shapes) into dir, each file atomically, and returns the names written:
-// the surface's and each body's, relative to dir.
-func (e *meshExport) write(dir string, n int, f *sim.Frame, shapes []scene.Shape, comment string) (string, []string, error) {
+// setGrains makes the export mesh each granular material of mats (export.SceneMaterials) apart from the liquid, and
+// says in mats where each material's surface goes: in OBJ, the objects of the surface files (the liquids'
+// liquidObject, each granular material's its name made an object name, with its number added when another material
+// has that name); in PLY, files of their own (listed as they are written). Without granular materials the files are
+// as they were: one unnamed surface.
+func (e *meshExport) setGrains(mats []export.Material) {
+	e.grains = e.grains[:0]
+	used := map[string]bool{liquidObject: true}
+	for _, m := range mats {
+		if m.Phase != int(scene.PhaseGranular) {
+			continue
+		}
+		name := export.ObjectName(m.Name)
+		for used[name] {
+			name += fmt.Sprintf("_%d", m.Number)
+		}
+		used[name] = true
+		e.grains = append(e.grains, grainObject{number: m.Number, object: name})
+	}
+	if len(e.grains) == 0 || e.format != export.MeshOBJ {
+		return
+	}
+	for k := range mats {
+		mats[k].MeshObject = liquidObject
+	}
+	for _, g := range e.grains {
+		mats[g.number].MeshObject = g.object
+	}
+}
+
+// frameMeshes are the files of a frame's meshes, relative to the export's folder.
+type frameMeshes struct {
+	surface string
+	grains  []string // PLY: each granular material's surface (setGrains' order); OBJ: none, they are in surface
+	bodies  []string
+}
+
+// write meshes frame n (f, with the bodies' shapes) into dir, each file atomically, and returns the names written.
+func (e *meshExport) write(dir string, n int, f *sim.Frame, shapes []scene.Shape, comment string) (frameMeshes, error) {
+	var out frameMeshes
 	start := time.Now()
 	surface, st, err := e.mesher.surface(f, e.settings)
 	if err != nil {
-		return "", nil, err
+		return out, err
+	}
+	grains := make([]*trimesh.Mesh, len(e.grains))
+	for k, g := range e.grains {
+		m, gst, err := e.mesher.grains(f, g.number, e.settings)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", g.object, err)
+		}
+		grains[k], st.Triangles = m, st.Triangles+gst.Triangles
 	}
 	e.last, e.took = st, time.Since(start)
 	if len(shapes) != len(f.Bodies) {
@@ -140,21 +217,41 @@ func (e *meshExport) write(dir string, n int, f *sim.Frame, shapes []scene.Shape
 	}
 	bodies, err := e.mesher.bodies(shapes, f.Bodies[:len(shapes)])
 	if err != nil {
-		return "", nil, err
+		return out, err
 	}
 	path := export.SurfaceName(dir, n, e.format)
-	if err := writeMeshFile(path, surface, e.format, comment+", fluid surface"); err != nil {
-		return "", nil, err
+	if len(grains) > 0 && e.format == export.MeshOBJ {
+		objs := []export.Object{{Name: liquidObject, Mesh: surface}}
+		for k, g := range e.grains {
+			objs = append(objs, export.Object{Name: g.object, Mesh: grains[k]})
+		}
+		err = atomicfile.Write(path, func(w io.Writer) error {
+			return export.WriteOBJObjects(w, objs, comment+", surfaces of the liquid and each granular material")
+		})
+	} else {
+		err = writeMeshFile(path, surface, e.format, comment+", fluid surface")
+		for k, g := range e.grains {
+			if err != nil {
+				break
+			}
+			gp := export.MaterialSurfaceName(dir, g.number, n, e.format)
+			err = writeMeshFile(gp, grains[k], e.format, fmt.Sprintf("%s, surface of material %d (%s)", comment, g.number, g.object))
+			out.grains = append(out.grains, filepath.Base(gp))
+		}
 	}
-	names := make([]string, len(bodies))
+	if err != nil {
+		return out, err
+	}
+	out.surface = filepath.Base(path)
+	out.bodies = make([]string, len(bodies))
 	for b, m := range bodies {
 		bp := export.BodyName(dir, b, n, e.format)
 		if err := writeMeshFile(bp, m, e.format, fmt.Sprintf("%s, rigid body %d", comment, b)); err != nil {
-			return "", nil, err
+			return out, err
 		}
-		names[b] = filepath.Base(bp)
+		out.bodies[b] = filepath.Base(bp)
 	}
-	return filepath.Base(path), names, nil
+	return out, nil
 }
 
 // writeMeshFile writes m to path atomically (never through a link: atomicfile).

@@ -123,7 +123,7 @@ func (v *frameViews) reset() {
 // upsample refines f's liquid surface and lays out what to draw in out.Up and out.UpKernels: the interior liquid
 // particles as round kernels of the particle radius, then the refined points (the surface particles first) as
 // round kernels of their levels' radii, then the grains' and solids' particles as they are, with their phases and
-// materials (drawn as particles, never refined into the water). Rigid bodies' particles are left out (their
+// materials and ids (drawn as particles, never refined into the water). Rigid bodies' particles are left out (their
 // shapes are drawn).
 func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) error {
 	if v.up == nil {
@@ -187,6 +187,7 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 			q := f.Pos[i]
 			put(k, [3]float32{q[0], q[1], q[2]}, f.Radius)
 			up.Vel[k], up.Rho[k], up.Phase[k] = f.Vel[i], f.Rho[i], f.Phase[i]
+			up.ID[k] = f.ID[i] // a grain's tint follows its identity (render.Particles.ID)
 			if up.Material != nil && i < len(f.Material) {
 				up.Material[k] = f.Material[i]
 			}

@@ -8,8 +8,33 @@ layout(location = ATTR_POS) in vec4 aPos; // xyz
 layout(location = ATTR_VEL) in vec4 aVel; // xyz
 layout(location = ATTR_RHO) in float aRho; // ρ/ρ0
 
+layout(location = ATTR_ID) in uint aID;    // the particle's stable identity (render.Particles.ID; 0 without)
+
 uniform float uRadius;       // drawn sphere radius, m
 uniform int uSolids;         // 1: only the grains' and solids' particles (render.Particles.Phase); 0: every one
+uniform int uHaveIDs;        // 1: aID holds the particles' identities, and grains are tinted by them
+
+// hashID mixes a particle's identity into 32 well-spread bits (Wellons' lowbias32): neighbouring ids, which a
+// lattice seeds side by side, get unrelated tints.
+uint hashID(uint x) {
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	x *= 0x846ca68bu;
+	x ^= x >> 16;
+	return x;
+}
+
+// grainTint is a grain's colour: its material's colour c made brighter or darker (×0.8 to ×1.15) and a little
+// warmer or cooler by a hash of its identity, so that sand reads as grains. The identity, never the particle's
+// place in the buffers (gl_InstanceID), which changes as the solver re-sorts its particles: each grain keeps its
+// tint from frame to frame.
+vec3 grainTint(vec3 c) {
+	uint h = hashID(aID);
+	float bright = mix(0.8, 1.15, float(h & 0xFFFFu) / 65535.0);
+	float warm = (float(h >> 16) / 65535.0 - 0.5) * 0.16; // within ±0.08
+	return c * bright * vec3(1.0 + warm, 1.0, 1.0 - warm);
+}
 
 out vec3 vViewPos;          // the point on the quad, eye space
 flat out vec3 vCenter;      // sphere centre, eye space
@@ -29,6 +54,9 @@ void main() {
 	float d = length(c);
 	vCenter = c;
 	vColor = particleColor(aVel.xyz, aRho);
+	if (aPhase == uint(PHASE_GRANULAR) && uColorMode == COLOR_WATER && uHaveIDs != 0) {
+		vColor = grainTint(vColor); // the colour maps of speed and density stay exact
+	}
 	if (d <= uRadius * 1.001) {
 		// the eye is inside the sphere: nothing sensible to draw
 		vViewPos = c;

@@ -361,6 +361,7 @@ func (r *Renderer) drawParticles(f *frameState) {
 	prog.Use()
 	prog.SetFloat("uRadius", f.p.Radius*r.set.radiusScale)
 	prog.SetInt("uSolids", 0)
+	prog.SetInt("uHaveIDs", boolInt(f.p.ID != nil))
 	r.setColorUniforms(prog, f)
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
@@ -375,6 +376,7 @@ func (r *Renderer) drawSolids(f *frameState) {
 	prog.Use()
 	prog.SetFloat("uRadius", f.p.Radius)
 	prog.SetInt("uSolids", 1)
+	prog.SetInt("uHaveIDs", boolInt(f.p.ID != nil))
 	r.setColorUniforms(prog, f)
 	prog.SetInt("uColorMode", ColorWater) // their material's colour, whatever render.color says of the water
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
@@ -406,9 +408,9 @@ func setPalette(prog *glh.Program, p Particles) {
 	gl.Uniform3fv(prog.Loc("uPalette[0]"), int32(n), &p.Palette[0][0])
 }
 
-// byteAttrib points the unsigned-byte attribute loc at buf, per instance; a nil buf reads as 0 (material 0, the
-// liquid phase).
-func byteAttrib(loc uint32, buf *glh.Buffer) {
+// uintAttrib points the unsigned integer attribute loc at buf, per instance, one value of typ (gl.UNSIGNED_BYTE or
+// gl.UNSIGNED_INT) of size bytes a particle; a nil buf reads as 0 (material 0, the liquid phase, identity 0).
+func uintAttrib(loc uint32, buf *glh.Buffer, typ uint32, size int32) {
 	if buf == nil {
 		gl.DisableVertexAttribArray(loc)
 		gl.VertexAttribI1ui(loc, 0)
@@ -416,7 +418,7 @@ func byteAttrib(loc uint32, buf *glh.Buffer) {
 	}
 	gl.BindBuffer(gl.ARRAY_BUFFER, buf.ID())
 	gl.EnableVertexAttribArray(loc)
-	gl.VertexAttribIPointerWithOffset(loc, 1, gl.UNSIGNED_BYTE, 1, 0)
+	gl.VertexAttribIPointerWithOffset(loc, 1, typ, size, 0)
 	gl.VertexAttribDivisor(loc, 1)
 	gl.BindBuffer(gl.ARRAY_BUFFER, 0)
 }
@@ -442,8 +444,9 @@ func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
 	if hasMaterials(p) {
 		material = p.Material
 	}
-	byteAttrib(attrMaterial, material)
-	byteAttrib(attrPhase, p.Phase)
+	uintAttrib(attrMaterial, material, gl.UNSIGNED_BYTE, 1)
+	uintAttrib(attrPhase, p.Phase, gl.UNSIGNED_BYTE, 1)
+	uintAttrib(attrID, p.ID, gl.UNSIGNED_INT, 4)
 	if p.Body != nil {
 		gl.BindBuffer(gl.ARRAY_BUFFER, p.Body.ID())
 		gl.EnableVertexAttribArray(attrBody)
@@ -473,6 +476,9 @@ func particleCount(p Particles) int {
 	}
 	if hasMaterials(p) {
 		n = min(n, p.Material.Size())
+	}
+	if p.ID != nil {
+		n = min(n, p.ID.Size()/4)
 	}
 	return n
 }

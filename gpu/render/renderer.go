@@ -65,15 +65,16 @@ const (
 
 // Vertex attribute locations and the uniform-block binding, mirrored into GLSL as #defines.
 const (
-	attrPos        = 0 // particles: vec4 position (xyz), per instance
-	attrVel        = 1 // particles: vec4 velocity (xyz), per instance
-	attrRho        = 2 // particles: float ρ/ρ0, per instance
-	attrEll0       = 3 // particles: Particles.Ellipsoids' four vec4s, per instance (attrEll0+k for the k-th)
-	attrBody       = 7 // particles: int rigid body (−1: fluid), per instance
-	attrMaterial   = 8 // particles: unsigned byte material number (Particles.Material), per instance
-	attrPhase      = 9 // particles: unsigned byte phase (Particles.Phase), per instance
-	attrMeshPos    = 0 // meshes: vec3 position
-	attrMeshNormal = 1 // meshes: vec3 normal
+	attrPos        = 0  // particles: vec4 position (xyz), per instance
+	attrVel        = 1  // particles: vec4 velocity (xyz), per instance
+	attrRho        = 2  // particles: float ρ/ρ0, per instance
+	attrEll0       = 3  // particles: Particles.Ellipsoids' four vec4s, per instance (attrEll0+k for the k-th)
+	attrBody       = 7  // particles: int rigid body (−1: fluid), per instance
+	attrMaterial   = 8  // particles: unsigned byte material number (Particles.Material), per instance
+	attrPhase      = 9  // particles: unsigned byte phase (Particles.Phase), per instance
+	attrID         = 10 // particles: uint32 identity (Particles.ID), per instance
+	attrMeshPos    = 0  // meshes: vec3 position
+	attrMeshNormal = 1  // meshes: vec3 normal
 
 	// sizeofEllipsoid is the stride of Particles.Ellipsoids: four vec4s per particle.
 	sizeofEllipsoid = 4 * sizeofVec4
@@ -128,6 +129,11 @@ type Particles struct {
 	// and solids (a phase other than liquid) are left out of the surface, the ellipsoids and the spray and drawn
 	// as shaded spheres in their material's colour; without it every particle is liquid.
 	Phase *glh.Buffer
+	// ID, when non-nil, holds per particle a uint32: its stable identity (sim.Frame.ID). Each grain's colour varies
+	// by a hash of it (brighter or darker, warmer or cooler), so sand reads as grains and a grain keeps its look
+	// when the solver re-sorts its particles; without it every grain takes its material's colour. Liquid particles
+	// ignore it. FrameBuffers.Upload sets it for frames with phases; a GPU solver may pass its own ids.
+	ID *glh.Buffer
 	// ThicknessN, when positive, is how many of the particles (the first) the thickness and tint passes add up:
 	// an upsampled surface draws the physical particles first and then points that refine their surface, which
 	// shape the depth but would count the water near the surface several times over. 0 counts all.
@@ -285,6 +291,8 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("ATTR_BODY", attrBody),
 		shaders.Int("ATTR_MATERIAL", attrMaterial),
 		shaders.Int("ATTR_PHASE", attrPhase),
+		shaders.Int("ATTR_ID", attrID),
+		shaders.Int("PHASE_GRANULAR", int(scene.PhaseGranular)),
 		shaders.Int("MAX_PALETTE", maxPalette),
 		shaders.Int("ATTR_MESH_POS", attrMeshPos),
 		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),

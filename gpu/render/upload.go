@@ -21,6 +21,7 @@ var _ [sizeofEllipsoid]byte = [unsafe.Sizeof(csurface.Ellipsoid{})]byte{}
 type FrameBuffers struct {
 	pos, vel, rho, body *glh.Buffer
 	material, phase     *glh.Buffer  // a byte per particle
+	id                  *glh.Buffer  // a uint32 per particle
 	palette             [][3]float32 // the last frame's, copied
 	capacity            int          // particles the buffers hold
 	ell                 *glh.Buffer
@@ -29,8 +30,10 @@ type FrameBuffers struct {
 }
 
 // Upload copies the positions, velocities, density ratios, (when there are rigid bodies) bodies and (when it has
-// several fluids) material numbers and palette of f into the buffers, growing them when f has more particles than they hold (they are reused otherwise), and returns what to
-// pass to Renderer.Draw. The returned buffers stay valid until the next Upload that grows them, or Delete.
+// several fluids) material numbers and palette, and (when it has phases) the phases and the particles' ids (for
+// the grains' tints) of f into the buffers, growing them when f has more particles than they hold (they are reused
+// otherwise), and returns what to pass to Renderer.Draw. The returned buffers stay valid until the next Upload
+// that grows them, or Delete.
 func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	if f == nil {
 		return Particles{}, fmt.Errorf("render: uploading a nil frame")
@@ -61,6 +64,10 @@ func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	if len(f.Phase) >= n && f.Phase != nil {
 		glh.Upload(u.phase, 0, f.Phase[:n])
 		p.Phase = u.phase
+		if len(f.ID) >= n { // only grains read them: a frame of liquid alone uploads none
+			glh.Upload(u.id, 0, f.ID[:n])
+			p.ID = u.id
+		}
 	}
 	return p, nil
 }
@@ -94,15 +101,12 @@ func (u *FrameBuffers) grow(n int) error {
 	u.deleteParticles()
 	c := max(n+n/4, 256)
 	var err error
-	if u.pos, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
-		if u.vel, err = glh.NewBuffer(c*sizeofVec4, gl.DYNAMIC_DRAW); err == nil {
-			if u.rho, err = glh.NewBuffer(c*sizeofFloat, gl.DYNAMIC_DRAW); err == nil {
-				if u.body, err = glh.NewBuffer(c*4, gl.DYNAMIC_DRAW); err == nil {
-					if u.material, err = glh.NewBuffer(c, gl.DYNAMIC_DRAW); err == nil {
-						u.phase, err = glh.NewBuffer(c, gl.DYNAMIC_DRAW)
-					}
-				}
-			}
+	for _, b := range []struct {
+		dst   **glh.Buffer
+		bytes int // a particle
+	}{{&u.pos, sizeofVec4}, {&u.vel, sizeofVec4}, {&u.rho, sizeofFloat}, {&u.body, 4}, {&u.material, 1}, {&u.phase, 1}, {&u.id, 4}} {
+		if *b.dst, err = glh.NewBuffer(c*b.bytes, gl.DYNAMIC_DRAW); err != nil {
+			break
 		}
 	}
 	if err != nil {
@@ -143,7 +147,8 @@ func (u *FrameBuffers) deleteParticles() {
 	u.body.Delete()
 	u.material.Delete()
 	u.phase.Delete()
-	u.pos, u.vel, u.rho, u.body, u.material, u.phase, u.capacity = nil, nil, nil, nil, nil, nil, 0
+	u.id.Delete()
+	u.pos, u.vel, u.rho, u.body, u.material, u.phase, u.id, u.capacity = nil, nil, nil, nil, nil, nil, nil, 0
 }
 
 // Screenshot reads the colour of framebuffer fbo (0: the window's back buffer) into an image, top row first. It

@@ -34,8 +34,14 @@
 //	density     float  ρ/ρ0, density relative to the rest density (1 at rest)
 //	id          uint   stable particle identity, for matching particles across frames
 //	body        int    rigid body the particle belongs to, −1 for fluid; only in scenes with bodies
+//	material    uint   the scene's material number (0 its default material, k its materials[k−1]); with phase,
+//	phase       uint   only in frames with materials or phases: 0 liquid, 1 granular, 2 solid (scene.Phase)
 //
-// and a mode adds its own (phase, temperature, ...) by appending Columns.
+// and a mode adds its own (temperature, ...) by appending Columns. A frame with a material column names each
+// material number in its header (MaterialComments), so that a frame read without its sidecar says what it holds:
+//
+//	comment material 0 "water" liquid, phase 0
+//	comment material 1 "sand" granular, phase 1
 //
 // In Blender (File ▸ Import ▸ Stanford PLY) x, y, z become the vertex positions; Blender 4's importer can bring
 // the other properties in as named mesh attributes, which Geometry Nodes read by name; older importers ignore
@@ -47,8 +53,9 @@
 // # The sidecar
 //
 // The sidecar (Sidecar, WriteSidecar) is indented JSON beside the frames: software and version, mode, scene (its
-// name and the scene itself), the mode's parameters, frame count and spacing, the frame file names and the
-// column names. It is written atomically, so a reader never sees half of it.
+// name and the scene itself), the mode's parameters, frame count and spacing, the frame file names, the column
+// names and each material number's name, kind and phase (Material). It is written atomically, so a reader never
+// sees half of it.
 //
 // ReadPLY reads back what WritePLY writes (and other binary little-endian point clouds with scalar properties);
 // it exists for tests and tools, and is strict: its errors name the header line or the vertex at fault.
@@ -168,8 +175,9 @@ func FrameName(dir string, frame int) string {
 }
 
 // IsFileName reports whether name is the base name of a file an export writes beside its sidecar: a frame
-// (FrameName: frame_NNNNNN.ply), a surface mesh (SurfaceName: surface_NNNNNN.obj or .ply) or a body's mesh
-// (BodyName: bodyB_NNNNNN.obj or .ply), numbered as those functions number them. An export clears the stale
+// (FrameName: frame_NNNNNN.ply), a surface mesh (SurfaceName: surface_NNNNNN.obj or .ply), a body's mesh
+// (BodyName: bodyB_NNNNNN.obj or .ply) or a material's surface (MaterialSurfaceName: materialK_NNNNNN.obj or
+// .ply), numbered as those functions number them. An export clears the stale
 // temporary files of these names only, and leaves a user's own files in its folder alone.
 func IsFileName(name string) bool {
 	if rest, ok := strings.CutPrefix(name, "frame_"); ok {
@@ -183,9 +191,11 @@ func IsFileName(name string) bool {
 	if n, ok := strings.CutPrefix(stem, "surface_"); ok {
 		return numbered(n, 6)
 	}
-	if rest, ok := strings.CutPrefix(stem, "body"); ok {
-		b, n, ok := strings.Cut(rest, "_")
-		return ok && numbered(b, 1) && numbered(n, 6)
+	for _, prefix := range []string{"body", "material"} {
+		if rest, ok := strings.CutPrefix(stem, prefix); ok {
+			b, n, ok := strings.Cut(rest, "_")
+			return ok && numbered(b, 1) && numbered(n, 6)
+		}
 	}
 	return false
 }

@@ -34,6 +34,32 @@ func BodyName(dir string, b, n int, format string) string {
 	return filepath.Join(dir, fmt.Sprintf("body%d_%06d.%s", b, n, format))
 }
 
+// MaterialSurfaceName is the file of the surface mesh of material number k (a granular material, meshed apart from
+// the liquid) at frame n in dir, for mesh formats that hold one object a file: material<k>_NNNNNN.ply, one sequence
+// per material. In OBJ the surface file holds it as an object of its own.
+func MaterialSurfaceName(dir string, k, n int, format string) string {
+	return filepath.Join(dir, fmt.Sprintf("material%d_%06d.%s", k, n, format))
+}
+
+// ObjectName makes s a name WriteOBJObjects takes: each run of characters other than ASCII letters, digits and
+// underscores becomes one underscore, and a name that would be empty or start with a digit gets a leading
+// underscore ("wet sand" → "wet_sand", "2nd" → "_2nd").
+func ObjectName(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			b = append(b, c)
+		} else if len(b) == 0 || b[len(b)-1] != '_' {
+			b = append(b, '_')
+		}
+	}
+	if len(b) == 0 || '0' <= b[0] && b[0] <= '9' {
+		b = append([]byte{'_'}, b...)
+	}
+	return string(b)
+}
+
 // WriteMesh writes m in format (MeshOBJ or MeshPLY) with the comment lines given.
 func WriteMesh(w io.Writer, m *trimesh.Mesh, format string, comments ...string) error {
 	switch format {

@@ -268,4 +268,20 @@ func TestMeshNames(t *testing.T) {
 	if got := BodyName("out", 3, 7, MeshPLY); got != filepath.Join("out", "body3_000007.ply") {
 		t.Errorf("BodyName: %s", got)
 	}
+	if got := MaterialSurfaceName("out", 2, 7, MeshPLY); got != filepath.Join("out", "material2_000007.ply") {
+		t.Errorf("MaterialSurfaceName: %s", got)
+	}
+}
+
+// ObjectName makes any material name a name WriteOBJObjects takes, keeping what it can of it.
+func TestObjectName(t *testing.T) {
+	for in, want := range map[string]string{
+		"sand": "sand", "wet sand": "wet_sand", "wet  -- sand!": "wet_sand_", "2nd": "_2nd", "": "_", "Sand_2": "Sand_2",
+		"sable fin, sec": "sable_fin_sec", "Sand\nline": "Sand_line", "grès": "gr_s", "砂": "_", "_x": "_x",
+	} {
+		got := ObjectName(in)
+		if got != want || !validName(got) {
+			t.Errorf("ObjectName(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -5,12 +5,13 @@ import (
 	"testing"
 )
 
-// IsFileName knows every name FrameName, SurfaceName and BodyName make, and nothing else.
+// IsFileName knows every name FrameName, SurfaceName, BodyName and MaterialSurfaceName make, and nothing else.
 func TestIsFileName(t *testing.T) {
 	for _, n := range []int{0, 1, 999999, 1000000, 12345678} {
 		names := []string{FrameName("d", n)}
 		for _, f := range MeshFormats {
-			names = append(names, SurfaceName("d", n, f), BodyName("d", 0, n, f), BodyName("d", 255, n, f))
+			names = append(names, SurfaceName("d", n, f), BodyName("d", 0, n, f), BodyName("d", 255, n, f),
+				MaterialSurfaceName("d", 1, n, f), MaterialSurfaceName("d", 16, n, f))
 		}
 		for _, p := range names {
 			if !IsFileName(filepath.Base(p)) {
@@ -22,7 +23,8 @@ func TestIsFileName(t *testing.T) {
 		"", "notes", "frame_.ply", "frame_00001.ply", "frame_0000001.ply", "frame_000001.obj", "frame_00000a.ply",
 		"frame_000001.ply.bak", "Frame_000001.ply", "surface_000001.stl", "surface_000001", "surface_-00001.obj",
 		"body_000001.ply", "bodyx_000001.ply", "body01_000001.ply", "body1-000001.ply", "body1_01.obj",
-		"slosh-export.json", ".frame_000001.ply.3.tmp",
+		"slosh-export.json", ".frame_000001.ply.3.tmp", "material_000001.ply", "materialx_000001.obj",
+		"material01_000001.ply", "material1_000001.stl", "sand_000001.obj",
 	} {
 		if IsFileName(name) {
 			t.Errorf("IsFileName(%q) is true", name)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // FuzzReadPLY feeds arbitrary bytes to the PLY reader: nothing panics, and what it accepts writes back (when
@@ -15,6 +17,14 @@ func FuzzReadPLY(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good.Bytes())
+	// a frame with materials: their columns, and the header's comments naming them (MaterialComments)
+	var sand bytes.Buffer
+	sc := &scene.Scene{Materials: []scene.Material{{Name: "sand", Kind: scene.KindGranular}, {Name: "line\nbreak"}}}
+	mats := []Column{{Name: "material", U32: []uint32{0, 1}}, {Name: "phase", U32: []uint32{0, 1}}}
+	if err := WritePLY(&sand, 2, mats, append([]string{"slosh"}, MaterialComments(SceneMaterials(sc))...)...); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sand.Bytes())
 	f.Add(append(header("ply", le, "element vertex 3", "property double x", "property uchar c", "property short s", "end_header"), make([]byte, 33)...))
 	f.Add(header("ply", le, "element vertex 9223372036854775807", "property double x", "end_header"))
 	f.Add(header("ply", le, "element vertex 1000000", "property float x", "end_header"))

@@ -9,8 +9,8 @@ import (
 )
 
 // SidecarFormat is the version of the sidecar layout this package writes.
-// 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition); 3: the mesh fields.
-const SidecarFormat = 3
+// 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition); 3: the mesh fields; 4: materials.
+const SidecarFormat = 4
 
 // Sidecar describes an export: what made the frames and what they hold. WriteSidecar writes it as indented JSON
 // with the keys in the struct tags.
@@ -38,9 +38,14 @@ type Sidecar struct {
 	Files   []string `json:"files"`   // frame file names relative to the sidecar's folder, in frame order
 	Columns []string `json:"columns"` // the PLY vertex properties of every frame, in order (Names)
 
+	// Materials says what each value of the material column stands for (SceneMaterials): its name, kind and phase.
+	// Sidecars before format 4 have none.
+	Materials []Material `json:"materials,omitempty"`
+
 	// With meshes (`slosh export --mesh`): the format (MeshOBJ or MeshPLY), the fluid's surface mesh of each frame
-	// (SurfaceName), each rigid body's mesh of each frame (BodyMeshes[b][k]: body b at frame k+1, BodyName), and
-	// the parameters the surface was meshed with (mesh.*), name → JSON value.
+	// (SurfaceName; granular materials' surfaces are objects of those files in OBJ, or files of their own in PLY:
+	// Material.MeshObject and Material.Meshes), each rigid body's mesh of each frame (BodyMeshes[b][k]: body b at
+	// frame k+1, BodyName), and the parameters the surfaces were meshed with (mesh.*), name → JSON value.
 	MeshFormat string                     `json:"mesh_format,omitempty"`
 	Meshes     []string                   `json:"meshes,omitempty"`
 	BodyMeshes [][]string                 `json:"body_meshes,omitempty"`
