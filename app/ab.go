@@ -545,7 +545,7 @@ func startCross(modes []Mode, am Mode, a sim.Solver, g glInfo, live *scene.Scene
 		return fail(errors.New("B's solver does not run where A's does (GPU and CPU)"))
 	}
 	set := b.Params()
-	if _, err := applySceneParams(set, live, bm.Name); err != nil {
+	if _, err := applyModeParams(set, live, bm); err != nil {
 		return fail(err)
 	}
 	// A's particle target, so both sample the scene alike — unless B's settings give its own: a count wins over a

@@ -495,7 +495,7 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 		v.status.set(err.Error(), true)
 		return
 	}
-	notes, err := applySceneParams(s.Params(), sc, run.Name)
+	notes, err := applyModeParams(s.Params(), sc, run)
 	if err == nil {
 		carry(s.Params(), keep)
 		err = carryCount(s.Params(), count)
@@ -570,7 +570,7 @@ func (v *viewer) switchScene(name string) {
 		return
 	}
 	count := particleCount(v.drv.Params())
-	notes, err := applySceneParams(v.drv.Params(), sc, v.drv.Mode().Name)
+	notes, err := applyModeParams(v.drv.Params(), sc, v.drv.Mode())
 	if err == nil {
 		err = carryCount(v.drv.Params(), count)
 	}
