@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/slosh/slosh/gpu/render"
@@ -303,6 +304,19 @@ func (p *pair) TwinStats() sim.Stats {
 		st.Notice = p.warn
 	}
 	return st
+}
+
+// Kinds implements sim.Kinds: the kinds of material both A and B simulate, so that a reset of the pair (sim.Reset)
+// takes a scene with sand where both run it, and the pour tool offers what both can pour.
+func (p *pair) Kinds() []scene.Kind {
+	var out []scene.Kind
+	kb := sim.KindsOf(p.b)
+	for _, k := range sim.KindsOf(p.a) {
+		if slices.ContainsFunc(kb, func(h scene.Kind) bool { return h.Canonical() == k.Canonical() }) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Reset resets both with sc; B keeps its changed parameter (another mode's B, its own settings).

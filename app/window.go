@@ -173,8 +173,9 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 
 func (v *viewer) glInfo() glInfo { return glInfo{ctx: v.ctx, cap: v.glCap} }
 
-// newDriver wraps a configured and reset solver.
+// newDriver wraps a configured and reset solver; the tools learn which kinds of material it simulates.
 func (v *viewer) newDriver(m Mode, s sim.Solver, paused bool) driver {
+	v.hands.kinds = sim.KindsOf(s)
 	if g, ok := s.(gpuSolver); ok && m.Compute {
 		return newGPUDriver(m, g, paused, &v.status, v.panels.Record)
 	}
