@@ -220,6 +220,20 @@ func TestViewerPoursTheChosenMaterial(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameState(t, sp, out)
+	// a replay whose stream names a material its scene lacks is refused, naming the field
+	for i := range rf.Actions {
+		if e := rf.Actions[i].Tools; e != nil && e.Emitter != nil {
+			e.Emitter.Material = "mercury"
+		}
+	}
+	edited := filepath.Join(dir, "mercury"+ReplayExt)
+	if err := replay.Write(edited, rf); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replay(ReplayOptions{File: edited, Stdout: io.Discard, Stderr: io.Discard}); err == nil ||
+		!strings.Contains(err.Error(), `tools.emitter.material: unknown material "mercury"; the scene's materials are "sand"`) {
+		t.Errorf("a replay pouring mercury: %v", err)
+	}
 
 	// a reset keeps the choice; an A/B of the sand scene resets with it
 	v.drv.SetPaused(false)
