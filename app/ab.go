@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/slosh/slosh/gpu/render"
@@ -305,6 +306,19 @@ func (p *pair) TwinStats() sim.Stats {
 	return st
 }
 
+// Kinds implements sim.Kinds: the kinds of material both A and B simulate, so that a reset of the pair (sim.Reset)
+// takes a scene with sand where both run it, and the pour tool offers what both can pour.
+func (p *pair) Kinds() []scene.Kind {
+	var out []scene.Kind
+	kb := sim.KindsOf(p.b)
+	for _, k := range sim.KindsOf(p.a) {
+		if slices.ContainsFunc(kb, func(h scene.Kind) bool { return h.Canonical() == k.Canonical() }) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Reset resets both with sc; B keeps its changed parameter (another mode's B, its own settings).
 func (p *pair) Reset(sc *scene.Scene) error {
 	p.sync()
@@ -545,7 +559,7 @@ func startCross(modes []Mode, am Mode, a sim.Solver, g glInfo, live *scene.Scene
 		return fail(errors.New("B's solver does not run where A's does (GPU and CPU)"))
 	}
 	set := b.Params()
-	if _, err := applySceneParams(set, live, bm.Name); err != nil {
+	if _, err := applyModeParams(set, live, bm); err != nil {
 		return fail(err)
 	}
 	// A's particle target, so both sample the scene alike — unless B's settings give its own: a count wins over a

@@ -212,7 +212,7 @@ func TestLoadOptionsNameTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.configure(st.mode.Params(), st.mode.Name)
+	_, err = st.configure(st.mode.Params(), st.mode)
 	if err == nil || !strings.Contains(err.Error(), iters+": slosh.json: params: pbf.iterations=1000: out of range") {
 		t.Errorf("a save with 1000 iterations: %v", err)
 	}

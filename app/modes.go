@@ -12,6 +12,7 @@ import (
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/pbf"
 	"github.com/slosh/slosh/sim/reduced/game"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/sph"
 	"github.com/slosh/slosh/sim/voronoi"
 )
@@ -54,6 +55,11 @@ type Mode struct {
 	// New builds the solver. Compute modes need ctx (nil when there is none) current on the calling thread; CPU
 	// modes ignore it.
 	New func(ctx *glh.Context) (sim.Solver, error)
+
+	// SceneParams, when set, is what the mode's parameters are as a scene describes its materials, by full name
+	// (flip: the sand parameters of the scene's granular materials): wherever a scene's params are applied to the
+	// mode's set they are applied under them, so the scene's own params win (applyModeParams).
+	SceneParams func(*scene.Scene) scene.ParamValues
 
 	// AB is the comparison `b` starts before anything else is picked, "name=value": one of the mode's parameters
 	// and B's value of it, a change that shows within a second of a dam break; "" for none (the first parameter).
@@ -114,6 +120,7 @@ func Modes() []Mode {
 			Desc:          "mass-full FLIP on a MAC grid with unilateral incompressibility and blurred obstacles, or classic incompressible FLIP (flip.pressure), on the CPU",
 			Params:        func() *param.Set { return flip.New().Params() },
 			AB:            "flip.flip_ratio=0", // PIC beside FLIP: damped against lively
+			SceneParams:   flip.SceneParams,
 			New:           func(*glh.Context) (sim.Solver, error) { return flip.New(), nil },
 		},
 		{

@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func prepare(modes []Mode, o *Options) (*setup, error) {
 		}
 	}
 	// Check everything on a throwaway set now, so a typo fails before a window opens or a long run starts.
-	if _, err := applySceneParams(check, sc, m.Name); err != nil {
+	if _, err := applyModeParams(check, sc, m); err != nil {
 		return nil, err
 	}
 	if err := assignAll(check, st.solverSets, m.Name); err != nil {
@@ -132,20 +133,21 @@ func (st *setup) addViewSet(name, assignment string) bool {
 	return true
 }
 
-// configure applies the scene's overrides for the solver's parameters (or a save file's parameters), then the
-// command line's assignments. It returns notes about scene overrides meant for other modes, which are skipped.
-func (st *setup) configure(set *param.Set, mode string) ([]string, error) {
+// configure applies the scene's overrides for the parameters of mode m's solver (applyModeParams; or a save file's
+// parameters), then the command line's assignments. It returns notes about scene overrides meant for other modes,
+// which are skipped.
+func (st *setup) configure(set *param.Set, m Mode) ([]string, error) {
 	var notes []string
 	var err error
 	if st.load != nil {
 		err = set.ApplyPreset(st.load.Params, "")
 	} else {
-		notes, err = applySceneParams(set, st.sc, mode)
+		notes, err = applyModeParams(set, st.sc, m)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := assignAll(set, st.solverSets, mode); err != nil {
+	if err := assignAll(set, st.solverSets, m.Name); err != nil {
 		return nil, err
 	}
 	return notes, nil
@@ -221,6 +223,32 @@ func applySceneParams(set *param.Set, sc *scene.Scene, owner string) ([]string, 
 		return nil, fmt.Errorf("%s: params: %w", sc.Source, err)
 	}
 	return notes, nil
+}
+
+// applyModeParams applies to mode m's parameter set what scene sc says of it: the values m derives from the scene
+// (Mode.SceneParams: flip's sand parameters from its granular materials), then the scene's own params, which win,
+// as applySceneParams does. Every place a scene opens in a mode applies its parameters through it: the command
+// line's setup and sessions (run, bench, export, record), the window's mode and scene switches and the A/B's B of
+// another mode. A reset of the same scene applies nothing, so what the user set since stays.
+func applyModeParams(set *param.Set, sc *scene.Scene, m Mode) ([]string, error) {
+	return applySceneParams(set, modeScene(m, sc), m.Name)
+}
+
+// modeScene is sc with the parameters mode m derives from it under its own params (a shallow copy), or sc itself
+// when m derives none.
+func modeScene(m Mode, sc *scene.Scene) *scene.Scene {
+	if m.SceneParams == nil {
+		return sc
+	}
+	derived := m.SceneParams(sc)
+	if len(derived) == 0 {
+		return sc
+	}
+	c := *sc
+	c.Params = make(scene.ParamValues, len(derived)+len(sc.Params))
+	maps.Copy(c.Params, derived)
+	maps.Copy(c.Params, sc.Params)
+	return &c
 }
 
 // viewSet says whether a set's prefixes are the view's (so overrides for other modes are not its business).

@@ -53,7 +53,7 @@ func TestParameterOrderSceneThenParticlesThenSet(t *testing.T) {
 		t.Errorf("render assignments %q", got)
 	}
 	set := st.mode.Params()
-	notes, err := st.configure(set, st.mode.Name)
+	notes, err := st.configure(set, st.mode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestParameterOrderSceneThenParticlesThenSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	set = st.mode.Params()
-	if _, err := st.configure(set, st.mode.Name); err != nil {
+	if _, err := st.configure(set, st.mode); err != nil {
 		t.Fatal(err)
 	}
 	if got := value(t, set, "pbf.particles"); got != "400" {
@@ -92,7 +92,8 @@ func TestSceneParamsOfOtherModesAreSkippedWithANote(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := st.mode.Params()
-	notes, err := st.configure(set, "pbf-cpu")
+	cpu, _ := findMode(Modes(), "pbf-cpu")
+	notes, err := st.configure(set, cpu)
 	if err != nil {
 		t.Fatal(err)
 	}

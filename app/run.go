@@ -40,7 +40,7 @@ func openSession(modes []Mode, st *setup, g glInfo, w io.Writer) (*session, erro
 		fmt.Fprintln(w, "slosh: "+note)
 	}
 	ss := &session{st: st, solver: s, mode: m, gl: g, note: note}
-	notes, err := st.configure(s.Params(), m.Name)
+	notes, err := st.configure(s.Params(), m)
 	if err != nil {
 		ss.Close()
 		return nil, err

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -16,8 +17,8 @@ import (
 // The hands: tools the mouse works in the window. A left drag that starts on a rigid body grabs it and throws it
 // with the mouse's velocity when released (the grab tool); otherwise it orbits the camera. Ctrl + left drag, or
 // the paddle tool, pushes the fluid with a sphere at the cursor; the drop tool drops the object chosen in the panel
-// above the point clicked; the pour tool pours a stream there while the button is held; the drain tool removes
-// the fluid near the cursor while held. Every action goes to the solver through sim.Hands between steps; the last
+// above the point clicked; the pour tool pours a stream there while the button is held, of the material chosen in
+// the panel when the scene has materials; the drain tool removes the fluid near the cursor while held. Every action goes to the solver through sim.Hands between steps; the last
 // drop or drain can be undone.
 
 // Tools, as the values of tools.tool.
@@ -49,6 +50,7 @@ type toolConfig struct {
 	DropSize     float32 // m: diameter, side, length or the bunny's extent
 	DropDensity  float32 // kg/m³
 	PaddleRadius float32 // m
+	PourMaterial int32   // index into hands.pour
 	PourRadius   float32 // m
 	PourSpeed    float32 // m/s
 	PourHeight   float32 // m above the point clicked
@@ -60,7 +62,8 @@ func defaultToolConfig() toolConfig {
 		PourHeight: 0.15, DrainRadius: 0.06}
 }
 
-func (c *toolConfig) register(s *param.Set) {
+// register adds the tools' settings to s, with a choice among the materials pour offers when there are any.
+func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
 	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames,
 		Desc: "What a left drag in the view does (keys 1–5); a drag starting on a body always grabs it with the grab tool, ctrl + drag is always the paddle"})
 	s.Choice(&c.DropShape, param.Spec{Name: "tools.drop_shape", Label: "Drop: object", Group: "Tools|Drop", Items: dropShapes,
@@ -71,6 +74,14 @@ func (c *toolConfig) register(s *param.Set) {
 		Desc: "Density of the dropped object: below the fluid's it floats (wood 600), above it sinks (stone 2600)"})
 	s.Float(&c.PaddleRadius, param.Spec{Name: "tools.paddle_radius", Label: "Paddle radius", Group: "Tools|Paddle", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.2,
 		Desc: "Radius of the sphere the paddle pushes the fluid with; at most a sphere of an eighth of the scene's tank, which leaves the water room"})
+	if len(pour) > 0 {
+		items := make([]string, len(pour))
+		for i := range pour {
+			items[i] = pour[i].label
+		}
+		s.Choice(&c.PourMaterial, param.Spec{Name: "tools.pour_material", Label: "Pour: material", Group: "Tools|Pour", Items: items,
+			Desc: "What the pour tool pours: water or one of the scene's materials that this mode simulates"})
+	}
 	s.Float(&c.PourRadius, param.Spec{Name: "tools.pour_radius", Label: "Pour: radius", Group: "Tools|Pour", Unit: "m", Min: 0.005, Max: 0.5, SoftMin: 0.01, SoftMax: 0.1,
 		Desc: "Radius of the poured stream"})
 	s.Float(&c.PourSpeed, param.Spec{Name: "tools.pour_speed", Label: "Pour: speed", Group: "Tools|Pour", Unit: "m/s", Min: 0.1, Max: scene.MaxSpeed, SoftMin: 0.5, SoftMax: 5,
@@ -107,6 +118,11 @@ type hands struct {
 	cfg toolConfig
 	set *param.Set
 
+	// pour are the materials the pour tool offers (pourChoices) for the scene and the mode's kinds, which the
+	// running solver simulates (sim.KindsOf; set with each driver); none when the scene has no materials
+	pour  []pourChoice
+	kinds []scene.Kind
+
 	gesture gesture
 	body    int        // the grabbed body
 	depth   float32    // distance along the cursor ray at which the gesture acts
@@ -127,8 +143,63 @@ type undoRecord struct {
 
 func newHands() *hands {
 	h := &hands{cfg: defaultToolConfig(), set: param.NewSet()}
-	h.cfg.register(h.set)
+	h.cfg.register(h.set, nil)
 	return h
+}
+
+// pourChoice is a material the pour tool offers: its name in the scene ("" the default material) and its label.
+type pourChoice struct{ name, label string }
+
+// pourChoices are the materials the pour tool offers in sc to a mode that simulates kinds: the default material,
+// water, then each of the scene's materials of those kinds; none when the scene has no such material, and the tool
+// pours the default.
+func pourChoices(sc *scene.Scene, kinds []scene.Kind) []pourChoice {
+	def := scene.DefaultMaterial().Name
+	out := []pourChoice{{label: def}}
+	simulated := func(k scene.Kind) bool {
+		return slices.ContainsFunc(kinds, func(have scene.Kind) bool { return have.Canonical() == k.Canonical() })
+	}
+	for _, m := range sc.Materials {
+		if !simulated(m.Kind) {
+			continue
+		}
+		out = append(out, pourChoice{name: m.Name, label: m.Name})
+		if m.Name == def {
+			out[0].label = def + " (default)" // the scene's own water is another material
+		}
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
+}
+
+// offer makes pour the materials the pour tool offers, keeping the one chosen when it is still offered. When they
+// change the panel's set is built again (registered from the defaults, then given the values the tools had).
+func (h *hands) offer(pour []pourChoice) {
+	if slices.Equal(pour, h.pour) {
+		return
+	}
+	chosen := h.pourMaterial()
+	cfg := h.cfg
+	h.pour, h.cfg, h.set = pour, defaultToolConfig(), param.NewSet()
+	h.cfg.register(h.set, pour)
+	h.cfg = cfg
+	h.cfg.PourMaterial = 0
+	for i := range pour {
+		if pour[i].name == chosen {
+			h.cfg.PourMaterial = int32(i)
+		}
+	}
+}
+
+// pourMaterial is the name of the material the pour tool pours (scene.Emitter.Material): the one chosen in the
+// panel, "" for the default.
+func (h *hands) pourMaterial() string {
+	if i := int(h.cfg.PourMaterial); i > 0 && i < len(h.pour) {
+		return h.pour[i].name
+	}
+	return ""
 }
 
 // ray is a half-line from the eye through a point of the view.
@@ -274,11 +345,13 @@ func (v *viewer) withHands(f func(h sim.Hands) (string, error)) func(sim.Solver)
 	}
 }
 
-// resetHands forgets gestures and undo and takes the bodies from the scene the solver was reset with.
+// resetHands forgets gestures and undo and takes the bodies and the materials to pour from the scene the solver was
+// reset with.
 func (v *viewer) resetHands(sc *scene.Scene) {
 	h := v.hands
 	h.gesture, h.undo = gestureNone, nil
 	h.bodies = append(h.bodies[:0], sc.Bodies...)
+	h.offer(pourChoices(sc, h.kinds))
 	v.rend.SetBodies(v.bodyShapes())
 }
 
@@ -394,7 +467,7 @@ func (v *viewer) updateGesture() {
 		r := pourRadius(h.cfg.PourRadius, 2*v.drv.PickFrame().Radius)
 		q := clampInto(p.Add(mgl32.Vec3{0, h.cfg.PourHeight, 0}), v.sc, r)
 		e := &scene.Emitter{Center: scene.Vec3{float64(q[0]), float64(q[1]), float64(q[2])}, Direction: scene.Vec3{0, -1, 0},
-			Radius: float64(r), Speed: float64(h.cfg.PourSpeed)}
+			Radius: float64(r), Speed: float64(h.cfg.PourSpeed), Material: h.pourMaterial()}
 		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{Emitter: e})
 			return "", nil

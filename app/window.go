@@ -173,8 +173,9 @@ func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr i
 
 func (v *viewer) glInfo() glInfo { return glInfo{ctx: v.ctx, cap: v.glCap} }
 
-// newDriver wraps a configured and reset solver.
+// newDriver wraps a configured and reset solver; the tools learn which kinds of material it simulates.
 func (v *viewer) newDriver(m Mode, s sim.Solver, paused bool) driver {
+	v.hands.kinds = sim.KindsOf(s)
 	if g, ok := s.(gpuSolver); ok && m.Compute {
 		return newGPUDriver(m, g, paused, &v.status, v.panels.Record)
 	}
@@ -495,7 +496,7 @@ func (v *viewer) switchModeTo(m Mode, sc *scene.Scene) {
 		v.status.set(err.Error(), true)
 		return
 	}
-	notes, err := applySceneParams(s.Params(), sc, run.Name)
+	notes, err := applyModeParams(s.Params(), sc, run)
 	if err == nil {
 		carry(s.Params(), keep)
 		err = carryCount(s.Params(), count)
@@ -570,7 +571,7 @@ func (v *viewer) switchScene(name string) {
 		return
 	}
 	count := particleCount(v.drv.Params())
-	notes, err := applySceneParams(v.drv.Params(), sc, v.drv.Mode().Name)
+	notes, err := applyModeParams(v.drv.Params(), sc, v.drv.Mode())
 	if err == nil {
 		err = carryCount(v.drv.Params(), count)
 	}

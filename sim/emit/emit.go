@@ -28,13 +28,20 @@ func CheckTravel(acc []float32, toolAcc, spacing float32) error {
 // emitters through it, so they add the same particles in the same order. room is how many particles the solver
 // can still take (its budget less what it holds): no emitter makes more than a layer beyond it.
 func Run(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, room int, add func(pos, vel [][4]float32)) {
+	RunEach(emitters, acc, tool, toolAcc, spacing, t, dt, room, func(_ *scene.Emitter, pos, vel [][4]float32) { add(pos, vel) })
+}
+
+// RunEach is Run handing each layer with the emitter that made it, whose Material says what its particles are.
+func RunEach(emitters []scene.Emitter, acc []float32, tool *scene.Emitter, toolAcc *float32, spacing float32, t, dt float64, room int,
+	add func(e *scene.Emitter, pos, vel [][4]float32)) {
 	for k := range emitters {
 		pos, vel := Step(&emitters[k], spacing, &acc[k], t, dt, room)
 		room -= len(pos)
-		add(pos, vel)
+		add(&emitters[k], pos, vel)
 	}
 	if tool != nil {
-		add(Step(tool, spacing, toolAcc, t, dt, room))
+		pos, vel := Step(tool, spacing, toolAcc, t, dt, room)
+		add(tool, pos, vel)
 	}
 }
 

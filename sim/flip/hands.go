@@ -112,10 +112,11 @@ func (s *Solver) DriveBody(i int, v [3]float32, on bool) {
 func (s *Solver) SetTools(t sim.Tools) { s.sh.SetTools(t) }
 
 // emit runs the scene's emitters and the pouring tool over a step, on the particles' lattice: a layer is added
-// whole, kept inside the domain, or not at all when it does not fit under the budget (the shell's notice says so).
+// whole, of the emitter's material (sand pours as sand), kept inside the domain, or not at all when it does not fit
+// under the budget (the shell's notice says so).
 func (s *Solver) emit(dt float64) {
-	s.sh.Emit(s.sc, float32(s.spacing), s.time, dt, func(pos, vel [][4]float32) {
-		if first, ok := s.sh.AddLayer(pos, vel); ok {
+	s.sh.Emit(s.sc, float32(s.spacing), s.time, dt, func(pos, vel [][4]float32, mat uint8) {
+		if first, ok := s.sh.AddLayer(pos, vel, mat); ok {
 			s.keepInside(first)
 		}
 	})

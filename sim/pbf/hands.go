@@ -226,9 +226,9 @@ func (s *Solver) emit(dt float64) {
 	s.sh.Emit(s.sc, s.dv.Spacing, s.time, dt, s.addLayer)
 }
 
-// addLayer appends an emitter's layer of fluid, when all of it fits under the budget.
-func (s *Solver) addLayer(pos, vel [][4]float32) {
-	if first, ok := s.sh.AddLayer(pos, vel); ok {
+// addLayer appends an emitter's layer of fluid of material mat, when all of it fits under the budget.
+func (s *Solver) addLayer(pos, vel [][4]float32, mat uint8) {
+	if first, ok := s.sh.AddLayer(pos, vel, mat); ok {
 		s.added(first)
 	}
 }

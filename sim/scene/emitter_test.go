@@ -160,3 +160,55 @@ func TestEmitterValidation(t *testing.T) {
 		}
 	}
 }
+
+// An emitter names the material it pours as a fluid block does: one of the scene's, or none for water. An unknown
+// name is an error at the emitter's field path, and the name survives Marshal and Clone.
+func TestEmitterMaterial(t *testing.T) {
+	withEmitter := func(material string) string {
+		e := `{"center":[0.5,0.8,0.1],"direction":[0,-1,0],"radius":0.05,"speed":2` + material + `}`
+		return strings.TrimSuffix(materialScene, "}") + `, "emitters": [{"center":[0.2,0.8,0.1],"direction":[0,-1,0],"radius":0.05,"speed":1},` + e + `]}`
+	}
+	sc, err := Parse([]byte(withEmitter(`,"material":"brine"`)), "e.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Emitters[1].Material; got != "brine" || sc.Emitters[0].Material != "" {
+		t.Errorf("materials %q, %q", sc.Emitters[0].Material, got)
+	}
+	if k, err := sc.MaterialNumber(sc.Emitters[1].Material); err != nil || k != 2 {
+		t.Errorf("the emitter pours material %d (%v), want 2", k, err)
+	}
+	data, err := sc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"material": "brine"`) || strings.Count(string(data), `"material"`) != 3 {
+		t.Errorf("Marshal writes the emitters' materials as\n%s", data)
+	}
+	back, err := Parse(data, "e.json")
+	if err != nil || back.Emitters[1].Material != "brine" || back.Emitters[0].Material != "" {
+		t.Fatalf("read back: %v, %+v", err, back.Emitters)
+	}
+	c := sc.Clone()
+	c.Emitters[1].Material = "oil"
+	if sc.Emitters[1].Material != "brine" {
+		t.Error("Clone shares the emitters with the original")
+	}
+
+	for _, c := range []struct{ json, want string }{
+		{withEmitter(`,"material":"mercury"`), `emitters[1].material: unknown material "mercury"; the scene's materials are "oil", "brine"`},
+		{withEmitter(`,"material":7`), `emitters[1].material: want a string, got 7`},
+		{baseScene + `,"emitters":[{"center":[0.5,0.8,0.5],"direction":[0,-1,0],"radius":0.05,"speed":2,"material":"oil"}]}`,
+			`emitters[0].material: unknown material "oil": the scene defines no materials`},
+	} {
+		if _, err := Parse([]byte(c.json), "e.json"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	// a scene made in code is checked alike
+	bad := sc.Clone()
+	bad.Emitters[0].Material = "sand"
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `emitters[0].material: unknown material "sand"`) {
+		t.Errorf("Validate: %v", err)
+	}
+}

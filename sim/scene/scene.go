@@ -108,7 +108,7 @@ type Motion struct {
 
 // Emitter pours fluid: every time the stream has moved one particle spacing it adds a disc of particles of the
 // given radius at Center, moving at Speed along Direction, between Start and Stop (simulated seconds; Stop 0 is
-// never).
+// never). The particles are of Material, named as a fluid block names its material.
 type Emitter struct {
 	Center    Vec3    `json:"center"`
 	Direction Vec3    `json:"direction"` // validation normalises it
@@ -116,6 +116,9 @@ type Emitter struct {
 	Speed     float64 `json:"speed"`     // m/s
 	Start     float64 `json:"start,omitempty"`
 	Stop      float64 `json:"stop,omitempty"`
+	// Material is the name of one of the scene's Materials; "" is DefaultMaterial, water. A mode without
+	// materials pours its one fluid whatever the name.
+	Material string `json:"material,omitempty"`
 }
 
 // Blast is an impulse in the fluid, an explosion under water: at simulated time Time (s) every fluid particle

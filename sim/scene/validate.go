@@ -106,8 +106,12 @@ func (s *Scene) Validate() error {
 		}
 	}
 	for i := range s.Emitters {
-		if err := s.Emitters[i].validate(fmt.Sprintf("emitters[%d]", i), d); err != nil {
+		path := fmt.Sprintf("emitters[%d]", i)
+		if err := s.Emitters[i].validate(path, d); err != nil {
 			return err
+		}
+		if _, err := s.MaterialNumber(s.Emitters[i].Material); err != nil {
+			return errAt(path+".material", "%v", err)
 		}
 	}
 	for i := range s.Blasts {

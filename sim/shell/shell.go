@@ -144,10 +144,11 @@ func Fluid(pos, vel [][3]float32) []sim.Particle {
 	return ps
 }
 
-// AddLayer appends an emitter's layer (positions and velocities, w unused) when all of it fits under the budget, and
-// returns the index of the first particle and whether it was added; a layer that does not fit sets the budget
-// notice and adds nothing, so a stream stops at a whole layer.
-func (h *Shell) AddLayer(pos, vel [][4]float32) (first int, ok bool) {
+// AddLayer appends an emitter's layer (positions and velocities, w unused) of material mat when all of it fits under
+// the budget, and returns the index of the first particle and whether it was added; a layer that does not fit sets
+// the budget notice and adds nothing, so a stream stops at a whole layer. A mode without a material column ignores
+// mat; a material the run does not have makes material 0, as Add does.
+func (h *Shell) AddLayer(pos, vel [][4]float32, mat uint8) (first int, ok bool) {
 	if len(pos) == 0 {
 		return h.P.Len(), false
 	}
@@ -158,16 +159,35 @@ func (h *Shell) AddLayer(pos, vel [][4]float32) (first int, ok bool) {
 	first = h.P.Grow(len(pos))
 	copy(h.P.Pos()[first:], pos)
 	copy(h.P.Vel()[first:], vel)
+	if h.mat != nil && mat != 0 && int(mat) < h.matCount() {
+		m := (*h.mat)[first:]
+		for i := range m {
+			m[i] = mat
+		}
+	}
 	return first, true
 }
 
 // Emit runs the scene's emitters and the pouring tool over a step of dt from time t on the lattice of spacing,
-// handing each layer to add (AddLayer, and what the mode does to new particles).
-func (h *Shell) Emit(sc *scene.Scene, spacing float32, t, dt float64, add func(pos, vel [][4]float32)) {
+// handing each layer to add (AddLayer, and what the mode does to new particles) with its material number: the
+// emitter's material in sc (scene.Scene.MaterialNumber).
+func (h *Shell) Emit(sc *scene.Scene, spacing float32, t, dt float64, add func(pos, vel [][4]float32, mat uint8)) {
 	if len(sc.Emitters) == 0 && h.Tools.Emitter == nil {
 		return
 	}
-	emit.Run(sc.Emitters, h.Emitted, h.Tools.Emitter, &h.ToolAcc, spacing, t, dt, h.Room(), add)
+	emit.RunEach(sc.Emitters, h.Emitted, h.Tools.Emitter, &h.ToolAcc, spacing, t, dt, h.Room(), func(e *scene.Emitter, pos, vel [][4]float32) {
+		add(pos, vel, pours(sc, e))
+	})
+}
+
+// pours is the material number of what e pours in sc: its material's, or 0, water, for a name sc does not have (a
+// scene's emitters are checked when it is read; a tool's emitter is the window's or a replay's, checked there).
+func pours(sc *scene.Scene, e *scene.Emitter) uint8 {
+	k, err := sc.MaterialNumber(e.Material)
+	if err != nil {
+		return 0
+	}
+	return uint8(k)
 }
 
 // Drain removes the particles within radius of center that may go (nil: every one) and returns them, with their

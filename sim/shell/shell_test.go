@@ -78,8 +78,8 @@ func TestEmitStopsAtTheBudget(t *testing.T) {
 	sc := poolScene()
 	layers := 0
 	for step := range 20 {
-		m.Emit(sc, 0.02, float64(step)*0.02, 0.02, func(pos, vel [][4]float32) {
-			if _, ok := m.AddLayer(pos, vel); ok {
+		m.Emit(sc, 0.02, float64(step)*0.02, 0.02, func(pos, vel [][4]float32, mat uint8) {
+			if _, ok := m.AddLayer(pos, vel, mat); ok {
 				layers++
 			}
 		})
@@ -98,6 +98,65 @@ func TestEmitStopsAtTheBudget(t *testing.T) {
 	m.SetTools(sim.Tools{})
 	if m.ToolAcc != 0 {
 		t.Fatal("putting the pouring tool away keeps its travel")
+	}
+}
+
+// Emitted layers are of their emitter's material: a scene's emitter's and the pouring tool's, named in the scene; a
+// tool naming a material the scene lacks pours material 0, and a mode without a material column takes the layer
+// without one.
+func TestEmitPoursTheEmittersMaterial(t *testing.T) {
+	sc := poolScene()
+	sc.Materials = []scene.Material{{Name: "oil", Density: 800}, {Name: "sand", Kind: scene.KindGranular, Density: 1600, FrictionAngle: 30}}
+	sc.Emitters = append(sc.Emitters, sc.Emitters[0])
+	sc.Emitters[0].Material, sc.Emitters[1].Center[0] = "sand", 0.2
+	m := newMode(1000)
+	m.Reset(sc, 1000)
+	made := map[uint8]int{}
+	emit := func(tool *scene.Emitter) {
+		m.SetTools(sim.Tools{Emitter: tool})
+		for step := range 3 {
+			m.Emit(sc, 0.02, float64(step)*0.02, 0.02, func(pos, vel [][4]float32, mat uint8) {
+				if first, ok := m.AddLayer(pos, vel, mat); ok {
+					made[mat] += len(pos)
+					for i := first; i < m.P.Len(); i++ {
+						if m.mat[i] != mat {
+							t.Fatalf("particle %d of a layer of material %d is of material %d", i, mat, m.mat[i])
+						}
+					}
+				}
+			})
+		}
+	}
+	emit(nil)
+	if made[2] == 0 || made[0] == 0 || made[2] != made[0] || len(made) != 2 {
+		t.Fatalf("the sand emitter and the water emitter made %v", made)
+	}
+	for i := range m.P.Len() {
+		if sand := m.x[i][0] > 0.35; sand != (m.mat[i] == 2) {
+			t.Fatalf("particle %d at %v is of material %d: the sand emitter pours at x = 0.5, the water one at 0.2", i, m.x[i], m.mat[i])
+		}
+	}
+	clear(made)
+	sc.Emitters = nil
+	m.Reset(sc, 1000)
+	emit(&scene.Emitter{Center: scene.Vec3{0.5, 0.5, 0.5}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.03, Speed: 1, Material: "oil"})
+	if made[1] == 0 || len(made) != 1 {
+		t.Fatalf("the tool pouring oil made %v", made)
+	}
+	clear(made)
+	emit(&scene.Emitter{Center: scene.Vec3{0.5, 0.5, 0.5}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.03, Speed: 1, Material: "mercury"})
+	if made[0] == 0 || len(made) != 1 {
+		t.Fatalf("the tool pouring a material the scene lacks made %v", made)
+	}
+
+	// without a material column
+	var x, v [][4]float32
+	var id []uint32
+	plain := &Shell{Mode: "plain"}
+	plain.Bind(&x, &v, &id)
+	plain.Reset(sc, 100)
+	if _, ok := plain.AddLayer(make([][4]float32, 3), make([][4]float32, 3), 2); !ok || plain.P.Len() != 3 {
+		t.Fatal("a mode without materials refused a layer of sand")
 	}
 }
 
@@ -262,7 +321,7 @@ func TestAddRefusesBrokenParticles(t *testing.T) {
 func TestNoticesAddUp(t *testing.T) {
 	m := newMode(1)
 	m.Note("a scene blast pushed 3 particles")
-	if _, ok := m.AddLayer(make([][4]float32, 2), make([][4]float32, 2)); ok {
+	if _, ok := m.AddLayer(make([][4]float32, 2), make([][4]float32, 2), 0); ok {
 		t.Fatal("a layer over the budget was added")
 	}
 	if n := m.TakeNotice(); !strings.HasPrefix(n, "a scene blast pushed 3 particles; particle budget of 1 reached") {

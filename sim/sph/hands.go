@@ -11,7 +11,7 @@ import (
 
 // The sandbox's tools (sim.Hands) and what acts inside the steps as they do, through the shell (sim/shell), which
 // keeps the budget, the tools and the emitters' travel: the scene's emitters and the pouring tool (sim/emit) add
-// layers of material-0 particles with the next ids before a step, the scene's blasts (sim/blast) push the fluid
+// layers of particles of their material with the next ids before a step, the scene's blasts (sim/blast) push the fluid
 // at the step's start, and moving obstacles and the paddle (a kinematic sphere, sim/solid.Moved) are placed where
 // they are at each substep's end, where both the solids' density map and the collision projection meet them, so
 // the paddle pushes the fluid out of its way as the walls do. Ids stay 0..N−1: draining renumbers the rest in
@@ -61,10 +61,10 @@ func (s *Solver) pour(dt float64) {
 	}
 }
 
-// addEmitted adds an emitter's layer of material-0 particles at zero pressure, whole or, past the budget, not at
-// all (with the budget notice).
-func (s *Solver) addEmitted(pos, vel [][4]float32) {
-	if _, ok := s.sh.AddLayer(pos, vel); ok {
+// addEmitted adds an emitter's layer of particles of material mat at zero pressure, whole or, past the budget, not
+// at all (with the budget notice).
+func (s *Solver) addEmitted(pos, vel [][4]float32, mat uint8) {
+	if _, ok := s.sh.AddLayer(pos, vel, mat); ok {
 		s.stats.Particles = len(s.x)
 	}
 }

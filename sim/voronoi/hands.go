@@ -127,9 +127,10 @@ func (s *Solver) trackPaddle() {
 	}
 }
 
-// addEmitted adds an emitter's layer when all of it fits under the budget (shell.AddLayer), at zero pressure.
-func (s *Solver) addEmitted(pos, vel [][4]float32) {
-	if _, ok := s.hands.AddLayer(pos, vel); ok {
+// addEmitted adds an emitter's layer of material mat when all of it fits under the budget (shell.AddLayer), at zero
+// pressure.
+func (s *Solver) addEmitted(pos, vel [][4]float32, mat uint8) {
+	if _, ok := s.hands.AddLayer(pos, vel, mat); ok {
 		s.stats.Particles = len(s.x)
 	}
 }
