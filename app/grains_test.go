@@ -77,7 +77,7 @@ func TestUpsampledGrainsKeepTheirIDs(t *testing.T) {
 }
 
 // sandScene is a scene of water (the default material) and sand (material 1).
-func sandScene() *scene.Scene {
+func sandFrameScene() *scene.Scene {
 	return &scene.Scene{Name: "sand", Domain: scene.Box{Max: scene.Vec3{1, 1, 1}}, Materials: []scene.Material{
 		{Name: "sand", Kind: scene.KindGranular, Density: 1600, Color: [3]float64{0.76, 0.6, 0.38}, FrictionAngle: 33},
 	}}
@@ -87,7 +87,7 @@ func sandScene() *scene.Scene {
 // phase, and each frame's header names them beside its material and phase columns.
 func TestExportNamesMaterials(t *testing.T) {
 	dir := t.TempDir()
-	cw, err := newCacheWriter(dir, "flip", sandScene(), param.NewSet())
+	cw, err := newCacheWriter(dir, "flip", sandFrameScene(), param.NewSet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestExportMeshesSand(t *testing.T) {
 		set := param.NewSet()
 		s := field.DefaultSettings()
 		s.Register(set)
-		cw, err := newCacheWriter(dir, "flip", sandScene(), param.NewSet())
+		cw, err := newCacheWriter(dir, "flip", sandFrameScene(), param.NewSet())
 		if err != nil {
 			t.Fatal(err)
 		}
