@@ -400,7 +400,9 @@ func (s *Solver) Step(dt float64) error {
 		return s.fail(err)
 	}
 	s.timer.Mark("solve")
-	s.sandStep(dt)
+	if err := s.sandStep(dt); err != nil {
+		return s.fail(err)
+	}
 	s.extrapolate()
 	s.timer.Mark("extrapolate")
 	s.transfer()

@@ -119,7 +119,10 @@ func (s *Solver) assemble() {
 }
 
 // divergence sets out[c] = D(flux)_c, flux_f = V_f u_f + the moving solids' flux, on the cells in the system.
-func (s *Solver) divergence(out []float64) {
+func (s *Solver) divergence(out []float64) { s.divergenceOf(&s.u, out) }
+
+// divergenceOf is divergence of the face field u.
+func (s *Solver) divergenceOf(u *[3][]float64, out []float64) {
 	s.cells(func(c int, ijk [3]int) {
 		if !s.sys[c] {
 			out[c] = 0
@@ -128,7 +131,7 @@ func (s *Solver) divergence(out []float64) {
 		var div float64
 		for a := 0; a < 3; a++ {
 			f0, f1 := s.g.faces(a, ijk)
-			div += s.volumeFraction(a, f1)*s.u[a][f1] + s.sol.flux[a][f1] - s.volumeFraction(a, f0)*s.u[a][f0] - s.sol.flux[a][f0]
+			div += s.volumeFraction(a, f1)*u[a][f1] + s.sol.flux[a][f1] - s.volumeFraction(a, f0)*u[a][f0] - s.sol.flux[a][f0]
 		}
 		out[c] = div * s.g.inv
 	})

@@ -128,19 +128,56 @@ func TestWallFrictionStopsSlidingSand(t *testing.T) {
 	}
 }
 
-// The pile a released disc of sand leaves stands higher the larger the friction angle: φ = 0 spreads as the
-// liquid does, and 20°, 40° stand higher in turn (heights of the pile's middle after 1 s, 8 cm at the start).
-func TestSandPileGrowsWithFrictionAngle(t *testing.T) {
-	var heights []float64
-	for _, phi := range []string{"0", "20", "40"} {
-		s := sandColumn(t, 0.8, 0.15, 0.08, 0.02, "flip.sand_friction_angle="+phi)
-		frames(t, s, 60)
-		_, prof := pileAngle(s, 0.4, 0.4)
-		heights = append(heights, prof[min(1, len(prof)-1)])
+// A released column of sand (10 cm radius, 30 cm tall, at 2 cm cells; Zhu & Bridson's Figures 5–6) slumps into a
+// pile whose flanks stand steeper the larger the friction angle. Measured after 1.75 s (the slope fitted between
+// 20 % and 80 % of the pile's height): φ = 20°, 30°, 45° give 9.5°, 23.7°, 35.1°, below φ by 6–10° (a pile of
+// real sand stands at about its angle of repose, near φ): the test asks for the order and for 45° to stand
+// above 25°.
+func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
+	var angles []float64
+	for _, phi := range []string{"20", "30", "45"} {
+		s := sandColumn(t, 0.8, 0.1, 0.3, 0.02, "flip.sand_friction_angle="+phi)
+		frames(t, s, 105)
+		a, _ := pileAngle(s, 0.4, 0.4)
+		angles = append(angles, a)
 	}
-	t.Logf("heights at φ = 0, 20°, 40°: %.3f m", heights)
-	if !(heights[0] < heights[1] && heights[1] < heights[2]) || heights[2] < 0.04 {
-		t.Fatalf("heights at φ = 0, 20°, 40°: %.3f m: want increasing, and 40° above 4 cm", heights)
+	t.Logf("flank angles at φ = 20°, 30°, 45°: %.1f°", angles)
+	if !(angles[0] < angles[1] && angles[1] < angles[2]) || angles[2] < 25 {
+		t.Fatalf("flank angles at φ = 20°, 30°, 45°: %.1f°: want increasing, and above 25° at 45°", angles)
+	}
+}
+
+// front is how far the front of a dam break has run at time t: the 99th percentile of the particles' x.
+func front(t *testing.T, material string, tEnd float64, sets ...string) float64 {
+	mats, name := "", ""
+	if material != "" {
+		mats, name = `"materials": [`+material+`],`, `"material": "sand",`
+	}
+	src := `{"name": "dam", "domain": {"min": [0, 0, 0], "max": [0.6, 0.2, 0.1]}, "particles": {"spacing": 0.01}, ` + mats + `
+		"fluid": [{"shape": "box", "center": [0.06, 0.07, 0.05], "size": [0.12, 0.14, 0.1], ` + name + ` "velocity": [0, 0, 0]}]}`
+	sc, err := scene.Parse([]byte(src), "dam.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(t, sc, append([]string{"flip.cell=0.02"}, sets...)...)
+	frames(t, s, int(tEnd*60))
+	xs := make([]float64, len(s.x))
+	for i := range s.x {
+		xs[i] = float64(s.x[i][0])
+	}
+	sort.Float64s(xs)
+	return xs[len(xs)*99/100]
+}
+
+// With φ = 0, no cohesion and no wall friction sand is the liquid: a dam break of each runs as far in 0.3 s (within
+// a cell, 2 cm), where sand of 30° lags by more than two cells.
+func TestFrictionlessSandRunsAsLiquid(t *testing.T) {
+	water := front(t, "", 0.3)
+	loose := front(t, drySand, 0.3, "flip.sand_friction_angle=0", "flip.sand_cohesion=0", "flip.sand_wall_friction=0", "flip.sand_flip_ratio=0.95")
+	dry := front(t, drySand, 0.3, "flip.sand_friction_angle=30")
+	t.Logf("fronts after 0.3 s: water %.3f m, sand at φ = 0 %.3f m, at 30° %.3f m", water, loose, dry)
+	if math.Abs(loose-water) > 0.02 || dry > water-0.04 {
+		t.Fatalf("fronts after 0.3 s: water %.3f m, sand at φ = 0 %.3f m (want within 0.02), at 30° %.3f m (want 0.04 behind)", water, loose, dry)
 	}
 }
 
