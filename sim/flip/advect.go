@@ -107,7 +107,12 @@ func (s *Solver) advect(dt float64) {
 		for p := lo; p < hi; p++ {
 			x := [3]float64{float64(s.x[p][0]), float64(s.x[p][1]), float64(s.x[p][2])}
 			var v0 [3]float64
-			if sep := s.sepOff[p]; correct || sep != [4]float32{} {
+			correct := correct
+			sep := s.sepOff[p]
+			if s.rigidGrain(p) { // rigid sand moves with its group, never by the offsets (sand.go)
+				correct, sep = false, [4]float32{}
+			}
+			if correct || sep != [4]float32{} {
 				st := s.g.faceStencilAt(s.coords(x))
 				var off [3]float64
 				if correct {

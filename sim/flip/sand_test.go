@@ -130,9 +130,9 @@ func TestWallFrictionStopsSlidingSand(t *testing.T) {
 
 // A released column of sand (10 cm radius, 30 cm tall, at 2 cm cells; Zhu & Bridson's Figures 5–6) slumps into a
 // pile whose flanks stand steeper the larger the friction angle. Measured after 1.75 s (the slope fitted between
-// 20 % and 80 % of the pile's height): φ = 20°, 30°, 45° give 9.5°, 23.7°, 35.1°, below φ by 6–10° (a pile of
-// real sand stands at about its angle of repose, near φ): the test asks for the order and for 45° to stand
-// above 25°.
+// 20 % and 80 % of the pile's height): φ = 20°, 30°, 45° give 10.0°, 33.8°, 47.5° (a pile of real sand stands at
+// about its angle of repose, near φ; at 20° the column spreads thinner than the fit's band resolves well). The test
+// asks for the order, and for 30° and 45° to stand within 10° of φ.
 func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
 	var angles []float64
 	for _, phi := range []string{"20", "30", "45"} {
@@ -142,8 +142,39 @@ func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
 		angles = append(angles, a)
 	}
 	t.Logf("flank angles at φ = 20°, 30°, 45°: %.1f°", angles)
-	if !(angles[0] < angles[1] && angles[1] < angles[2]) || angles[2] < 25 {
-		t.Fatalf("flank angles at φ = 20°, 30°, 45°: %.1f°: want increasing, and above 25° at 45°", angles)
+	if !(angles[0] < angles[1] && angles[1] < angles[2]) || math.Abs(angles[1]-30) > 10 || math.Abs(angles[2]-45) > 10 {
+		t.Fatalf("flank angles at φ = 20°, 30°, 45°: %.1f°: want increasing, and 30° and 45° within 10°", angles)
+	}
+}
+
+// cut is a block of sand 20 cm wide, 20 cm deep and hgt tall against a wall, released: the farthest its grains
+// reach from the wall and its top after 2 s.
+func cut(t *testing.T, hgt float64, sets ...string) (reach, top float64) {
+	src := fmt.Sprintf(`{"name": "cut", "domain": {"min": [0, 0, 0], "max": [0.6, %g, 0.2]}, "particles": {"spacing": 0.01}, "materials": [`+drySand+`],
+		"fluid": [{"shape": "box", "center": [0.1, %g, 0.1], "size": [0.2, %g, 0.2], "material": "sand"}]}`, hgt+0.04, hgt/2, hgt)
+	sc, err := scene.Parse([]byte(src), "cut.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(t, sc, append([]string{"flip.cell=0.02"}, sets...)...)
+	frames(t, s, 120)
+	for i := range s.x {
+		top = max(top, float64(s.x[i][1]))
+		reach = max(reach, float64(s.x[i][0]))
+	}
+	return reach, top
+}
+
+// Cohesion (eq. 5): a vertical cut 20 cm tall stands for 2 s with 200 Pa (its face moves less than a cell) and
+// slumps without (its grains run out more than two cells). Rankine's analysis for a cut at 30° gives 450 Pa as the
+// least that holds 20 cm; the method holds it with 25 Pa, "too stable" for true cohesion as the paper says (§3.4),
+// and it held a 10 cm cut only from 50–100 Pa, so the least cohesion does not grow with the height here.
+func TestCohesionHoldsACut(t *testing.T) {
+	loose, _ := cut(t, 0.2, "flip.sand_cohesion=0")
+	held, top := cut(t, 0.2, "flip.sand_cohesion=200")
+	t.Logf("the cut's reach after 2 s: %.3f m without cohesion, %.3f m with 200 Pa (top %.3f m)", loose, held, top)
+	if held > 0.2+0.02 || top < 0.18 || loose < 0.2+0.04 {
+		t.Fatalf("reach without cohesion %.3f m (want > 0.24), with 200 Pa %.3f m (want < 0.22, top %.3f above 0.18)", loose, held, top)
 	}
 }
 
@@ -181,11 +212,14 @@ func TestFrictionlessSandRunsAsLiquid(t *testing.T) {
 	}
 }
 
-// groupMomentum is the linear and angular momentum of each rigid group's faces (about its centre).
+// groupMomentum is the linear and angular momentum (about its centre) of each rigid group's faces.
 func groupMomentum(s *Solver) [][6]float64 {
 	sd := &s.sand
 	out := make([][6]float64, len(sd.groups))
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64) {
+	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+		if contact {
+			return
+		}
 		k := 0
 		for i := range sd.groups {
 			if &sd.groups[i] == g {
@@ -200,33 +234,14 @@ func groupMomentum(s *Solver) [][6]float64 {
 	return out
 }
 
-// The projection of a rigid group keeps its linear and angular momentum (to 1e-9 of their size) and leaves its
-// faces moving rigidly: the velocities at any two faces of a group differ by ω × their offset, so their distance
-// does not change (to rounding).
-func TestRigidGroupsKeepMomentum(t *testing.T) {
-	s := sandColumn(t, 0.8, 0.15, 0.08, 0.02, "flip.sand_friction_angle=40")
-	frames(t, s, 20)
-	sd := &s.sand
-	if len(sd.groups) == 0 || sd.last.rigid < 50 {
-		t.Fatalf("%d rigid cells in %d groups: the test needs a group", sd.last.rigid, len(sd.groups))
-	}
-	// the field as the step left it (extrapolated, PIC'd) is not rigid: project it again and compare
-	before := groupMomentum(s)
-	s.projectGroups()
-	after := groupMomentum(s)
-	for k := range before {
-		var scale float64
-		for r := 0; r < 6; r++ {
-			scale = max(scale, math.Abs(before[k][r]))
+// checkRigid fails unless every face of every group moves with its group's rigid motion V + ω × r, so that the
+// distance between any two of its points does not change (to rounding).
+func checkRigid(t *testing.T, s *Solver) {
+	t.Helper()
+	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+		if contact {
+			return
 		}
-		for r := 0; r < 6; r++ {
-			if math.Abs(after[k][r]-before[k][r]) > 1e-9*scale+1e-15 {
-				t.Fatalf("group %d: momentum %v after the projection, %v before", k, after[k], before[k])
-			}
-		}
-	}
-	// rigid: every face's velocity is its component of V + ω × r
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64) {
 		var v float64
 		for r := 0; r < 6; r++ {
 			v += j[r] * g.q[r]
@@ -235,6 +250,74 @@ func TestRigidGroupsKeepMomentum(t *testing.T) {
 			t.Fatalf("face %d of axis %d: %g, the rigid motion %g", fi, a, s.u[a][fi], v)
 		}
 	})
+}
+
+// The projection of a rigid group that touches nothing keeps its linear and angular momentum (to 1e-9 of their
+// size) and leaves its faces moving rigidly; a block of cohesive sand in the air, spinning, is one such group.
+func TestRigidGroupsKeepMomentum(t *testing.T) {
+	src := `{"name": "spin", "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]}, "particles": {"spacing": 0.01}, "materials": [` + drySand + `],
+		"fluid": [{"shape": "box", "center": [0.3, 0.35, 0.3], "size": [0.16, 0.1, 0.12], "material": "sand", "velocity": [0.3, 0.5, -0.2]}]}`
+	sc, err := scene.Parse([]byte(src), "spin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(t, sc, "flip.cell=0.02", "flip.sand_cohesion=5000")
+	frames(t, s, 2)
+	sd := &s.sand
+	if len(sd.groups) != 1 || sd.last.rigid < 50 {
+		t.Fatalf("%d rigid cells in %d groups: the test needs one group in the air", sd.last.rigid, len(sd.groups))
+	}
+	// a field that is not rigid: the group's own with a shear and a swirl added, projected again
+	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+		if !contact {
+			s.u[a][fi] += 0.3*j[3+(a+1)%3] - 0.2*float64(fi%7)/7
+		}
+	})
+	before := groupMomentum(s)
+	s.projectGroups()
+	after := groupMomentum(s)
+	var scale float64
+	for r := 0; r < 6; r++ {
+		scale = max(scale, math.Abs(before[0][r]))
+	}
+	for r := 0; r < 6; r++ {
+		if math.Abs(after[0][r]-before[0][r]) > 1e-9*scale {
+			t.Fatalf("momentum %v after the projection, %v before", after[0], before[0])
+		}
+	}
+	checkRigid(t, s)
+}
+
+// A rigid group resting on the floor does not move into it: the projection holds its contacts (at most a
+// thousandth of the velocity it would have had into the floor), and it stays rigid.
+func TestRigidGroupsRestOnWalls(t *testing.T) {
+	src := `{"name": "block", "domain": {"min": [0, 0, 0], "max": [0.6, 0.3, 0.4]}, "particles": {"spacing": 0.01}, "materials": [` + drySand + `],
+		"fluid": [{"shape": "box", "center": [0.1, 0.1, 0.2], "size": [0.2, 0.2, 0.2], "material": "sand"}]}`
+	sc, err := scene.Parse([]byte(src), "block.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(t, sc, "flip.cell=0.02", "flip.sand_cohesion=5000")
+	frames(t, s, 60)
+	sd := &s.sand
+	worst, active := 0.0, 0
+	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+		if !contact || !sd.active[a][fi] {
+			return
+		}
+		active++
+		var v float64
+		for r := 0; r < 6; r++ {
+			v += j[r] * g.q[r]
+		}
+		worst = max(worst, math.Abs(v-s.contactVelocity(a, fi)))
+	})
+	speed := s.Stats().MaxSpeed
+	t.Logf("%d contacts held; the fastest into a wall %.2g m/s; the fastest particle %.2g m/s", active, worst, speed)
+	if active == 0 || worst > 1e-3 || speed > 0.01 {
+		t.Fatalf("%d contacts held; into a wall at %.2g m/s (want under 1e-3), fastest particle %.2g m/s (want at rest, under 0.01)", active, worst, speed)
+	}
+	checkRigid(t, s)
 }
 
 // solveSym6 solves a positive definite system to rounding, and a singular one in the least-squares sense (its
