@@ -1,0 +1,115 @@
+package flip
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// sandBed is a bed of sand 8 cm deep with a ball of the density given dropped onto it from 2 cm above.
+func sandBed(t testing.TB, density float64) *Solver {
+	t.Helper()
+	src := fmt.Sprintf(`{"name": "bed", "domain": {"min": [0, 0, 0], "max": [0.4, 0.3, 0.4]}, "particles": {"spacing": 0.01},
+		"materials": [%s],
+		"fluid": [{"shape": "box", "center": [0.2, 0.04, 0.2], "size": [0.4, 0.08, 0.4], "material": "sand"}],
+		"bodies": [{"shape": "sphere", "center": [0.2, 0.14, 0.2], "radius": 0.04, "density": %g}]}`, drySand, density)
+	sc, err := scene.Parse([]byte(src), "bed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newSolver(t, sc, "flip.cell=0.02")
+}
+
+// Bodies meet sand by density as they meet water, through the one pressure solve: a ball of 500 kg/m³ dropped on a
+// bed of sand (1600 kg/m³) rests on it (its bottom within a cell of the bed's top, 8 cm), and one of 8000 kg/m³
+// sinks into it (its bottom at least two cells below the top).
+func TestBallsRestOnSandOrSink(t *testing.T) {
+	bottom := func(density float64) float64 {
+		s := sandBed(t, density)
+		frames(t, s, 90)
+		return s.bodies[0].C[1] - 0.04
+	}
+	light, heavy := bottom(500), bottom(8000)
+	t.Logf("the ball's bottom after 1.5 s: 500 kg/m³ at %.3f m, 8000 kg/m³ at %.3f m (the bed's top at 0.08 m)", light, heavy)
+	if light < 0.08-0.02 || heavy > 0.08-0.04 {
+		t.Fatalf("the ball's bottom: light %.3f m (want above 0.06), heavy %.3f m (want below 0.04)", light, heavy)
+	}
+}
+
+// Sand and water in one tank are one mixture on the grid (sand.go): a block of sand dropped into a pool goes to
+// the bottom, under the water — the sand's mean height ends below the water's, and below half the pool's depth.
+func TestSandSinksInWater(t *testing.T) {
+	src := `{"name": "drop", "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.2]}, "particles": {"spacing": 0.01},
+		"materials": [` + drySand + `],
+		"fluid": [{"shape": "box", "center": [0.2, 0.08, 0.1], "size": [0.4, 0.16, 0.2]},
+			{"shape": "box", "center": [0.2, 0.26, 0.1], "size": [0.12, 0.08, 0.12], "material": "sand"}]}`
+	sc, err := scene.Parse([]byte(src), "drop.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(t, sc, "flip.cell=0.02")
+	frames(t, s, 120)
+	var ys, yw float64
+	var ns, nw int
+	for i := range s.x {
+		if s.grains[s.material[i]] {
+			ys += float64(s.x[i][1])
+			ns++
+		} else {
+			yw += float64(s.x[i][1])
+			nw++
+		}
+	}
+	ys, yw = ys/float64(ns), yw/float64(nw)
+	t.Logf("mean heights after 2 s: sand %.3f m, water %.3f m", ys, yw)
+	if ys > yw || ys > 0.1 {
+		t.Fatalf("mean heights after 2 s: sand %.3f m, water %.3f m: the sand should lie under the water", ys, yw)
+	}
+}
+
+// A sitting with sand, a ball, the pour tool pouring sand and the paddle continues bit for bit from a saved
+// state, as the straight run does.
+func TestSandStateContinuesBitForBit(t *testing.T) {
+	run := func(s *Solver, n int) {
+		for f := 0; f < n; f++ {
+			k := s.BeginFrame(sim.FrameDt)
+			for i := 0; i < k; i++ {
+				if err := s.Step(sim.FrameDt / float64(k)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	tools := sim.Tools{
+		Paddle:  &sim.Paddle{Center: [3]float32{0.1, 0.05, 0.2}, Radius: 0.04},
+		Emitter: &scene.Emitter{Center: scene.Vec3{0.3, 0.25, 0.2}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.02, Speed: 1, Material: "sand"},
+	}
+	a := sandBed(t, 3000)
+	a.SetTools(tools)
+	run(a, 20)
+	var buf bytes.Buffer
+	if err := a.WriteState(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := sandBed(t, 3000)
+	b.SetTools(tools)
+	if err := b.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	poured := 0
+	for i := range a.x {
+		if a.grains[a.material[i]] && a.x[i][1] > 0.12 {
+			poured++
+		}
+	}
+	if poured == 0 {
+		t.Fatal("the pour tool poured no sand")
+	}
+	sameState(t, a, b, "after the load")
+	run(a, 8)
+	run(b, 8)
+	sameState(t, a, b, "8 frames after the load")
+}
