@@ -61,6 +61,7 @@ type sandFields struct {
 	stack    []int32
 	groups   []rigidGroup
 	inGroup  [3][]int32 // each face's group, −1 when none, contactOf for a group's contacts
+	list     []groupFace // the faces inGroup marks, in order (axis, then index)
 	active   [3][]bool  // the contacts projectGroups holds
 	last     sandStats
 }
@@ -68,6 +69,14 @@ type sandFields struct {
 // sandStats are a step's sand figures.
 type sandStats struct {
 	cells, rigid, groups, wall int
+}
+
+// groupFace is a face of a rigid group or one of its contacts (its inGroup mark) and where it lies.
+type groupFace struct {
+	axis uint8
+	fi   int32
+	mark int32
+	pos  [3]float64
 }
 
 // rigidGroup accumulates a group's rigid-motion fit.
@@ -514,6 +523,7 @@ func contactGroup(mark int32) (g int32, side int32) { v := -2 - mark; return v /
 func (s *Solver) groupFaces(fn func(a, fi, grp int, ijk [3]int)) {
 	sd := &s.sand
 	n := s.g.n
+	sd.list = sd.list[:0]
 	for a := 0; a < 3; a++ {
 		d := s.g.dims(a)
 		for k := 0; k < d[2]; k++ {
@@ -534,11 +544,14 @@ func (s *Solver) groupFaces(fn func(a, fi, grp int, ijk [3]int)) {
 					if grp < 0 {
 						continue
 					}
+					pos := s.g.samplePos(a, i, j, k)
 					if ijk[a] == 0 || ijk[a] == d[a]-1 || s.sol.face[a][fi] >= 1 {
 						sd.inGroup[a][fi] = contactOf(grp, side) // a wall or solid face the group rests on
+						sd.list = append(sd.list, groupFace{uint8(a), int32(fi), sd.inGroup[a][fi], pos})
 						continue
 					}
 					sd.inGroup[a][fi] = grp
+					sd.list = append(sd.list, groupFace{uint8(a), int32(fi), grp, pos})
 					fn(a, fi, int(grp), ijk)
 				}
 			}
@@ -562,6 +575,7 @@ func (s *Solver) projectGroups() {
 				sd.inGroup[a][i] = -1
 			}
 		}
+		sd.list = sd.list[:0]
 		return
 	}
 	mass := func(a, fi int) float64 { return sd.faceTrue[a][fi] }
@@ -658,32 +672,27 @@ func (s *Solver) projectGroups() {
 // the rigid motion's map, J = [e_a, (x − x̄) × e_a]: u_a = J · (V, ω).
 func (s *Solver) eachGroupFace(fn func(a, fi int, g *rigidGroup, j *[6]float64, contact bool)) {
 	sd := &s.sand
-	for a := 0; a < 3; a++ {
-		d := s.g.dims(a)
-		for k := 0; k < d[2]; k++ {
-			for jj := 0; jj < d[1]; jj++ {
-				for i := 0; i < d[0]; i++ {
-					fi := i + d[0]*(jj+d[1]*k)
-					grp := sd.inGroup[a][fi]
-					contact := grp <= -2
-					if contact {
-						grp, _ = contactGroup(grp)
-					} else if grp < 0 {
-						continue
-					}
-					g := &sd.groups[grp]
-					x := s.g.samplePos(a, i, jj, k)
-					r := [3]float64{x[0] - g.centre[0], x[1] - g.centre[1], x[2] - g.centre[2]}
-					var e [3]float64
-					e[a] = 1
-					cr := [3]float64{r[1]*e[2] - r[2]*e[1], r[2]*e[0] - r[0]*e[2], r[0]*e[1] - r[1]*e[0]}
-					var j [6]float64
-					j[a] = 1
-					j[3], j[4], j[5] = cr[0], cr[1], cr[2]
-					fn(a, fi, g, &j, contact)
-				}
-			}
+	for _, f := range sd.list {
+		grp := f.mark
+		contact := grp <= -2
+		if contact {
+			grp, _ = contactGroup(grp)
 		}
+		g := &sd.groups[grp]
+		a := int(f.axis)
+		r := [3]float64{f.pos[0] - g.centre[0], f.pos[1] - g.centre[1], f.pos[2] - g.centre[2]}
+		// J = [e_a, r × e_a]
+		var j [6]float64
+		j[a] = 1
+		switch a {
+		case 0:
+			j[4], j[5] = r[2], -r[1]
+		case 1:
+			j[3], j[5] = -r[2], r[0]
+		default:
+			j[3], j[4] = r[1], -r[0]
+		}
+		fn(a, int(f.fi), g, &j, contact)
 	}
 }
 
