@@ -60,9 +60,9 @@ type sandFields struct {
 	sig      [][6]float64
 	stack    []int32
 	groups   []rigidGroup
-	inGroup  [3][]int32 // each face's group, −1 when none, contactOf for a group's contacts
+	inGroup  [3][]int32  // each face's group, −1 when none, contactOf for a group's contacts
 	list     []groupFace // the faces inGroup marks, in order (axis, then index)
-	active   [3][]bool  // the contacts projectGroups holds
+	active   [3][]bool   // the contacts projectGroups holds
 	last     sandStats
 }
 
