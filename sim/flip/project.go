@@ -168,22 +168,7 @@ func (s *Solver) applyGradient(q []float64, scale float64, f *[3][]float64) {
 // interiorFaces calls fn for every face of axis a that is not on the domain's walls, with the cells below (c0) and
 // above (c1) it along a; in parallel over z layers, each face once.
 func (s *Solver) interiorFaces(a int, fn func(fi, c0, c1 int)) {
-	n := s.g.n
-	d := s.g.dims(a)
-	cstep := s.g.cellStep(a)
-	s.pool.For(d[2], 1, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			for j := 0; j < d[1]; j++ {
-				for i := 0; i < d[0]; i++ {
-					if ijk := [3]int{i, j, k}; ijk[a] == 0 || ijk[a] == d[a]-1 {
-						continue
-					}
-					c1 := i + n[0]*(j+n[1]*k)
-					fn(i+d[0]*(j+d[1]*k), c1-cstep, c1)
-				}
-			}
-		}
-	})
+	s.interiorFacesIJK(a, func(fi, c0, c1 int, _ [3]int) { fn(fi, c0, c1) })
 }
 
 // correctDensity is the density-correction LCP: y ≥ 0 pushes liquid out of cells fuller than ρ_max; the offsets go

@@ -142,14 +142,6 @@ func (s *Solver) sizeSand(sc *scene.Scene) {
 	sd.last = sandStats{}
 }
 
-// particleMass is particle p's true mass: its sand's, or the liquid's.
-func (s *Solver) particleMass(p int) float64 {
-	if s.sand.on && s.grains[s.material[p]] {
-		return s.sand.mass
-	}
-	return s.mass
-}
-
 // rigidGrain says whether particle p is sand in a cell the rigid test held this step: it moves with its group's
 // rigid motion and takes neither the density correction's offset nor the separation's. With them, a block of sand
 // whose every cell held (cohesion 20 kPa) still spread from 20 cm wide to 30 cm in 1 s, pushed out of the cells the
@@ -236,8 +228,13 @@ func (s *Solver) classifySand() {
 // faceVec is the velocity field u at face fi of axis a, between cells c0 = c1 − step(a) and c1 at ijk: its own
 // component and the mean of the four faces of each other axis around it.
 func (s *Solver) faceVec(u *[3][]float64, a, fi int, ijk [3]int) [3]float64 {
+	return s.faceVecOf(func(b, f int) float64 { return u[b][f] }, a, fi, ijk)
+}
+
+// faceVecOf is faceVec of the face field at(axis, face).
+func (s *Solver) faceVecOf(at func(b, f int) float64, a, fi int, ijk [3]int) [3]float64 {
 	var v [3]float64
-	v[a] = u[a][fi]
+	v[a] = at(a, fi)
 	below := ijk
 	below[a]--
 	for b := 0; b < 3; b++ {
@@ -246,7 +243,7 @@ func (s *Solver) faceVec(u *[3][]float64, a, fi int, ijk [3]int) [3]float64 {
 		}
 		l0, h0 := s.g.faces(b, below)
 		l1, h1 := s.g.faces(b, ijk)
-		v[b] = 0.25 * (u[b][l0] + u[b][h0] + u[b][l1] + u[b][h1])
+		v[b] = 0.25 * (at(b, l0) + at(b, h0) + at(b, l1) + at(b, h1))
 	}
 	return v
 }
@@ -264,25 +261,7 @@ func (s *Solver) solidAt(ijk [3]int) float64 {
 // solidVelocity is the moving solids' velocity at face fi of axis a (flux over fraction, per component, from the
 // faces around it as faceVec), zero where no moving solid covers a face.
 func (s *Solver) solidVelocity(a, fi int, ijk [3]int) [3]float64 {
-	at := func(b, f int) float64 {
-		if fr := s.sol.face[b][f]; fr > 1e-6 {
-			return s.sol.flux[b][f] / fr
-		}
-		return 0
-	}
-	var v [3]float64
-	v[a] = at(a, fi)
-	below := ijk
-	below[a]--
-	for b := 0; b < 3; b++ {
-		if b == a {
-			continue
-		}
-		l0, h0 := s.g.faces(b, below)
-		l1, h1 := s.g.faces(b, ijk)
-		v[b] = 0.25 * (at(b, l0) + at(b, h0) + at(b, l1) + at(b, h1))
-	}
-	return v
+	return s.faceVecOf(s.contactVelocity, a, fi, ijk)
 }
 
 // wallFriction is eq. 4 on the faces of sand cells beside a solid: with n the solid's outward normal (from the
@@ -359,7 +338,8 @@ func (s *Solver) wallFriction(dt float64) {
 	sd.last.wall = int(walls.Load())
 }
 
-// interiorFacesIJK is interiorFaces with the upper cell's indices.
+// interiorFacesIJK calls fn for every face of axis a that is not on the domain's walls, with the cells below (c0)
+// and above (c1) it along a and the upper cell's indices; in parallel over z layers, each face once.
 func (s *Solver) interiorFacesIJK(a int, fn func(fi, c0, c1 int, ijk [3]int)) {
 	n := s.g.n
 	d := s.g.dims(a)
