@@ -148,11 +148,11 @@ func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
 	}
 }
 
-// cut is a block of sand 20 cm wide, 20 cm deep and hgt tall against a wall, released: the farthest its grains
+// cut is a block of sand 20 cm wide, 10 cm deep and hgt tall against a wall, released: the farthest its grains
 // reach from the wall and its top after 2 s.
 func cut(t *testing.T, hgt float64, sets ...string) (reach, top float64) {
-	src := fmt.Sprintf(`{"name": "cut", "domain": {"min": [0, 0, 0], "max": [0.6, %g, 0.2]}, "particles": {"spacing": 0.01}, "materials": [`+drySand+`],
-		"fluid": [{"shape": "box", "center": [0.1, %g, 0.1], "size": [0.2, %g, 0.2], "material": "sand"}]}`, hgt+0.04, hgt/2, hgt)
+	src := fmt.Sprintf(`{"name": "cut", "domain": {"min": [0, 0, 0], "max": [0.6, %g, 0.1]}, "particles": {"spacing": 0.01}, "materials": [`+drySand+`],
+		"fluid": [{"shape": "box", "center": [0.1, %g, 0.05], "size": [0.2, %g, 0.1], "material": "sand"}]}`, hgt+0.04, hgt/2, hgt)
 	sc, err := scene.Parse([]byte(src), "cut.json")
 	if err != nil {
 		t.Fatal(err)
