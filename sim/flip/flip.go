@@ -178,15 +178,24 @@ const bytesPerCell = 30*8 + 8*2*4 + 12*8
 // cells it fills (eight particles a full cell; the domain has at least as many).
 const LeastBytesPerParticle = bytesPerParticle + bytesPerCell/8
 
-// memoryNeed is what the solver's arrays take for budget particles on a grid of n cells.
-func memoryNeed(budget int, n [3]int) int64 {
+// bytesPerSandCell: the sand's fields (sand.go) when the scene has sand: four float64 face fields, the group marks
+// and contacts, three float64 cell fields, two symmetric tensors, flags, and the groups' face list.
+const bytesPerSandCell = 4*3*8 + 3*4 + 3 + 3*8 + 2*6*8 + 1 + 4 + 3*40
+
+// memoryNeed is what the solver's arrays take for budget particles on a grid of n cells, with the sand's fields
+// when sand is true.
+func memoryNeed(budget int, n [3]int, sand bool) int64 {
 	cells := int64(n[0]+1) * int64(n[1]+1) * int64(n[2]+1)
-	return int64(budget)*bytesPerParticle + cells*bytesPerCell
+	per := int64(bytesPerCell)
+	if sand {
+		per += bytesPerSandCell
+	}
+	return int64(budget)*bytesPerParticle + cells*per
 }
 
 // checkMemory refuses a run that would not fit in the memory slosh lets a simulation take.
-func checkMemory(budget int, n [3]int, limit int64) error {
-	if need := memoryNeed(budget, n); need > limit {
+func checkMemory(budget int, n [3]int, sand bool, limit int64) error {
+	if need := memoryNeed(budget, n, sand); need > limit {
 		return fmt.Errorf("flip: %d particles (the budget) on a %d×%d×%d grid need about %s of memory; slosh lets a simulation take %s on this machine: raise flip.cell or lower flip.particles or flip.budget",
 			budget, n[0], n[1], n[2], machine.Bytes(need), machine.Bytes(limit))
 	}
@@ -285,7 +294,7 @@ func (s *Solver) expect(sc *scene.Scene) error {
 		if err != nil {
 			return err
 		}
-		return checkMemory(budget, dims, machine.MemoryBudget(8<<30, s.held))
+		return checkMemory(budget, dims, sc.FirstGranular() > 0, machine.MemoryBudget(8<<30, s.held))
 	})
 }
 
@@ -298,10 +307,11 @@ func (s *Solver) setup(sc *scene.Scene, h float64, n int) error {
 		return err
 	}
 	budget := s.Cfg.ResolveBudget(n)
-	if err := checkMemory(budget, dims, machine.MemoryBudget(8<<30, s.held)); err != nil {
+	sand := sc.FirstGranular() > 0
+	if err := checkMemory(budget, dims, sand, machine.MemoryBudget(8<<30, s.held)); err != nil {
 		return err
 	}
-	s.held = memoryNeed(budget, dims)
+	s.held = memoryNeed(budget, dims, sand)
 	s.sh.Reset(sc, budget)
 	s.hadPaddle = false
 	s.sc = sc

@@ -16,7 +16,8 @@ import (
 //
 //  1. Coulomb friction at the solids (§3.3, eq. 4): on faces of sand cells beside a blurred solid (walls,
 //     obstacles, the paddle, bodies), the tangential velocity relative to the solid loses μ times the normal
-//     velocity the pressure solve removed there, clamped to rest.
+//     velocity the boundary removed there (the solve's change, or what the sand's pressure against the solid takes
+//     in the step, the larger), clamped to rest.
 //  2. The strain rate D = (∇u + ∇uᵀ)/2 of every sand cell by central differences of the face velocities (one-sided
 //     beside cells out of the solve).
 //  3. The rigid test (§3.2): the stress that would stop all sliding, σ_rigid = −ρ D Δx²/Δt (eq. 3), is held if it
@@ -28,7 +29,8 @@ import (
 //  4. Connected groups of rigid cells (six-connected flood fill), and each group's face velocities projected to a
 //     rigid motion V + ω × r: the mass-weighted least-squares fit, whose normal equations are exactly the group's
 //     linear and angular momentum kept (a 6×6 system solved by its eigenvectors, so a degenerate group — a row of
-//     cells — keeps the momentum its faces can carry).
+//     cells — keeps the momentum its faces can carry); the walls and solids a group touches are contacts it may not
+//     move into (projectGroups), and its grains move with it alone, without the position offsets (rigidGrain).
 //  5. Elsewhere in the sand the frictional stress of eq. 2, |σ_f| = sin φ p / √(⅓|D|²_F) along D, and
 //     u ← u + Δt/ρ ∇·σ_f by central differences, on faces outside the rigid groups. The paper's stresses are
 //     positive in compression (its σ_m is the pressure): in Cauchy's sign, which ∇·σ needs, σ_f = +sin φ p D/…,
