@@ -9,23 +9,25 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// Sand (Zhu & Bridson 2005, papers/002 §3), retrofitted into the step after the pressure solve as the paper does.
-// The faces beside the sand that got no mass first take their neighbours' velocity (§4.2.3 extends the field
-// before and after the solve; without it a sand cell at the edge of a block saw a face at rest beside one at 2 m/s,
-// a strain rate of 100/s). Then:
+// Sand (Zhu & Bridson 2005, papers/002 §3), retrofitted into the step after the pressure solve as the paper does:
 //
-//  1. Coulomb friction at the solids (§3.3, eq. 4): on faces of sand cells beside a blurred solid (walls,
-//     obstacles, the paddle, bodies), the tangential velocity relative to the solid loses μ times the normal
-//     velocity the boundary removed there (the solve's change, or what the sand's pressure against the solid takes
-//     in the step, the larger), clamped to rest.
-//  2. The strain rate D = (∇u + ∇uᵀ)/2 of every sand cell by central differences of the face velocities (one-sided
-//     beside cells out of the solve).
-//  3. The rigid test (§3.2): the stress that would stop all sliding, σ_rigid = −ρ D Δx²/Δt (eq. 3), is held if it
-//     meets the yield condition with cohesion, √3 σ̄ < sin φ p + c (eq. 1, 5). Δt there is the step, but at least a
-//     frame (1/60 s): the paper steps once a frame, and with the CFL rule's substeps (1/240 s) the stress to stop a
-//     cell within one substep is four times larger, so almost nothing held and a φ = 40° disc ran flat.
-//     p is the paper's "pressure required to make the entire velocity field incompressible" (sandPressure), never
-//     below zero: the unilateral solve's own pressure is zero in every cell that is not full, most of a thin pile.
+//  1. The rigid test (§3.2): the stress that would stop all sliding, σ_rigid = −ρ D Δx²/Δt (eq. 3), is held if it
+//     meets the yield condition with cohesion, √3 σ̄ < sin φ p + c (eq. 1, 5). p is the paper's "pressure required
+//     to make the entire velocity field incompressible" (sandPressure), never below zero: the unilateral solve's own
+//     pressure is zero in every cell that is not full, most of a thin pile. D = (∇u + ∇uᵀ)/2 is the strain rate of
+//     the velocity that pressure leaves, by central differences of the face velocities (one-sided beside cells out
+//     of the solve). ρ is the cell's own density, its true mass over its volume (the paper's cell mass M = ρ Δx³):
+//     with the sand's density instead, a cell a quarter full at a pile's surface needed four times the stress it
+//     takes to stop, and none held. Δt is the step, but at least a frame (1/60 s): the paper steps once a frame, and
+//     with the CFL rule's substeps (1/240 s) the stress to stop a cell within one substep is four times larger, so
+//     almost nothing held and a φ = 30° column spread to a 19° pile.
+//  2. The faces beside the sand that got no mass take their neighbours' velocity (§4.2.3 extends the field before
+//     and after the solve; without it a sand cell at the edge of a block saw a face at rest beside one at 2 m/s, a
+//     strain rate of 100/s), and Coulomb friction at the solids (§3.3, eq. 4): on faces of sand cells beside a
+//     blurred solid (walls, obstacles, the paddle, bodies), the tangential velocity relative to the solid loses μ
+//     times the normal velocity the boundary removed there (the solve's change, or what the sand's pressure against
+//     the solid takes in the step, the larger), clamped to rest.
+//  3. The stresses, from the strain rate of the velocity now: σ_rigid in the cells that hold, eq. 2 elsewhere (5).
 //  4. Connected groups of rigid cells (six-connected flood fill), and each group's face velocities projected to a
 //     rigid motion V + ω × r: the mass-weighted least-squares fit, whose normal equations are exactly the group's
 //     linear and angular momentum kept (a 6×6 system solved by its eigenvectors, so a degenerate group — a row of
@@ -176,13 +178,15 @@ func (s *Solver) sandStep(dt float64) error {
 		return err
 	}
 	s.timer.Mark("sand: pressure")
+	s.strainRates(&sd.tmp) // the incompressible velocity sandPressure left there
+	s.rigidTest(dt)
+	s.timer.Mark("sand: rigid test")
 	s.extrapolate() // the faces beside the sand that got no mass take their neighbours' velocity, as §4.2.3 extends it
 	s.wallFriction(dt)
 	s.timer.Mark("sand: wall friction")
-	s.strainRates()
+	s.strainRates(&s.u)
+	s.stresses(dt)
 	s.timer.Mark("sand: strain rate")
-	s.rigidTest(dt)
-	s.timer.Mark("sand: rigid test")
 	s.findGroups()
 	s.timer.Mark("sand: groups")
 	s.projectGroups()
@@ -208,6 +212,10 @@ func (s *Solver) sandPressure(dt float64) error {
 	if _, err := s.ps.CG(&s.mat, sd.bdiv, sd.pres, float64(s.Cfg.Tolerance), int(s.Cfg.MaxIterations)); err != nil {
 		return err
 	}
+	for a := 0; a < 3; a++ {
+		copy(sd.tmp[a], sd.pre[a])
+	}
+	s.applyGradient(sd.pres, dt, &sd.tmp)
 	for c := range sd.pres {
 		sd.pres[c] = max(sd.pres[c], s.p[c], 0)
 	}
@@ -365,7 +373,7 @@ func (s *Solver) interiorFacesIJK(a int, fn func(fi, c0, c1 int, ijk [3]int)) {
 // strainRates fills D for every sand cell: the diagonal from the cell's own faces, the off-diagonal from central
 // differences of the cell-centred velocities of its neighbours in the solve (one-sided where one is not, zero
 // where neither is).
-func (s *Solver) strainRates() {
+func (s *Solver) strainRates(u *[3][]float64) {
 	sd := &s.sand
 	inv := s.g.inv
 	s.cells(func(c int, ijk [3]int) {
@@ -376,11 +384,11 @@ func (s *Solver) strainRates() {
 		var g [3][3]float64 // g[a][b] = ∂u_a/∂x_b
 		centre := func(a int, at [3]int) float64 {
 			f0, f1 := s.g.faces(a, at)
-			return 0.5 * (s.u[a][f0] + s.u[a][f1])
+			return 0.5 * (u[a][f0] + u[a][f1])
 		}
 		for a := 0; a < 3; a++ {
 			f0, f1 := s.g.faces(a, ijk)
-			g[a][a] = (s.u[a][f1] - s.u[a][f0]) * inv
+			g[a][a] = (u[a][f1] - u[a][f0]) * inv
 			here := centre(a, ijk)
 			for b := 0; b < 3; b++ {
 				if b == a {
@@ -418,43 +426,63 @@ func deviatoric2(t *[6]float64) float64 {
 	return a*a + b*b + c*c + 2*(t[3]*t[3]+t[4]*t[4]+t[5]*t[5])
 }
 
-// rigidTest marks the sand cells that hold: σ_rigid = −ρ D Δx²/Δt (eq. 3) within √3 σ̄ < sin φ p + c (eq. 1, 5),
-// σ̄ = |dev σ|_F/√2; those cells keep σ_rigid, the others the frictional stress of eq. 2 (held to |σ_rigid|_F).
+// rigidTest marks the sand cells that hold (§3.2): the stress that would stop all sliding, σ_rigid = −ρ D Δx²/Δt
+// (eq. 3), within the yield condition with cohesion, √3 σ̄ < sin φ p + c (eq. 1, 5), σ̄ = |dev σ|_F/√2. D here is
+// the strain rate of the incompressible velocity sandPressure leaves (the paper's: its solve is bilateral), not of
+// the unilateral solve's: that one lets a cell less than full close up, and at a settled pile's fringe, cells a
+// quarter full on the floor saw their top face fall at 0.1 m/s every step, a strain rate of 5/s, so not one cell at
+// the surface ever held and the pile crept down (its flanks from 27° to 24° in a second).
 func (s *Solver) rigidTest(dt float64) {
 	sd := &s.sand
 	sinPhi := math.Sin(float64(s.Cfg.Sand.FrictionAngle) * math.Pi / 180)
 	coh := float64(s.Cfg.Sand.Cohesion)
-	k := sd.rho * s.g.h * s.g.h / max(dt, sim.FrameDt) // σ_rigid = −k D, stopping the sliding within a frame
 	var rigid int
 	for c := range sd.d {
+		k := s.rigidScale(dt, c)
 		sd.group[c] = -1
+		if sd.isSand[c] && math.Sqrt(3)*k*math.Sqrt(deviatoric2(&sd.d[c])/2) < sinPhi*sd.pres[c]+coh {
+			sd.group[c] = -2 // rigid, not yet in a group
+			rigid++
+		}
+	}
+	sd.last.rigid = rigid
+}
+
+// rigidScale is k of σ_rigid = −k D in cell c: ρ Δx²/Δt, with Δt at least a frame (see the package comment) and ρ
+// the cell's rasterised true density, its sand's and liquid's mass over its volume.
+func (s *Solver) rigidScale(dt float64, c int) float64 {
+	sd := &s.sand
+	vol := s.g.h * s.g.h * s.g.h
+	rho := (sd.cell[c]*sd.rho/float64(s.Cfg.Density) + s.cellMass[c] - sd.cell[c]) / vol
+	return rho * s.g.h * s.g.h / max(dt, sim.FrameDt)
+}
+
+// stresses fills each sand cell's stress from the strain rate of the velocity after the solve: σ_rigid where the
+// cell holds, the frictional stress of eq. 2 (held to |σ_rigid|_F) elsewhere, in Cauchy's sign (see the package
+// comment).
+func (s *Solver) stresses(dt float64) {
+	sd := &s.sand
+	sinPhi := math.Sin(float64(s.Cfg.Sand.FrictionAngle) * math.Pi / 180)
+	for c := range sd.d {
+		k := s.rigidScale(dt, c)
+		d := &sd.d[c]
 		if !sd.isSand[c] {
 			sd.sig[c] = [6]float64{}
 			continue
 		}
-		d := &sd.d[c]
-		p := sd.pres[c]
-		sbar := k * math.Sqrt(deviatoric2(d)/2)
-		if math.Sqrt(3)*sbar < sinPhi*p+coh {
-			for i := range d {
-				sd.sig[c][i] = k * d[i] // Cauchy's sign: see the package comment above
+		scale := k
+		if sd.group[c] == -1 {
+			dn2 := frobenius2(d)
+			if !(dn2 > 0) {
+				sd.sig[c] = [6]float64{}
+				continue
 			}
-			sd.group[c] = -2 // rigid, not yet in a group
-			rigid++
-			continue
+			scale = min(sinPhi*sd.pres[c]/math.Sqrt(dn2/3), k) // |σ_f|_F held to |σ_rigid|_F = k |D|_F
 		}
-		dn2 := frobenius2(d)
-		if !(dn2 > 0) {
-			sd.sig[c] = [6]float64{}
-			continue
-		}
-		scale := sinPhi * p / math.Sqrt(dn2/3)
-		scale = min(scale, k) // |σ_f|_F held to |σ_rigid|_F = k |D|_F
 		for i := range d {
 			sd.sig[c][i] = scale * d[i]
 		}
 	}
-	sd.last.rigid = rigid
 }
 
 // findGroups labels the connected groups of rigid cells (six-connected), in cell order.

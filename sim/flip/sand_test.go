@@ -130,10 +130,9 @@ func TestWallFrictionStopsSlidingSand(t *testing.T) {
 
 // A released column of sand (10 cm radius, 30 cm tall, at 2 cm cells; Zhu & Bridson's Figures 5–6) slumps into a
 // pile whose flanks stand steeper the larger the friction angle. Measured after 1.75 s (the slope fitted between
-// 20 % and 80 % of the pile's height): φ = 20°, 30°, 45° give 10.0°, 33.8°, 47.5° (a pile of real sand stands at
+// 20 % and 80 % of the pile's height): φ = 20°, 30°, 45° give 14.8°, 28.9°, 45.2° (a pile of real sand stands at
 // about its angle of repose, near φ; at 20° the column spreads thinner than the fit's band resolves well). The test
-// asks for the order, and for 30° and 45° to stand within 10° of φ. The piles then keep creeping: the 30° pile's
-// flanks are at 24° by 4 s, its surface cells never holding (issue 27's notes).
+// asks for the order, and for 30° and 45° to stand within 5° of φ.
 func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
 	var angles []float64
 	for _, phi := range []string{"20", "30", "45"} {
@@ -143,16 +142,57 @@ func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
 		angles = append(angles, a)
 	}
 	t.Logf("flank angles at φ = 20°, 30°, 45°: %.1f°", angles)
-	if !(angles[0] < angles[1] && angles[1] < angles[2]) || math.Abs(angles[1]-30) > 10 || math.Abs(angles[2]-45) > 10 {
-		t.Fatalf("flank angles at φ = 20°, 30°, 45°: %.1f°: want increasing, and 30° and 45° within 10°", angles)
+	if !(angles[0] < angles[1] && angles[1] < angles[2]) || math.Abs(angles[1]-30) > 5 || math.Abs(angles[2]-45) > 5 {
+		t.Fatalf("flank angles at φ = 20°, 30°, 45°: %.1f°: want increasing, and 30° and 45° within 5°", angles)
 	}
 }
 
-// cut is a block of sand 20 cm wide, 10 cm deep and hgt tall against a wall, released: the farthest its grains
-// reach from the wall and its top after 2 s.
+// A settled pile holds: the φ = 30° column of the test above, settled for 3 s, then watched for 2 s. Measured
+// (default cohesion, 1 Pa): 7.5 % of the grains move more than a tenth of a cell (2 mm), 99 % less than 1.1 cm, and
+// the flanks stay at 29°; the movers are grains at the surface sliding down spots steeper than φ and falling into
+// cells that are not full. With the strain rate of the unilateral solve's velocity in the rigid test, which no
+// surface cell passed, 42 % moved more than 2 mm in 1 s and the flanks fell from 27° to 24°. The paper's remedy for
+// the rest, "a tiny amount of cohesion" (§3.4): at 5 Pa, 1.8 % (99 % under 3.5 mm). The test wants fewer than
+// 12 % at the default, and the flanks within 2°.
+func TestSettledPileHolds(t *testing.T) {
+	for _, c := range []struct {
+		cohesion string
+		most     float64
+	}{{"1", 0.12}} {
+		s := sandColumn(t, 0.8, 0.1, 0.3, 0.02, "flip.sand_cohesion="+c.cohesion)
+		frames(t, s, 180)
+		a0, _ := pileAngle(s, 0.4, 0.4)
+		start := map[uint32][4]float32{}
+		for i := range s.x {
+			start[s.id[i]] = s.x[i]
+		}
+		frames(t, s, 120)
+		a1, _ := pileAngle(s, 0.4, 0.4)
+		d := make([]float64, len(s.x))
+		moved := 0
+		for i := range s.x {
+			x0 := start[s.id[i]]
+			d[i] = math.Hypot(math.Hypot(float64(s.x[i][0]-x0[0]), float64(s.x[i][1]-x0[1])), float64(s.x[i][2]-x0[2]))
+			if d[i] > 0.1*s.g.h {
+				moved++
+			}
+		}
+		sort.Float64s(d)
+		frac := float64(moved) / float64(len(d))
+		t.Logf("c = %s Pa: between 3 s and 5 s %.1f %% of the grains moved more than 2 mm, 99 %% less than %.4f m, the farthest %.4f m; flanks %.1f° → %.1f°",
+			c.cohesion, 100*frac, d[len(d)*99/100], d[len(d)-1], a0, a1)
+		if frac > c.most || math.Abs(a1-a0) > 2 {
+			t.Fatalf("c = %s Pa: %.1f %% of a settled pile's grains moved more than a tenth of a cell in 2 s (want under %.0f %%), flanks %.1f° → %.1f°",
+				c.cohesion, 100*frac, 100*c.most, a0, a1)
+		}
+	}
+}
+
+// cut is a column of sand 10 cm wide, 10 cm deep (between the domain's walls) and hgt tall against a wall,
+// released: the farthest its grains reach from the wall and its top after 2 s.
 func cut(t *testing.T, hgt float64, sets ...string) (reach, top float64) {
-	src := fmt.Sprintf(`{"name": "cut", "domain": {"min": [0, 0, 0], "max": [0.6, %g, 0.1]}, "particles": {"spacing": 0.01}, "materials": [`+drySand+`],
-		"fluid": [{"shape": "box", "center": [0.1, %g, 0.05], "size": [0.2, %g, 0.1], "material": "sand"}]}`, hgt+0.04, hgt/2, hgt)
+	src := fmt.Sprintf(`{"name": "cut", "domain": {"min": [0, 0, 0], "max": [0.8, %g, 0.1]}, "particles": {"spacing": 0.01}, "materials": [`+drySand+`],
+		"fluid": [{"shape": "box", "center": [0.05, %g, 0.05], "size": [0.1, %g, 0.1], "material": "sand"}]}`, hgt+0.04, hgt/2, hgt)
 	sc, err := scene.Parse([]byte(src), "cut.json")
 	if err != nil {
 		t.Fatal(err)
@@ -166,16 +206,28 @@ func cut(t *testing.T, hgt float64, sets ...string) (reach, top float64) {
 	return reach, top
 }
 
-// Cohesion (eq. 5): a vertical cut 20 cm tall stands for 2 s with 200 Pa (its face moves less than a cell) and
-// slumps without (its grains run out more than two cells). Rankine's analysis for a cut at 30° gives 450 Pa as the
-// least that holds 20 cm; the method holds it with 25 Pa, "too stable" for true cohesion as the paper says (§3.4),
-// and it held a 10 cm cut only from 50–100 Pa, so the least cohesion does not grow with the height here.
+// Cohesion (eq. 5): a vertical cut stands for 2 s with enough cohesion (its face moves less than a quarter cell)
+// and slumps without (its grains run out more than 1.5 cells). The least cohesion that holds it grows with its
+// height: measured in steps of 0.25–1 Pa, 2–2.25 Pa holds 15 cm and 7–8 Pa 30 cm, about 3.4 times as much for
+// twice the height, where Rankine's analysis of a cut at φ = 30° gives 340 and 680 Pa, in proportion to it. The
+// method is "too stable" for true cohesion, as the paper says (§3.4): σ_rigid of eq. 3 is the stress that stops a
+// cell on its own, not the stress a column carries. The test wants 15 cm and 30 cm cuts to slump without cohesion
+// and stand with 20 Pa, and 5 Pa to hold 15 cm but not 30 cm.
 func TestCohesionHoldsACut(t *testing.T) {
-	loose, _ := cut(t, 0.2, "flip.sand_cohesion=0")
-	held, top := cut(t, 0.2, "flip.sand_cohesion=200")
-	t.Logf("the cut's reach after 2 s: %.3f m without cohesion, %.3f m with 200 Pa (top %.3f m)", loose, held, top)
-	if held > 0.2+0.02 || top < 0.18 || loose < 0.2+0.04 {
-		t.Fatalf("reach without cohesion %.3f m (want > 0.24), with 200 Pa %.3f m (want < 0.22, top %.3f above 0.18)", loose, held, top)
+	const face = 0.1
+	for _, c := range []struct {
+		hgt      float64
+		cohesion string
+		stands   bool
+	}{{0.15, "0", false}, {0.15, "20", true}, {0.3, "0", false}, {0.3, "20", true}, {0.15, "5", true}, {0.3, "5", false}} {
+		reach, top := cut(t, c.hgt, "flip.sand_cohesion="+c.cohesion)
+		t.Logf("a %.0f cm cut at %s Pa after 2 s: grains reach %.3f m from the wall (its face at %.2f m), top %.3f m", 100*c.hgt, c.cohesion, reach, face, top)
+		if stood := reach < face+0.005 && top > c.hgt-0.01; stood != c.stands {
+			t.Errorf("a %.0f cm cut at %s Pa: reach %.3f m, top %.3f m: stood %v, want %v", 100*c.hgt, c.cohesion, reach, top, stood, c.stands)
+		}
+		if !c.stands && reach < face+0.03 {
+			t.Errorf("a %.0f cm cut at %s Pa slumped only to %.3f m, want beyond %.2f m", 100*c.hgt, c.cohesion, reach, face+0.03)
+		}
 	}
 }
 
