@@ -133,58 +133,55 @@ func TestWallFrictionStopsSlidingSand(t *testing.T) {
 // 20 % and 80 % of the pile's height): φ = 20°, 30°, 45° give 14.8°, 28.9°, 45.2° (a pile of real sand stands at
 // about its angle of repose, near φ; at 20° the column spreads thinner than the fit's band resolves well). The test
 // asks for the order, and for 30° and 45° to stand within 5° of φ.
-func TestSandPileSteeperWithFrictionAngle(t *testing.T) {
+//
+// Then the settled pile holds: the φ = 30° pile, settled for 3 s, watched for 2 s. Measured (default cohesion,
+// 1 Pa): 7.5 % of the grains move more than a tenth of a cell (2 mm), 99 % less than 1.1 cm, and the flanks stay at
+// 29°; the movers are grains at the surface sliding down spots steeper than φ and falling into cells that are not
+// full. With the strain rate of the unilateral solve's velocity in the rigid test, which no surface cell passed,
+// 42 % moved more than 2 mm in 1 s and the flanks fell from 27° to 24°. The paper's remedy for the rest, "a tiny
+// amount of cohesion" (§3.4): at 5 Pa, 1.8 % (99 % under 3.5 mm). The test wants fewer than 12 % at the default,
+// and the flanks within 2°.
+func TestSandPilesStandAtTheirAngleAndHold(t *testing.T) {
 	var angles []float64
+	var settling *Solver
 	for _, phi := range []string{"20", "30", "45"} {
 		s := sandColumn(t, 0.8, 0.1, 0.3, 0.02, "flip.sand_friction_angle="+phi)
 		frames(t, s, 105)
 		a, _ := pileAngle(s, 0.4, 0.4)
 		angles = append(angles, a)
+		if phi == "30" {
+			settling = s
+		}
 	}
 	t.Logf("flank angles at φ = 20°, 30°, 45°: %.1f°", angles)
 	if !(angles[0] < angles[1] && angles[1] < angles[2]) || math.Abs(angles[1]-30) > 5 || math.Abs(angles[2]-45) > 5 {
 		t.Fatalf("flank angles at φ = 20°, 30°, 45°: %.1f°: want increasing, and 30° and 45° within 5°", angles)
 	}
-}
 
-// A settled pile holds: the φ = 30° column of the test above, settled for 3 s, then watched for 2 s. Measured
-// (default cohesion, 1 Pa): 7.5 % of the grains move more than a tenth of a cell (2 mm), 99 % less than 1.1 cm, and
-// the flanks stay at 29°; the movers are grains at the surface sliding down spots steeper than φ and falling into
-// cells that are not full. With the strain rate of the unilateral solve's velocity in the rigid test, which no
-// surface cell passed, 42 % moved more than 2 mm in 1 s and the flanks fell from 27° to 24°. The paper's remedy for
-// the rest, "a tiny amount of cohesion" (§3.4): at 5 Pa, 1.8 % (99 % under 3.5 mm). The test wants fewer than
-// 12 % at the default, and the flanks within 2°.
-func TestSettledPileHolds(t *testing.T) {
-	for _, c := range []struct {
-		cohesion string
-		most     float64
-	}{{"1", 0.12}} {
-		s := sandColumn(t, 0.8, 0.1, 0.3, 0.02, "flip.sand_cohesion="+c.cohesion)
-		frames(t, s, 180)
-		a0, _ := pileAngle(s, 0.4, 0.4)
-		start := map[uint32][4]float32{}
-		for i := range s.x {
-			start[s.id[i]] = s.x[i]
+	s := settling
+	frames(t, s, 180-105)
+	a0, _ := pileAngle(s, 0.4, 0.4)
+	start := map[uint32][4]float32{}
+	for i := range s.x {
+		start[s.id[i]] = s.x[i]
+	}
+	frames(t, s, 120)
+	a1, _ := pileAngle(s, 0.4, 0.4)
+	d := make([]float64, len(s.x))
+	moved := 0
+	for i := range s.x {
+		x0 := start[s.id[i]]
+		d[i] = math.Hypot(math.Hypot(float64(s.x[i][0]-x0[0]), float64(s.x[i][1]-x0[1])), float64(s.x[i][2]-x0[2]))
+		if d[i] > 0.1*s.g.h {
+			moved++
 		}
-		frames(t, s, 120)
-		a1, _ := pileAngle(s, 0.4, 0.4)
-		d := make([]float64, len(s.x))
-		moved := 0
-		for i := range s.x {
-			x0 := start[s.id[i]]
-			d[i] = math.Hypot(math.Hypot(float64(s.x[i][0]-x0[0]), float64(s.x[i][1]-x0[1])), float64(s.x[i][2]-x0[2]))
-			if d[i] > 0.1*s.g.h {
-				moved++
-			}
-		}
-		sort.Float64s(d)
-		frac := float64(moved) / float64(len(d))
-		t.Logf("c = %s Pa: between 3 s and 5 s %.1f %% of the grains moved more than 2 mm, 99 %% less than %.4f m, the farthest %.4f m; flanks %.1f° → %.1f°",
-			c.cohesion, 100*frac, d[len(d)*99/100], d[len(d)-1], a0, a1)
-		if frac > c.most || math.Abs(a1-a0) > 2 {
-			t.Fatalf("c = %s Pa: %.1f %% of a settled pile's grains moved more than a tenth of a cell in 2 s (want under %.0f %%), flanks %.1f° → %.1f°",
-				c.cohesion, 100*frac, 100*c.most, a0, a1)
-		}
+	}
+	sort.Float64s(d)
+	frac := float64(moved) / float64(len(d))
+	t.Logf("between 3 s and 5 s %.1f %% of the grains moved more than 2 mm, 99 %% less than %.4f m, the farthest %.4f m; flanks %.1f° → %.1f°",
+		100*frac, d[len(d)*99/100], d[len(d)-1], a0, a1)
+	if frac > 0.12 || math.Abs(a1-a0) > 2 {
+		t.Fatalf("%.1f %% of a settled pile's grains moved more than a tenth of a cell in 2 s (want under 12 %%), flanks %.1f° → %.1f°", 100*frac, a0, a1)
 	}
 }
 
@@ -211,15 +208,15 @@ func cut(t *testing.T, hgt float64, sets ...string) (reach, top float64) {
 // height: measured in steps of 0.25–1 Pa, 2–2.25 Pa holds 15 cm and 7–8 Pa 30 cm, about 3.4 times as much for
 // twice the height, where Rankine's analysis of a cut at φ = 30° gives 340 and 680 Pa, in proportion to it. The
 // method is "too stable" for true cohesion, as the paper says (§3.4): σ_rigid of eq. 3 is the stress that stops a
-// cell on its own, not the stress a column carries. The test wants 15 cm and 30 cm cuts to slump without cohesion
-// and stand with 20 Pa, and 5 Pa to hold 15 cm but not 30 cm.
+// cell on its own, not the stress a column carries. The test wants the 15 cm cut to slump without cohesion and
+// stand with 5 Pa, and the 30 cm cut to slump with 5 Pa and stand with 20 Pa.
 func TestCohesionHoldsACut(t *testing.T) {
 	const face = 0.1
 	for _, c := range []struct {
 		hgt      float64
 		cohesion string
 		stands   bool
-	}{{0.15, "0", false}, {0.15, "20", true}, {0.3, "0", false}, {0.3, "20", true}, {0.15, "5", true}, {0.3, "5", false}} {
+	}{{0.15, "0", false}, {0.15, "5", true}, {0.3, "5", false}, {0.3, "20", true}} {
 		reach, top := cut(t, c.hgt, "flip.sand_cohesion="+c.cohesion)
 		t.Logf("a %.0f cm cut at %s Pa after 2 s: grains reach %.3f m from the wall (its face at %.2f m), top %.3f m", 100*c.hgt, c.cohesion, reach, face, top)
 		if stood := reach < face+0.005 && top > c.hgt-0.01; stood != c.stands {
