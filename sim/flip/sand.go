@@ -183,6 +183,7 @@ func (s *Solver) sandStep(dt float64) error {
 	s.timer.Mark("sand: rigid test")
 	s.extrapolate() // the faces beside the sand that got no mass take their neighbours' velocity, as §4.2.3 extends it
 	s.wallFriction(dt)
+	s.frictionOnBodies()
 	s.timer.Mark("sand: wall friction")
 	s.strainRates(&s.u)
 	s.stresses(dt)
@@ -346,6 +347,71 @@ func (s *Solver) wallFriction(dt float64) {
 		s.u[a], sd.tmp[a] = sd.tmp[a], s.u[a]
 	}
 	sd.last.wall = int(walls.Load())
+}
+
+// frictionOnBodies gives each free body the momentum the Coulomb friction took from the sand beside it, at the face
+// where it took it: eq. 4 acts between the sand and the solid, so the body takes the opposite of the sand's change
+// (its force and torque). Without it a box sliding over sand dragged the sand along and kept its own speed. Eq. 4
+// holds the solid's velocity fixed, as a wall's is; a body's is not, and a light box that gave all the sand under it
+// its own velocity was thrown backwards (from 1 m/s to −0.14 m/s). So the change at the body's faces is shared as
+// between two masses: the sand's and the body's both scaled by M/(M + m), m the mass of the faces the friction
+// changed (the body's inertia counts only by its mass). A face goes to the first body whose surface lies within 1.5
+// cells of it; the domain's walls, the obstacles and the paddle are driven and take nothing back.
+func (s *Solver) frictionOnBodies() {
+	sd := &s.sand
+	if len(s.bodies) == 0 || !(s.Cfg.Sand.WallFriction > 0) {
+		return
+	}
+	for m := range s.sol.moving {
+		ms := &s.sol.moving[m]
+		if ms.body < 0 || ms.ob.empty() || s.bodies[ms.body].Driving {
+			continue
+		}
+		b := &s.bodies[ms.body]
+		// the faces the friction changed beside this body, by axis; taken ones read no change
+		each := func(fn func(a, f int, x [3]float64, du float64)) {
+			for a := 0; a < 3; a++ {
+				sb := s.sampleBox(a, ms.ob)
+				d := s.g.dims(a)
+				for k := sb.lo[2]; k < sb.hi[2]; k++ {
+					for j := sb.lo[1]; j < sb.hi[1]; j++ {
+						for i := sb.lo[0]; i < sb.hi[0]; i++ {
+							f := i + d[0]*(j+d[1]*k)
+							du := s.u[a][f] - sd.tmp[a][f] // after and before the friction (wallFriction swapped them)
+							if du == 0 {
+								continue
+							}
+							x := s.g.samplePos(a, i, j, k)
+							if dist, _ := ms.shape.SDF(scene.Vec3(x)); dist <= 1.5*s.g.h {
+								fn(a, f, x, du)
+							}
+						}
+					}
+				}
+			}
+		}
+		var touched float64
+		each(func(a, f int, x [3]float64, du float64) { touched += sd.faceTrue[a][f] })
+		share := b.Mass / (b.Mass + touched)
+		var imp, tq [3]float64
+		each(func(a, f int, x [3]float64, du float64) {
+			s.u[a][f] = sd.tmp[a][f] + share*du
+			sd.tmp[a][f] = s.u[a][f] // taken: no other body counts this face
+			p := -sd.faceTrue[a][f] * share * du
+			imp[a] += p
+			r := [3]float64{x[0] - b.C[0], x[1] - b.C[1], x[2] - b.C[2]}
+			var e [3]float64
+			e[a] = p
+			tq[0] += r[1]*e[2] - r[2]*e[1]
+			tq[1] += r[2]*e[0] - r[0]*e[2]
+			tq[2] += r[0]*e[1] - r[1]*e[0]
+		})
+		ii := b.InvInertia()
+		for a := 0; a < 3; a++ {
+			b.V[a] += imp[a] / b.Mass
+			b.W[a] += ii[a][0]*tq[0] + ii[a][1]*tq[1] + ii[a][2]*tq[2]
+		}
+	}
 }
 
 // interiorFacesIJK calls fn for every face of axis a that is not on the domain's walls, with the cells below (c0)
