@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/slosh/slosh/internal/grow"
-	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -18,9 +17,11 @@ import (
 //     the velocity that pressure leaves, by central differences of the face velocities (one-sided beside cells out
 //     of the solve). ρ is the cell's own density, its true mass over its volume (the paper's cell mass M = ρ Δx³):
 //     with the sand's density instead, a cell a quarter full at a pile's surface needed four times the stress it
-//     takes to stop, and none held. Δt is the step, but at least a frame (1/60 s): the paper steps once a frame, and
-//     with the CFL rule's substeps (1/240 s) the stress to stop a cell within one substep is four times larger, so
-//     almost nothing held and a φ = 30° column spread to a 19° pile.
+//     takes to stop, and none held. Δt is the step, as the paper has it: the strain rate one step of gravity gives
+//     a cell at rest grows with Δt, so σ_rigid of a resting pile is the same at any number of substeps. With a frame
+//     instead (the paper steps once a frame), σ_rigid shrank with every substep the CFL rule added: piles stood
+//     at φ at 2 cm cells and 4 substeps a frame, but the sand-column scene (1.5 cm cells, 6 substeps) held as one
+//     rigid column for 2 s instead of collapsing.
 //  2. The faces beside the sand that got no mass take their neighbours' velocity (§4.2.3 extends the field before
 //     and after the solve; without it a sand cell at the edge of a block saw a face at rest beside one at 2 m/s, a
 //     strain rate of 100/s), and Coulomb friction at the solids (§3.3, eq. 4): on faces of sand cells beside a
@@ -514,13 +515,13 @@ func (s *Solver) rigidTest(dt float64) {
 	sd.last.rigid = rigid
 }
 
-// rigidScale is k of σ_rigid = −k D in cell c: ρ Δx²/Δt, with Δt at least a frame (see the package comment) and ρ
-// the cell's rasterised true density, its sand's and liquid's mass over its volume.
+// rigidScale is k of σ_rigid = −k D in cell c: ρ Δx²/Δt, Δt the step and ρ the cell's rasterised true density, its
+// sand's and liquid's mass over its volume.
 func (s *Solver) rigidScale(dt float64, c int) float64 {
 	sd := &s.sand
 	vol := s.g.h * s.g.h * s.g.h
 	rho := (sd.cell[c]*sd.rho/float64(s.Cfg.Density) + s.cellMass[c] - sd.cell[c]) / vol
-	return rho * s.g.h * s.g.h / max(dt, sim.FrameDt)
+	return rho * s.g.h * s.g.h / dt
 }
 
 // stresses fills each sand cell's stress from the strain rate of the velocity after the solve: σ_rigid where the
