@@ -155,9 +155,10 @@ func (v *viewer) toggleExport() {
 	v.status.set(fmt.Sprintf("exporting every simulated frame to %s (%s); press the button again to stop", dir, what), false)
 }
 
-// saveMesh meshes the current frame — the fluid's surface and the rigid bodies at their poses — and writes it into
-// the captures folder on a goroutine (a large frame takes a while to mesh): one OBJ with an object for the surface
-// and one for each body, or with capture.meshes ply a PLY file for each. The status line says where it went.
+// saveMesh meshes the current frame — the fluid's surface, each granular material's apart, and the rigid bodies at
+// their poses — and writes it into the captures folder on a goroutine (a large frame takes a while to mesh): one OBJ
+// with an object for each surface and each body, or with capture.meshes ply a PLY file for each. The status line
+// says where it went.
 func (v *viewer) saveMesh() {
 	if v.flatMode() {
 		v.status.set("the 2D game has no 3D surface to mesh", false)
@@ -179,12 +180,12 @@ func (v *viewer) saveMesh() {
 		format = export.MeshOBJ
 	}
 	base := strings.TrimSuffix(captureName(dir, v.sc, "", time.Now()), ".")
-	settings, shapes := v.surf.cfg.mesh, v.bodyShapes()
+	settings, shapes, grains := v.surf.cfg.mesh, v.bodyShapes(), grainObjects(export.SceneMaterials(v.sc))
 	comment := fmt.Sprintf("slosh %s, scene %s, t=%.6f s", v.drv.Mode().Name, v.sc.Name, frame.Time)
 	v.status.set("meshing the frame …", false)
 	v.meshing++
 	go func() {
-		msg, err := writeFrameMeshes(base, format, frame, settings, shapes, comment)
+		msg, err := writeFrameMeshes(base, format, frame, settings, shapes, grains, comment)
 		if err != nil {
 			msg = fmt.Sprintf("mesh not saved: %v", err) // the error names the file, or the mesh.* setting at fault
 		}
@@ -198,9 +199,10 @@ type captureResult struct {
 	isErr bool
 }
 
-// writeFrameMeshes meshes f and writes base.obj (the surface and each body as objects) or base-surface.ply and
-// base-body<k>.ply, and says what it wrote.
-func writeFrameMeshes(base, format string, f *sim.Frame, s field.Settings, shapes []scene.Shape, comment string) (string, error) {
+// writeFrameMeshes meshes f and writes base.obj (the surface, each granular material's and each body as objects) or
+// base-surface.ply, base-<material>.ply and base-body<k>.ply, and says what it wrote. The surface is "surface" when
+// the scene has no granular material, else the liquid's (liquidObject), as in the export.
+func writeFrameMeshes(base, format string, f *sim.Frame, s field.Settings, shapes []scene.Shape, grains []grainObject, comment string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return "", err
 	}
@@ -208,6 +210,18 @@ func writeFrameMeshes(base, format string, f *sim.Frame, s field.Settings, shape
 	surface, st, err := m.surface(f, s)
 	if err != nil {
 		return "", err
+	}
+	objs := []export.Object{{Name: "surface", Mesh: surface}}
+	if len(grains) > 0 {
+		objs[0].Name = liquidObject
+	}
+	for _, g := range grains {
+		gm, gst, err := m.grains(f, g.number, s)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", g.object, err)
+		}
+		objs = append(objs, export.Object{Name: g.object, Mesh: gm})
+		st.Triangles += gst.Triangles
 	}
 	if len(shapes) != len(f.Bodies) {
 		shapes = nil // the tools changed the bodies since this frame: its poses are not theirs
@@ -217,11 +231,13 @@ func writeFrameMeshes(base, format string, f *sim.Frame, s field.Settings, shape
 		return "", err
 	}
 	what := fmt.Sprintf("%d triangles of surface", st.Triangles)
+	if len(grains) > 0 {
+		what += fmt.Sprintf(" (the liquid's and %d granular materials')", len(grains))
+	}
 	if len(bodies) > 0 {
 		what += fmt.Sprintf(" and %d bodies", len(bodies))
 	}
 	if format == export.MeshOBJ {
-		objs := []export.Object{{Name: "surface", Mesh: surface}}
 		for k, b := range bodies {
 			objs = append(objs, export.Object{Name: fmt.Sprintf("body%d", k), Mesh: b})
 		}
@@ -236,12 +252,18 @@ func writeFrameMeshes(base, format string, f *sim.Frame, s field.Settings, shape
 	if err := writeMeshFile(path, surface, format, comment+", fluid surface"); err != nil {
 		return "", err
 	}
+	for k, g := range grains {
+		gp := fmt.Sprintf("%s-%s.%s", base, g.object, format)
+		if err := writeMeshFile(gp, objs[1+k].Mesh, format, fmt.Sprintf("%s, surface of material %d (%s)", comment, g.number, g.object)); err != nil {
+			return "", err
+		}
+	}
 	for k, b := range bodies {
 		if err := writeMeshFile(fmt.Sprintf("%s-body%d.%s", base, k, format), b, format, fmt.Sprintf("%s, rigid body %d", comment, k)); err != nil {
 			return "", err
 		}
 	}
-	return fmt.Sprintf("saved %s to %s (and a file per body beside it)", what, path), nil
+	return fmt.Sprintf("saved %s to %s (and a file per material and body beside it)", what, path), nil
 }
 
 // stopExport detaches the export from the solver and closes its queue after the last frame the solver gave it.

@@ -256,3 +256,49 @@ func TestExportMeshesSand(t *testing.T) {
 		}
 	}
 }
+
+// The window's Save mesh meshes sand apart from the water as the export does: one OBJ with the objects "liquid"
+// and "sand", each closed and around its own particles; in PLY, the sand's surface in a file of its own.
+func TestSaveMeshSeparatesSand(t *testing.T) {
+	const n, h = 6, 0.02
+	f := sandAndWater(n, n, 3, h)
+	grains := grainObjects(export.SceneMaterials(sandFrameScene()))
+	if len(grains) != 1 || grains[0].object != "sand" {
+		t.Fatalf("the scene's granular materials: %+v", grains)
+	}
+	s := field.DefaultSettings()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "frame")
+	msg, err := writeFrameMeshes(base, export.MeshOBJ, f, s, nil, grains, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(base + ".obj")
+	if err != nil {
+		t.Fatalf("%s: %v", msg, err)
+	}
+	names, meshes := objObjects(t, data)
+	if !slices.Equal(names, []string{"liquid", "sand"}) {
+		t.Fatalf("objects %q, want liquid and sand (%s)", names, msg)
+	}
+	water, sand := [2]float64{h, n * h}, [2]float64{(n + 4) * h, (2*n + 3) * h}
+	for i, m := range meshes {
+		if err := m.Validate(); err != nil {
+			t.Errorf("%s: %v", names[i], err)
+		}
+		lo, hi := m.Bounds()
+		if want := [][2]float64{water, sand}[i]; lo[0] > want[0] || hi[0] < want[1] || lo[0] < want[0]-2*h || hi[0] > want[1]+2*h {
+			t.Errorf("%s's mesh spans x %.3f–%.3f, its particles %.3f–%.3f", names[i], lo[0], hi[0], want[0], want[1])
+		}
+	}
+	if _, err := writeFrameMeshes(base, export.MeshPLY, f, s, nil, grains, "test"); err != nil {
+		t.Fatal(err)
+	}
+	ply, err := os.ReadFile(base + "-sand.ply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi, faces := plyBounds(t, ply); faces == 0 || lo[0] < sand[0]-2*h || hi[0] > sand[1]+2*h {
+		t.Errorf("ply: the sand's file spans x %.3f–%.3f with %d faces", lo[0], hi[0], faces)
+	}
+}

@@ -141,6 +141,25 @@ type grainObject struct {
 	object string
 }
 
+// grainObjects are the granular materials of mats, each with its object name: its name made an object name, with
+// its number added when another material (or the liquid, liquidObject) has that name.
+func grainObjects(mats []export.Material) []grainObject {
+	var out []grainObject
+	used := map[string]bool{liquidObject: true}
+	for _, m := range mats {
+		if m.Phase != int(scene.PhaseGranular) {
+			continue
+		}
+		name := export.ObjectName(m.Name)
+		for used[name] {
+			name += fmt.Sprintf("_%d", m.Number)
+		}
+		used[name] = true
+		out = append(out, grainObject{number: m.Number, object: name})
+	}
+	return out
+}
+
 // liquidObject names the liquid's surface in an OBJ file that holds granular materials' surfaces too.
 const liquidObject = "liquid"
 
@@ -162,19 +181,7 @@ func newMeshExport(format string, s field.Settings, set *param.Set) *meshExport 
 // has that name); in PLY, files of their own (listed as they are written). Without granular materials the files are
 // as they were: one unnamed surface.
 func (e *meshExport) setGrains(mats []export.Material) {
-	e.grains = e.grains[:0]
-	used := map[string]bool{liquidObject: true}
-	for _, m := range mats {
-		if m.Phase != int(scene.PhaseGranular) {
-			continue
-		}
-		name := export.ObjectName(m.Name)
-		for used[name] {
-			name += fmt.Sprintf("_%d", m.Number)
-		}
-		used[name] = true
-		e.grains = append(e.grains, grainObject{number: m.Number, object: name})
-	}
+	e.grains = grainObjects(mats)
 	if len(e.grains) == 0 || e.format != export.MeshOBJ {
 		return
 	}
