@@ -6,6 +6,7 @@ import (
 
 	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim/scene"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Sand (Zhu & Bridson 2005, papers/002 §3), retrofitted into the step after the pressure solve as the paper does:
@@ -823,78 +824,42 @@ func (s *Solver) frictionStress(dt float64) {
 	}
 }
 
-// solveSym6 solves M q = b for a symmetric positive semi-definite 6×6 M by its eigenvectors (cyclic Jacobi),
+// solveSym6 solves M q = b for a symmetric positive semi-definite 6×6 M by its eigenvectors (gonum's EigenSym),
 // dropping directions whose eigenvalue is below 1e-12 of the largest: the least-squares solution of least norm, so
 // a degenerate fit still satisfies the normal equations.
 func solveSym6(m *[6][6]float64, b *[6]float64) [6]float64 {
-	a := *m
-	var v [6][6]float64
-	for i := range v {
-		v[i][i] = 1
-	}
-	for sweep := 0; sweep < 50; sweep++ {
-		off := 0.0
-		for p := 0; p < 6; p++ {
-			for q := p + 1; q < 6; q++ {
-				off += a[p][q] * a[p][q]
-			}
-		}
-		diag := 0.0
-		for p := 0; p < 6; p++ {
-			diag += a[p][p] * a[p][p]
-		}
-		if off <= 1e-30*diag || off == 0 {
-			break
-		}
-		for p := 0; p < 6; p++ {
-			for q := p + 1; q < 6; q++ {
-				if a[p][q] == 0 {
-					continue
-				}
-				theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-				if theta < 0 {
-					t = -t
-				}
-				c := 1 / math.Sqrt(t*t+1)
-				sn := t * c
-				for k := 0; k < 6; k++ { // columns p, q of a
-					akp, akq := a[k][p], a[k][q]
-					a[k][p] = c*akp - sn*akq
-					a[k][q] = sn*akp + c*akq
-				}
-				for k := 0; k < 6; k++ { // rows p, q
-					apk, aqk := a[p][k], a[q][k]
-					a[p][k] = c*apk - sn*aqk
-					a[q][k] = sn*apk + c*aqk
-				}
-				for k := 0; k < 6; k++ {
-					vkp, vkq := v[k][p], v[k][q]
-					v[k][p] = c*vkp - sn*vkq
-					v[k][q] = sn*vkp + c*vkq
-				}
-			}
-		}
-	}
-	top := 0.0
-	for i := 0; i < 6; i++ {
-		top = max(top, math.Abs(a[i][i]))
-	}
 	var q [6]float64
+	a := mat.NewSymDense(6, nil)
+	for i := 0; i < 6; i++ {
+		for j := i; j < 6; j++ {
+			a.SetSym(i, j, m[i][j])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(a, true) {
+		return q
+	}
+	vals := eig.Values(nil)
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	top := 0.0
+	for _, l := range vals {
+		top = max(top, math.Abs(l))
+	}
 	if top == 0 {
 		return q
 	}
-	for i := 0; i < 6; i++ {
-		if a[i][i] <= 1e-12*top {
+	for i, l := range vals {
+		if l <= 1e-12*top {
 			continue
 		}
 		var proj float64
 		for k := 0; k < 6; k++ {
-			proj += v[k][i] * b[k]
+			proj += v.At(k, i) * b[k]
 		}
-		proj /= a[i][i]
+		proj /= l
 		for k := 0; k < 6; k++ {
-			q[k] += proj * v[k][i]
+			q[k] += proj * v.At(k, i)
 		}
 	}
 	return q
