@@ -7,10 +7,10 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// extrapolate is §3.2.2: faces that received mass are marked; each sweep gives every unmarked face with marked
-// neighbours (along its own grid) their mean and marks it. A sweep reads the marks of the sweep before, so it is
-// a Jacobi sweep: the same on any number of cores.
-func (s *Solver) extrapolate() {
+// extrapolate is §3.2.2: faces that received mass are marked; each of sweeps sweeps gives every unmarked face with
+// marked neighbours (along its own grid) their mean and marks it. A sweep reads the marks of the sweep before, so it
+// is a Jacobi sweep: the same on any number of cores.
+func (s *Solver) extrapolate(sweeps int) {
 	for a := 0; a < 3; a++ {
 		d := s.g.dims(a)
 		u, mass := s.u[a], s.faceMass[a]
@@ -23,7 +23,7 @@ func (s *Solver) extrapolate() {
 			}
 		}
 		steps := [3]int{1, d[0], d[0] * d[1]}
-		for sweep := 0; sweep < int(s.Cfg.Extrapolate); sweep++ {
+		for sweep := 0; sweep < sweeps; sweep++ {
 			copy(next, mk)
 			var changed atomic.Bool
 			s.pool.For(d[2], 1, func(lo, hi int) {

@@ -413,7 +413,7 @@ func (s *Solver) Step(dt float64) error {
 	if err := s.sandStep(dt); err != nil {
 		return s.fail(err)
 	}
-	s.extrapolate()
+	s.extrapolate(int(s.Cfg.Extrapolate))
 	s.timer.Mark("extrapolate")
 	s.transfer()
 	s.timer.Mark("transfer")
