@@ -68,6 +68,7 @@ type sandFields struct {
 	groups   []rigidGroup
 	inGroup  [3][]int32  // each face's group, −1 when none, contactOf for a group's contacts
 	list     []groupFace // the faces inGroup marks, in order (axis, then index)
+	touch    []bodyTouch // the faces beside one body that its friction changed (frictionOnBodies)
 	active   [3][]bool   // the contacts projectGroups holds
 	last     sandStats
 }
@@ -83,6 +84,13 @@ type groupFace struct {
 	fi   int32
 	mark int32
 	pos  [3]float64
+}
+
+// bodyTouch is a face beside a body where the friction changed the sand's velocity, and where it lies.
+type bodyTouch struct {
+	axis uint8
+	f    int32
+	x    [3]float64
 }
 
 // rigidGroup accumulates a group's rigid-motion fit.
@@ -373,33 +381,24 @@ func (s *Solver) frictionOnBodies() {
 			continue
 		}
 		b := &s.bodies[ms.body]
-		// the faces the friction changed beside this body, by axis; taken ones read no change
-		each := func(fn func(a, f int, x [3]float64, du float64)) {
-			for a := 0; a < 3; a++ {
-				sb := s.sampleBox(a, ms.ob)
-				d := s.g.dims(a)
-				for k := sb.lo[2]; k < sb.hi[2]; k++ {
-					for j := sb.lo[1]; j < sb.hi[1]; j++ {
-						for i := sb.lo[0]; i < sb.hi[0]; i++ {
-							f := i + d[0]*(j+d[1]*k)
-							du := s.u[a][f] - sd.tmp[a][f] // after and before the friction (wallFriction swapped them)
-							if du == 0 {
-								continue
-							}
-							x := s.g.samplePos(a, i, j, k)
-							if dist, _ := ms.shape.SDF(scene.Vec3(x)); dist <= 1.5*s.g.h {
-								fn(a, f, x, du)
-							}
-						}
-					}
-				}
-			}
-		}
+		// the faces beside this body the friction changed (taken ones read no change), and their mass
+		sd.touch = sd.touch[:0]
 		var touched float64
-		each(func(a, f int, x [3]float64, du float64) { touched += sd.faceTrue[a][f] })
+		s.boxFaces(ms.ob, func(a, f int, ijk [3]int) {
+			if s.u[a][f] == sd.tmp[a][f] { // after and before the friction (wallFriction swapped them)
+				return
+			}
+			x := s.g.samplePos(a, ijk[0], ijk[1], ijk[2])
+			if dist, _ := ms.shape.SDF(scene.Vec3(x)); dist <= 1.5*s.g.h {
+				sd.touch = append(sd.touch, bodyTouch{uint8(a), int32(f), x})
+				touched += sd.faceTrue[a][f]
+			}
+		})
 		share := b.Mass / (b.Mass + touched)
 		var imp, tq [3]float64
-		each(func(a, f int, x [3]float64, du float64) {
+		for _, t := range sd.touch {
+			a, f, x := int(t.axis), int(t.f), t.x
+			du := s.u[a][f] - sd.tmp[a][f]
 			s.u[a][f] = sd.tmp[a][f] + share*du
 			sd.tmp[a][f] = s.u[a][f] // taken: no other body counts this face
 			p := -sd.faceTrue[a][f] * share * du
@@ -410,7 +409,7 @@ func (s *Solver) frictionOnBodies() {
 			tq[0] += r[1]*e[2] - r[2]*e[1]
 			tq[1] += r[2]*e[0] - r[0]*e[2]
 			tq[2] += r[0]*e[1] - r[1]*e[0]
-		})
+		}
 		ii := b.InvInertia()
 		for a := 0; a < 3; a++ {
 			b.V[a] += imp[a] / b.Mass

@@ -376,29 +376,36 @@ func (s *Solver) solidFlux(m *movingSolid) {
 		bd.faces = bd.faces[:0]
 	}
 	classic := s.Cfg.Pressure == PressureClassic
+	s.boxFaces(m.ob, func(a, f int, ijk [3]int) {
+		if ijk[a] == 0 || ijk[a] == s.g.dims(a)[a]-1 {
+			return // a wall's face: nothing flows through it
+		}
+		frac := s.ownFraction(m, a, ijk[0], ijk[1], ijk[2])
+		if classic {
+			frac = sharp(frac)
+		}
+		if frac <= 0 {
+			return
+		}
+		x := s.g.samplePos(a, ijk[0], ijk[1], ijk[2])
+		u := m.vel(x)
+		s.sol.flux[a][f] += frac * u[a]
+		if bd != nil {
+			bd.faces = append(bd.faces, bodyFace{axis: int8(a), idx: int32(f), frac: frac, x: x})
+		}
+	})
+}
+
+// boxFaces calls fn for every face a moving solid's occupancy box ob reaches (sampleBox), axis by axis in index
+// order, with its index and indices.
+func (s *Solver) boxFaces(ob box, fn func(a, f int, ijk [3]int)) {
 	for a := 0; a < 3; a++ {
-		sb := s.sampleBox(a, m.ob)
+		sb := s.sampleBox(a, ob)
 		d := s.g.dims(a)
 		for k := sb.lo[2]; k < sb.hi[2]; k++ {
 			for j := sb.lo[1]; j < sb.hi[1]; j++ {
 				for i := sb.lo[0]; i < sb.hi[0]; i++ {
-					f := i + d[0]*(j+d[1]*k)
-					if c := [3]int{i, j, k}[a]; c == 0 || c == d[a]-1 {
-						continue // a wall's face: nothing flows through it
-					}
-					frac := s.ownFraction(m, a, i, j, k)
-					if classic {
-						frac = sharp(frac)
-					}
-					if frac <= 0 {
-						continue
-					}
-					x := s.g.samplePos(a, i, j, k)
-					u := m.vel(x)
-					s.sol.flux[a][f] += frac * u[a]
-					if bd != nil {
-						bd.faces = append(bd.faces, bodyFace{axis: int8(a), idx: int32(f), frac: frac, x: x})
-					}
+					fn(a, i+d[0]*(j+d[1]*k), [3]int{i, j, k})
 				}
 			}
 		}
