@@ -148,7 +148,8 @@ func (s *Scene) validateFlat() error {
 	}{
 		{"domain", s.Domain != Box{}}, {"particles", s.Particles != Particles{}}, {"materials", len(s.Materials) > 0},
 		{"fluid", len(s.Fluid) > 0}, {"obstacles", len(s.Obstacles) > 0}, {"bodies", len(s.Bodies) > 0},
-		{"emitters", len(s.Emitters) > 0}, {"blasts", len(s.Blasts) > 0}, {"camera", s.Camera != nil},
+		{"emitters", len(s.Emitters) > 0}, {"blasts", len(s.Blasts) > 0}, {"heaters", len(s.Heaters) > 0},
+		{"camera", s.Camera != nil},
 	} {
 		if c.set {
 			return errAt(c.path, "a 2D scene (one with \"flat\") has no 3D parts: put its bodies in flat.bodies and leave %s out", c.path)

@@ -12,8 +12,8 @@ import (
 // which kinds it simulates.
 type Kind string
 
-// The kinds of material. Elastic, plastic and rigid solids (Solenthaler ch. 5) and the elastoplastic material
-// (Gerszewski ch. 4) come as kinds of their own with the modes that simulate them.
+// The kinds of material. The elastoplastic material (Gerszewski ch. 4) comes as a kind of its own with the mode that
+// simulates it.
 const (
 	// KindLiquid is a fluid: density, viscosity and colour. "" means it too, so that scenes written before kinds
 	// existed read as they did.
@@ -21,6 +21,14 @@ const (
 	// KindGranular is sand (Zhu & Bridson 2005, §3): density, colour, the friction angle φ, the cohesion c and the
 	// friction μ against walls, obstacles and bodies (Material's granular fields). Mode flip simulates it.
 	KindGranular Kind = "granular"
+	// KindElastic, KindPlastic and KindRigid are Solenthaler's solids (004 ch. 5; Material's solid fields): what
+	// the material is below its solidifying point. An elastic solid has Young's modulus E and Poisson's ratio ν
+	// (§5.2); a plastic one also an elastic and a plastic limit (§5.2.4); a rigid one moves as a rigid body of its
+	// particles (§5.3). Between the solidifying and the melting point each is elastic with E falling to zero, above
+	// the melting point liquid (Figure 5.5). Mode sph simulates them.
+	KindElastic Kind = "elastic"
+	KindPlastic Kind = "plastic"
+	KindRigid   Kind = "rigid"
 )
 
 // Phase is how particles of a material are drawn, meshed and exported: a liquid's make the water surface; grains and
@@ -31,7 +39,8 @@ type Phase uint8
 const (
 	PhaseLiquid   Phase = iota // part of the liquid's surface
 	PhaseGranular              // grains: sand
-	PhaseSolid                 // an elastic, plastic, melting or rigid solid's particles
+	PhaseSolid                 // an elastic or plastic solid's particles (or a rigid one's between its points)
+	PhaseRigid                 // a rigid body's particles
 )
 
 // String names the phase, as the exporters write it.
@@ -43,6 +52,8 @@ func (p Phase) String() string {
 		return "granular"
 	case PhaseSolid:
 		return "solid"
+	case PhaseRigid:
+		return "rigid"
 	}
 	return "unknown"
 }
@@ -54,6 +65,10 @@ func (k Kind) Phase() (Phase, bool) {
 		return PhaseLiquid, true
 	case KindGranular:
 		return PhaseGranular, true
+	case KindElastic, KindPlastic:
+		return PhaseSolid, true
+	case KindRigid:
+		return PhaseRigid, true
 	}
 	return 0, false
 }
@@ -67,7 +82,10 @@ func (k Kind) Canonical() Kind {
 }
 
 // Kinds lists the kinds this slosh knows, in the order of their documentation.
-func Kinds() []Kind { return []Kind{KindLiquid, KindGranular} }
+func Kinds() []Kind { return []Kind{KindLiquid, KindGranular, KindElastic, KindPlastic, KindRigid} }
+
+// Solid says whether the kind is one of Solenthaler's solids (elastic, plastic, rigid).
+func (k Kind) Solid() bool { return k == KindElastic || k == KindPlastic || k == KindRigid }
 
 func kindNames() string {
 	var names []string

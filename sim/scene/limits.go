@@ -47,6 +47,8 @@ const (
 	MaxEmitters = 64
 	// MaxBlasts bounds the blasts: each one is tested against every particle in the step it fires.
 	MaxBlasts = 64
+	// MaxHeaters bounds the heaters: each one tests every particle each step.
+	MaxHeaters = 64
 	// MaxMaterials bounds a scene's materials: each particle carries its material number in a byte, and the
 	// renderer keeps the palette (the default material and these) in one uniform array.
 	MaxMaterials = 16
@@ -82,6 +84,7 @@ func (s *Scene) checkCounts() error {
 		{"bodies", len(s.Bodies), MaxBodies, "the solvers' work on bodies grows faster than their number"},
 		{"emitters", len(s.Emitters), MaxEmitters, "each emitter adds a disc of particles every time its stream moves a spacing: use fewer, wider ones"},
 		{"blasts", len(s.Blasts), MaxBlasts, "each blast visits every particle in the step it fires: use fewer, wider ones"},
+		{"heaters", len(s.Heaters), MaxHeaters, "each heater tests every particle each step: use fewer, larger ones"},
 	} {
 		if c.n > c.limit {
 			return errAt(c.path, "%d entries, over the limit of %d (%s)", c.n, c.limit, c.why)

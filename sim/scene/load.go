@@ -106,6 +106,12 @@ func Open(nameOrPath string) (*Scene, error) {
 func (s *Scene) Clone() *Scene {
 	c := *s
 	c.Materials = append([]Material(nil), s.Materials...)
+	for i, m := range c.Materials {
+		if m.PhaseChange != nil {
+			pc := *m.PhaseChange
+			c.Materials[i].PhaseChange = &pc
+		}
+	}
 	c.Fluid = append([]Fluid(nil), s.Fluid...)
 	c.Obstacles = append([]Obstacle(nil), s.Obstacles...)
 	for i, o := range c.Obstacles {
@@ -117,6 +123,7 @@ func (s *Scene) Clone() *Scene {
 	c.Bodies = append([]Body(nil), s.Bodies...)
 	c.Emitters = append([]Emitter(nil), s.Emitters...)
 	c.Blasts = append([]Blast(nil), s.Blasts...)
+	c.Heaters = append([]Heater(nil), s.Heaters...)
 	// mesh shapes share their loaded MeshData, which nothing modifies
 	if s.Camera != nil {
 		cam := *s.Camera

@@ -37,6 +37,44 @@ type Material struct {
 	// WallFriction is μ, ≥ 0: Coulomb friction where the material meets walls, obstacles, the paddle and bodies
 	// (eq. 4). 0 lets it slide freely along them (the paper's Figure 1), 0.6 holds it (Figure 2).
 	WallFriction float64 `json:"wall_friction,omitempty"`
+
+	// Heat (Solenthaler 004 §5.4.1), for every kind in mode sph: each particle carries a temperature, which
+	// diffuses among neighbours (eq. 5.12) and decides a solid's phase (PhaseChange).
+
+	// Temperature is the material's temperature at the start, °C.
+	Temperature float64 `json:"temperature,omitempty"`
+	// Diffusivity is the diffusion constant c of eq. 5.12, m²/s: water about 1.4e-7, far too slow to see in a
+	// sitting; 1e-4 to 1e-3 melts a body in seconds. 0 is none: the material keeps its heat.
+	Diffusivity float64 `json:"diffusivity,omitempty"`
+
+	// The solids' parameters (KindElastic, KindPlastic, KindRigid; solid.go).
+
+	// YoungsModulus is E, Pa, of the elastic solid below the solidifying point (§5.2.2): jelly about 1e4, rubber
+	// 1e6. Required for elastic and plastic materials, and for rigid ones with a phase change (between the points
+	// they are elastic).
+	YoungsModulus float64 `json:"youngs_modulus,omitempty"`
+	// PoissonRatio is ν in [0, 0.49]: how much the solid thins when stretched (rubber nearly 0.5).
+	PoissonRatio float64 `json:"poisson_ratio,omitempty"`
+	// ElasticLimit and PlasticLimit are a plastic material's (§5.2.4, after O'Brien et al. 2002): the deviatoric
+	// elastic strain (Frobenius norm) beyond which it flows, and the most plastic strain it keeps.
+	ElasticLimit float64 `json:"elastic_limit,omitempty"`
+	PlasticLimit float64 `json:"plastic_limit,omitempty"`
+	// Fracture is the stretch at which two body neighbours forget each other, as a multiple of their rest
+	// distance (> 1): 1.5 breaks where the solid is stretched by half. 0 never breaks.
+	Fracture float64 `json:"fracture,omitempty"`
+	// PhaseChange gives the points where the solid melts and solidifies; nil never changes phase.
+	PhaseChange *PhaseChange `json:"phase_change,omitempty"`
+	// SolidViscosity is μ at the solidifying point, Pa·s: between the points the viscosity goes linearly from it
+	// to Viscosity at the melting point (Figure 5.5). 0 is Viscosity throughout.
+	SolidViscosity float64 `json:"solid_viscosity,omitempty"`
+}
+
+// PhaseChange is a solid's melting and solidifying points, °C (004 Figure 5.5): above Melting its particles are
+// liquid, below Solidifying solid (rigid or elastic with the full E, as the kind says), in between elastic with E
+// falling linearly to zero at Melting. Solidifying = Melting leaves out the elastic stage.
+type PhaseChange struct {
+	Solidifying float64 `json:"solidifying"`
+	Melting     float64 `json:"melting"`
 }
 
 // Granular ranges: a friction angle of 90° would make sin φ 1 and the material rigid under any pressure.
@@ -118,6 +156,9 @@ func (m *Material) validate(path string) error {
 		return errAt(path+".viscosity", "%g Pa·s is outside [0, %d]; water is 0.001, honey about 10", m.Viscosity, MaxViscosity)
 	}
 	if err := m.validateGranular(path); err != nil {
+		return err
+	}
+	if err := m.validateSolid(path); err != nil {
 		return err
 	}
 	for c := 0; c < 3; c++ {

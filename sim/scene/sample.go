@@ -17,6 +17,9 @@ type Particle struct {
 	// Material is the material number of the block the particle was sampled in: 0 for the default material
 	// (water), k for the scene's Materials[k−1] (Scene.MaterialOf).
 	Material int
+	// Block is the index of the fluid block it was sampled in: the solids of two blocks are two bodies, even of
+	// one material and touching.
+	Block int
 }
 
 // Sample places fluid particles on a cubic lattice of the given spacing, each block's placed symmetrically between
@@ -44,7 +47,7 @@ func (s *Scene) Sample(spacing float64) (_ []Particle, err error) {
 		return out, nil
 	}
 	s.lattice(spacing, func(p Vec3, block int) bool {
-		out = append(out, Particle{Pos: p, Vel: s.Fluid[block].Velocity, Material: mats[block]})
+		out = append(out, Particle{Pos: p, Vel: s.Fluid[block].Velocity, Material: mats[block], Block: block})
 		return len(out) < n
 	})
 	return out, nil

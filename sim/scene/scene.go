@@ -36,14 +36,16 @@ type Scene struct {
 	Domain    Box       `json:"domain"`
 	Particles Particles `json:"particles"`
 	// Materials are the fluids the blocks are made of, by name (material.go); none: every block is water.
-	Materials []Material  `json:"materials,omitempty"`
-	Fluid     []Fluid     `json:"fluid"`
-	Obstacles []Obstacle  `json:"obstacles,omitempty"`
-	Bodies    []Body      `json:"bodies,omitempty"`
-	Emitters  []Emitter   `json:"emitters,omitempty"`
-	Blasts    []Blast     `json:"blasts,omitempty"`
-	Camera    *Camera     `json:"camera,omitempty"`
-	Params    ParamValues `json:"params,omitempty"`
+	Materials []Material `json:"materials,omitempty"`
+	Fluid     []Fluid    `json:"fluid"`
+	Obstacles []Obstacle `json:"obstacles,omitempty"`
+	Bodies    []Body     `json:"bodies,omitempty"`
+	Emitters  []Emitter  `json:"emitters,omitempty"`
+	Blasts    []Blast    `json:"blasts,omitempty"`
+	// Heaters warm or cool the particles inside them (solid.go); mode sph reads them.
+	Heaters []Heater    `json:"heaters,omitempty"`
+	Camera  *Camera     `json:"camera,omitempty"`
+	Params  ParamValues `json:"params,omitempty"`
 	// Flat makes this a 2D scene for the reduced mode (flat.go): a rectangle of fluid with bodies, currents and
 	// a goal, and none of the 3D parts above.
 	Flat *Flat `json:"flat,omitempty"`

@@ -119,6 +119,11 @@ func (s *Scene) Validate() error {
 			return err
 		}
 	}
+	for i := range s.Heaters {
+		if err := s.Heaters[i].validate(fmt.Sprintf("heaters[%d]", i), meshes); err != nil {
+			return err
+		}
+	}
 	if c := s.Camera; c != nil {
 		if err := checkPoint("camera.eye", c.Eye); err != nil {
 			return err
