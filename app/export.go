@@ -316,6 +316,10 @@ func copyFrame(dst, src *sim.Frame) {
 		dst.Phase = nil
 	}
 	dst.Palette = append(dst.Palette[:0], src.Palette...)
+	dst.Temperature = append(dst.Temperature[:0], src.Temperature...)
+	if src.Temperature == nil {
+		dst.Temperature = nil
+	}
 	dst.Radius, dst.Time, dst.Steps = src.Radius, src.Time, src.Steps
 }
 

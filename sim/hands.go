@@ -64,9 +64,28 @@ type Tools struct {
 	Paddle *Paddle
 	// Emitter pours a stream like a scene's emitters; nil is none.
 	Emitter *scene.Emitter
+	// Heat warms or cools the particles it reaches; nil is none. Modes without temperatures ignore it.
+	Heat *HeatTool
 }
 
-// Copy returns tools whose paddle and emitter are copies of t's, so the caller may change its own.
+// HeatTool is the heat tool held in the fluid: the particles within Radius of Center relax towards Temperature at
+// Rate as inside a scene's heater (scene.Heater.Relax): a hot one melts solids, a cold one freezes what can freeze.
+type HeatTool struct {
+	Center      [3]float32
+	Radius      float32 // m
+	Temperature float32 // °C
+	Rate        float32 // 1/s
+}
+
+// Heater is the tool as a scene heater: a sphere acting from now on.
+func (h *HeatTool) Heater() *scene.Heater {
+	return &scene.Heater{
+		Shape:       scene.Shape{Kind: "sphere", Center: scene.Vec3{float64(h.Center[0]), float64(h.Center[1]), float64(h.Center[2])}, Radius: float64(h.Radius)},
+		Temperature: float64(h.Temperature), Rate: float64(h.Rate),
+	}
+}
+
+// Copy returns tools whose paddle, emitter and heat tool are copies of t's, so the caller may change its own.
 func (t Tools) Copy() Tools {
 	if t.Paddle != nil {
 		p := *t.Paddle
@@ -75,6 +94,10 @@ func (t Tools) Copy() Tools {
 	if t.Emitter != nil {
 		e := *t.Emitter
 		t.Emitter = &e
+	}
+	if t.Heat != nil {
+		h := *t.Heat
+		t.Heat = &h
 	}
 	return t
 }

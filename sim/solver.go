@@ -66,6 +66,9 @@ type Frame struct {
 	// left out of the surface. nil when every particle is liquid (or a body's, as Body says). Resize leaves it
 	// alone, as Material.
 	Phase []scene.Phase
+	// Temperature is each particle's temperature, °C, for a solver that has heat (sph with a scene's solids,
+	// diffusivities or heaters); nil otherwise. Resize leaves it alone, as Material.
+	Temperature []float32
 }
 
 // Liquid says whether particle i is part of the liquid: not a rigid body's (Body) and of the liquid phase (Phase).

@@ -154,6 +154,9 @@ func FrameColumns(f *sim.Frame) []Column {
 		}
 		cols = append(cols, Column{Name: "material", U32: mat}, Column{Name: "phase", U32: phase})
 	}
+	if f.Temperature != nil {
+		cols = append(cols, Column{Name: "temperature", F32: upTo(f.Temperature, n)})
+	}
 	return cols
 }
 

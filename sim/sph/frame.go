@@ -3,7 +3,9 @@ package sph
 import (
 	"math"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/shell"
 )
 
@@ -150,6 +152,18 @@ func (s *Solver) Frame(dst *sim.Frame) {
 		dst.Palette = append(dst.Palette[:0], s.palette...)
 	} else {
 		dst.Material, dst.Palette = nil, nil
+	}
+	dst.Phase, dst.Temperature = nil, nil
+	if s.sol.on { // each particle's phase and temperature (solids.go)
+		dst.Phase = grow.Resize(dst.Phase[:0], len(s.x))
+		for i := range s.x {
+			dst.Phase[i] = [...]scene.Phase{phaseLiquid: scene.PhaseLiquid, phaseElastic: scene.PhaseSolid, phaseRigid: scene.PhaseRigid}[s.phase(i)]
+		}
+		dst.Temperature = append(dst.Temperature[:0], s.temp...)
+		if dst.Material == nil { // the phase colours solids by their material
+			dst.Material = append(dst.Material[:0], s.mat...)
+			dst.Palette = append(dst.Palette[:0], sim.ScenePalette(s.sc)...)
+		}
 	}
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps

@@ -49,8 +49,15 @@ func (s *Solver) Drain(center [3]float32, radius float32) ([]sim.Particle, error
 	return out, nil
 }
 
-// SetTools implements sim.Hands. The tools are copied: the caller may change its own.
-func (s *Solver) SetTools(t sim.Tools) { s.sh.SetTools(t) }
+// SetTools implements sim.Hands. The tools are copied: the caller may change its own. The heat tool acts on the
+// temperatures each step (solids.go).
+func (s *Solver) SetTools(t sim.Tools) {
+	s.sh.SetTools(t)
+	s.heatTool = nil
+	if t.Heat != nil {
+		s.heatTool = t.Heat.Heater()
+	}
+}
 
 // pour runs what acts at a step's start, over the step from the current time to t + dt: the scene's emitters and
 // the pouring tool add their layers (up to the budget), and the scene's blasts that fall in the step fire.

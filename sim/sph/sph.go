@@ -106,6 +106,16 @@ type Solver struct {
 	ncount     []int32
 	tmp        [][4]float32
 
+	// the solids and heat (solids.go): each particle's temperature (°C) and solid slot (−1: none), which a state
+	// keeps; its dynamic viscosity and rigid cluster (−1: none) this step, and the next temperature
+	temp, dtemp []float32
+	slot, rbody []int32
+	visc        []float32
+	restAcc     []float32 // a solid particle's poly6 sum over its bonds at their reference (bondMask)
+	bonded      []bool    // which pairs of the neighbour lists are bonded (bondMask), when there are solids
+	sol         solids
+	heatTool    *scene.Heater // the heat tool where it is held, nil when it is not
+
 	// limited counts the particles of the last prediction whose pressure acceleration was cut to move them at most
 	// half a spacing in the step: a safety net, never reached by water the solver keeps near η (PCISPH) or its
 	// stiffness (WCSPH), that keeps a run bounded where the equations themselves diverge — the standard density
@@ -172,6 +182,28 @@ func (s *Solver) declareParticles() {
 		particles.Add(&sh.P, c.col, particles.Spec[[4]float32]{Name: c.name, Role: particles.Scratch})
 	}
 	particles.Add(&sh.P, &s.ncount, particles.Spec[int32]{Name: "neighbour count", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.temp, particles.Spec[float32]{Name: colTemperature, Role: particles.State, Check: checkTemperature})
+	particles.Add(&sh.P, &s.slot, particles.Spec[int32]{Name: colSlot, Role: particles.State, Default: -1, Check: checkSlot})
+	particles.Add(&sh.P, &s.dtemp, particles.Spec[float32]{Name: "next temperature", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.visc, particles.Spec[float32]{Name: "dynamic viscosity", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.restAcc, particles.Spec[float32]{Name: "bonds' rest density", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.rbody, particles.Spec[int32]{Name: "rigid cluster", Role: particles.Scratch, Default: -1})
+}
+
+// checkTemperature checks a temperature read from a state.
+func checkTemperature(t float32) error {
+	if !(t >= scene.MinTemperature && t <= scene.MaxTemperature) {
+		return fmt.Errorf("%g °C; temperatures are within [%g, %g]", t, scene.MinTemperature, float64(scene.MaxTemperature))
+	}
+	return nil
+}
+
+// checkSlot checks a solid slot read from a state (against the solids' table: checkSolids).
+func checkSlot(sl int32) error {
+	if sl < -1 {
+		return fmt.Errorf("%d; a solid slot is −1 (none) or a slot's number", sl)
+	}
+	return nil
 }
 
 // materialCount is how many materials a particle may be of: the run's, or any before a reset (a state read
@@ -194,6 +226,11 @@ func checkPressure(p float32) error {
 // Name implements sim.Solver.
 func (s *Solver) Name() string { return Name }
 
+// Kinds implements sim.Kinds: sph simulates liquids and Solenthaler's solids (solids.go).
+func (s *Solver) Kinds() []scene.Kind {
+	return []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid}
+}
+
 // Params implements sim.Solver.
 func (s *Solver) Params() *param.Set { return s.params }
 
@@ -205,6 +242,9 @@ func (s *Solver) Derived() Derived { return s.dv }
 // material k the scene's rest density ρ_k and the kinematic viscosity ν_k = μ_k/ρ_k + sph.viscosity (materials.go),
 // material 0 being scene.DefaultMaterial (water).
 func (s *Solver) Reset(sc *scene.Scene) error {
+	if err := sc.CheckKinds(Name, s.Kinds()); err != nil {
+		return err
+	}
 	if err := s.expect(sc); err != nil {
 		return err
 	}
@@ -216,16 +256,21 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSolidCount(sc, ps); err != nil {
+		return err
+	}
 	if len(ps) == 0 {
 		return fmt.Errorf("scene %q has no fluid particles at spacing %g m: the fluid blocks lie inside obstacles or outside the domain", sc.Name, d)
 	}
 	pos := make([][4]float32, len(ps))
 	vel := make([][4]float32, len(ps))
 	mat := make([]uint8, len(ps))
+	block := make([]int, len(ps))
 	for i, q := range ps {
 		pos[i] = [4]float32{float32(q.Pos[0]), float32(q.Pos[1]), float32(q.Pos[2]), 0}
 		vel[i] = [4]float32{float32(q.Vel[0]), float32(q.Vel[1]), float32(q.Vel[2]), 0}
 		mat[i] = uint8(q.Material)
+		block[i] = q.Block
 	}
 	mats, nu := sceneMaterials(sc, s.Cfg.Viscosity)
 	if err := s.ResetMaterials(sc, d, pos, vel, mat, mats); err != nil {
@@ -234,6 +279,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 	if nu != nil {
 		s.sceneNu, s.palette = nu, sim.ScenePalette(sc)
 	}
+	s.resetSolids(sc, block) // solids and heat (solids.go)
 	return s.resetBodies(sc) // rigid bodies (bodies.go)
 }
 
@@ -281,6 +327,7 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
 	s.stats = sim.Stats{Particles: n}
 	s.sceneNu, s.palette = nil, nil
+	s.sol, s.heatTool = solids{}, nil
 	s.sh.Reset(sc, budget)
 	s.paddled = false
 	s.updateMaterials()
@@ -373,7 +420,7 @@ func (s *Solver) stiffest() (nu, ratio float64) {
 // stableDt is StableDt for the run's configuration and materials.
 func (s *Solver) stableDt() float64 {
 	nu, ratio := s.stiffest()
-	return StableDt(&s.Cfg, &s.dv, nu, ratio)
+	return math.Min(StableDt(&s.Cfg, &s.dv, nu, ratio), s.solidDt())
 }
 
 // Step implements sim.Solver. A step longer than the stiffness (WCSPH) or the viscosity allow is taken as several
@@ -418,9 +465,15 @@ func (s *Solver) substep(dt float64) {
 	s.timer.Mark("grid")
 	s.findNeighbors()
 	s.timer.Mark("neighbours")
+	s.solidsTopology() // solids (solids.go): phase changes, bonded pairs, rigid clusters
 	s.computeDensity()
 	s.timer.Mark("density")
+	s.solidsHeat(dt) // heat over the step (solids.go)
 	s.nonPressure()
+	if s.sol.on {
+		s.elasticForces()
+		s.timer.Mark("solids")
+	}
 	s.timer.Mark("forces")
 	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
@@ -489,7 +542,9 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 	nb := s.neighbours(i)
 	// Σ_j (h² − r²)³ (times ρ0_j/ρ0_i), poly6's constant applied once
 	var acc float32
-	if standard {
+	if s.sol.on && s.slot[i] >= 0 {
+		acc = s.solidDensity(i, px, py, pz, pos, standard)
+	} else if standard {
 		inv := 1 / s.rho0[s.mat[i]]
 		for _, j := range nb {
 			q := &pos[j]
@@ -595,11 +650,16 @@ func (s *Solver) nonPressure() {
 	g := s.Cfg.Gravity
 	theta := s.Cfg.Tension
 	tension := s.tensionOn()
+	solids := s.sol.on
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi, vi, Vi := s.x[i], s.v[i], s.vol[i]
 			mi := s.mat[i]
 			mui := s.mu[mi]
+			rb := int32(-1)
+			if solids { // each particle's own viscosity (solids.go), none inside a rigid cluster
+				mui, rb = s.visc[i], s.rbody[i]
+			}
 			ni := s.nrm[i]
 			var fx, fy, fz, div, wsum float32
 			for _, j := range s.neighbours(i) {
@@ -610,8 +670,15 @@ func (s *Solver) nonPressure() {
 				}
 				d := sqrt32(r2)
 				Vj := s.vol[j]
+				muj := s.mu[s.mat[j]]
+				if solids {
+					if rb >= 0 && s.rbody[j] == rb {
+						continue
+					}
+					muj = s.visc[j]
+				}
 				// eq. 4.13: (1/δ_i) Σ_j (μ_i + μ_j)/2 (1/δ_j)(v_j − v_i) ∇²W_ij, with 1/δ = V
-				c := 0.5 * (mui + s.mu[s.mat[j]]) * Vi * Vj * dv.Visc.Laplacian(d)
+				c := 0.5 * (mui + muj) * Vi * Vj * dv.Visc.Laplacian(d)
 				fx += c * (s.v[j][0] - vi[0])
 				fy += c * (s.v[j][1] - vi[1])
 				fz += c * (s.v[j][2] - vi[2])
@@ -785,6 +852,13 @@ func (s *Solver) pairGradients(i int) {
 		}
 		gs[k] = g
 	}
+	if s.sol.on && s.slot[i] >= 0 { // no pressure between bonded particles (solids.go, bondMask)
+		for k, b := range s.bonded[i*dv.Stride:][:len(nb)] {
+			if b {
+				gs[k] = 0
+			}
+		}
+	}
 }
 
 // pressureAccelPredict computes each particle's pressure acceleration at x(t) from the pressures pres (eq. 4.12 or
@@ -897,6 +971,9 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	})
 	s.accMax = acc
 	s.limited = total
+	if s.sol.on {
+		s.moveClusters(dt) // rigid clusters of particles (solids.go)
+	}
 	s.followBodies(pres, dt, zero) // rigid bodies (bodies.go): the prediction follows these pressures
 }
 

@@ -33,6 +33,9 @@ type State struct {
 	// Bodies are the rigid bodies as bodies.go writes them (rigid.Set.Write), read against the solver's scene when
 	// the state is loaded; empty is none.
 	Bodies []byte
+	// Slots are the solids' table (solids.go): each solid particle's bonds and plastic strain, by the slot its
+	// particle's "solid slot" column names. Version 2 had none.
+	Slots []solidSlot
 	// Pos, Vel, ID and Mat are the particles' positions, velocities, ids and materials, for reading a state: the
 	// slices Saved.Particles holds (SaveState and DecodeState set them).
 	Pos, Vel [][4]float32
@@ -58,6 +61,8 @@ func (st *State) view() {
 //	amax float64, flags uint32 (1: material 0 follows the parameters),
 //	the material table: its version uint32 (materialTableVersion), the material count uint32, the field count
 //	uint32, and per field its name (uint16 length, bytes) and its value for each material (float32 each),
+//	from version 3, the solids' table: its slot count int64, then per slot its bond count int32, the bonds
+//	(slot int32, reference vector 3 float32) and the plastic strain (6 float32),
 //	the bodies: their length int64 and bytes (rigid.WriteSolids).
 //
 // A reader refuses a material field it does not know by name (a newer slosh wrote it) and gives one the file
@@ -65,11 +70,14 @@ func (st *State) view() {
 // entry. Version 1, written before the particle store, is converted as it is read (decodeV1).
 const (
 	stateMagic   = "slosh sph state\n"
-	stateVersion = 2
+	stateVersion = 3
 	// colMaterial and colPressure are the state's particle columns besides positions, velocities and ids
 	// (declareParticles; the material column is shell.Materials').
 	colMaterial = shell.MaterialColumn
 	colPressure = "pressure"
+	// colTemperature and colSlot are each particle's temperature and solid slot (solids.go).
+	colTemperature = "temperature"
+	colSlot        = "solid slot"
 	// maxStateNu bounds a material's kinematic viscosity, m²/s: the most a scene's material gives (1000 Pa·s at
 	// 1 kg/m³) and sph.viscosity's most.
 	maxStateNu = scene.MaxViscosity/scene.MinMaterialDensity + 1
@@ -82,7 +90,10 @@ const (
 	maxMaterialFields    = 16
 	maxFieldName         = 64
 	// maxOwnBytes bounds sph's own part.
-	maxOwnBytes = 8 + 4 + 3*4 + maxMaterialFields*(2+maxFieldName+4*MaxMaterials) + 8 + maxStateBodyBytes
+	maxOwnBytes = 8 + 4 + 3*4 + maxMaterialFields*(2+maxFieldName+4*MaxMaterials) + 8 + maxStateBodyBytes + 8 + maxStateSlots*slotBytes
+	// slotBytes is a solid slot's size in the file; maxStateSlots bounds the slots a state declares.
+	slotBytes     = 4 + maxBonds*16 + 6*4
+	maxStateSlots = 1 << 22
 )
 
 // stateFormat names sph's state file for the shell.
@@ -120,6 +131,11 @@ func (st *State) encodeOwn() ([]byte, error) {
 		}
 		vals = append(vals, uint16(len(f.name)), []byte(f.name), v)
 	}
+	vals = append(vals, int64(len(st.Slots)))
+	for k := range st.Slots {
+		sl := &st.Slots[k]
+		vals = append(vals, sl.N, sl.Bonds, sl.Plastic)
+	}
 	vals = append(vals, int64(len(st.Bodies)), st.Bodies)
 	if err := binio.Write(&b, Name, vals...); err != nil {
 		return nil, err
@@ -127,8 +143,8 @@ func (st *State) encodeOwn() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// decodeOwn reads sph's own part from st.Extra.
-func (st *State) decodeOwn() error {
+// decodeOwn reads sph's own part from st.Extra, of the given version.
+func (st *State) decodeOwn(version uint32) error {
 	r := bytes.NewReader(st.Extra)
 	var flags uint32
 	if err := readAll(r, "header", &st.Amax, &flags); err != nil {
@@ -143,6 +159,24 @@ func (st *State) decodeOwn() error {
 		return err
 	}
 	st.Materials = mats
+	st.Slots = nil
+	if version >= 3 {
+		var ns int64
+		if err := readAll(r, "solids' table", &ns); err != nil {
+			return err
+		}
+		if ns < 0 || ns > maxStateSlots || ns*slotBytes > int64(r.Len()) {
+			return fmt.Errorf("the solids' table declares %d slots, outside [0, %d] or more than the %d bytes left hold: it is truncated or damaged", ns, maxStateSlots, r.Len())
+		}
+		st.Slots = make([]solidSlot, ns)
+		for k := range st.Slots {
+			sl := &st.Slots[k]
+			if err := readAll(r, "solid slot", &sl.N, &sl.Bonds, &sl.Plastic); err != nil {
+				return err
+			}
+			sl.owner = -1
+		}
+	}
 	var nb int64
 	if err := readAll(r, "bodies' length", &nb); err != nil {
 		return err
@@ -264,8 +298,8 @@ func DecodeState(r io.Reader) (*State, error) {
 	switch version {
 	case 1:
 		st, err = decodeV1(br, left)
-	case stateVersion:
-		st, err = decodeV2(br, left)
+	case 2, stateVersion:
+		st, err = decodeV2(br, left, version)
 	default:
 		return nil, fmt.Errorf("sph state version %d; this slosh reads versions 1 and %d", version, stateVersion)
 	}
@@ -279,8 +313,8 @@ func DecodeState(r io.Reader) (*State, error) {
 	return st, nil
 }
 
-// decodeV2 reads the rest of a state of the current version after its version.
-func decodeV2(br *bufio.Reader, left int64) (*State, error) {
+// decodeV2 reads the rest of a state of version 2 or 3 (the particle store's) after its version.
+func decodeV2(br *bufio.Reader, left int64, version uint32) (*State, error) {
 	var d Solver // a store of sph's columns without a run: the materials are checked against the state's table
 	d.declareParticles()
 	sv, err := d.sh.Decode(br, left, stateFormat)
@@ -288,7 +322,7 @@ func decodeV2(br *bufio.Reader, left int64) (*State, error) {
 		return nil, err
 	}
 	st := &State{Saved: *sv}
-	if err := st.decodeOwn(); err != nil {
+	if err := st.decodeOwn(version); err != nil {
 		return nil, fmt.Errorf("sph state: %w", err)
 	}
 	st.Extra = nil
@@ -330,6 +364,14 @@ func (st *State) Validate() error {
 		if err := checkPressure(pres[i]); err != nil {
 			return fmt.Errorf("particle %d has pressure %w", i, err)
 		}
+	}
+	slot := particles.Get[int32](p, colSlot) // a state of version 2 read as −1 (none), its default
+	if len(slot) != n {
+		return fmt.Errorf("%d particles but %d solid slots", n, len(slot))
+	}
+	reach := float32(MaxKernelRadius * st.Spacing * scene.MaxFracture)
+	if err := checkSolids(st.Slots, slot, reach); err != nil {
+		return err
 	}
 	return emit.CheckTravel(st.Emitted, st.ToolAcc, float32(st.Spacing))
 }
@@ -382,6 +424,7 @@ func (s *Solver) SaveState(dst *State) {
 	dst.Amax = s.amax
 	dst.Materials = append(dst.Materials[:0], s.mats...)
 	dst.ConfigMaterial = s.cfgMats
+	dst.Slots = append(dst.Slots[:0], s.sol.slots...)
 	dst.view()
 }
 
@@ -428,7 +471,8 @@ func (s *Solver) loadState(st *State) {
 	}
 	s.mats = append(s.mats[:0], st.Materials...)
 	s.time, s.steps, s.amax = st.Time, st.Steps, st.Amax
-	s.followViscosity() // a scene's materials follow the parameters, as material 0 of one without does
+	s.loadSolids(st.Slots) // solids.go
+	s.followViscosity()    // a scene's materials follow the parameters, as material 0 of one without does
 	s.updateMaterials()
 	paddle := s.sh.Tools.Paddle
 	s.col.Obstacles = solid.Moved(s.sc, s.time, paddle)
@@ -442,7 +486,7 @@ func (s *Solver) WriteState(w io.Writer) error {
 	if err := s.bodies.Write(&b, s.sc, "sph state"); err != nil {
 		return err
 	}
-	own := State{Amax: s.amax, Materials: s.mats, ConfigMaterial: s.cfgMats, Bodies: b.Bytes()}
+	own := State{Amax: s.amax, Materials: s.mats, ConfigMaterial: s.cfgMats, Bodies: b.Bytes(), Slots: s.sol.slots}
 	extra, err := own.encodeOwn()
 	if err != nil {
 		return err

@@ -181,8 +181,8 @@ func TestStateRefusesUnknownAndDamaged(t *testing.T) {
 		return b
 	}
 	newer := newSolver(t, layersScene)
-	var temperature []float32
-	particles.Add(&newer.sh.P, &temperature, particles.Spec[float32]{Name: "temperature", Role: particles.State})
+	var salinity []float32
+	particles.Add(&newer.sh.P, &salinity, particles.Spec[float32]{Name: "salinity", Role: particles.State})
 	buf.Reset()
 	if err := newer.WriteState(&buf); err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestStateRefusesUnknownAndDamaged(t *testing.T) {
 			}
 			vals = append(vals, uint16(len(f)), []byte(f), v)
 		}
-		vals = append(vals, int64(0))
+		vals = append(vals, int64(0), int64(0)) // no solid slots, no bodies
 		if err := binio.Write(&w, "sph", vals...); err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestStateRefusesUnknownAndDamaged(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"a column of a newer slosh", withColumn, `column "temperature" is not one this slosh keeps`},
+		{"a column of a newer slosh", withColumn, `column "salinity" is not one this slosh keeps`},
 		{"a material field of a newer slosh", table(materialTableVersion, "rest_density", "hardness", "viscosity"), `material field "hardness" is not one this slosh knows`},
 		{"a material table of a newer version", table(materialTableVersion+1, "rest_density", "viscosity"), "material table version 2"},
 		{"a field given twice", table(materialTableVersion, "rest_density", "rest_density"), "given twice"},
@@ -226,7 +226,7 @@ func TestStateRefusesUnknownAndDamaged(t *testing.T) {
 		{"1000 material fields", edit(at.materials+4, uint32(1000)), "1000 material fields"},
 		{"a damaged field name", edit(at.materials+8, uint16(60000)), "a name of 60000 bytes"},
 		{"flags 2", edit(at.own+8, uint32(2)), "flags"},
-		{"version 3", edit(len(stateMagic), uint32(3)), "version 3"},
+		{"version 4", edit(len(stateMagic), uint32(4)), "version 4"},
 	} {
 		if _, err := DecodeState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)

@@ -102,6 +102,12 @@ func decodeV1(br *bufio.Reader, left int64) (*State, error) {
 	st.Particles = particles.Snapshot{Pos: pos, Vel: vel, ID: id}
 	particles.Put(&st.Particles, colMaterial, mat)
 	particles.Put(&st.Particles, colPressure, pres)
+	noSlot := make([]int32, len(pos)) // version 1 had no solids or heat
+	for i := range noSlot {
+		noSlot[i] = -1
+	}
+	particles.Put(&st.Particles, colSlot, noSlot)
+	particles.Put(&st.Particles, colTemperature, make([]float32, len(pos)))
 	st.Materials = make([]Material, nm)
 	for k, m := range raw {
 		st.Materials[k] = Material{RestDensity: m[0], Viscosity: m[1]}

@@ -1,0 +1,1239 @@
+package sph
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/slosh/slosh/internal/grow"
+	"github.com/slosh/slosh/sim/kernel"
+	"github.com/slosh/slosh/sim/rigid"
+	"github.com/slosh/slosh/sim/scene"
+)
+
+// Solids that melt: Solenthaler's unified particle model (004 ch. 5). Liquids, elastic and plastic solids and rigid
+// bodies are one set of particles: every particle takes part in the densities, the pressure solve, viscosity and
+// heat, and solids add their own terms.
+//
+// Temperature (§5.4.1): every particle carries one (a state column). Each step it diffuses among neighbours by
+// eq. 5.12, dT_i/dt = Σ_j c_ij V_j (T_j − T_i) ∇²W_ij, with the viscosity kernel's Laplacian (whose second moment is
+// exactly 2, so c is the diffusivity of ∂T/∂t = c∇²T in the continuum) and c_ij the mean of the two materials'
+// constants, integrated by explicit Euler; the scene's heaters and the heat tool relax it towards theirs. A
+// particle's phase follows from its material and temperature (phaseOf, Figure 5.5): liquid above the melting point,
+// solid below the solidifying point (rigid or elastic with the full E, as the kind says), elastic in between with E
+// falling linearly to zero at the melting point and the viscosity going from the solid's to the liquid's.
+//
+// Bodies (§5.2.1): each solid particle owns a slot of the solids' table holding its body neighbours, each with the
+// reference vector x_ij = X_i − X_j (eq. 5.6) taken when the pair bonded and never changed by deformation: the
+// locally undeformed reference. Pairs bond when a body is made (the particles of one fluid block within the kernel
+// radius h of each other) and when a particle solidifies (with every solid particle within h: it merges with what
+// it touches, joining bodies). Bonds are the only thing that makes particles one body, so touching bodies stay
+// distinct unless melting and solidifying join them. A particle that melts leaves: its bonds go on both sides.
+// Slots are stable numbers (the particles are sorted every step), allocated lowest first, so a run is
+// deterministic and a state reproduces it.
+//
+// Elasticity (§5.2.2–5.2.3): the body volume V_i = m_i / Σ_j m_j W(x_ij) over i and its body neighbours (eq. 5.2),
+// the displacement gradient G_i = Σ_j u_ji g_ijᵀ with u_ji = r_j − r_i + x_ij and g_ij = V_j ∇W(x_ij) (eq. 5.5–5.7;
+// the thesis writes ∇u_i = G_iᵀ), W the sine kernel of eq. 5.8, F = I + G, the Green–Saint-Venant strain
+// ε = ½(G + Gᵀ + GᵀG), the elastic part ε_e = ε − ε_p, and Hooke's isotropic stress S = λ tr(ε_e) I + 2μ ε_e from
+// E and ν. The energy U_i = ½ V_i ε_e:S gives the force on neighbour j, −∂U_i/∂u_j = −V_i F S g_ij (eq. 5.3; the
+// thesis and Müller et al. 2004 print a factor 2 that the energy does not give: with it a beam sags half as far as
+// Euler–Bernoulli says, TestCantileverSagsAsEulerBernoulli), and on i itself minus their sum, so the internal forces
+// of a body sum to zero and its angular momentum is kept (each pair's forces are equal and opposite in sum).
+//
+// Plasticity and fracture (§5.2.4, after O'Brien et al. 2002): where the deviatoric part of ε_e is longer
+// (Frobenius) than the elastic limit, the excess flows into the plastic strain ε_p, whose length is capped at the
+// plastic limit; a bond stretched beyond the material's fracture ratio of its reference length is forgotten by
+// both particles, so the body breaks there.
+//
+// Rigid bodies (§5.3): the particles in the rigid phase, connected by bonds, are clusters found each step. Their
+// SPH forces (non-pressure and each PCISPH iteration's pressure) are summed per cluster into a force and a torque
+// τ = Σ (r_i − r_cm) × F_i (eq. 5.9); L ← L + τΔt (eq. 5.11), ω = I⁻¹L (eq. 5.10), and the particles move with
+// the cluster. A cluster's mass, centre of mass, inertia, velocity and angular momentum are measured from its
+// particles at each step's start (their velocities are the cluster's rigid motion), so a cluster that splits or
+// merges as particles melt and solidify keeps the momentum of its parts. Viscosity between two particles of one
+// cluster is skipped, as the thesis skips their forces (pressure pairs inside a cluster cancel in its sums).
+// Where the collision projection moves a cluster's particles, the cluster takes the rigid motion that best fits
+// the projected positions (shape matching, sim/rigid's rotation extraction).
+
+// maxBonds is the most body neighbours a particle keeps: 26 on the cubic lattice within h = 2 spacings, more in a
+// solid that solidified from compressed liquid. A particle with its list full bonds no further.
+const maxBonds = 32
+
+// Solid phases of a particle (phaseOf).
+const (
+	phaseLiquid  = 0
+	phaseElastic = 1
+	phaseRigid   = 2
+)
+
+// bond is a body neighbour: its slot and the reference vector x_ij = X_i − X_j.
+type bond struct {
+	Slot int32
+	X    [3]float32
+}
+
+// solidSlot is a solid particle's entry in the solids' table: its bonds and plastic strain (state), and what each
+// step computes for it.
+type solidSlot struct {
+	N       int32
+	Bonds   [maxBonds]bond
+	Plastic [6]float32 // ε_p: xx, yy, zz, xy, yz, zx
+
+	owner int32      // the particle's index after this step's sort, −1 for a free slot
+	vol   float32    // body volume V_i (eq. 5.2)
+	m     [9]float32 // −V_i F S K⁺, row-major: the force on body neighbour j is m g_ij (stress)
+}
+
+// solidMat is a material's heat and solid parameters.
+type solidMat struct {
+	kind          scene.Kind
+	e, nu         float32 // Young's modulus (Pa) and Poisson's ratio
+	yield, pmax   float32 // plastic: the elastic and plastic limits
+	fracture2     float32 // the squared stretch at which bonds break; 0 never
+	change        bool    // melts and solidifies
+	tSolid, tMelt float32
+	diff          float32 // eq. 5.12's c, m²/s
+	temp0         float32 // °C at the start
+	muSolid       float32 // dynamic viscosity at the solidifying point, 0: the liquid's
+}
+
+// cluster is a rigid body of particles in one step: measured at x(t), then predicted by each pressure iteration.
+type cluster struct {
+	members []int32
+	mass    float64
+	cm      [3]float64    // centre of mass
+	inv     [3][3]float64 // I⁻¹ at x(t)
+	vel     [3]float64    // V
+	ang     [3]float64    // L about cm
+}
+
+// solids is the solver's part for solids and heat.
+type solids struct {
+	on     bool // the scene has solid materials, heat diffusion or heaters
+	mats   []solidMat
+	slots  []solidSlot
+	free   []int32 // free slots, highest first (allocation takes the lowest)
+	sine   kernel.Sine[float32]
+	clus   []cluster
+	broken int // bonds broken by fracture in the last step
+	melted int // particles that melted and solidified in the last step
+	solidi int
+}
+
+// solidMaterials reads the scene's materials' heat and solid parameters; the solver's material k is the scene's
+// material number k.
+func solidMaterials(sc *scene.Scene) (mats []solidMat, on bool) {
+	n := sc.MaterialCount()
+	mats = make([]solidMat, n)
+	for k := range n {
+		m := sc.MaterialOf(k)
+		sm := solidMat{kind: m.Kind.Canonical(), e: float32(m.YoungsModulus), nu: float32(m.PoissonRatio), diff: float32(m.Diffusivity),
+			temp0: float32(m.Temperature), yield: float32(m.ElasticLimit), pmax: float32(m.PlasticLimit)}
+		if m.Fracture > 0 {
+			sm.fracture2 = float32(m.Fracture * m.Fracture)
+		}
+		if pc := m.PhaseChange; pc != nil {
+			sm.change, sm.tSolid, sm.tMelt = true, float32(pc.Solidifying), float32(pc.Melting)
+		}
+		if m.SolidViscosity > 0 {
+			sm.muSolid = float32(m.SolidViscosity)
+		}
+		on = on || sm.kind.Solid() || sm.diff > 0
+		mats[k] = sm
+	}
+	return mats, on || len(sc.Heaters) > 0
+}
+
+// phaseOf is the phase of a particle of material m at temperature t, and for the elastic phase the fraction of
+// E it has (1 below the solidifying point, falling linearly to 0 at the melting point; Figure 5.5).
+func (m *solidMat) phaseOf(t float32) (phase int, frac float32) {
+	if !m.kind.Solid() {
+		return phaseLiquid, 0
+	}
+	if m.change {
+		if t > m.tMelt {
+			return phaseLiquid, 0
+		}
+		if t > m.tSolid {
+			return phaseElastic, (m.tMelt - t) / (m.tMelt - m.tSolid)
+		}
+	}
+	if m.kind == scene.KindRigid {
+		return phaseRigid, 1
+	}
+	return phaseElastic, 1
+}
+
+// Phase is particle i's phase (phaseLiquid, phaseElastic or phaseRigid).
+func (s *Solver) phase(i int) int {
+	if !s.sol.on {
+		return phaseLiquid
+	}
+	p, _ := s.sol.mats[s.mat[i]].phaseOf(s.temp[i])
+	return p
+}
+
+// resetSolids starts the solids of a reset: the materials, each particle's temperature, and the bodies: the
+// particles of each fluid block in a solid phase, bonded within h. block is each particle's fluid block, in the
+// order of the particles given to the reset (not yet sorted).
+func (s *Solver) resetSolids(sc *scene.Scene, block []int) {
+	so := &s.sol
+	mats, on := solidMaterials(sc)
+	*so = solids{on: on, mats: mats, sine: kernel.NewSine(s.dv.H)}
+	if !on {
+		return
+	}
+	slotBlock := []int{}
+	for i := range s.x {
+		m := &so.mats[s.mat[i]]
+		s.temp[i] = m.temp0
+		s.slot[i] = -1
+		if p, _ := m.phaseOf(m.temp0); p != phaseLiquid {
+			s.slot[i] = s.allocSlot()
+			slotBlock = append(slotBlock, block[i])
+		}
+	}
+	if len(so.slots) == 0 {
+		return
+	}
+	s.sortByCell()
+	s.findNeighbors()
+	h2 := s.dv.H * s.dv.H
+	for i := range s.x {
+		si := s.slot[i]
+		if si < 0 {
+			continue
+		}
+		for _, j := range s.neighbours(i) {
+			sj := s.slot[j]
+			if sj < 0 || slotBlock[si] != slotBlock[sj] {
+				continue
+			}
+			if d := sub3(s.x[i], s.x[j]); dot3(d, d) < h2 {
+				s.addBond(si, sj, d)
+			}
+		}
+	}
+}
+
+// loadSolids sets the solids' table from a state checked against its particles (checkSolids): the free slots are
+// those no particle owns.
+func (s *Solver) loadSolids(slots []solidSlot) {
+	so := &s.sol
+	so.slots = append(so.slots[:0], slots...)
+	owned := make([]bool, len(so.slots))
+	for _, sl := range s.slot {
+		if sl >= 0 {
+			owned[sl] = true
+		}
+	}
+	so.free = so.free[:0]
+	for k := len(so.slots) - 1; k >= 0; k-- {
+		if !owned[k] {
+			so.free = append(so.free, int32(k))
+		}
+	}
+}
+
+// checkSolidCount refuses a scene whose solid particles' table would not fit in the memory a simulation may take.
+func checkSolidCount(sc *scene.Scene, ps []scene.Particle) error {
+	n := 0
+	for _, p := range ps {
+		if sc.MaterialOf(p.Material).Kind.Canonical().Solid() {
+			n++
+		}
+	}
+	if n > maxStateSlots {
+		return fmt.Errorf("sph: %d solid particles, at most %d: raise sph.spacing or make the solids smaller", n, maxStateSlots)
+	}
+	return nil
+}
+
+// solidDensity is relDensity's poly6 sum for a solid particle at (px, py, pz): its neighbours in pos but those it
+// is bonded to, and its bonds at their reference (bondMask).
+func (s *Solver) solidDensity(i int, px, py, pz float32, pos [][4]float32, standard bool) float32 {
+	h2 := s.dv.H * s.dv.H
+	nb := s.neighbours(i)
+	mask := s.bonded[i*s.dv.Stride:][:len(nb)]
+	inv := 1 / s.rho0[s.mat[i]]
+	acc := s.restAcc[i]
+	for k, j := range nb {
+		if mask[k] {
+			continue
+		}
+		q := &pos[j]
+		rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+		if d := h2 - (rx*rx + ry*ry + rz*rz); d > 0 {
+			w := d * d * d
+			if standard {
+				w *= s.rho0[s.mat[j]] * inv
+			}
+			acc += w
+		}
+	}
+	return acc
+}
+
+// allocSlot takes the lowest free slot, or a new one.
+func (s *Solver) allocSlot() int32 {
+	so := &s.sol
+	if k := len(so.free); k > 0 {
+		sl := so.free[k-1]
+		so.free = so.free[:k-1]
+		so.slots[sl] = solidSlot{owner: -1}
+		return sl
+	}
+	so.slots = append(so.slots, solidSlot{owner: -1})
+	return int32(len(so.slots) - 1)
+}
+
+// freeSlot returns a slot whose bonds are gone, keeping the free list highest first.
+func (s *Solver) freeSlot(sl int32) {
+	so := &s.sol
+	so.slots[sl] = solidSlot{owner: -1}
+	k := len(so.free)
+	for k > 0 && so.free[k-1] < sl {
+		k--
+	}
+	so.free = append(so.free, 0)
+	copy(so.free[k+1:], so.free[k:])
+	so.free[k] = sl
+}
+
+// addBond records the bond of slot a to slot b with reference vector x (X_a − X_b), on a's side only; false when a's
+// list is full or holds b already.
+func (s *Solver) addBond(a, b int32, x [3]float32) bool {
+	sa := &s.sol.slots[a]
+	if sa.N >= maxBonds {
+		return false
+	}
+	for k := range sa.N {
+		if sa.Bonds[k].Slot == b {
+			return false
+		}
+	}
+	sa.Bonds[sa.N] = bond{Slot: b, X: x}
+	sa.N++
+	return true
+}
+
+// dropBond removes slot b from a's bonds.
+func (s *Solver) dropBond(a, b int32) {
+	sa := &s.sol.slots[a]
+	for k := int32(0); k < sa.N; k++ {
+		if sa.Bonds[k].Slot == b {
+			copy(sa.Bonds[k:sa.N], sa.Bonds[k+1:sa.N])
+			sa.N--
+			sa.Bonds[sa.N] = bond{}
+			return
+		}
+	}
+}
+
+// solidsTopology is the solids' part of a step's start, after the neighbour search: slot owners, phase changes
+// at the temperatures the last step left, the bonded pairs among the neighbour lists (bondMask) and the rigid
+// clusters.
+func (s *Solver) solidsTopology() {
+	if !s.sol.on {
+		return
+	}
+	s.findOwners()
+	s.changePhases()
+	s.bondMask()
+	s.findClusters()
+}
+
+// solidsHeat is the part after the densities: heat diffusion, heaters and tool over the step, and each particle's
+// viscosity.
+func (s *Solver) solidsHeat(dt float64) {
+	if !s.sol.on {
+		return
+	}
+	s.heat(dt)
+	s.viscosities()
+}
+
+// bondMask marks the pairs of each particle's neighbour list that are bonded (bonded, parallel to the lists) and
+// sets restAcc_i, the poly6 sum Σ_j (h² − |x_ij|²)³ over i's bonds at their reference vectors (times ρ0_j/ρ0_i
+// for the standard density). A solid particle's density counts its body neighbours where the reference puts them
+// and the rest where they are (relDensity), and no pressure acts between bonded particles (pairGradients): the
+// body's own deformation is the elastic forces' to resist, and the pressure only meets what the body touches.
+// Otherwise a bent beam's compressed side would be held incompressible by the pressure solve, and the density
+// error of a squeezed solid would keep PCISPH iterating to its limit.
+func (s *Solver) bondMask() {
+	so := &s.sol
+	stride := s.dv.Stride
+	s.bonded = grow.Resize(s.bonded, len(s.x)*stride)
+	h2 := s.dv.H * s.dv.H
+	standard := s.Cfg.Density == DensityStandard
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			nb := s.neighbours(i)
+			mask := s.bonded[i*stride:][:len(nb)]
+			clear(mask)
+			s.restAcc[i] = 0
+			sl := s.slot[i]
+			if sl < 0 {
+				continue
+			}
+			st := &so.slots[sl]
+			if st.N == 0 {
+				continue
+			}
+			for k, j := range nb {
+				if sj := s.slot[j]; sj >= 0 {
+					for b := range st.N {
+						if st.Bonds[b].Slot == sj {
+							mask[k] = true
+							break
+						}
+					}
+				}
+			}
+			var acc float32
+			inv := 1 / s.rho0[s.mat[i]]
+			for b := range st.N {
+				x := st.Bonds[b].X
+				if d := h2 - dot3(x, x); d > 0 {
+					w := d * d * d
+					if standard {
+						w *= s.rho0[s.mat[so.slots[st.Bonds[b].Slot].owner]] * inv
+					}
+					acc += w
+				}
+			}
+			s.restAcc[i] = acc
+		}
+	})
+}
+
+// findOwners sets each slot's owner from the particles (sorted this step); slots whose particle is gone (drained)
+// are freed with their bonds.
+func (s *Solver) findOwners() {
+	so := &s.sol
+	for k := range so.slots {
+		so.slots[k].owner = -1
+	}
+	for i, sl := range s.slot {
+		if sl >= 0 {
+			so.slots[sl].owner = int32(i)
+		}
+	}
+	var orphans []int32
+	for k := range so.slots {
+		if so.slots[k].owner < 0 && !s.isFree(int32(k)) {
+			orphans = append(orphans, int32(k))
+		}
+	}
+	for _, sl := range orphans {
+		s.unbond(sl)
+		s.freeSlot(sl)
+	}
+}
+
+// isFree says whether slot sl is on the free list.
+func (s *Solver) isFree(sl int32) bool {
+	for _, f := range s.sol.free {
+		if f == sl {
+			return true
+		}
+	}
+	return false
+}
+
+// unbond removes every bond of slot sl, on both sides.
+func (s *Solver) unbond(sl int32) {
+	st := &s.sol.slots[sl]
+	for k := range st.N {
+		s.dropBond(st.Bonds[k].Slot, sl)
+	}
+	st.N = 0
+	st.Bonds = [maxBonds]bond{}
+}
+
+// heat integrates eq. 5.12 over dt by explicit Euler, then the heaters and the heat tool.
+func (s *Solver) heat(dt float64) {
+	so := &s.sol
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	hdt := float32(dt)
+	s.pool.For(len(s.x), 512, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ci := so.mats[s.mat[i]].diff
+			pi, ti := s.x[i], s.temp[i]
+			var rate float32
+			for _, j := range s.neighbours(i) {
+				c := 0.5 * (ci + so.mats[s.mat[j]].diff)
+				if c == 0 {
+					continue
+				}
+				d := sub3(pi, s.x[j])
+				r2 := dot3(d, d)
+				if r2 >= h2 {
+					continue
+				}
+				rate += c * s.vol[j] * (s.temp[j] - ti) * dv.Visc.Laplacian(sqrt32(r2))
+			}
+			s.dtemp[i] = ti + hdt*rate
+		}
+	})
+	copy(s.temp, s.dtemp)
+	s.applyHeaters(dt)
+}
+
+// applyHeaters relaxes the temperatures inside the scene's active heaters and under the heat tool.
+func (s *Solver) applyHeaters(dt float64) {
+	var active []*scene.Heater
+	for k := range s.sc.Heaters {
+		if h := &s.sc.Heaters[k]; h.Active(s.time) {
+			active = append(active, h)
+		}
+	}
+	tool := s.heatTool
+	if len(active) == 0 && tool == nil {
+		return
+	}
+	s.pool.For(len(s.x), 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := scene.Vec3{float64(s.x[i][0]), float64(s.x[i][1]), float64(s.x[i][2])}
+			t := float64(s.temp[i])
+			for _, h := range active {
+				if d, _ := h.SDF(p); d <= 0 {
+					t = h.Relax(t, dt)
+				}
+			}
+			if tool != nil {
+				if d, _ := tool.SDF(p); d <= 0 {
+					t = tool.Relax(t, dt)
+				}
+			}
+			s.temp[i] = float32(t)
+		}
+	})
+}
+
+// changePhases melts the solid particles whose temperature took them to the liquid phase (their bonds go on both
+// sides) and solidifies the liquid ones of solid materials that cooled out of it (bonding with every solid
+// particle within h, themselves included: they merge with what they touch). In particle order, so deterministic.
+func (s *Solver) changePhases() {
+	so := &s.sol
+	so.melted, so.solidi = 0, 0
+	var fresh []int
+	for i := range s.x {
+		p := s.phase(i)
+		switch sl := s.slot[i]; {
+		case sl >= 0 && p == phaseLiquid:
+			s.unbond(sl)
+			s.freeSlot(sl)
+			s.slot[i] = -1
+			so.melted++
+		case sl < 0 && p != phaseLiquid:
+			s.slot[i] = s.allocSlot()
+			so.slots[s.slot[i]].owner = int32(i)
+			fresh = append(fresh, i)
+			so.solidi++
+		}
+	}
+	h2 := s.dv.H * s.dv.H
+	for _, i := range fresh {
+		si := s.slot[i]
+		for _, j := range s.neighbours(i) {
+			sj := s.slot[j]
+			if sj < 0 {
+				continue
+			}
+			if d := sub3(s.x[i], s.x[j]); dot3(d, d) < h2 {
+				if s.addBond(si, sj, d) && !s.addBond(sj, si, neg3(d)) {
+					s.dropBond(si, sj) // j's list is full: no bond, on either side
+				}
+			}
+		}
+	}
+}
+
+// viscosities sets each particle's dynamic viscosity: its material's, or between the solidifying and melting
+// points the interpolation from the solid's to the liquid's (Figure 5.5).
+func (s *Solver) viscosities() {
+	so := &s.sol
+	for i := range s.x {
+		mi := s.mat[i]
+		mu := s.mu[mi]
+		if m := &so.mats[mi]; m.muSolid > 0 && s.slot[i] >= 0 {
+			solid := s.rho0[mi] * (m.muSolid/s.rho0[mi] + s.Cfg.Viscosity)
+			_, f := m.phaseOf(s.temp[i])
+			mu += f * (solid - mu)
+		}
+		s.visc[i] = mu
+	}
+}
+
+// findClusters finds the rigid bodies of particles: the particles in the rigid phase connected by bonds, with their
+// mass, centre of mass, inertia, linear and angular momentum at x(t).
+func (s *Solver) findClusters() {
+	so := &s.sol
+	so.clus = so.clus[:0]
+	for i := range s.rbody {
+		s.rbody[i] = -1
+	}
+	// union–find over slots of rigid particles
+	parent := make([]int32, len(so.slots))
+	for k := range parent {
+		parent[k] = int32(k)
+	}
+	var find func(a int32) int32
+	find = func(a int32) int32 {
+		for parent[a] != a {
+			parent[a] = parent[parent[a]]
+			a = parent[a]
+		}
+		return a
+	}
+	rigidSlot := func(sl int32) bool {
+		o := so.slots[sl].owner
+		return o >= 0 && s.phase(int(o)) == phaseRigid
+	}
+	for k := range so.slots {
+		a := int32(k)
+		if !rigidSlot(a) {
+			continue
+		}
+		st := &so.slots[k]
+		for b := range st.N {
+			c := st.Bonds[b].Slot
+			if rigidSlot(c) {
+				ra, rc := find(a), find(c)
+				if ra != rc {
+					parent[max(ra, rc)] = min(ra, rc)
+				}
+			}
+		}
+	}
+	index := map[int32]int32{}
+	for i := range s.x {
+		sl := s.slot[i]
+		if sl < 0 || !rigidSlot(sl) {
+			continue
+		}
+		r := find(sl)
+		c, ok := index[r]
+		if !ok {
+			c = int32(len(so.clus))
+			index[r] = c
+			so.clus = append(so.clus, cluster{})
+		}
+		s.rbody[i] = c
+		so.clus[c].members = append(so.clus[c].members, int32(i))
+	}
+	a := float64(s.dv.Spacing) / 2
+	for c := range so.clus {
+		s.measureCluster(&so.clus[c], a)
+	}
+}
+
+// measureCluster sets a cluster's mass, centre of mass, inverse inertia, momentum and angular momentum from its
+// particles (a the particles' radius, for clusters without an inverse inertia).
+func (s *Solver) measureCluster(c *cluster, a float64) {
+	var m float64
+	var cm, p [3]float64
+	for _, i := range c.members {
+		mi := float64(s.mass[s.mat[i]])
+		m += mi
+		for k := range 3 {
+			cm[k] += mi * float64(s.x[i][k])
+			p[k] += mi * float64(s.v[i][k])
+		}
+	}
+	for k := range 3 {
+		cm[k] /= m
+		p[k] /= m
+	}
+	var in [3][3]float64
+	var l [3]float64
+	for _, i := range c.members {
+		mi := float64(s.mass[s.mat[i]])
+		r := [3]float64{float64(s.x[i][0]) - cm[0], float64(s.x[i][1]) - cm[1], float64(s.x[i][2]) - cm[2]}
+		v := [3]float64{float64(s.v[i][0]), float64(s.v[i][1]), float64(s.v[i][2])}
+		r2 := r[0]*r[0] + r[1]*r[1] + r[2]*r[2]
+		for x := range 3 {
+			for y := range 3 {
+				in[x][y] -= mi * r[x] * r[y]
+			}
+			in[x][x] += mi * r2
+		}
+		rv := cross64(r, v)
+		for k := range 3 {
+			l[k] += mi * rv[k]
+		}
+	}
+	// a cluster of one particle, two, or a line of them has no inverse inertia: each particle is then taken as a
+	// solid sphere of radius a (its own 2/5 m a² about every axis), which its L does not see, so such a cluster
+	// slowly loses its spin; a body that spans three dimensions keeps L exactly (TestRigidClustersStayRigid)
+	if tr := in[0][0] + in[1][1] + in[2][2]; !(det3(in) > 1e-9*tr*tr*tr) {
+		for x := range 3 {
+			in[x][x] += 0.4 * m * a * a
+		}
+	}
+	c.mass, c.cm, c.vel, c.ang, c.inv = m, cm, p, l, inv3(in)
+}
+
+func det3(m [3][3]float64) float64 {
+	return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+}
+
+// moveClusters replaces the predicted positions and velocities of the rigid clusters' particles by their cluster's
+// rigid motion under the accelerations anp + ap (the force and torque of eq. 5.9–5.11), then projects them out of
+// the solids, fitting the cluster's motion to the projected positions where the projection moved any.
+func (s *Solver) moveClusters(dt float32) {
+	so := &s.sol
+	if len(so.clus) == 0 {
+		return
+	}
+	h := float64(dt)
+	s.pool.For(len(so.clus), 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			cl := &so.clus[c]
+			var f, tau [3]float64
+			for _, i := range cl.members {
+				mi := float64(s.mass[s.mat[i]])
+				fi := [3]float64{}
+				for k := range 3 {
+					fi[k] = mi * float64(s.anp[i][k]+s.ap[i][k])
+					f[k] += fi[k]
+				}
+				r := [3]float64{float64(s.x[i][0]) - cl.cm[0], float64(s.x[i][1]) - cl.cm[1], float64(s.x[i][2]) - cl.cm[2]}
+				t := cross64(r, fi)
+				for k := range 3 {
+					tau[k] += t[k]
+				}
+			}
+			var v, l, cm [3]float64
+			for k := range 3 {
+				v[k] = cl.vel[k] + h*f[k]/cl.mass
+				l[k] = cl.ang[k] + h*tau[k]
+				cm[k] = cl.cm[k] + h*v[k]
+			}
+			rot := rotation(mul3(cl.inv, l), h)
+			// ω at t + Δt from the rotated inertia R I Rᵀ, so that the cluster's L at the next step's start is
+			// this L: a free body keeps its angular momentum as it turns
+			wn := mul3(rotate3(rot, rotate3(cl.inv, transpose3(rot))), l)
+			moved := false
+			for _, i := range cl.members {
+				r := [3]float64{float64(s.x[i][0]) - cl.cm[0], float64(s.x[i][1]) - cl.cm[1], float64(s.x[i][2]) - cl.cm[2]}
+				rr := mul3(rot, r)
+				q := [4]float32{float32(cm[0] + rr[0]), float32(cm[1] + rr[1]), float32(cm[2] + rr[2]), 0}
+				wr := cross64(wn, rr)
+				s.vs[i] = [4]float32{float32(v[0] + wr[0]), float32(v[1] + wr[1]), float32(v[2] + wr[2]), 0}
+				c := q
+				s.bodyApply(&c)
+				s.col.Apply(&c)
+				moved = moved || c != q
+				s.xs[i], s.tmp[i] = q, c
+			}
+			if moved {
+				s.fitCluster(cl, dt)
+			}
+		}
+	})
+}
+
+// fitCluster moves a cluster whose particles the collision projection moved (their projected positions in tmp) to
+// the rigid motion that best fits them: the mass-weighted centroid and the rotation of the cross-covariance
+// (shape matching), velocities from the positions' change over the step.
+func (s *Solver) fitCluster(cl *cluster, dt float32) {
+	var m float64
+	var p, c [3]float64
+	for _, i := range cl.members {
+		mi := float64(s.mass[s.mat[i]])
+		m += mi
+		for k := range 3 {
+			p[k] += mi * float64(s.xs[i][k])
+			c[k] += mi * float64(s.tmp[i][k])
+		}
+	}
+	for k := range 3 {
+		p[k] /= m
+		c[k] /= m
+	}
+	var a rigid.Mat3
+	for _, i := range cl.members {
+		mi := float64(s.mass[s.mat[i]])
+		for x := range 3 {
+			for y := range 3 {
+				a[x][y] += float32(mi / m * (float64(s.tmp[i][x]) - c[x]) * (float64(s.xs[i][y]) - p[y]))
+			}
+		}
+	}
+	r := rigid.ExtractRotation(&a, rigid.IdentityQuat).Matrix()
+	inv := 1 / dt
+	for _, i := range cl.members {
+		q := s.xs[i]
+		x, y, z := r.Apply(float32(float64(q[0])-p[0]), float32(float64(q[1])-p[1]), float32(float64(q[2])-p[2]))
+		n := [4]float32{float32(c[0]) + x, float32(c[1]) + y, float32(c[2]) + z, 0}
+		s.xs[i] = n
+		s.vs[i] = [4]float32{(n[0] - s.x[i][0]) * inv, (n[1] - s.x[i][1]) * inv, (n[2] - s.x[i][2]) * inv, 0}
+	}
+}
+
+// elasticForces adds the elastic forces (eq. 5.3) of the particles in the elastic phase to the non-pressure
+// accelerations, after updating their plastic strains and breaking overstretched bonds.
+func (s *Solver) elasticForces() {
+	so := &s.sol
+	if len(so.slots) == 0 {
+		return
+	}
+	sine := so.sine
+	// body volumes (eq. 5.2)
+	s.pool.For(len(so.slots), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			st := &so.slots[k]
+			if st.owner < 0 {
+				continue
+			}
+			i := st.owner
+			sum := s.mass[s.mat[i]] * sine.W(0)
+			for b := range st.N {
+				j := so.slots[st.Bonds[b].Slot].owner
+				x := st.Bonds[b].X
+				sum += s.mass[s.mat[j]] * sine.W(sqrt32(dot3(x, x)))
+			}
+			st.vol = s.mass[s.mat[i]] / sum
+		}
+	})
+	// stresses: m_i = −V_i F S, the plastic strain, fracture
+	var broken atomic.Int64
+	s.pool.For(len(so.slots), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			st := &so.slots[k]
+			st.m = [9]float32{}
+			if st.owner < 0 {
+				continue
+			}
+			i := int(st.owner)
+			mt := &so.mats[s.mat[i]]
+			if mt.fracture2 > 0 {
+				broken.Add(int64(s.fracture(st, mt.fracture2)))
+			}
+			p, frac := mt.phaseOf(s.temp[i])
+			if p != phaseElastic || st.N == 0 {
+				continue
+			}
+			// A = Σ_j (r_j − r_i) g_ijᵀ and its reference K = Σ_j (−x_ij) g_ijᵀ
+			var am, km [3][3]float64
+			xi := s.x[i]
+			for b := range st.N {
+				bd := &st.Bonds[b]
+				o := &so.slots[bd.Slot]
+				xj := s.x[o.owner]
+				r := [3]float32{xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}
+				gx, gy, gz := sine.Grad(bd.X[0], bd.X[1], bd.X[2])
+				gv := [3]float32{o.vol * gx, o.vol * gy, o.vol * gz}
+				for a := range 3 {
+					for c := range 3 {
+						am[a][c] += float64(r[a] * gv[c])
+						km[a][c] -= float64(bd.X[a] * gv[c])
+					}
+				}
+			}
+			f, l := deformation(am, km)
+			st.m = stress(f, l, &st.Plastic, mt, frac, st.vol)
+		}
+	})
+	so.broken += int(broken.Load())
+	// forces: f_a = Σ_i m_i g_ia − m_a Σ_k g_ak, with g_ia = −V_a ∇W(x_ai) and g_ak = V_k ∇W(x_ak)
+	s.pool.For(len(so.slots), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			st := &so.slots[k]
+			if st.owner < 0 {
+				continue
+			}
+			a := int(st.owner)
+			var f, own [3]float32
+			for b := range st.N {
+				bd := &st.Bonds[b]
+				o := &so.slots[bd.Slot]
+				gx, gy, gz := sine.Grad(bd.X[0], bd.X[1], bd.X[2])
+				// neighbour i's stress on a: m_i (−V_a ∇W(x_ai))
+				mi := &o.m
+				va := st.vol
+				f[0] -= va * (mi[0]*gx + mi[1]*gy + mi[2]*gz)
+				f[1] -= va * (mi[3]*gx + mi[4]*gy + mi[5]*gz)
+				f[2] -= va * (mi[6]*gx + mi[7]*gy + mi[8]*gz)
+				own[0] += o.vol * gx
+				own[1] += o.vol * gy
+				own[2] += o.vol * gz
+			}
+			m := &st.m
+			f[0] -= m[0]*own[0] + m[1]*own[1] + m[2]*own[2]
+			f[1] -= m[3]*own[0] + m[4]*own[1] + m[5]*own[2]
+			f[2] -= m[6]*own[0] + m[7]*own[1] + m[8]*own[2]
+			im := 1 / s.mass[s.mat[a]]
+			s.anp[a][0] += f[0] * im
+			s.anp[a][1] += f[1] * im
+			s.anp[a][2] += f[2] * im
+		}
+	})
+}
+
+// fracture drops the bonds of st stretched beyond the squared ratio f2 of their reference length; both sides of a
+// bond measure the same lengths, so both drop it in the same step. It returns how many it dropped.
+func (s *Solver) fracture(st *solidSlot, f2 float32) int {
+	so := &s.sol
+	xi := s.x[st.owner]
+	n := 0
+	for b := int32(0); b < st.N; {
+		bd := &st.Bonds[b]
+		d := sub3(xi, s.x[so.slots[bd.Slot].owner])
+		if dot3(d, d) > f2*dot3(bd.X, bd.X) {
+			copy(st.Bonds[b:st.N], st.Bonds[b+1:st.N])
+			st.N--
+			st.Bonds[st.N] = bond{}
+			n++
+			continue
+		}
+		b++
+	}
+	return n
+}
+
+// minCorrection is the smallest eigenvalue of a particle's reference moment K (deformation) trusted as a direction
+// its bonds measure: a full neighbourhood has K ≈ I, a surface particle about ½ across the surface, a sheet or a
+// chain of particles 0 across it.
+const minCorrection = 0.1
+
+// deformation is the deformation gradient F = A K⁺ + (I − K K⁺) of a particle from A = Σ_j (r_j − r_i) g_ijᵀ and
+// its reference K = Σ_j (−x_ij) g_ijᵀ, with K⁺ the inverse of the symmetric K on its eigenvectors whose eigenvalue
+// is at least minCorrection (and K K⁺ the projection onto them), and returns F and K⁺.
+//
+// Eq. 5.5 takes F = I + ∇uᵀ with the plain SPH gradient, which is exact only where K = I. Inside a body the sine
+// kernel's K is near I, but at its surface, with half the neighbours, it is not, and then a body rotated without
+// deforming measures a strain: the elastic forces of a spinning block spin it up, and a free body does not keep its
+// angular momentum. With K⁻¹ (the kernel gradient correction of Bonet & Lok 1999) a rigid rotation Q of the
+// neighbours gives F = Q, the strain energy is invariant under rotation, and the forces keep angular momentum
+// (TestElasticBodyKeepsMomentum). Directions the bonds do not measure — a chain of a few particles left by a
+// melt, the case the thesis chose SPH over MLS for (§5.2.1, Figure 5.2) — are left undeformed instead of inverted.
+func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
+	val, vec := symEigen3(k)
+	var kinv, proj [3][3]float64
+	for e := range 3 {
+		if !(val[e] >= minCorrection) {
+			continue
+		}
+		inv := 1 / val[e]
+		for x := range 3 {
+			for y := range 3 {
+				kinv[x][y] += inv * vec[x][e] * vec[y][e]
+				proj[x][y] += vec[x][e] * vec[y][e]
+			}
+		}
+	}
+	ak := rotate3(a, kinv)
+	for x := range 3 {
+		for y := range 3 {
+			v := ak[x][y] - proj[x][y]
+			if x == y {
+				v++
+			}
+			f[x][y], kp[x][y] = float32(v), float32(kinv[x][y])
+		}
+	}
+	return f, kp
+}
+
+// symEigen3 is the eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations: the eigenvalues and
+// the eigenvectors as the columns of vec.
+func symEigen3(m [3][3]float64) (val [3]float64, vec [3][3]float64) {
+	a := m
+	vec = [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	for sweep := 0; sweep < 16; sweep++ {
+		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
+		if off <= 1e-30*(a[0][0]*a[0][0]+a[1][1]*a[1][1]+a[2][2]*a[2][2]) {
+			break
+		}
+		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
+			p, q := pq[0], pq[1]
+			if a[p][q] == 0 {
+				continue
+			}
+			theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
+			t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+			c := 1 / math.Sqrt(t*t+1)
+			sn := t * c
+			for k := range 3 { // a ← Jᵀ a J
+				akp, akq := a[k][p], a[k][q]
+				a[k][p], a[k][q] = c*akp-sn*akq, sn*akp+c*akq
+			}
+			for k := range 3 {
+				apk, aqk := a[p][k], a[q][k]
+				a[p][k], a[q][k] = c*apk-sn*aqk, sn*apk+c*aqk
+			}
+			for k := range 3 {
+				vkp, vkq := vec[k][p], vec[k][q]
+				vec[k][p], vec[k][q] = c*vkp-sn*vkq, sn*vkp+c*vkq
+			}
+		}
+	}
+	return [3]float64{a[0][0], a[1][1], a[2][2]}, vec
+}
+
+// stress is −V F S K⁺ for the deformation gradient f and the correction kp (deformation): the Green–Saint-Venant
+// strain, the plastic flow of a plastic material (updating ep), Hooke's stress at the fraction frac of E. The force
+// on body neighbour j is the result times g_ij.
+func stress(f, kp [3][3]float32, ep *[6]float32, mt *solidMat, frac, vol float32) [9]float32 {
+	var g [3][3]float32 // G = F − I
+	for a := range 3 {
+		for b := range 3 {
+			g[a][b] = f[a][b]
+		}
+		g[a][a]--
+	}
+	var e [3][3]float32 // ε = ½(G + Gᵀ + GᵀG)
+	for a := range 3 {
+		for b := range 3 {
+			gg := g[0][a]*g[0][b] + g[1][a]*g[1][b] + g[2][a]*g[2][b]
+			e[a][b] = 0.5 * (g[a][b] + g[b][a] + gg)
+		}
+	}
+	pl := [3][3]float32{{ep[0], ep[3], ep[5]}, {ep[3], ep[1], ep[4]}, {ep[5], ep[4], ep[2]}}
+	for a := range 3 {
+		for b := range 3 {
+			e[a][b] -= pl[a][b]
+		}
+	}
+	if mt.kind == scene.KindPlastic && mt.yield > 0 {
+		tr := (e[0][0] + e[1][1] + e[2][2]) / 3
+		var dev [3][3]float32
+		n2 := float32(0)
+		for a := range 3 {
+			for b := range 3 {
+				dev[a][b] = e[a][b]
+				if a == b {
+					dev[a][b] -= tr
+				}
+				n2 += dev[a][b] * dev[a][b]
+			}
+		}
+		if n := sqrt32(n2); n > mt.yield {
+			f := (n - mt.yield) / n
+			for a := range 3 {
+				for b := range 3 {
+					pl[a][b] += f * dev[a][b]
+				}
+			}
+			p2 := float32(0)
+			for a := range 3 {
+				for b := range 3 {
+					p2 += pl[a][b] * pl[a][b]
+				}
+			}
+			if pn := sqrt32(p2); pn > mt.pmax {
+				c := mt.pmax / pn
+				for a := range 3 {
+					for b := range 3 {
+						pl[a][b] *= c
+					}
+				}
+			}
+			*ep = [6]float32{pl[0][0], pl[1][1], pl[2][2], pl[0][1], pl[1][2], pl[0][2]}
+			e = elasticPart(g, pl) // the elastic strain after the flow
+		}
+	}
+	E := mt.e * frac
+	lam := E * mt.nu / ((1 + mt.nu) * (1 - 2*mt.nu))
+	mu := E / (2 * (1 + mt.nu))
+	tr := e[0][0] + e[1][1] + e[2][2]
+	var sg [3][3]float32
+	for a := range 3 {
+		for b := range 3 {
+			sg[a][b] = 2 * mu * e[a][b]
+		}
+		sg[a][a] += lam * tr
+	}
+	var fs [3][3]float32 // F S
+	for a := range 3 {
+		for b := range 3 {
+			fs[a][b] = f[a][0]*sg[0][b] + f[a][1]*sg[1][b] + f[a][2]*sg[2][b]
+		}
+	}
+	var m [9]float32 // −V F S K⁺
+	for a := range 3 {
+		for b := range 3 {
+			m[3*a+b] = -vol * (fs[a][0]*kp[0][b] + fs[a][1]*kp[1][b] + fs[a][2]*kp[2][b])
+		}
+	}
+	return m
+}
+
+// elasticPart is ε(G) − ε_p.
+func elasticPart(g, pl [3][3]float32) [3][3]float32 {
+	var e [3][3]float32
+	for a := range 3 {
+		for b := range 3 {
+			gg := g[0][a]*g[0][b] + g[1][a]*g[1][b] + g[2][a]*g[2][b]
+			e[a][b] = 0.5*(g[a][b]+g[b][a]+gg) - pl[a][b]
+		}
+	}
+	return e
+}
+
+// solidDt is the longest step the solids' explicit terms allow, for the materials as the particles are now: the
+// elastic P-wave crossing 0.4 h (as the sound condition of eq. 2.27), Δt ≤ 0.4 h/√((λ + 2μ)/ρ0) with E at the
+// largest fraction a particle of the material has (a rigid material only between its points, where it is elastic);
+// heat diffusion, Δt ≤ 0.1 h²/c; and the viscous condition at the solid viscosity where a particle has it. +Inf
+// without solids. It reads the state alone (temperatures, materials), so a frame's substeps do too.
+func (s *Solver) solidDt() float64 {
+	so := &s.sol
+	dt := math.Inf(1)
+	if !so.on {
+		return dt
+	}
+	n := min(len(so.mats), len(s.rho0))
+	frac := make([]float32, n) // the largest fraction of E in use, per material
+	solid := make([]bool, n)   // a particle of the material is not liquid
+	for i := range s.x {
+		k := s.mat[i]
+		if int(k) >= n {
+			continue
+		}
+		p, f := so.mats[k].phaseOf(s.temp[i])
+		if p == phaseElastic {
+			frac[k] = max(frac[k], f)
+		}
+		solid[k] = solid[k] || p != phaseLiquid
+	}
+	h := float64(s.dv.H)
+	for k := range n {
+		m := &so.mats[k]
+		if frac[k] > 0 && m.e > 0 {
+			nu := float64(m.nu)
+			mod := float64(m.e*frac[k]) * (1 - nu) / ((1 + nu) * (1 - 2*nu))
+			dt = math.Min(dt, LambdaSound*h/math.Sqrt(mod/float64(s.rho0[k])))
+		}
+		if m.diff > 0 {
+			dt = math.Min(dt, 0.1*h*h/float64(m.diff))
+		}
+		if m.muSolid > 0 && solid[k] {
+			nu := float64(m.muSolid)/float64(s.rho0[k]) + float64(s.Cfg.Viscosity)
+			dt = math.Min(dt, LambdaVisc*h*h/nu)
+		}
+	}
+	return dt
+}
+
+// checkSolids says what is wrong with a solids' table read from a state against its particles' slots: slots in
+// range and owned by one particle each, bonds to owned slots, symmetric, finite and within the kernel radius h
+// (times the largest fracture stretch), plastic strains finite.
+func checkSolids(slots []solidSlot, slot []int32, reach float32) error {
+	owned := make([]bool, len(slots))
+	for i, sl := range slot {
+		if sl < -1 || int(sl) >= len(slots) {
+			return fmt.Errorf("particle %d has solid slot %d; there are %d", i, sl, len(slots))
+		}
+		if sl >= 0 {
+			if owned[sl] {
+				return fmt.Errorf("solid slot %d belongs to two particles", sl)
+			}
+			owned[sl] = true
+		}
+	}
+	for k := range slots {
+		st := &slots[k]
+		if st.N < 0 || st.N > maxBonds || (!owned[k] && st.N != 0) {
+			return fmt.Errorf("solid slot %d has %d bonds (owned: %v; at most %d)", k, st.N, owned[k], maxBonds)
+		}
+		for _, v := range st.Plastic {
+			if !finite(v) || math.Abs(float64(v)) > scene.MaxStrainLimit {
+				return fmt.Errorf("solid slot %d has a plastic strain of %g", k, v)
+			}
+		}
+		for b := range st.N {
+			bd := st.Bonds[b]
+			if bd.Slot < 0 || int(bd.Slot) >= len(slots) || !owned[bd.Slot] || int(bd.Slot) == k {
+				return fmt.Errorf("solid slot %d is bonded to slot %d, which is not another particle's", k, bd.Slot)
+			}
+			x := bd.X
+			if !finite(x[0]) || !finite(x[1]) || !finite(x[2]) || dot3(x, x) > reach*reach {
+				return fmt.Errorf("solid slot %d's bond to %d has the reference vector %v, beyond the kernel radius", k, bd.Slot, x)
+			}
+			if !hasBond(&slots[bd.Slot], int32(k), x) {
+				return fmt.Errorf("solid slot %d is bonded to %d, but not %d to %d", k, bd.Slot, bd.Slot, k)
+			}
+		}
+	}
+	return nil
+}
+
+// hasBond says whether st holds the bond to slot k with reference vector −x.
+func hasBond(st *solidSlot, k int32, x [3]float32) bool {
+	for b := range st.N {
+		if bd := st.Bonds[b]; bd.Slot == k {
+			return bd.X == neg3(x)
+		}
+	}
+	return false
+}
+
+func sub3(a, b [4]float32) [3]float32 { return [3]float32{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func dot3(a, b [3]float32) float32    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func neg3(a [3]float32) [3]float32    { return [3]float32{-a[0], -a[1], -a[2]} }
+func cross64(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+
+func mul3(m [3][3]float64, v [3]float64) [3]float64 {
+	return [3]float64{m[0][0]*v[0] + m[0][1]*v[1] + m[0][2]*v[2], m[1][0]*v[0] + m[1][1]*v[1] + m[1][2]*v[2], m[2][0]*v[0] + m[2][1]*v[1] + m[2][2]*v[2]}
+}
+
+// rotate3 is the product a b.
+func rotate3(a, b [3][3]float64) [3][3]float64 {
+	var c [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			c[i][j] = a[i][0]*b[0][j] + a[i][1]*b[1][j] + a[i][2]*b[2][j]
+		}
+	}
+	return c
+}
+
+func transpose3(a [3][3]float64) [3][3]float64 {
+	var t [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			t[i][j] = a[j][i]
+		}
+	}
+	return t
+}
+
+// inv3 inverts a symmetric positive definite 3×3 matrix (an inertia tensor), zero for a singular one.
+func inv3(m [3][3]float64) [3][3]float64 {
+	c00 := m[1][1]*m[2][2] - m[1][2]*m[2][1]
+	c01 := m[1][2]*m[2][0] - m[1][0]*m[2][2]
+	c02 := m[1][0]*m[2][1] - m[1][1]*m[2][0]
+	det := m[0][0]*c00 + m[0][1]*c01 + m[0][2]*c02
+	if !(math.Abs(det) > 0) {
+		return [3][3]float64{}
+	}
+	d := 1 / det
+	return [3][3]float64{
+		{c00 * d, (m[0][2]*m[2][1] - m[0][1]*m[2][2]) * d, (m[0][1]*m[1][2] - m[0][2]*m[1][1]) * d},
+		{c01 * d, (m[0][0]*m[2][2] - m[0][2]*m[2][0]) * d, (m[0][2]*m[1][0] - m[0][0]*m[1][2]) * d},
+		{c02 * d, (m[0][1]*m[2][0] - m[0][0]*m[2][1]) * d, (m[0][0]*m[1][1] - m[0][1]*m[1][0]) * d},
+	}
+}
+
+// rotation is the rotation by the angle |w| h about w (Rodrigues).
+func rotation(w [3]float64, h float64) [3][3]float64 {
+	th := math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2]) * h
+	if th == 0 {
+		return [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	}
+	k := [3]float64{w[0] * h / th, w[1] * h / th, w[2] * h / th}
+	c, s := math.Cos(th), math.Sin(th)
+	t := 1 - c
+	return [3][3]float64{
+		{c + t*k[0]*k[0], t*k[0]*k[1] - s*k[2], t*k[0]*k[2] + s*k[1]},
+		{t*k[1]*k[0] + s*k[2], c + t*k[1]*k[1], t*k[1]*k[2] - s*k[0]},
+		{t*k[2]*k[0] - s*k[1], t*k[2]*k[1] + s*k[0], c + t*k[2]*k[2]},
+	}
+}
