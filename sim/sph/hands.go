@@ -24,15 +24,17 @@ func (s *Solver) Budget() int { return s.sh.Budget }
 func (s *Solver) AddFluid(pos, vel [][3]float32) int { return s.Refill(shell.Fluid(pos, vel)) }
 
 // Refill implements sim.Refiller: drained particles come back as the fluid they were (a material the run does
-// not have, from another run's undo, comes back as material 0), with the next ids, at zero pressure.
+// not have, from another run's undo, comes back as material 0), with the next ids, at zero pressure and their
+// material's starting temperature; a solid's particles bond into a body at the next step (solids.go).
 func (s *Solver) Refill(ps []sim.Particle) int {
 	if s.sc == nil {
 		return 0
 	}
-	_, k := s.sh.Add(ps)
+	first, k := s.sh.Add(ps)
 	if k == 0 {
 		return 0
 	}
+	s.startTemperatures(first, first+k)
 	s.stats.Particles = len(s.x)
 	s.save()
 	return k
@@ -71,7 +73,8 @@ func (s *Solver) pour(dt float64) {
 // addEmitted adds an emitter's layer of particles of material mat at zero pressure, whole or, past the budget, not
 // at all (with the budget notice).
 func (s *Solver) addEmitted(pos, vel [][4]float32, mat uint8) {
-	if _, ok := s.sh.AddLayer(pos, vel, mat); ok {
+	if first, ok := s.sh.AddLayer(pos, vel, mat); ok {
+		s.startTemperatures(first, len(s.x))
 		s.stats.Particles = len(s.x)
 	}
 }

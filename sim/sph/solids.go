@@ -15,8 +15,8 @@ import (
 // bodies are one set of particles: every particle takes part in the densities, the pressure solve, viscosity and
 // heat, and solids add their own terms.
 //
-// Temperature (§5.4.1): every particle carries one (a state column). Each step it diffuses among neighbours by
-// eq. 5.12, dT_i/dt = Σ_j c_ij V_j (T_j − T_i) ∇²W_ij, with the viscosity kernel's Laplacian (whose second moment is
+// Temperature (§5.4.1): every particle carries one (a state column). Each step it diffuses among neighbours (the
+// viscosity pass sums the rates over the same pairs) by eq. 5.12, dT_i/dt = Σ_j c_ij V_j (T_j − T_i) ∇²W_ij, with the viscosity kernel's Laplacian (whose second moment is
 // exactly 2, so c is the diffusivity of ∂T/∂t = c∇²T in the continuum) and c_ij the mean of the two materials'
 // constants, integrated by explicit Euler; the scene's heaters and the heat tool relax it towards theirs. A
 // particle's phase follows from its material and temperature (phaseOf, Figure 5.5): liquid above the melting point,
@@ -110,15 +110,16 @@ type cluster struct {
 
 // solids is the solver's part for solids and heat.
 type solids struct {
-	on     bool // the scene has solid materials, heat diffusion or heaters
-	mats   []solidMat
-	slots  []solidSlot
-	free   []int32 // free slots, highest first (allocation takes the lowest)
-	sine   kernel.Sine[float32]
-	clus   []cluster
-	broken int // bonds broken by fracture in the last step
-	melted int // particles that melted and solidified in the last step
-	solidi int
+	on      bool // the scene has solid materials, heat diffusion or heaters
+	diffuse bool // a material has a diffusivity
+	mats    []solidMat
+	slots   []solidSlot
+	free    []int32 // free slots, highest first (allocation takes the lowest)
+	sine    kernel.Sine[float32]
+	clus    []cluster
+	broken  int // bonds broken by fracture in the last step
+	melted  int // particles that melted and solidified in the last step
+	solidi  int
 }
 
 // solidMaterials reads the scene's materials' heat and solid parameters; the solver's material k is the scene's
@@ -181,6 +182,9 @@ func (s *Solver) resetSolids(sc *scene.Scene, block []int) {
 	so := &s.sol
 	mats, on := solidMaterials(sc)
 	*so = solids{on: on, mats: mats, sine: kernel.NewSine(s.dv.H)}
+	for _, m := range mats {
+		so.diffuse = so.diffuse || m.diff > 0
+	}
 	if !on {
 		return
 	}
@@ -275,6 +279,17 @@ func (s *Solver) solidDensity(i int, px, py, pz float32, pos [][4]float32, stand
 	return acc
 }
 
+// startTemperatures gives particles [from, to), just added, their material's starting temperature; those of a
+// solid phase bond at the next step (changePhases), with each other and with the solids they touch.
+func (s *Solver) startTemperatures(from, to int) {
+	if !s.sol.on {
+		return
+	}
+	for i := from; i < to; i++ {
+		s.temp[i] = s.sol.mats[s.mat[i]].temp0
+	}
+}
+
 // allocSlot takes the lowest free slot, or a new one.
 func (s *Solver) allocSlot() int32 {
 	so := &s.sol
@@ -342,16 +357,6 @@ func (s *Solver) solidsTopology() {
 	s.changePhases()
 	s.bondMask()
 	s.findClusters()
-}
-
-// solidsHeat is the part after the densities: heat diffusion, heaters and tool over the step, and each particle's
-// viscosity.
-func (s *Solver) solidsHeat(dt float64) {
-	if !s.sol.on {
-		return
-	}
-	s.heat(dt)
-	s.viscosities()
 }
 
 // bondMask marks the pairs of each particle's neighbour list that are bonded (bonded, parallel to the lists) and
@@ -452,33 +457,15 @@ func (s *Solver) unbond(sl int32) {
 	st.Bonds = [maxBonds]bond{}
 }
 
-// heat integrates eq. 5.12 over dt by explicit Euler, then the heaters and the heat tool.
+// heat integrates eq. 5.12 over dt by explicit Euler from the rates nonPressure summed into dtemp (the pairs it
+// visits for viscosity, with the same Laplacian), then applies the heaters and the heat tool.
 func (s *Solver) heat(dt float64) {
-	so := &s.sol
-	dv := &s.dv
-	h2 := dv.H * dv.H
-	hdt := float32(dt)
-	s.pool.For(len(s.x), 512, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			ci := so.mats[s.mat[i]].diff
-			pi, ti := s.x[i], s.temp[i]
-			var rate float32
-			for _, j := range s.neighbours(i) {
-				c := 0.5 * (ci + so.mats[s.mat[j]].diff)
-				if c == 0 {
-					continue
-				}
-				d := sub3(pi, s.x[j])
-				r2 := dot3(d, d)
-				if r2 >= h2 {
-					continue
-				}
-				rate += c * s.vol[j] * (s.temp[j] - ti) * dv.Visc.Laplacian(sqrt32(r2))
-			}
-			s.dtemp[i] = ti + hdt*rate
+	if s.sol.diffuse {
+		h := float32(dt)
+		for i := range s.temp {
+			s.temp[i] += h * s.dtemp[i]
 		}
-	})
-	copy(s.temp, s.dtemp)
+	}
 	s.applyHeaters(dt)
 }
 

@@ -2,12 +2,15 @@ package sph
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/particles"
 )
 
 // blockScene is one block of n particles a side of material m (a JSON object named "m") in the middle of a domain
@@ -61,8 +64,12 @@ func norm3(v [3]float64) float64 { return math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]
 // SPH gradient undercounts the stiffness of the surface layers, a smaller share of the section at finer
 // resolution. The clamp is the first three layers held where they started.
 func TestCantileverSagsAsEulerBernoulli(t *testing.T) {
-	type result struct{ sag, freq float64 }
-	run := func(t *testing.T, across int) result {
+	type result struct {
+		sag, freq float64
+		err       error
+		log       string
+	}
+	run := func(t *testing.T, across int) (r result) {
 		const b, e = 0.04, 5e6
 		d := b / float64(across)
 		nx := across*15/2 + 3
@@ -86,7 +93,8 @@ func TestCantileverSagsAsEulerBernoulli(t *testing.T) {
 			}
 		}
 		if len(clamp) != 3*across*across || len(tip) != across*across {
-			t.Fatalf("%d particles clamped and %d at the tip; want %d and %d", len(clamp), len(tip), 3*across*across, across*across)
+			r.err = fmt.Errorf("%d particles clamped and %d at the tip; want %d and %d", len(clamp), len(tip), 3*across*across, across*across)
+			return r
 		}
 		tipY := func() float64 {
 			at := s.index()
@@ -101,7 +109,8 @@ func TestCantileverSagsAsEulerBernoulli(t *testing.T) {
 		var sag []float64
 		for k := 0; k < int(0.22/dt); k++ {
 			if err := s.Step(dt); err != nil {
-				t.Fatal(err)
+				r.err = err
+				return r
 			}
 			for i := range s.x {
 				if p, ok := clamp[s.id[i]]; ok {
@@ -123,17 +132,24 @@ func TestCantileverSagsAsEulerBernoulli(t *testing.T) {
 			}
 		}
 		if back == low || back == len(sag)-1 {
-			t.Fatalf("the tip did not swing back within %d steps (lowest at step %d)", len(sag), low)
+			r.err = fmt.Errorf("the tip did not swing back within %d steps (lowest at step %d)", len(sag), low)
+			return r
 		}
 		L := float64(nx-3) * d
 		delta := 1.5 * 1000 * 9.81 * math.Pow(L, 4) / (e * b * b)
 		f1 := 1.875 * 1.875 / (2 * math.Pi) * math.Sqrt(e*b*b/(12*1000*math.Pow(L, 4)))
-		r := result{sag: 0.5 * (sag[low] + sag[back]) / delta, freq: 1 / (float64(back+1) * dt) / f1}
-		t.Logf("%d particles across (%d): tip deflection %.4g m, %.3f× Euler–Bernoulli's %.4g m; frequency %.3g Hz, %.3f× its %.3g Hz",
+		r.sag, r.freq = 0.5*(sag[low]+sag[back])/delta, 1/(float64(back+1)*dt)/f1
+		r.log = fmt.Sprintf("%d particles across (%d): tip deflection %.4g m, %.3f× Euler–Bernoulli's %.4g m; frequency %.3g Hz, %.3f× its %.3g Hz",
 			across, len(s.x), r.sag*delta, r.sag, delta, r.freq*f1, r.freq, f1)
 		return r
 	}
 	coarse, fine := run(t, 4), run(t, 6)
+	for _, r := range []result{coarse, fine} {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		t.Log(r.log)
+	}
 	if !(math.Abs(coarse.sag-1) < 0.35 && math.Abs(coarse.freq-1) < 0.15) {
 		t.Errorf("4 across: deflection %.3f× and frequency %.3f× the theory's; want within 35%% and 15%%", coarse.sag, coarse.freq)
 	}
@@ -424,4 +440,88 @@ func TestSolidsStateContinuesBitForBit(t *testing.T) {
 	}
 	var f sim.Frame
 	a.Frame(&f)
+}
+
+// A state's solids' table is checked against its particles before it loads: a slot out of range, a slot two
+// particles own, a bond to a free slot or to itself, a bond only one side knows, a reference vector beyond reach,
+// a non-finite plastic strain, a slot count the bytes cannot hold.
+func TestSolidsStateRefusesDamage(t *testing.T) {
+	a := newSolver(t, meltScene)
+	runFrames(t, a, 3, nil)
+	var buf bytes.Buffer
+	if err := a.WriteState(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	st, err := DecodeState(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Slots) == 0 || st.Slots[0].N == 0 {
+		t.Fatalf("the state has %d solid slots", len(st.Slots))
+	}
+	slotCol := particles.Get[int32](&st.Particles, colSlot)
+	owner := -1
+	for i, sl := range slotCol {
+		if sl == 0 {
+			owner = i
+		}
+	}
+	reencode := func(edit func(st *State)) []byte {
+		c, err := DecodeState(bytes.NewReader(good))
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(c)
+		var b bytes.Buffer
+		if err := c.Encode(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"a slot out of range", reencode(func(st *State) { particles.Get[int32](&st.Particles, colSlot)[owner] = int32(len(st.Slots)) }), "solid slot"},
+		{"a slot owned twice", reencode(func(st *State) {
+			sl := particles.Get[int32](&st.Particles, colSlot)
+			sl[(owner+1)%len(sl)] = 0
+		}), "belongs to two particles"},
+		{"a bond to itself", reencode(func(st *State) { st.Slots[0].Bonds[0].Slot = 0 }), "not another particle's"},
+		{"a bond one side knows", reencode(func(st *State) { st.Slots[0].Bonds[0].X[0] += 0.001 }), "but not"},
+		{"a bond beyond reach", reencode(func(st *State) { st.Slots[0].Bonds[0].X = [3]float32{1e3, 0, 0} }), "beyond the kernel radius"},
+		{"a plastic strain of NaN", reencode(func(st *State) { st.Slots[0].Plastic[2] = float32(math.NaN()) }), "plastic strain"},
+		{"41 bonds", reencode(func(st *State) { st.Slots[0].N = 41 }), "bonds"},
+	} {
+		if _, err := DecodeState(bytes.NewReader(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+		if err := a.ReadState(bytes.NewReader(c.data)); err == nil {
+			t.Errorf("%s: the solver loaded it", c.name)
+		}
+	}
+	// a slot count beyond the bytes: the count sits right after the material table, before the slots
+	at := bytes.Index(good, append(binaryInt64(int64(len(st.Slots))), binaryInt32(st.Slots[0].N)...))
+	if at < 0 {
+		t.Fatal("the slot count is not in the state")
+	}
+	huge := bytes.Clone(good)
+	copy(huge[at:], binaryInt64(1<<40))
+	if _, err := DecodeState(bytes.NewReader(huge)); err == nil || !strings.Contains(err.Error(), "solids' table declares") {
+		t.Errorf("2^40 slots: %v", err)
+	}
+}
+
+func binaryInt64(v int64) []byte {
+	var b bytes.Buffer
+	_ = binary.Write(&b, binary.LittleEndian, v)
+	return b.Bytes()
+}
+
+func binaryInt32(v int32) []byte {
+	var b bytes.Buffer
+	_ = binary.Write(&b, binary.LittleEndian, v)
+	return b.Bytes()
 }

@@ -465,16 +465,22 @@ func (s *Solver) substep(dt float64) {
 	s.timer.Mark("grid")
 	s.findNeighbors()
 	s.timer.Mark("neighbours")
-	s.solidsTopology() // solids (solids.go): phase changes, bonded pairs, rigid clusters
+	solids := s.sol.on
+	if solids {
+		s.solidsTopology() // solids (solids.go): phase changes, bonded pairs, rigid clusters
+		s.timer.Mark("solids")
+	}
 	s.computeDensity()
 	s.timer.Mark("density")
-	s.solidsHeat(dt) // heat over the step (solids.go)
-	s.nonPressure()
-	if s.sol.on {
+	if solids {
+		s.viscosities() // solids.go: each particle's viscosity at its temperature
+	}
+	s.nonPressure() // with the heat's rate (solids.go, heat)
+	s.timer.Mark("forces")
+	if solids {
 		s.elasticForces()
 		s.timer.Mark("solids")
 	}
-	s.timer.Mark("forces")
 	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
 		s.pressureAccelPredict(s.pres, float32(dt), false)
@@ -488,6 +494,10 @@ func (s *Solver) substep(dt float64) {
 	s.stepBodies(dt) // rigid bodies (bodies.go): the reaction at the final pressures, then the bodies' step
 	s.x, s.xs = s.xs, s.x
 	s.v, s.vs = s.vs, s.v
+	if solids {
+		s.heat(dt) // solids.go: the temperatures after the step
+		s.timer.Mark("heat")
+	}
 }
 
 // solvePCISPH is lines 7–23 of Algorithm 2, with the convergence test after each prediction.
@@ -651,14 +661,17 @@ func (s *Solver) nonPressure() {
 	theta := s.Cfg.Tension
 	tension := s.tensionOn()
 	solids := s.sol.on
+	heat := solids && s.sol.diffuse
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi, vi, Vi := s.x[i], s.v[i], s.vol[i]
 			mi := s.mat[i]
 			mui := s.mu[mi]
 			rb := int32(-1)
+			var ti, di, rate float32
 			if solids { // each particle's own viscosity (solids.go), none inside a rigid cluster
 				mui, rb = s.visc[i], s.rbody[i]
+				ti, di = s.temp[i], s.sol.mats[mi].diff
 			}
 			ni := s.nrm[i]
 			var fx, fy, fz, div, wsum float32
@@ -672,6 +685,9 @@ func (s *Solver) nonPressure() {
 				Vj := s.vol[j]
 				muj := s.mu[s.mat[j]]
 				if solids {
+					if heat { // eq. 5.12: c_ij V_j (T_j − T_i) ∇²W_ij (solids.go, heat)
+						rate += 0.5 * (di + s.sol.mats[s.mat[j]].diff) * Vj * (s.temp[j] - ti) * dv.Visc.Laplacian(d)
+					}
 					if rb >= 0 && s.rbody[j] == rb {
 						continue
 					}
@@ -691,6 +707,9 @@ func (s *Solver) nonPressure() {
 					div += gs * ((ux-vx)*rx + (uy-vy)*ry + (uz-vz)*rz)
 					wsum += Vj * dv.Poly6.W(r2)
 				}
+			}
+			if solids {
+				s.dtemp[i] = rate // dT_i/dt, applied at the step's end (solids.go, heat)
 			}
 			im := 1 / s.mass[mi]
 			s.anp[i] = [4]float32{g[0] + fx*im, g[1] + fy*im, g[2] + fz*im, 0}

@@ -63,6 +63,16 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(good[:len(good)/2])                                               // truncated
 	f.Add([]byte(stateMagic + "\x02\x00\x00\x00"))                          // a version 2 header and nothing else
 	f.Add(append(bytes.Clone(good), 0))                                     // a byte after the end
+	solids := New()                                                         // a state with a solids' table
+	if err := solids.Reset(simtest.Parse(f, meltScene)); err != nil {
+		f.Fatal(err)
+	}
+	runFrames(f, solids, 2, nil)
+	var sb bytes.Buffer
+	if err := solids.WriteState(&sb); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sb.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := DecodeState(bytes.NewReader(data))
 		if err != nil {
