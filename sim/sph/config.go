@@ -54,6 +54,10 @@ type Config struct {
 	KernelRadius float32    // h in particle spacings
 	Gravity      [3]float32 // m/s²
 
+	// the solids (solids.go): scales of every solid material's Young's modulus and every material's diffusivity
+	StiffnessScale float32
+	HeatScale      float32
+
 	sim.Resolution // sph.spacing, sph.particles and sph.budget, all on reset
 }
 
@@ -75,6 +79,9 @@ func DefaultConfig() Config {
 		Tension:       1,
 		KernelRadius:  2,
 		Gravity:       [3]float32{0, -9.81, 0},
+
+		StiffnessScale: 1,
+		HeatScale:      1,
 	}
 }
 
@@ -127,6 +134,10 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "Smoothing radius h in particle spacings (2: 32 neighbours at rest); larger radii stir resting water along the floor and are not offered"})
 	s.Vec3(&c.Gravity, param.Spec{Name: "sph.gravity", Label: "Gravity", Group: "SPH|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
 		Desc: "External acceleration"})
+	s.Float(&c.StiffnessScale, param.Spec{Name: "sph.stiffness_scale", Label: "Solid stiffness ×", Group: "SPH|Solids", Min: 0.01, Max: 100, SoftMin: 0.1, SoftMax: 10, Log: true,
+		Desc: "Multiplies every solid material's Young's modulus E (the scene gives each its own): 2 makes jelly twice as stiff; the elastic step condition shortens the steps as √E"})
+	s.Float(&c.HeatScale, param.Spec{Name: "sph.heat_scale", Label: "Heat diffusion ×", Group: "SPH|Solids", Min: 0, Max: 100, SoftMin: 0, SoftMax: 10,
+		Desc: "Multiplies every material's diffusivity c (eq. 5.12): 0 stops heat moving between particles (heaters and the heat tool still act), 2 melts a body twice as fast"})
 	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: "sph", Group: "SPH|Resolution", SpacingSoftMax: 0.1, ParticlesSoftMax: 1 << 20, BudgetSoftMax: 1 << 22})
 }
 

@@ -18,6 +18,13 @@ const (
 	FigNeighborsMean  = "neighbours mean"
 	FigClipped        = "neighbour lists cut"
 	FigLimited        = "pressure limited" // particles whose pressure would have moved them over half a spacing a step
+	// the solids' (solids.go), when the scene has any
+	FigRigidBodies = "rigid bodies"    // rigid clusters of particles in the last step
+	FigSolid       = "solid"           // %, the particles in a solid phase
+	FigMelted      = "melted"          // particles that melted in the last step
+	FigSolidified  = "solidified"      // particles that solidified in the last step
+	FigBroken      = "bonds broken"    // bonds broken by fracture since the reset
+	FigTempMax     = "temperature max" // °C
 )
 
 // advice is what an SPH user changes when a step blows up.
@@ -92,6 +99,23 @@ func (s *Solver) finish() error {
 		sim.Figure{Name: FigTimeStep, Value: 1000 * s.dtInner, Unit: "ms", Plot: true},
 		sim.Figure{Name: FigNeighborsMean, Value: float64(nsum) / float64(max(1, len(s.x)))},
 	)
+	if so := &s.sol; so.on {
+		solid, tmax := 0, math.Inf(-1)
+		for i := range s.x {
+			if s.phase(i) != phaseLiquid {
+				solid++
+			}
+			tmax = math.Max(tmax, float64(s.temp[i]))
+		}
+		figs = append(figs,
+			sim.Figure{Name: FigRigidBodies, Value: float64(len(so.clus))},
+			sim.Figure{Name: FigSolid, Value: 100 * float64(solid) / float64(max(1, len(s.x))), Unit: "%", Plot: true},
+			sim.Figure{Name: FigMelted, Value: float64(so.melted)},
+			sim.Figure{Name: FigSolidified, Value: float64(so.solidi)},
+			sim.Figure{Name: FigBroken, Value: float64(so.broken)},
+			sim.Figure{Name: FigTempMax, Value: tmax, Unit: "°C"},
+		)
+	}
 	if s.clip > 0 {
 		figs = append(figs, sim.Figure{Name: FigClipped, Value: float64(s.clip), Warn: true})
 	}

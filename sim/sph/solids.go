@@ -458,10 +458,11 @@ func (s *Solver) unbond(sl int32) {
 }
 
 // heat integrates eq. 5.12 over dt by explicit Euler from the rates nonPressure summed into dtemp (the pairs it
-// visits for viscosity, with the same Laplacian), then applies the heaters and the heat tool.
+// visits for viscosity, with the same Laplacian; sph.heat_scale scales them), then applies the heaters and the heat
+// tool.
 func (s *Solver) heat(dt float64) {
 	if s.sol.diffuse {
-		h := float32(dt)
+		h := float32(dt) * s.Cfg.HeatScale
 		for i := range s.temp {
 			s.temp[i] += h * s.dtemp[i]
 		}
@@ -653,19 +654,23 @@ func (s *Solver) measureCluster(c *cluster, a float64) {
 			l[k] += mi * rv[k]
 		}
 	}
-	// a cluster of one particle, two, or a line of them has no inverse inertia: each particle is then taken as a
-	// solid sphere of radius a (its own 2/5 m a² about every axis), which its L does not see, so such a cluster
-	// slowly loses its spin; a body that spans three dimensions keeps L exactly (TestRigidClustersStayRigid)
-	if tr := in[0][0] + in[1][1] + in[2][2]; !(det3(in) > 1e-9*tr*tr*tr) {
+	// a cluster of one particle, two, or a line of them has no inverse inertia, and one nearly a line an inverse
+	// that turns the smallest torque into a spin no step can follow: each of the inertia's principal moments is
+	// held at least 2/5 M a², a solid sphere's of the cluster's mass and a particle's radius, which a body that
+	// spans a few spacings in every direction exceeds many times (it keeps L exactly; TestRigidClustersStayRigid);
+	// a line of particles, which its L does not see turning about itself, slowly loses that spin
+	val, vec := symEigen3(in)
+	floor := 0.4 * m * a * a
+	var inv [3][3]float64
+	for e := range 3 {
+		w := 1 / math.Max(val[e], floor)
 		for x := range 3 {
-			in[x][x] += 0.4 * m * a * a
+			for y := range 3 {
+				inv[x][y] += w * vec[x][e] * vec[y][e]
+			}
 		}
 	}
-	c.mass, c.cm, c.vel, c.ang, c.inv = m, cm, p, l, inv3(in)
-}
-
-func det3(m [3][3]float64) float64 {
-	return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	c.mass, c.cm, c.vel, c.ang, c.inv = m, cm, p, l, inv
 }
 
 // moveClusters replaces the predicted positions and velocities of the rigid clusters' particles by their cluster's
@@ -823,7 +828,7 @@ func (s *Solver) elasticForces() {
 				}
 			}
 			f, l := deformation(am, km)
-			st.m = stress(f, l, &st.Plastic, mt, frac, st.vol)
+			st.m = stress(f, l, &st.Plastic, mt, frac*s.Cfg.StiffnessScale, st.vol)
 		}
 	})
 	so.broken += int(broken.Load())
@@ -883,45 +888,53 @@ func (s *Solver) fracture(st *solidSlot, f2 float32) int {
 	return n
 }
 
-// minCorrection is the smallest eigenvalue of a particle's reference moment K (deformation) trusted as a direction
-// its bonds measure: a full neighbourhood has K ≈ I, a surface particle about ½ across the surface, a sheet or a
-// chain of particles 0 across it.
-const minCorrection = 0.1
+// minCorrection is the smallest eigenvalue of a particle's reference moment K (deformation) for which K is
+// inverted. On the cubic lattice K ≈ I inside a body, and its smallest eigenvalue is 0.46–0.51 on a face, 0.31 on an
+// edge and 0.28 at a corner. A fragment of a few particles that a melt or a freeze leaves has less, in some direction
+// none at all, and inverting its K there multiplied the stress up to tenfold: a pair of particles bonded only to
+// each other in hot-into-cold, and fragments in merge-on-a-plate, flew apart.
+const minCorrection = 0.25
 
-// deformation is the deformation gradient F = A K⁺ + (I − K K⁺) of a particle from A = Σ_j (r_j − r_i) g_ijᵀ and
-// its reference K = Σ_j (−x_ij) g_ijᵀ, with K⁺ the inverse of the symmetric K on its eigenvectors whose eigenvalue
-// is at least minCorrection (and K K⁺ the projection onto them), and returns F and K⁺.
+// deformation is the deformation gradient F of a particle from A = Σ_j (r_j − r_i) g_ijᵀ and its reference
+// K = Σ_j (−x_ij) g_ijᵀ, and the correction that multiplies its stress: where K's smallest eigenvalue is at least
+// minCorrection, F = A K⁻¹ with the correction K⁻¹; elsewhere eq. 5.5's own F = I + ∇uᵀ = I + A − K with none.
 //
 // Eq. 5.5 takes F = I + ∇uᵀ with the plain SPH gradient, which is exact only where K = I. Inside a body the sine
 // kernel's K is near I, but at its surface, with half the neighbours, it is not, and then a body rotated without
 // deforming measures a strain: a block spun rigidly at 3 rad/s tore itself apart within 0.2 s, and a free body's
 // angular momentum drifted 15 times more. With K⁻¹ (the kernel gradient correction of Bonet & Lok 1999) a rigid
 // rotation Q of the neighbours gives F = Q, the strain energy is invariant under rotation, and the forces keep
-// angular momentum (TestSpinningElasticBlockKeepsItsShape, TestFreeBodiesKeepMomentum). Directions the bonds do not measure — a chain of a few particles left by a
-// melt, the case the thesis chose SPH over MLS for (§5.2.1, Figure 5.2) — are left undeformed instead of inverted.
+// angular momentum (TestSpinningElasticBlockKeepsItsShape, TestFreeBodiesKeepMomentum). Fragments whose bonds do
+// not span three dimensions keep the thesis's plain gradient, which it chose SPH over MLS for (§5.2.1, Figure
+// 5.2): stable where there is no inverse, at the price of measuring a strain where such a fragment turns.
 func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
 	val, vec := symEigen3(k)
-	var kinv, proj [3][3]float64
-	for e := range 3 {
-		if !(val[e] >= minCorrection) {
-			continue
+	if !(min(val[0], val[1], val[2]) >= minCorrection) {
+		for x := range 3 {
+			for y := range 3 {
+				v := a[x][y] - k[x][y]
+				if x == y {
+					v++
+				}
+				f[x][y] = float32(v)
+			}
+			kp[x][x] = 1
 		}
+		return f, kp
+	}
+	var kinv [3][3]float64
+	for e := range 3 {
 		inv := 1 / val[e]
 		for x := range 3 {
 			for y := range 3 {
 				kinv[x][y] += inv * vec[x][e] * vec[y][e]
-				proj[x][y] += vec[x][e] * vec[y][e]
 			}
 		}
 	}
 	ak := rotate3(a, kinv)
 	for x := range 3 {
 		for y := range 3 {
-			v := ak[x][y] - proj[x][y]
-			if x == y {
-				v++
-			}
-			f[x][y], kp[x][y] = float32(v), float32(kinv[x][y])
+			f[x][y], kp[x][y] = float32(ak[x][y]), float32(kinv[x][y])
 		}
 	}
 	return f, kp
@@ -1093,11 +1106,11 @@ func (s *Solver) solidDt() float64 {
 		m := &so.mats[k]
 		if frac[k] > 0 && m.e > 0 {
 			nu := float64(m.nu)
-			mod := float64(m.e*frac[k]) * (1 - nu) / ((1 + nu) * (1 - 2*nu))
+			mod := float64(m.e*frac[k]*s.Cfg.StiffnessScale) * (1 - nu) / ((1 + nu) * (1 - 2*nu))
 			dt = math.Min(dt, LambdaSound*h/math.Sqrt(mod/float64(s.rho0[k])))
 		}
-		if m.diff > 0 {
-			dt = math.Min(dt, 0.1*h*h/float64(m.diff))
+		if c := m.diff * s.Cfg.HeatScale; c > 0 {
+			dt = math.Min(dt, 0.1*h*h/float64(c))
 		}
 		if m.muSolid > 0 && solid[k] {
 			nu := float64(m.muSolid)/float64(s.rho0[k]) + float64(s.Cfg.Viscosity)
