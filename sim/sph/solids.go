@@ -1205,23 +1205,6 @@ func transpose3(a [3][3]float64) [3][3]float64 {
 	return t
 }
 
-// inv3 inverts a symmetric positive definite 3×3 matrix (an inertia tensor), zero for a singular one.
-func inv3(m [3][3]float64) [3][3]float64 {
-	c00 := m[1][1]*m[2][2] - m[1][2]*m[2][1]
-	c01 := m[1][2]*m[2][0] - m[1][0]*m[2][2]
-	c02 := m[1][0]*m[2][1] - m[1][1]*m[2][0]
-	det := m[0][0]*c00 + m[0][1]*c01 + m[0][2]*c02
-	if !(math.Abs(det) > 0) {
-		return [3][3]float64{}
-	}
-	d := 1 / det
-	return [3][3]float64{
-		{c00 * d, (m[0][2]*m[2][1] - m[0][1]*m[2][2]) * d, (m[0][1]*m[1][2] - m[0][2]*m[1][1]) * d},
-		{c01 * d, (m[0][0]*m[2][2] - m[0][2]*m[2][0]) * d, (m[0][2]*m[1][0] - m[0][0]*m[1][2]) * d},
-		{c02 * d, (m[0][1]*m[2][0] - m[0][0]*m[2][1]) * d, (m[0][0]*m[1][1] - m[0][1]*m[1][0]) * d},
-	}
-}
-
 // rotation is the rotation by the angle |w| h about w (Rodrigues).
 func rotation(w [3]float64, h float64) [3][3]float64 {
 	th := math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2]) * h
