@@ -128,7 +128,7 @@ func Modes() []Mode {
 			Title:         "SPH",
 			StateKind:     sph.Name,
 			ParticleBytes: sph.BytesPerParticle(0),
-			Desc:          "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials",
+			Desc:          "Smoothed Particle Hydrodynamics on the CPU: PCISPH or WCSPH (sph.pressure), several fluids at real density ratios from the scene's materials, and elastic, plastic and rigid solids that melt and solidify",
 			Params:        func() *param.Set { return sph.New().Params() },
 			AB:            "sph.viscosity=0.1", // 20 times the default: syrup beside water
 			New:           func(*glh.Context) (sim.Solver, error) { return sph.New(), nil },
