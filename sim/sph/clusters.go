@@ -3,6 +3,7 @@ package sph
 import (
 	"math"
 
+	"github.com/slosh/slosh/internal/sym3"
 	"github.com/slosh/slosh/sim/rigid"
 )
 
@@ -74,20 +75,7 @@ func (s *Solver) findClusters() {
 // measureCluster sets a cluster's mass, centre of mass, inverse inertia, momentum and angular momentum from its
 // particles (a the particles' radius, for clusters without an inverse inertia).
 func (s *Solver) measureCluster(c *cluster, a float64) {
-	var m float64
-	var cm, p [3]float64
-	for _, i := range c.members {
-		mi := float64(s.mass[s.mat[i]])
-		m += mi
-		for k := range 3 {
-			cm[k] += mi * float64(s.x[i][k])
-			p[k] += mi * float64(s.v[i][k])
-		}
-	}
-	for k := range 3 {
-		cm[k] /= m
-		p[k] /= m
-	}
+	m, cm, p := s.means(c.members, s.x, s.v)
 	var in [3][3]float64
 	var l [3]float64
 	for _, i := range c.members {
@@ -111,7 +99,7 @@ func (s *Solver) measureCluster(c *cluster, a float64) {
 	// held at least 2/5 M a², a solid sphere's of the cluster's mass and a particle's radius, which a body that
 	// spans a few spacings in every direction exceeds many times (it keeps L exactly; TestRigidClustersStayRigid);
 	// a line of particles, which its L does not see turning about itself, slowly loses that spin
-	val, vec := symEigen3(in)
+	val, vec := sym3.Eigen(in)
 	floor := 0.4 * m * a * a
 	var inv [3][3]float64
 	for e := range 3 {
@@ -181,24 +169,29 @@ func (s *Solver) moveClusters(dt float32) {
 	})
 }
 
+// means is the members' mass and the mass-weighted means of their values in a and in b (a centre of mass and a
+// momentum per mass, say).
+func (s *Solver) means(members []int32, a, b [][4]float32) (m float64, ma, mb [3]float64) {
+	for _, i := range members {
+		mi := float64(s.mass[s.mat[i]])
+		m += mi
+		for k := range 3 {
+			ma[k] += mi * float64(a[i][k])
+			mb[k] += mi * float64(b[i][k])
+		}
+	}
+	for k := range 3 {
+		ma[k] /= m
+		mb[k] /= m
+	}
+	return m, ma, mb
+}
+
 // fitCluster moves a cluster whose particles the collision projection moved (their projected positions in tmp) to
 // the rigid motion that best fits them: the mass-weighted centroid and the rotation of the cross-covariance
 // (shape matching), velocities from the positions' change over the step.
 func (s *Solver) fitCluster(cl *cluster, dt float32) {
-	var m float64
-	var p, c [3]float64
-	for _, i := range cl.members {
-		mi := float64(s.mass[s.mat[i]])
-		m += mi
-		for k := range 3 {
-			p[k] += mi * float64(s.xs[i][k])
-			c[k] += mi * float64(s.tmp[i][k])
-		}
-	}
-	for k := range 3 {
-		p[k] /= m
-		c[k] /= m
-	}
+	m, p, c := s.means(cl.members, s.xs, s.tmp)
 	var a rigid.Mat3
 	for _, i := range cl.members {
 		mi := float64(s.mass[s.mat[i]])

@@ -1,9 +1,9 @@
 package sph
 
 import (
-	"math"
 	"sync/atomic"
 
+	"github.com/slosh/slosh/internal/sym3"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -150,7 +150,7 @@ const minCorrection = 0.25
 // not span three dimensions keep the thesis's plain gradient, which it chose SPH over MLS for (§5.2.1, Figure
 // 5.2): stable where there is no inverse, at the price of measuring a strain where such a fragment turns.
 func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
-	val, vec := symEigen3(k)
+	val, vec := sym3.Eigen(k)
 	if !(min(val[0], val[1], val[2]) >= minCorrection) {
 		for x := range 3 {
 			for y := range 3 {
@@ -180,42 +180,6 @@ func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
 		}
 	}
 	return f, kp
-}
-
-// symEigen3 is the eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations: the eigenvalues and
-// the eigenvectors as the columns of vec.
-func symEigen3(m [3][3]float64) (val [3]float64, vec [3][3]float64) {
-	a := m
-	vec = [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	for sweep := 0; sweep < 16; sweep++ {
-		off := a[0][1]*a[0][1] + a[0][2]*a[0][2] + a[1][2]*a[1][2]
-		if off <= 1e-30*(a[0][0]*a[0][0]+a[1][1]*a[1][1]+a[2][2]*a[2][2]) {
-			break
-		}
-		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
-			p, q := pq[0], pq[1]
-			if a[p][q] == 0 {
-				continue
-			}
-			theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-			t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-			c := 1 / math.Sqrt(t*t+1)
-			sn := t * c
-			for k := range 3 { // a ← Jᵀ a J
-				akp, akq := a[k][p], a[k][q]
-				a[k][p], a[k][q] = c*akp-sn*akq, sn*akp+c*akq
-			}
-			for k := range 3 {
-				apk, aqk := a[p][k], a[q][k]
-				a[p][k], a[q][k] = c*apk-sn*aqk, sn*apk+c*aqk
-			}
-			for k := range 3 {
-				vkp, vkq := vec[k][p], vec[k][q]
-				vec[k][p], vec[k][q] = c*vkp-sn*vkq, sn*vkp+c*vkq
-			}
-		}
-	}
-	return [3]float64{a[0][0], a[1][1], a[2][2]}, vec
 }
 
 // stress is −V F S K⁺ for the deformation gradient f and the correction kp (deformation): the Green–Saint-Venant
