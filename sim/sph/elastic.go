@@ -1,9 +1,9 @@
 package sph
 
 import (
+	"math"
 	"sync/atomic"
 
-	"github.com/slosh/slosh/internal/sym3"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -30,6 +30,8 @@ func (s *Solver) elasticForces() {
 				j := so.slots[st.Bonds[b].Slot].owner
 				x := st.Bonds[b].X
 				sum += s.mass[s.mat[j]] * sine.W(sqrt32(dot3(x, x)))
+				gx, gy, gz := sine.Grad(x[0], x[1], x[2])
+				st.grad[b] = [3]float32{gx, gy, gz} // for the two passes below
 			}
 			st.vol = s.mass[s.mat[i]] / sum
 		}
@@ -60,8 +62,8 @@ func (s *Solver) elasticForces() {
 				o := &so.slots[bd.Slot]
 				xj := s.x[o.owner]
 				r := [3]float32{xj[0] - xi[0], xj[1] - xi[1], xj[2] - xi[2]}
-				gx, gy, gz := sine.Grad(bd.X[0], bd.X[1], bd.X[2])
-				gv := [3]float32{o.vol * gx, o.vol * gy, o.vol * gz}
+				gr := &st.grad[b]
+				gv := [3]float32{o.vol * gr[0], o.vol * gr[1], o.vol * gr[2]}
 				for a := range 3 {
 					for c := range 3 {
 						am[a][c] += float64(r[a] * gv[c])
@@ -86,7 +88,7 @@ func (s *Solver) elasticForces() {
 			for b := range st.N {
 				bd := &st.Bonds[b]
 				o := &so.slots[bd.Slot]
-				gx, gy, gz := sine.Grad(bd.X[0], bd.X[1], bd.X[2])
+				gx, gy, gz := st.grad[b][0], st.grad[b][1], st.grad[b][2]
 				// neighbour i's stress on a: m_i (−V_a ∇W(x_ai))
 				mi := &o.m
 				va := st.vol
@@ -150,8 +152,7 @@ const minCorrection = 0.25
 // not span three dimensions keep the thesis's plain gradient, which it chose SPH over MLS for (§5.2.1, Figure
 // 5.2): stable where there is no inverse, at the price of measuring a strain where such a fragment turns.
 func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
-	val, vec := sym3.Eigen(k)
-	if !(min(val[0], val[1], val[2]) >= minCorrection) {
+	if !(minEigen(k) >= minCorrection) {
 		for x := range 3 {
 			for y := range 3 {
 				v := a[x][y] - k[x][y]
@@ -164,15 +165,7 @@ func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
 		}
 		return f, kp
 	}
-	var kinv [3][3]float64
-	for e := range 3 {
-		inv := 1 / val[e]
-		for x := range 3 {
-			for y := range 3 {
-				kinv[x][y] += inv * vec[x][e] * vec[y][e]
-			}
-		}
-	}
+	kinv := inverse(k)
 	ak := rotate3(a, kinv)
 	for x := range 3 {
 		for y := range 3 {
@@ -180,6 +173,38 @@ func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
 		}
 	}
 	return f, kp
+}
+
+// minEigen is the smallest eigenvalue of a symmetric 3×3 matrix, in closed form (the trigonometric solution of
+// its characteristic cubic): a step asks it of every elastic particle, where Jacobi sweeps took a third of the
+// elastic pass.
+func minEigen(m [3][3]float64) float64 {
+	p1 := m[0][1]*m[0][1] + m[0][2]*m[0][2] + m[1][2]*m[1][2]
+	q := (m[0][0] + m[1][1] + m[2][2]) / 3
+	if p1 == 0 {
+		return min(m[0][0], m[1][1], m[2][2])
+	}
+	d0, d1, d2 := m[0][0]-q, m[1][1]-q, m[2][2]-q
+	p := math.Sqrt((d0*d0 + d1*d1 + d2*d2 + 2*p1) / 6)
+	// B = (M − qI)/p, r = det(B)/2
+	b := [3][3]float64{{d0 / p, m[0][1] / p, m[0][2] / p}, {m[1][0] / p, d1 / p, m[1][2] / p}, {m[2][0] / p, m[2][1] / p, d2 / p}}
+	r := (b[0][0]*(b[1][1]*b[2][2]-b[1][2]*b[2][1]) - b[0][1]*(b[1][0]*b[2][2]-b[1][2]*b[2][0]) + b[0][2]*(b[1][0]*b[2][1]-b[1][1]*b[2][0])) / 2
+	phi := math.Acos(max(-1, min(1, r))) / 3
+	return q + 2*p*math.Cos(phi+2*math.Pi/3)
+}
+
+// inverse is the inverse of a 3×3 matrix by cofactors (a nonsingular one: deformation inverts only K whose
+// eigenvalues are at least minCorrection).
+func inverse(m [3][3]float64) [3][3]float64 {
+	c00 := m[1][1]*m[2][2] - m[1][2]*m[2][1]
+	c01 := m[1][2]*m[2][0] - m[1][0]*m[2][2]
+	c02 := m[1][0]*m[2][1] - m[1][1]*m[2][0]
+	d := 1 / (m[0][0]*c00 + m[0][1]*c01 + m[0][2]*c02)
+	return [3][3]float64{
+		{c00 * d, (m[0][2]*m[2][1] - m[0][1]*m[2][2]) * d, (m[0][1]*m[1][2] - m[0][2]*m[1][1]) * d},
+		{c01 * d, (m[0][0]*m[2][2] - m[0][2]*m[2][0]) * d, (m[0][2]*m[1][0] - m[0][0]*m[1][2]) * d},
+		{c02 * d, (m[0][1]*m[2][0] - m[0][0]*m[2][1]) * d, (m[0][0]*m[1][1] - m[0][1]*m[1][0]) * d},
+	}
 }
 
 // stress is −V F S K⁺ for the deformation gradient f and the correction kp (deformation): the Green–Saint-Venant

@@ -78,9 +78,10 @@ type solidSlot struct {
 	Bonds   [maxBonds]bond
 	Plastic [6]float32 // ε_p: xx, yy, zz, xy, yz, zx
 
-	owner int32      // the particle's index after this step's sort, −1 for a free slot
-	vol   float32    // body volume V_i (eq. 5.2)
-	m     [9]float32 // −V_i F S K⁺, row-major: the force on body neighbour j is m g_ij (stress)
+	owner int32                // the particle's index after this step's sort, −1 for a free slot
+	vol   float32              // body volume V_i (eq. 5.2)
+	grad  [maxBonds][3]float32 // the sine kernel's gradient ∇W(x_ij) of each bond (elasticForces)
+	m     [9]float32           // −V_i F S K⁺, row-major: the force on body neighbour j is m g_ij (stress)
 }
 
 // solidMat is a material's heat and solid parameters.

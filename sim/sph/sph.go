@@ -468,7 +468,7 @@ func (s *Solver) substep(dt float64) {
 	solids := s.sol.on
 	if solids {
 		s.solidsTopology() // solids (solids.go): phase changes, bonded pairs, rigid clusters
-		s.timer.Mark("solids")
+		s.timer.Mark("bonds")
 	}
 	s.computeDensity()
 	s.timer.Mark("density")
@@ -479,7 +479,7 @@ func (s *Solver) substep(dt float64) {
 	s.timer.Mark("forces")
 	if solids {
 		s.elasticForces()
-		s.timer.Mark("solids")
+		s.timer.Mark("elastic")
 	}
 	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
