@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ type SweepOptions struct {
 	// Limit replaces a hard bound that only sets how much work a run does (a particle count of 16 million) with a
 	// value the test machine can afford; the reason is required and printed.
 	Limit map[string]Limit
+	// Only, when not empty, sweeps just the parameters named (a second sweep on another scene for what acts
+	// there); empty sweeps every parameter.
+	Only []string
 }
 
 // Limit is a stand-in for a parameter's hard maximum in a sweep.
@@ -47,9 +51,17 @@ func Sweep(t *testing.T, newSolver func() (sim.Solver, error), sc *scene.Scene, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, name := range opt.Only {
+		if _, ok := probe.Params().Lookup(name); !ok {
+			t.Fatalf("the sweep names %s, which %s does not have", name, probe.Name())
+		}
+	}
 	var names []string
 	var values []param.Value
 	for _, p := range probe.Params().All() {
+		if len(opt.Only) > 0 && !slices.Contains(opt.Only, p.Name) {
+			continue
+		}
 		for _, v := range extremes(p, opt.Limit) {
 			names = append(names, p.Name)
 			values = append(values, v)

@@ -22,3 +22,15 @@ func TestParameterSweep(t *testing.T) {
 		},
 	})
 }
+
+// The parameters that act on solids at their hard minimum and maximum, on two wax blocks melting and freezing on
+// the floor (meltScene): finite and inside the domain, or a clear error and recovery.
+func TestSolidsParameterSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s on 2 cores; make test runs it")
+	}
+	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, simtest.Parse(t, meltScene), simtest.SweepOptions{
+		Steps: 60,
+		Only:  []string{"sph.stiffness_scale", "sph.heat_scale", "sph.viscosity", "sph.pressure", "sph.cfl", "sph.gravity", "sph.pressure_form", "sph.density"},
+	})
+}
