@@ -577,3 +577,35 @@ func TestSolidScenesRun(t *testing.T) {
 		})
 	}
 }
+
+// A rigid bar spinning freely, heated in its middle, splits where it melts into two bodies, each turning on with
+// its own part of the bar's momentum: the momentum and angular momentum of everything (the bodies and the melt
+// between them) are kept to 1e-5 through the split.
+func TestRigidBodySplitsWhereItMelts(t *testing.T) {
+	s := newSolver(t, `{
+  "name": "split", "domain": {"min": [0, 0, 0], "max": [0.8, 0.5, 0.3]},
+  "particles": {"spacing": 0.02},
+  "materials": [{"name": "wax", "kind": "rigid", "density": 900, "color": [0.9, 0.8, 0.3], "temperature": 20,
+    "youngs_modulus": 2e4, "phase_change": {"solidifying": 40, "melting": 50}}],
+  "fluid": [{"shape": "box", "center": [0.4, 0.25, 0.15], "size": [0.36, 0.06, 0.06], "material": "wax", "velocity": [0.1, 0, 0]}],
+  "heaters": [{"shape": "box", "center": [0.4, 0.25, 0.15], "size": [0.05, 0.5, 0.3], "temperature": 90, "rate": 100, "stop": 0.05}]
+}`, "sph.gravity=0,0,0", "sph.viscosity=0")
+	for i := range s.x { // spinning slowly about the vertical
+		s.v[i][2] += 0.5 * (s.x[i][0] - 0.4)
+	}
+	runFrames(t, s, 1, nil)
+	if len(s.sol.clus) != 1 {
+		t.Fatalf("the bar is %d bodies before it melts", len(s.sol.clus))
+	}
+	p0, l0 := momenta(s)
+	runFrames(t, s, 6, nil)
+	p1, l1 := momenta(s)
+	dp, dl := dist3(p0, p1)/norm3(p0), dist3(l0, l1)/norm3(l0)
+	t.Logf("after 0.1 s: %d bodies, %d particles liquid; |ΔP|/|P| %.2g, |ΔL|/|L| %.2g", len(s.sol.clus), s.liquidCount(), dp, dl)
+	if len(s.sol.clus) != 2 || s.liquidCount() == 0 {
+		t.Errorf("the bar melted in its middle is %d bodies with %d liquid particles; want two bodies", len(s.sol.clus), s.liquidCount())
+	}
+	if !(dp < 1e-5 && dl < 1e-5) {
+		t.Errorf("through the split the momentum changed by %.2g and the angular momentum by %.2g of themselves", dp, dl)
+	}
+}
