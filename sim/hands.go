@@ -80,7 +80,7 @@ type HeatTool struct {
 // Heater is the tool as a scene heater: a sphere acting from now on.
 func (h *HeatTool) Heater() *scene.Heater {
 	return &scene.Heater{
-		Shape:       scene.Shape{Kind: "sphere", Center: scene.Vec3{float64(h.Center[0]), float64(h.Center[1]), float64(h.Center[2])}, Radius: float64(h.Radius)},
+		Shape:       scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{float64(h.Center[0]), float64(h.Center[1]), float64(h.Center[2])}, Radius: float64(h.Radius)},
 		Temperature: float64(h.Temperature), Rate: float64(h.Rate),
 	}
 }

@@ -609,3 +609,32 @@ func TestRigidBodySplitsWhereItMelts(t *testing.T) {
 		t.Errorf("through the split the momentum changed by %.2g and the angular momentum by %.2g of themselves", dp, dl)
 	}
 }
+
+// The heat tool held on a block melts what it reaches, and only that: inside its radius the wax passes its
+// melting point within half a second, and the particles beyond twice the radius stay at their starting
+// temperature (the wax diffuses no heat).
+func TestHeatToolMeltsWhatItTouches(t *testing.T) {
+	const wax = `{"name": "m", "kind": "rigid", "density": 900, "color": [0.9, 0.8, 0.3], "temperature": 20, "youngs_modulus": 2e4,
+		"phase_change": {"solidifying": 40, "melting": 50}}`
+	s := newSolver(t, blockScene(0.02, [3]int{8, 4, 6}, wax, "[0, 0, 0]"), "sph.gravity=0,0,0")
+	center := [4]float32{0.28, 0.24, 0.26, 0} // the block's middle
+	s.SetTools(sim.Tools{Heat: &sim.HeatTool{Center: [3]float32{center[0], center[1], center[2]}, Radius: 0.04, Temperature: 90, Rate: 20}})
+	runFrames(t, s, 30, nil)
+	inside, far := 0, 0
+	for i := range s.x {
+		d := sub3(s.x[i], center)
+		switch r := sqrt32(dot3(d, d)); {
+		case r < 0.03 && s.phase(i) == phaseLiquid:
+			inside++
+		case r > 0.08 && s.temp[i] != 20:
+			far++
+		}
+	}
+	if inside == 0 || far != 0 {
+		t.Errorf("under the heat tool %d particles melted; %d far from it changed temperature", inside, far)
+	}
+	s.SetTools(sim.Tools{})
+	if s.heatTool != nil {
+		t.Error("the heat tool stays after it is let go")
+	}
+}
