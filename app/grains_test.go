@@ -76,6 +76,42 @@ func TestUpsampledGrainsKeepTheirIDs(t *testing.T) {
 	}
 }
 
+// An upsampled frame carries the grains' and solids' temperatures (render.color temperature shows them), and none
+// for the liquid's points (NaN: drawn as water), which are no particle's; a frame without temperatures gives none.
+func TestUpsampledSolidsKeepTheirTemperatures(t *testing.T) {
+	f := sandAndWater(4, 4, 2, 0.02)
+	var v frameViews
+	var out viewOut
+	if err := v.upsample(upsample.DefaultParams(), f, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Up.Temperature != nil {
+		t.Errorf("a frame without temperatures upsampled to %d temperatures", len(out.Up.Temperature))
+	}
+	f.Temperature = make([]float32, f.N)
+	for i := range f.Temperature {
+		f.Temperature[i] = 10 + float32(i)
+	}
+	if err := v.upsample(upsample.DefaultParams(), f, &out); err != nil {
+		t.Fatal(err)
+	}
+	up := &out.Up
+	if len(up.Temperature) != up.N {
+		t.Fatalf("%d temperatures for %d points", len(up.Temperature), up.N)
+	}
+	grains := f.N / 2 // the second half, last in up in the frame's order
+	for k := range up.N {
+		got := up.Temperature[k]
+		if g := k - (up.N - grains); g >= 0 {
+			if i := f.N/2 + g; got != f.Temperature[i] {
+				t.Fatalf("point %d (grain %d) is at %g °C, want %g", k, i, got, f.Temperature[i])
+			}
+		} else if !math.IsNaN(float64(got)) {
+			t.Fatalf("liquid point %d is at %g °C, want none (NaN)", k, got)
+		}
+	}
+}
+
 // sandScene is a scene of water (the default material) and sand (material 1).
 func sandFrameScene() *scene.Scene {
 	return &scene.Scene{Name: "sand", Domain: scene.Box{Max: scene.Vec3{1, 1, 1}}, Materials: []scene.Material{

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/internal/grow"
@@ -122,9 +123,10 @@ func (v *frameViews) reset() {
 
 // upsample refines f's liquid surface and lays out what to draw in out.Up and out.UpKernels: the interior liquid
 // particles as round kernels of the particle radius, then the refined points (the surface particles first) as
-// round kernels of their levels' radii, then the grains' and solids' particles as they are, with their phases and
-// materials and ids (drawn as particles, never refined into the water). Rigid bodies' particles are left out (their
-// shapes are drawn).
+// round kernels of their levels' radii, then the grains' and solids' particles as they are, with their phases,
+// materials, ids and temperatures (drawn as particles, never refined into the water). When f has temperatures the
+// liquid's points have none (NaN: render.color temperature draws them as water): a refined point is no particle's.
+// Rigid bodies' particles are left out (their shapes are drawn).
 func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) error {
 	if v.up == nil {
 		v.up = upsample.New()
@@ -149,7 +151,7 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 	up.Resize(n)
 	up.Radius, up.Time, up.Steps = f.Radius, f.Time, f.Steps
 	up.Bodies = append(up.Bodies[:0], f.Bodies...)
-	up.Body, up.Material, up.Palette, up.Phase = nil, nil, nil, nil
+	up.Body, up.Material, up.Palette, up.Phase, up.Temperature = nil, nil, nil, nil, nil
 	out.UpKernels = grow.Resize(out.UpKernels, n)
 	const inBulk = 1e4 // a neighbour count no spray threshold reaches: refined points are surface, never spray
 	put := func(k int, x [3]float32, r float32) {
@@ -183,6 +185,13 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 			up.Material, up.Palette = grow.Resize(up.Material[:0], n), append(up.Palette[:0], f.Palette...)
 			clear(up.Material)
 		}
+		if len(f.Temperature) >= f.N && f.Temperature != nil {
+			up.Temperature = grow.Resize(up.Temperature[:0], n)
+			nan := float32(math.NaN())
+			for j := range k { // the liquid's points so far
+				up.Temperature[j] = nan
+			}
+		}
 		for _, i := range solids {
 			q := f.Pos[i]
 			put(k, [3]float32{q[0], q[1], q[2]}, f.Radius)
@@ -190,6 +199,9 @@ func (v *frameViews) upsample(p upsample.Params, f *sim.Frame, out *viewOut) err
 			up.ID[k] = f.ID[i] // a grain's tint follows its identity (render.Particles.ID)
 			if up.Material != nil && i < len(f.Material) {
 				up.Material[k] = f.Material[i]
+			}
+			if up.Temperature != nil {
+				up.Temperature[k] = f.Temperature[i]
 			}
 			k++
 		}

@@ -71,6 +71,21 @@ vec3 colormapSpeed(float t) {
 	return mix(c2, c3, t - 2.0);
 }
 
+// colormapCoolWarm maps t in [0, 1] through Moreland's cool-warm diverging map (2009): blue → light grey → red,
+// even in lightness either side of the middle; piecewise linear through five of its points.
+vec3 colormapCoolWarm(float t) {
+	const vec3 c0 = vec3(0.230, 0.299, 0.754);
+	const vec3 c1 = vec3(0.554, 0.690, 0.996);
+	const vec3 c2 = vec3(0.867, 0.864, 0.863);
+	const vec3 c3 = vec3(0.957, 0.598, 0.477);
+	const vec3 c4 = vec3(0.706, 0.016, 0.150);
+	t = clamp(t, 0.0, 1.0) * 4.0;
+	if (t < 1.0) return mix(c0, c1, t);
+	if (t < 2.0) return mix(c1, c2, t - 1.0);
+	if (t < 3.0) return mix(c2, c3, t - 2.0);
+	return mix(c3, c4, t - 3.0);
+}
+
 // colormapDiverging maps s in [−1, 1] through blue → white → red, white at 0.
 vec3 colormapDiverging(float s) {
 	const vec3 neg = vec3(0.19, 0.32, 0.80);

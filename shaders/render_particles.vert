@@ -54,8 +54,8 @@ void main() {
 	float d = length(c);
 	vCenter = c;
 	vColor = particleColor(aVel.xyz, aRho);
-	if (aPhase == uint(PHASE_GRANULAR) && uColorMode == COLOR_WATER && uHaveIDs != 0) {
-		vColor = grainTint(vColor); // the colour maps of speed and density stay exact
+	if (aPhase == uint(PHASE_GRANULAR) && ownColor() && uHaveIDs != 0) {
+		vColor = grainTint(vColor); // the colour maps stay exact
 	}
 	if (d <= uRadius * 1.001) {
 		// the eye is inside the sphere: nothing sensible to draw

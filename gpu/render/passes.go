@@ -366,8 +366,10 @@ func (r *Renderer) drawParticles(f *frameState) {
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 
-// drawSolids draws the grains' and solids' particles (Particles.Phase) as shaded spheres in their material's colour
-// before the liquid's surface, which leaves them out: what they are, not water.
+// drawSolids draws the grains' and solids' particles (Particles.Phase) as shaded spheres before the liquid's surface,
+// which leaves them out: what they are, not water. Beside the water surface they take their material's colour, or
+// the temperature or phase colours when render.color asks for those (a melting solid shows its heat in the
+// surface view); beside the ellipsoids, render.color's colour as the liquid's ellipsoids do.
 func (r *Renderer) drawSolids(f *frameState) {
 	f.bindScene() // part of the scene the water refracts and hides
 	passState{depthTest: true, depthWrite: true}.apply()
@@ -378,7 +380,9 @@ func (r *Renderer) drawSolids(f *frameState) {
 	prog.SetInt("uSolids", 1)
 	prog.SetInt("uHaveIDs", boolInt(f.p.ID != nil))
 	r.setColorUniforms(prog, f)
-	prog.SetInt("uColorMode", ColorWater) // their material's colour, whatever render.color says of the water
+	if c := r.set.color; f.fluid != lookEllipsoids && c != ColorTemperature && c != ColorPhase {
+		prog.SetInt("uColorMode", ColorWater) // their material's colour, whatever render.color says of the water
+	}
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 
@@ -390,6 +394,14 @@ func (r *Renderer) setColorUniforms(prog *glh.Program, f *frameState) {
 	prog.SetVec3("uWaterColor", mgl32.Vec3(s.waterColor))
 	prog.SetFloat("uSpeedMax", s.speedMax)
 	prog.SetFloat("uDensityRange", s.densityRange)
+	span := s.tempMax - s.tempMin
+	if span > -1e-6 && span < 1e-6 { // equal ends: a step at that temperature
+		span = 1e-6
+	}
+	prog.SetInt("uHaveTemperature", boolInt(f.p.Temperature != nil))
+	prog.SetFloat("uTempMin", s.tempMin)
+	prog.SetFloat("uTempScale", 1/span)
+	gl.Uniform3fv(prog.Loc("uPhaseColors[0]"), int32(numPhases), &PhaseColors[0][0])
 	setPalette(prog, f.p)
 }
 
@@ -447,6 +459,12 @@ func bindParticleAttribs(vao *glh.VertexArray, p Particles) {
 	uintAttrib(attrMaterial, material, gl.UNSIGNED_BYTE, 1)
 	uintAttrib(attrPhase, p.Phase, gl.UNSIGNED_BYTE, 1)
 	uintAttrib(attrID, p.ID, gl.UNSIGNED_INT, 4)
+	if p.Temperature != nil {
+		glh.Attrib(attrTemp, p.Temperature, 1, sizeofFloat, 0, 1)
+	} else {
+		gl.DisableVertexAttribArray(attrTemp)
+		gl.VertexAttrib1f(attrTemp, 0) // unread: uHaveTemperature is 0
+	}
 	if p.Body != nil {
 		gl.BindBuffer(gl.ARRAY_BUFFER, p.Body.ID())
 		gl.EnableVertexAttribArray(attrBody)
@@ -479,6 +497,9 @@ func particleCount(p Particles) int {
 	}
 	if p.ID != nil {
 		n = min(n, p.ID.Size()/4)
+	}
+	if p.Temperature != nil {
+		n = min(n, p.Temperature.Size()/sizeofFloat)
 	}
 	return n
 }

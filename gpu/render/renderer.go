@@ -40,7 +40,23 @@ const (
 	ColorWater   int32 = iota // a flat water colour (render.water_color)
 	ColorSpeed                // speed through blue → cyan → yellow → red over [0, render.speed_max]
 	ColorDensity              // density error ρ/ρ0 − 1 through blue → white → red over ±render.density_range
+	// ColorTemperature is temperature through blue → light grey → red (Moreland's cool-warm map) over
+	// [render.temperature_min, render.temperature_max]; particles without a temperature take ColorWater's colour.
+	ColorTemperature
+	ColorPhase // the particle's phase (scene.Phase) in its PhaseColors colour
 )
+
+// PhaseColors is each phase's colour in the phase colour mode (render.color phase), indexed by scene.Phase; a
+// phase past them is grey. Linear RGB, apart in hue so that they read at a glance under any shading.
+var PhaseColors = [numPhases][3]float32{
+	scene.PhaseLiquid:   {0.15, 0.45, 0.95}, // blue
+	scene.PhaseGranular: {0.95, 0.75, 0.15}, // sand yellow
+	scene.PhaseSolid:    {0.20, 0.75, 0.25}, // green: an elastic or plastic solid
+	scene.PhaseRigid:    {0.85, 0.20, 0.75}, // magenta
+}
+
+// numPhases is how many phases PhaseColors colours.
+const numPhases = int(scene.PhaseRigid) + 1
 
 // Render modes, the values of the render.mode parameter.
 const (
@@ -73,6 +89,7 @@ const (
 	attrMaterial   = 8  // particles: unsigned byte material number (Particles.Material), per instance
 	attrPhase      = 9  // particles: unsigned byte phase (Particles.Phase), per instance
 	attrID         = 10 // particles: uint32 identity (Particles.ID), per instance
+	attrTemp       = 11 // particles: float temperature, °C (Particles.Temperature), per instance
 	attrMeshPos    = 0  // meshes: vec3 position
 	attrMeshNormal = 1  // meshes: vec3 normal
 
@@ -134,6 +151,10 @@ type Particles struct {
 	// when the solver re-sorts its particles; without it every grain takes its material's colour. Liquid particles
 	// ignore it. FrameBuffers.Upload sets it for frames with phases; a GPU solver may pass its own ids.
 	ID *glh.Buffer
+	// Temperature, when non-nil, holds per particle a float: its temperature, °C (sim.Frame.Temperature), which
+	// render.color temperature shows. Without it, and for a particle whose temperature is not finite, that mode
+	// draws the particle as render.color water does.
+	Temperature *glh.Buffer
 	// ThicknessN, when positive, is how many of the particles (the first) the thickness and tint passes add up:
 	// an upsampled surface draws the physical particles first and then points that refine their surface, which
 	// shape the depth but would count the water near the surface several times over. 0 counts all.
@@ -160,6 +181,8 @@ type settings struct {
 	color         int32
 	speedMax      float32
 	densityRange  float32
+	tempMin       float32 // °C
+	tempMax       float32
 	radiusScale   float32
 	waterColor    [3]float32
 	obstacleColor [3]float32
@@ -253,6 +276,8 @@ func defaultSettings() *settings {
 		color:         ColorWater,
 		speedMax:      3,
 		densityRange:  0.05,
+		tempMin:       0,
+		tempMax:       100,
 		radiusScale:   1,
 		waterColor:    [3]float32{0.12, 0.40, 0.85},
 		obstacleColor: [3]float32{0.58, 0.56, 0.52},
@@ -292,13 +317,17 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("ATTR_MATERIAL", attrMaterial),
 		shaders.Int("ATTR_PHASE", attrPhase),
 		shaders.Int("ATTR_ID", attrID),
+		shaders.Int("ATTR_TEMPERATURE", attrTemp),
 		shaders.Int("PHASE_GRANULAR", int(scene.PhaseGranular)),
+		shaders.Int("NUM_PHASES", numPhases),
 		shaders.Int("MAX_PALETTE", maxPalette),
 		shaders.Int("ATTR_MESH_POS", attrMeshPos),
 		shaders.Int("ATTR_MESH_NORMAL", attrMeshNormal),
 		shaders.Int("COLOR_WATER", int(ColorWater)),
 		shaders.Int("COLOR_SPEED", int(ColorSpeed)),
 		shaders.Int("COLOR_DENSITY", int(ColorDensity)),
+		shaders.Int("COLOR_TEMPERATURE", int(ColorTemperature)),
+		shaders.Int("COLOR_PHASE", int(ColorPhase)),
 		shaders.Int("VIEW_SURFACE", int(ModeSurface)),
 		shaders.Int("VIEW_DEPTH", int(ModeDepth)),
 		shaders.Int("VIEW_THICKNESS", int(ModeThickness)),
@@ -360,14 +389,23 @@ func (st *settings) register() *param.Set {
 		Items: []string{"surface", "particles", "ellipsoids", "depth", "thickness", "normals", "mesh"},
 		Desc:  "What the fluid is drawn as: a water surface, particles, raw ellipsoids, the surface's depth, thickness or normal images, or the water surface of a triangle mesh meshed from the particles (mesh.* settings)"})
 	s.Choice(&st.color, param.Spec{Name: "render.color", Label: "colour", Group: g,
-		Items: []string{"water", "speed", "density"},
-		Desc:  "How particles are coloured: flat water, speed, or density error ρ/ρ0 − 1"})
+		Items: []string{"water", "speed", "density", "temperature", "phase"},
+		Desc: "How particles are coloured: flat water, speed, density error ρ/ρ0 − 1, temperature (blue cold → grey → red hot, " +
+			"over render.temperature_min to _max; water colour without temperatures), or phase (liquid blue, granular sand " +
+			"yellow, elastic or plastic solid green, rigid magenta). In the surface mode the water stays water and " +
+			"grains' and solids' particles take the temperature or phase colours (else their material's)"})
 	s.Float(&st.speedMax, param.Spec{Name: "render.speed_max", Label: "speed max", Group: g, Unit: "m/s",
 		Min: 0.01, Max: 100, SoftMin: 0.1, SoftMax: 10,
 		Desc: "Speed at the red end of the speed colormap"})
 	s.Float(&st.densityRange, param.Spec{Name: "render.density_range", Label: "density range", Group: g,
 		Min: 0.001, Max: 1, SoftMin: 0.005, SoftMax: 0.3, Log: true,
 		Desc: "Density error |ρ/ρ0 − 1| at the blue and red ends of the density colormap"})
+	s.Float(&st.tempMin, param.Spec{Name: "render.temperature_min", Label: "temperature min", Group: g, Unit: "°C",
+		Min: scene.MinTemperature, Max: scene.MaxTemperature, SoftMin: -50, SoftMax: 250,
+		Desc: "Temperature at the blue (cold) end of the temperature colormap"})
+	s.Float(&st.tempMax, param.Spec{Name: "render.temperature_max", Label: "temperature max", Group: g, Unit: "°C",
+		Min: scene.MinTemperature, Max: scene.MaxTemperature, SoftMin: -50, SoftMax: 250,
+		Desc: "Temperature at the red (hot) end of the temperature colormap (a maximum below the minimum turns the map around)"})
 	s.Float(&st.radiusScale, param.Spec{Name: "render.radius_scale", Label: "radius scale", Group: g,
 		Min: 0.2, Max: 2,
 		Desc: "Drawn sphere radius relative to the particle radius"})

@@ -20,6 +20,7 @@ var _ [sizeofEllipsoid]byte = [unsafe.Sizeof(csurface.Ellipsoid{})]byte{}
 // use; Delete frees the buffers.
 type FrameBuffers struct {
 	pos, vel, rho, body *glh.Buffer
+	temp                *glh.Buffer  // a float per particle
 	material, phase     *glh.Buffer  // a byte per particle
 	id                  *glh.Buffer  // a uint32 per particle
 	palette             [][3]float32 // the last frame's, copied
@@ -29,11 +30,11 @@ type FrameBuffers struct {
 	mesh                FluidMesh
 }
 
-// Upload copies the positions, velocities, density ratios, (when there are rigid bodies) bodies and (when it has
-// several fluids) material numbers and palette, and (when it has phases) the phases and the particles' ids (for
-// the grains' tints) of f into the buffers, growing them when f has more particles than they hold (they are reused
-// otherwise), and returns what to pass to Renderer.Draw. The returned buffers stay valid until the next Upload
-// that grows them, or Delete.
+// Upload copies the positions, velocities, density ratios, (when there are rigid bodies) bodies, (when it has
+// several fluids) material numbers and palette, (when it has phases) the phases and the particles' ids (for the
+// grains' tints) and (when it has them) the temperatures of f into the buffers, growing them when f has more
+// particles than they hold (they are reused otherwise), and returns what to pass to Renderer.Draw. The returned
+// buffers stay valid until the next Upload that grows them, or Delete.
 func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 	if f == nil {
 		return Particles{}, fmt.Errorf("render: uploading a nil frame")
@@ -68,6 +69,10 @@ func (u *FrameBuffers) Upload(f *sim.Frame) (Particles, error) {
 			glh.Upload(u.id, 0, f.ID[:n])
 			p.ID = u.id
 		}
+	}
+	if len(f.Temperature) >= n && f.Temperature != nil {
+		glh.Upload(u.temp, 0, f.Temperature[:n])
+		p.Temperature = u.temp
 	}
 	return p, nil
 }
@@ -104,7 +109,7 @@ func (u *FrameBuffers) grow(n int) error {
 	for _, b := range []struct {
 		dst   **glh.Buffer
 		bytes int // a particle
-	}{{&u.pos, sizeofVec4}, {&u.vel, sizeofVec4}, {&u.rho, sizeofFloat}, {&u.body, 4}, {&u.material, 1}, {&u.phase, 1}, {&u.id, 4}} {
+	}{{&u.pos, sizeofVec4}, {&u.vel, sizeofVec4}, {&u.rho, sizeofFloat}, {&u.temp, sizeofFloat}, {&u.body, 4}, {&u.material, 1}, {&u.phase, 1}, {&u.id, 4}} {
 		if *b.dst, err = glh.NewBuffer(c*b.bytes, gl.DYNAMIC_DRAW); err != nil {
 			break
 		}
@@ -144,11 +149,12 @@ func (u *FrameBuffers) deleteParticles() {
 	u.pos.Delete()
 	u.vel.Delete()
 	u.rho.Delete()
+	u.temp.Delete()
 	u.body.Delete()
 	u.material.Delete()
 	u.phase.Delete()
 	u.id.Delete()
-	u.pos, u.vel, u.rho, u.body, u.material, u.phase, u.id, u.capacity = nil, nil, nil, nil, nil, nil, nil, 0
+	u.pos, u.vel, u.rho, u.temp, u.body, u.material, u.phase, u.id, u.capacity = nil, nil, nil, nil, nil, nil, nil, nil, 0
 }
 
 // Screenshot reads the colour of framebuffer fbo (0: the window's back buffer) into an image, top row first. It
