@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -11,15 +12,19 @@ import (
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/ui"
 )
 
 // The hands: tools the mouse works in the window. A left drag that starts on a rigid body grabs it and throws it
 // with the mouse's velocity when released (the grab tool); otherwise it orbits the camera. Ctrl + left drag, or
 // the paddle tool, pushes the fluid with a sphere at the cursor; the drop tool drops the object chosen in the panel
 // above the point clicked; the pour tool pours a stream there while the button is held, of the material chosen in
-// the panel when the scene has materials; the drain tool removes the fluid near the cursor while held. Every action goes to the solver through sim.Hands between steps; the last
-// drop or drain can be undone.
+// the panel when the scene has materials; the drain tool removes the fluid near the cursor while held. Where the
+// mode has heat (offer), the heat and cool tools warm or cool the particles near the cursor while held
+// (sim.Tools.Heat: a hot one melts solids, a cold one sets what melted). Every action goes to the solver through
+// sim.Hands between steps; the last drop or drain can be undone.
 
 // Tools, as the values of tools.tool.
 const (
@@ -28,9 +33,11 @@ const (
 	toolDrop
 	toolPour
 	toolDrain
+	toolHeat // the heat and cool tools come last: they are offered only where the mode has heat
+	toolCool
 )
 
-var toolNames = []string{"grab", "paddle", "drop", "pour", "drain"}
+var toolNames = []string{"grab", "paddle", "drop", "pour", "drain", "heat", "cool"}
 
 var toolHints = []string{
 	"Grab: drag a body to throw it; drag elsewhere to orbit",
@@ -38,7 +45,18 @@ var toolHints = []string{
 	"Drop: click to drop the object chosen under Tools",
 	"Pour: hold the button to pour where you point",
 	"Drain: hold the button to remove fluid where you point",
+	"Heat: hold the button to warm what you point at; solids melt",
+	"Cool: hold the button to cool what you point at; what melted sets again",
 }
+
+// heatKeys are the 3D sandbox's shortcuts where the heat and cool tools are offered: keys 6 and 7 too.
+var heatKeys = func() []string {
+	out := slices.Clone(ui.DefaultKeys)
+	for i := range out {
+		out[i] = strings.Replace(out[i], "5 drain", "5 drain · 6 heat · 7 cool", 1)
+	}
+	return out
+}()
 
 // Objects the drop tool makes, as the values of tools.drop_shape.
 var dropShapes = []string{"sphere", "box", "capsule", "bunny"}
@@ -50,22 +68,50 @@ type toolConfig struct {
 	DropSize     float32 // m: diameter, side, length or the bunny's extent
 	DropDensity  float32 // kg/m³
 	PaddleRadius float32 // m
-	PourMaterial int32   // index into hands.pour
+	PourMaterial int32   // index into offer.pour
 	PourRadius   float32 // m
 	PourSpeed    float32 // m/s
 	PourHeight   float32 // m above the point clicked
 	DrainRadius  float32 // m
+	HeatRadius   float32 // m
+	HeatTemp     float32 // °C: the heat tool's
+	CoolTemp     float32 // °C: the cool tool's
+	HeatRate     float32 // 1/s
 }
 
 func defaultToolConfig() toolConfig {
 	return toolConfig{DropSize: 0.12, DropDensity: 500, PaddleRadius: 0.06, PourRadius: 0.03, PourSpeed: 1.5,
-		PourHeight: 0.15, DrainRadius: 0.06}
+		PourHeight: 0.15, DrainRadius: 0.06, HeatRadius: 0.05, HeatTemp: 100, CoolTemp: 0, HeatRate: 10}
 }
 
-// register adds the tools' settings to s, with a choice among the materials pour offers when there are any.
-func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
-	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames,
-		Desc: "What a left drag in the view does (keys 1–5); a drag starting on a body always grabs it with the grab tool, ctrl + drag is always the paddle"})
+// toolOffer is what the tools offer for a scene in a mode: the materials to pour (pourChoices), and the heat and
+// cool tools where the mode has heat.
+type toolOffer struct {
+	pour []pourChoice
+	heat bool
+}
+
+func (o toolOffer) equal(p toolOffer) bool { return slices.Equal(o.pour, p.pour) && o.heat == p.heat }
+
+// tools is how many tools are offered: the heat and cool tools only with heat.
+func (o toolOffer) tools() int {
+	if o.heat {
+		return len(toolNames)
+	}
+	return toolHeat
+}
+
+// offerFor is what the tools offer for sc in a mode that simulates kinds.
+func offerFor(sc *scene.Scene, kinds []scene.Kind) toolOffer {
+	return toolOffer{pour: pourChoices(sc, kinds), heat: hasHeat(sc, kinds)}
+}
+
+// register adds the tools' settings to s: the tools offered, a choice among the materials pour offers when there
+// are any, and the heat and cool tools' settings with heat.
+func (c *toolConfig) register(s *param.Set, o toolOffer) {
+	keys := fmt.Sprintf("1–%d", o.tools())
+	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames[:o.tools()],
+		Desc: "What a left drag in the view does (keys " + keys + "); a drag starting on a body always grabs it with the grab tool, ctrl + drag is always the paddle"})
 	s.Choice(&c.DropShape, param.Spec{Name: "tools.drop_shape", Label: "Drop: object", Group: "Tools|Drop", Items: dropShapes,
 		Desc: "The object the drop tool drops"})
 	s.Float(&c.DropSize, param.Spec{Name: "tools.drop_size", Label: "Drop: size", Group: "Tools|Drop", Unit: "m", Min: 0.01, Max: 2, SoftMin: 0.03, SoftMax: 0.4,
@@ -74,7 +120,7 @@ func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
 		Desc: "Density of the dropped object: below the fluid's it floats (wood 600), above it sinks (stone 2600)"})
 	s.Float(&c.PaddleRadius, param.Spec{Name: "tools.paddle_radius", Label: "Paddle radius", Group: "Tools|Paddle", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.2,
 		Desc: "Radius of the sphere the paddle pushes the fluid with; at most a sphere of an eighth of the scene's tank, which leaves the water room"})
-	if len(pour) > 0 {
+	if pour := o.pour; len(pour) > 0 {
 		items := make([]string, len(pour))
 		for i := range pour {
 			items[i] = pour[i].label
@@ -90,6 +136,21 @@ func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
 		Desc: "How far above the point under the cursor the stream starts"})
 	s.Float(&c.DrainRadius, param.Spec{Name: "tools.drain_radius", Label: "Drain radius", Group: "Tools|Drain", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.3,
 		Desc: "Radius of the region the drain removes fluid from"})
+	if o.heat {
+		c.registerHeat(s)
+	}
+}
+
+// registerHeat adds the heat and cool tools' settings, within the bounds a replay holds (a scene heater's).
+func (c *toolConfig) registerHeat(s *param.Set) {
+	s.Float(&c.HeatRadius, param.Spec{Name: "tools.heat_radius", Label: "Heat: radius", Group: "Tools|Heat", Unit: "m", Min: 0.005, Max: replay.MaxToolRadius, SoftMin: 0.01, SoftMax: 0.2,
+		Desc: "Radius of the sphere the heat and cool tools act in"})
+	s.Float(&c.HeatTemp, param.Spec{Name: "tools.heat_temperature", Label: "Heat: temperature", Group: "Tools|Heat", Unit: "°C", Min: scene.MinTemperature, Max: scene.MaxTemperature, SoftMin: 0, SoftMax: 300,
+		Desc: "The temperature the heat tool brings particles towards: above a solid's melting point it melts"})
+	s.Float(&c.CoolTemp, param.Spec{Name: "tools.cool_temperature", Label: "Cool: temperature", Group: "Tools|Heat", Unit: "°C", Min: scene.MinTemperature, Max: scene.MaxTemperature, SoftMin: -50, SoftMax: 100,
+		Desc: "The temperature the cool tool brings particles towards: below a solid's solidifying point what melted sets again"})
+	s.Float(&c.HeatRate, param.Spec{Name: "tools.heat_rate", Label: "Heat: rate", Group: "Tools|Heat", Unit: "1/s", Min: 0.01, Max: scene.MaxHeatRate, SoftMin: 0.5, SoftMax: 100, Log: true,
+		Desc: "How fast the particles under the tool reach its temperature, as a scene heater's rate: T moves by the fraction 1 − e^(−rate·Δt) each step, so 10 brings them most of the way in a tenth of a second"})
 }
 
 // gesture is the drag in progress with a tool.
@@ -101,6 +162,7 @@ const (
 	gesturePaddle
 	gesturePour
 	gestureDrain
+	gestureHeat // the heat or the cool tool, at temperature hands.heatAt
 )
 
 // grabTime is how quickly a grabbed body catches up with the cursor: its velocity is the distance over this time.
@@ -118,9 +180,9 @@ type hands struct {
 	cfg toolConfig
 	set *param.Set
 
-	// pour are the materials the pour tool offers (pourChoices) for the scene and the mode's kinds, which the
-	// running solver simulates (sim.KindsOf; set with each driver); none when the scene has no materials
-	pour  []pourChoice
+	// offer is what the tools offer (offerFor) for the scene and the mode's kinds, which the running solver
+	// simulates (sim.KindsOf; set with each driver)
+	offer toolOffer
 	kinds []scene.Kind
 
 	gesture gesture
@@ -128,6 +190,7 @@ type hands struct {
 	depth   float32    // distance along the cursor ray at which the gesture acts
 	offset  mgl32.Vec3 // grab point − body centre when grabbed
 	frames  int        // display frames since the gesture began
+	heatAt  float32    // °C: the heat or cool tool's temperature while it is held
 	undo    *undoRecord
 	// bodies are the shapes of the solver's rigid bodies, in its order: the scene's, then those dropped
 	bodies []scene.Body
@@ -143,7 +206,7 @@ type undoRecord struct {
 
 func newHands() *hands {
 	h := &hands{cfg: defaultToolConfig(), set: param.NewSet()}
-	h.cfg.register(h.set, nil)
+	h.cfg.register(h.set, toolOffer{})
 	return h
 }
 
@@ -174,20 +237,37 @@ func pourChoices(sc *scene.Scene, kinds []scene.Kind) []pourChoice {
 	return out
 }
 
-// offer makes pour the materials the pour tool offers, keeping the one chosen when it is still offered. When they
-// change the panel's set is built again (registered from the defaults, then given the values the tools had).
-func (h *hands) offer(pour []pourChoice) {
-	if slices.Equal(pour, h.pour) {
+// hasHeat says whether a mode that simulates kinds has heat in sc: whether its particles carry temperatures
+// (sim.Frame.Temperature), which a solver of Solenthaler's solids keeps for a scene with solids, diffusivities or
+// heaters. Elsewhere the heat and cool tools would change nothing.
+func hasHeat(sc *scene.Scene, kinds []scene.Kind) bool {
+	if !slices.ContainsFunc(kinds, func(k scene.Kind) bool { return k.Canonical().Solid() }) {
+		return false
+	}
+	if len(sc.Heaters) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Kind.Canonical().Solid() || m.Diffusivity > 0 })
+}
+
+// setOffer makes o what the tools offer, keeping the material chosen to pour when it is still offered, and the
+// tool unless it is no longer offered (then the grab). When the offer changes the panel's set is
+// built again (registered from the defaults, then given the values the tools had).
+func (h *hands) setOffer(o toolOffer) {
+	if o.equal(h.offer) {
 		return
 	}
-	chosen := h.pourMaterial()
+	pour := h.pourMaterial()
 	cfg := h.cfg
-	h.pour, h.cfg, h.set = pour, defaultToolConfig(), param.NewSet()
-	h.cfg.register(h.set, pour)
+	h.offer, h.cfg, h.set = o, defaultToolConfig(), param.NewSet()
+	h.cfg.register(h.set, o)
 	h.cfg = cfg
+	if int(h.cfg.Tool) >= o.tools() {
+		h.cfg.Tool = toolGrab
+	}
 	h.cfg.PourMaterial = 0
-	for i := range pour {
-		if pour[i].name == chosen {
+	for i := range o.pour {
+		if o.pour[i].name == pour {
 			h.cfg.PourMaterial = int32(i)
 		}
 	}
@@ -196,8 +276,8 @@ func (h *hands) offer(pour []pourChoice) {
 // pourMaterial is the name of the material the pour tool pours (scene.Emitter.Material): the one chosen in the
 // panel, "" for the default.
 func (h *hands) pourMaterial() string {
-	if i := int(h.cfg.PourMaterial); i > 0 && i < len(h.pour) {
-		return h.pour[i].name
+	if i := int(h.cfg.PourMaterial); i > 0 && i < len(h.offer.pour) {
+		return h.offer.pour[i].name
 	}
 	return ""
 }
@@ -351,7 +431,7 @@ func (v *viewer) resetHands(sc *scene.Scene) {
 	h := v.hands
 	h.gesture, h.undo = gestureNone, nil
 	h.bodies = append(h.bodies[:0], sc.Bodies...)
-	h.offer(pourChoices(sc, h.kinds))
+	h.setOffer(offerFor(sc, h.kinds))
 	v.rend.SetBodies(v.bodyShapes())
 }
 
@@ -418,6 +498,11 @@ func (v *viewer) startGesture(ctrl bool) bool {
 	case tool == toolDrain:
 		h.gesture = gestureDrain
 		h.undo = &undoRecord{label: "drain"}
+	case (tool == toolHeat || tool == toolCool) && h.offer.heat:
+		h.gesture, h.heatAt = gestureHeat, h.cfg.HeatTemp
+		if tool == toolCool {
+			h.heatAt = h.cfg.CoolTemp
+		}
 	case tool == toolDrop:
 		v.drop(r.at(t))
 		return true
@@ -472,6 +557,12 @@ func (v *viewer) updateGesture() {
 			hs.SetTools(sim.Tools{Emitter: e})
 			return "", nil
 		}), nil)
+	case gestureHeat:
+		ht := &sim.HeatTool{Center: [3]float32(p), Radius: h.cfg.HeatRadius, Temperature: h.heatAt, Rate: h.cfg.HeatRate}
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
+			hs.SetTools(sim.Tools{Heat: ht})
+			return "", nil
+		}), nil)
 	case gestureDrain:
 		if (h.frames-1)%drainEvery != 0 {
 			return
@@ -502,8 +593,8 @@ func giveBack(s sim.Solver, hs sim.Hands, ps []sim.Particle, dom scene.Box) int 
 // than a thread of one.
 func pourRadius(radius, spacing float32) float32 { return max(radius, 1.5*spacing) }
 
-// endGesture finishes the gesture in progress: a grabbed body is let go with its velocity, the paddle and the
-// stream are put away.
+// endGesture finishes the gesture in progress: a grabbed body is let go with its velocity, the paddle, the
+// stream and the heat tool are put away.
 func (v *viewer) endGesture() {
 	h := v.hands
 	switch h.gesture {
@@ -513,7 +604,7 @@ func (v *viewer) endGesture() {
 			hs.DriveBody(b, [3]float32{}, false)
 			return fmt.Sprintf("threw body %d", b), nil
 		}), nil)
-	case gesturePaddle, gesturePour:
+	case gesturePaddle, gesturePour, gestureHeat:
 		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{})
 			return "", nil

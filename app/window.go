@@ -381,6 +381,9 @@ func (v *viewer) fillModel() {
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
 	m.Tool, m.Keys = toolHints[v.hands.cfg.Tool], nil
+	if v.hands.offer.heat {
+		m.Keys = heatKeys
+	}
 	if v.flatMode() {
 		m.Tool, m.Keys = v.flatHint(), flatKeys
 	}
@@ -724,7 +727,7 @@ func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 	if a == glfw.Press && v.flatMode() && v.flatKey(k) {
 		return
 	}
-	if k >= glfw.Key1 && k < glfw.Key1+glfw.Key(len(toolNames)) && a == glfw.Press {
+	if k >= glfw.Key1 && k < glfw.Key1+glfw.Key(v.hands.offer.tools()) && a == glfw.Press {
 		v.hands.cfg.Tool = int32(k - glfw.Key1)
 		return
 	}
