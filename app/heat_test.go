@@ -17,6 +17,7 @@ import (
 	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/ui"
 )
 
 // The melting point and solidifying point of waxScene's wax, °C.
@@ -27,7 +28,7 @@ const (
 )
 
 // waxScene writes a scene that opens in mode sph: a 10 cm block of rigid wax (20 °C, melting at 45 °C, setting at
-// 40 °C) on the floor of a tall tank, and an elastic jelly; about 125 particles.
+// 40 °C) on the floor of a tall tank, and an elastic jelly the drop-body button may drop; about 125 particles.
 func waxScene(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "wax.json")
@@ -88,11 +89,12 @@ func savedTemperatures(t *testing.T, path string) []float32 {
 	return out
 }
 
-// The heat and cool tools (keys 6 and 7), offered in sph for a scene with solids: the heat tool held on a wax block
-// warms the particles under it past the melting point, and they melt, while the rest stays solid; the cool tool
-// held there sets some of them again. The sitting's replay records both tools and ends in the window's state bit
-// for bit, temperatures included. A mode without solids does not offer them.
-func TestViewerHeatAndCool(t *testing.T) {
+// The heat and cool tools (keys 6 and 7) and the drop-body button, offered in sph for a scene with solids: the heat
+// tool held on a wax block warms the particles under it past the melting point, and they melt, while the rest stays
+// solid; the cool tool held there sets some of them again; the button drops a block of the jelly chosen under the
+// tools above the wax. The sitting's replay records the heat and cool tools and the block and ends in the window's
+// state bit for bit, temperatures included. A mode without solids offers neither.
+func TestViewerHeatCoolAndDropBody(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 3 s on 2 cores: a viewer session in a hidden window; make test runs it")
 	}
@@ -104,10 +106,13 @@ func TestViewerHeatAndCool(t *testing.T) {
 	if got := strings.Join(tool.Items, " "); got != "grab paddle drop pour drain heat cool" {
 		t.Fatalf("the tools offered: %s", got)
 	}
-	for _, name := range []string{"tools.heat_radius", "tools.heat_temperature", "tools.cool_temperature", "tools.heat_rate"} {
+	for _, name := range []string{"tools.heat_radius", "tools.heat_temperature", "tools.cool_temperature", "tools.heat_rate", "tools.body_shape", "tools.body_size"} {
 		if _, ok := v.hands.set.Lookup(name); !ok {
 			t.Fatalf("no %s", name)
 		}
+	}
+	if pick, _ := v.hands.set.Lookup("tools.body_material"); pick == nil || strings.Join(pick.Items, " ") != "wax jelly" {
+		t.Fatalf("the drop-body button offers %v", pick)
 	}
 	frames(t, v, "running", func() bool { return v.drv.Stats().Steps > 2 })
 
@@ -148,7 +153,27 @@ func TestViewerHeatAndCool(t *testing.T) {
 		t.Fatal("the cool tool is still held after the release")
 	}
 
-	// the sitting's replay: the heat and cool tools, and the window's state at its end
+	// drop a block of jelly from the button
+	if err := v.hands.set.SetString("tools.body_material", "jelly"); err != nil {
+		t.Fatal(err)
+	}
+	v.fillModel()
+	if v.model.DropBody != "Drop a block of jelly" {
+		t.Fatalf("the button says %q", v.model.DropBody)
+	}
+	before := v.drv.Stats().Particles
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, DropBody: true})
+	frames(t, v, "the dropped block", func() bool { return v.drv.Stats().Particles > before || v.status.isErr })
+	if v.status.isErr {
+		t.Fatalf("drop body: %s", v.status.msg)
+	}
+	quiesce(t, v)
+	f = v.drv.PickFrame()
+	mats, phases := newMaterials(f, before)
+	if n := f.N - before; mats[2] != n || phases[scene.PhaseSolid] != n || n < 27 {
+		t.Fatalf("the button dropped %d particles of materials %v, phases %v; want a block of solid jelly, material 2", n, mats, phases)
+	}
+	// the sitting's replay: the heat and cool tools, the block, and the window's state at its end
 	dir := t.TempDir()
 	v.drv.SetPaused(true)
 	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
@@ -165,6 +190,7 @@ func TestViewerHeatAndCool(t *testing.T) {
 		t.Fatal(err)
 	}
 	temps := map[float32]int{}
+	solids, lowest := 0, float32(math.Inf(1))
 	for _, a := range rf.Actions {
 		if a.Op == replay.OpSetTools && a.Tools.Heat != nil {
 			temps[a.Tools.Heat.Temperature]++
@@ -172,9 +198,19 @@ func TestViewerHeatAndCool(t *testing.T) {
 				t.Fatalf("the replay's heat tool: %+v", *h)
 			}
 		}
+		if a.Op == replay.OpAddFluid && a.Fluid.Material != nil && a.Fluid.Material[0] == 2 {
+			solids += len(a.Fluid.Pos)
+			for _, p := range a.Fluid.Pos {
+				lowest = min(lowest, p[1])
+			}
+		}
 	}
-	if temps[100] == 0 || temps[0] == 0 || len(temps) != 2 {
-		t.Fatalf("the replay holds heat tools at %v °C", temps)
+	if temps[100] == 0 || temps[0] == 0 || len(temps) != 2 || solids != f.N-before {
+		t.Fatalf("the replay holds heat tools at %v °C and %d particles of jelly", temps, solids)
+	}
+	// dropped clear of the wax, whose top particles lie at 9 cm: more than the kernel radius, two spacings, above
+	if lowest < 0.09+2*0.02 {
+		t.Errorf("the block was dropped down to y = %g m, within bonding reach of the wax", lowest)
 	}
 	out := filepath.Join(dir, "replayed.slosh")
 	if err := Replay(ReplayOptions{File: rp, Save: out, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
@@ -188,7 +224,7 @@ func TestViewerHeatAndCool(t *testing.T) {
 		}
 	}
 
-	// a scene in a mode without solids does not offer the heat tools; the tool falls back to the grab
+	// a scene in a mode without solids offers neither the heat tools nor the button; the tool falls back to the grab
 	v.drv.SetPaused(false)
 	press(v, glfw.Key6)
 	v.switchScene(writeScene(t, `{}`))
@@ -197,13 +233,14 @@ func TestViewerHeatAndCool(t *testing.T) {
 		t.Fatalf("mode %s offers %v, heat %v, tool %d", v.drv.Mode().Name, tool.Items, v.hands.offer.heat, v.hands.cfg.Tool)
 	}
 	press(v, glfw.Key6)
-	if v.hands.cfg.Tool != toolGrab {
-		t.Fatalf("key 6 chose tool %d", v.hands.cfg.Tool)
+	v.fillModel()
+	if v.hands.cfg.Tool != toolGrab || v.model.DropBody != "" {
+		t.Fatalf("key 6 chose tool %d; the button says %q", v.hands.cfg.Tool, v.model.DropBody)
 	}
 }
 
 // The tools offer the heat and cool tools to a mode of Solenthaler's solids where the scene has something that
-// carries heat (a solid, a diffusivity, a heater).
+// carries heat (a solid, a diffusivity, a heater), and the drop-body button the scene's solid materials.
 func TestToolOfferHeat(t *testing.T) {
 	solids := []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid}
 	liquid := []scene.Kind{scene.KindLiquid}
@@ -211,20 +248,21 @@ func TestToolOfferHeat(t *testing.T) {
 	jelly := scene.Material{Name: "jelly", Kind: scene.KindElastic}
 	warm := scene.Material{Name: "warm", Diffusivity: 1e-4}
 	for _, c := range []struct {
-		name  string
-		sc    scene.Scene
-		kinds []scene.Kind
-		heat  bool
+		name   string
+		sc     scene.Scene
+		kinds  []scene.Kind
+		heat   bool
+		solids string
 	}{
-		{"water", scene.Scene{}, solids, false},
-		{"solids", scene.Scene{Materials: []scene.Material{{Name: "oil"}, wax, jelly}}, solids, true},
-		{"solids in a liquid mode", scene.Scene{Materials: []scene.Material{wax}}, liquid, false},
-		{"a diffusive liquid", scene.Scene{Materials: []scene.Material{warm}}, solids, true},
-		{"a heater", scene.Scene{Heaters: []scene.Heater{{}}}, solids, true},
+		{"water", scene.Scene{}, solids, false, ""},
+		{"solids", scene.Scene{Materials: []scene.Material{{Name: "oil"}, wax, jelly}}, solids, true, "wax jelly"},
+		{"solids in a liquid mode", scene.Scene{Materials: []scene.Material{wax}}, liquid, false, ""},
+		{"a diffusive liquid", scene.Scene{Materials: []scene.Material{warm}}, solids, true, ""},
+		{"a heater", scene.Scene{Heaters: []scene.Heater{{}}}, solids, true, ""},
 	} {
 		o := offerFor(&c.sc, c.kinds)
-		if o.heat != c.heat {
-			t.Errorf("%s: heat %v, want %v", c.name, o.heat, c.heat)
+		if o.heat != c.heat || strings.Join(o.solids, " ") != c.solids {
+			t.Errorf("%s: heat %v, solids %q; want %v, %q", c.name, o.heat, o.solids, c.heat, c.solids)
 		}
 		if want := map[bool]int{false: 5, true: 7}[c.heat]; o.tools() != want {
 			t.Errorf("%s: %d tools", c.name, o.tools())

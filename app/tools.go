@@ -14,6 +14,7 @@ import (
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/sph"
 	"github.com/slosh/slosh/ui"
 )
 
@@ -23,8 +24,9 @@ import (
 // above the point clicked; the pour tool pours a stream there while the button is held, of the material chosen in
 // the panel when the scene has materials; the drain tool removes the fluid near the cursor while held. Where the
 // mode has heat (offer), the heat and cool tools warm or cool the particles near the cursor while held
-// (sim.Tools.Heat: a hot one melts solids, a cold one sets what melted). Every action goes to the solver through
-// sim.Hands between steps; the last drop or drain can be undone.
+// (sim.Tools.Heat: a hot one melts solids, a cold one sets what melted), and the panel's drop-body button drops a
+// block or sphere of particles of one of the scene's solid materials above the fluid. Every action goes to the
+// solver through sim.Hands between steps; the last drop or drain can be undone.
 
 // Tools, as the values of tools.tool.
 const (
@@ -58,6 +60,9 @@ var heatKeys = func() []string {
 	return out
 }()
 
+// Shapes the drop-body button drops, as the values of tools.body_shape.
+var solidShapes = []string{"block", "sphere"}
+
 // Objects the drop tool makes, as the values of tools.drop_shape.
 var dropShapes = []string{"sphere", "box", "capsule", "bunny"}
 
@@ -77,21 +82,27 @@ type toolConfig struct {
 	HeatTemp     float32 // °C: the heat tool's
 	CoolTemp     float32 // °C: the cool tool's
 	HeatRate     float32 // 1/s
+	BodyMaterial int32   // index into offer.solids
+	BodyShape    int32   // index into solidShapes
+	BodySize     float32 // m: the block's side or the sphere's diameter
 }
 
 func defaultToolConfig() toolConfig {
 	return toolConfig{DropSize: 0.12, DropDensity: 500, PaddleRadius: 0.06, PourRadius: 0.03, PourSpeed: 1.5,
-		PourHeight: 0.15, DrainRadius: 0.06, HeatRadius: 0.05, HeatTemp: 100, CoolTemp: 0, HeatRate: 10}
+		PourHeight: 0.15, DrainRadius: 0.06, HeatRadius: 0.05, HeatTemp: 100, CoolTemp: 0, HeatRate: 10, BodySize: 0.08}
 }
 
-// toolOffer is what the tools offer for a scene in a mode: the materials to pour (pourChoices), and the heat and
-// cool tools where the mode has heat.
+// toolOffer is what the tools offer for a scene in a mode: the materials to pour (pourChoices), the heat and cool
+// tools where the mode has heat, and the solid materials the drop-body button drops (solidChoices).
 type toolOffer struct {
-	pour []pourChoice
-	heat bool
+	pour   []pourChoice
+	heat   bool
+	solids []string
 }
 
-func (o toolOffer) equal(p toolOffer) bool { return slices.Equal(o.pour, p.pour) && o.heat == p.heat }
+func (o toolOffer) equal(p toolOffer) bool {
+	return slices.Equal(o.pour, p.pour) && o.heat == p.heat && slices.Equal(o.solids, p.solids)
+}
 
 // tools is how many tools are offered: the heat and cool tools only with heat.
 func (o toolOffer) tools() int {
@@ -103,11 +114,11 @@ func (o toolOffer) tools() int {
 
 // offerFor is what the tools offer for sc in a mode that simulates kinds.
 func offerFor(sc *scene.Scene, kinds []scene.Kind) toolOffer {
-	return toolOffer{pour: pourChoices(sc, kinds), heat: hasHeat(sc, kinds)}
+	return toolOffer{pour: pourChoices(sc, kinds), heat: hasHeat(sc, kinds), solids: solidChoices(sc, kinds)}
 }
 
 // register adds the tools' settings to s: the tools offered, a choice among the materials pour offers when there
-// are any, and the heat and cool tools' settings with heat.
+// are any, the heat and cool tools' settings with heat, and the drop-body button's with solid materials.
 func (c *toolConfig) register(s *param.Set, o toolOffer) {
 	keys := fmt.Sprintf("1–%d", o.tools())
 	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames[:o.tools()],
@@ -138,6 +149,14 @@ func (c *toolConfig) register(s *param.Set, o toolOffer) {
 		Desc: "Radius of the region the drain removes fluid from"})
 	if o.heat {
 		c.registerHeat(s)
+	}
+	if len(o.solids) > 0 {
+		s.Choice(&c.BodyMaterial, param.Spec{Name: "tools.body_material", Label: "Body: material", Group: "Tools|Solid body", Items: o.solids,
+			Desc: "What the Drop button under the tools drops: one of the scene's elastic, plastic or rigid materials, at its starting temperature"})
+		s.Choice(&c.BodyShape, param.Spec{Name: "tools.body_shape", Label: "Body: shape", Group: "Tools|Solid body", Items: solidShapes,
+			Desc: "A block or a sphere of particles on the solver's lattice, bonded into one body at the next step"})
+		s.Float(&c.BodySize, param.Spec{Name: "tools.body_size", Label: "Body: size", Group: "Tools|Solid body", Unit: "m", Min: 0.01, Max: 1, SoftMin: 0.03, SoftMax: 0.2,
+			Desc: "Side of the block or diameter of the sphere; it drops above the fluid under the view's centre"})
 	}
 }
 
@@ -250,14 +269,27 @@ func hasHeat(sc *scene.Scene, kinds []scene.Kind) bool {
 	return slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Kind.Canonical().Solid() || m.Diffusivity > 0 })
 }
 
-// setOffer makes o what the tools offer, keeping the material chosen to pour when it is still offered, and the
-// tool unless it is no longer offered (then the grab). When the offer changes the panel's set is
+// solidChoices are the scene's materials of a solid kind (elastic, plastic, rigid) that a mode simulating kinds
+// simulates, by name: what the drop-body button drops.
+func solidChoices(sc *scene.Scene, kinds []scene.Kind) []string {
+	var out []string
+	for _, m := range sc.Materials {
+		k := m.Kind.Canonical()
+		if k.Solid() && slices.ContainsFunc(kinds, func(have scene.Kind) bool { return have.Canonical() == k }) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// setOffer makes o what the tools offer, keeping the material chosen to pour and to drop when it is still
+// offered, and the tool unless it is no longer offered (then the grab). When the offer changes the panel's set is
 // built again (registered from the defaults, then given the values the tools had).
 func (h *hands) setOffer(o toolOffer) {
 	if o.equal(h.offer) {
 		return
 	}
-	pour := h.pourMaterial()
+	pour, body := h.pourMaterial(), h.bodyMaterial()
 	cfg := h.cfg
 	h.offer, h.cfg, h.set = o, defaultToolConfig(), param.NewSet()
 	h.cfg.register(h.set, o)
@@ -265,10 +297,15 @@ func (h *hands) setOffer(o toolOffer) {
 	if int(h.cfg.Tool) >= o.tools() {
 		h.cfg.Tool = toolGrab
 	}
-	h.cfg.PourMaterial = 0
+	h.cfg.PourMaterial, h.cfg.BodyMaterial = 0, 0
 	for i := range o.pour {
 		if o.pour[i].name == pour {
 			h.cfg.PourMaterial = int32(i)
+		}
+	}
+	for i, name := range o.solids {
+		if name == body {
+			h.cfg.BodyMaterial = int32(i)
 		}
 	}
 }
@@ -278,6 +315,14 @@ func (h *hands) setOffer(o toolOffer) {
 func (h *hands) pourMaterial() string {
 	if i := int(h.cfg.PourMaterial); i > 0 && i < len(h.offer.pour) {
 		return h.offer.pour[i].name
+	}
+	return ""
+}
+
+// bodyMaterial is the name of the solid material the drop-body button drops, "" when none is offered.
+func (h *hands) bodyMaterial() string {
+	if i := int(h.cfg.BodyMaterial); i >= 0 && i < len(h.offer.solids) {
+		return h.offer.solids[i]
 	}
 	return ""
 }
@@ -637,6 +682,85 @@ func (v *viewer) drop(p mgl32.Vec3) {
 		v.rend.SetBodies(v.bodyShapes())
 		h.undo = &undoRecord{label: "drop", body: index, removed: displaced}
 	})
+}
+
+// solidBody is the block or sphere of particles the drop-body button drops: of the solid material chosen in the
+// panel, at rest, on the solver's lattice (spacing twice f's particle radius; the lattice scene.Sample fills a
+// scene's fluid blocks on, so the body packs as the scene's own solids do), centred horizontally on at within the
+// domain, its lowest particles more than sph's largest kernel radius above the highest particle under it: a solid
+// bonds to every solid particle within the kernel radius at the step it appears, and the body must not weld itself
+// to what it falls on. It is an error when the material is not the scene's, the body holds no lattice point, or
+// there is no room for it above the fluid.
+func (h *hands) solidBody(f *sim.Frame, sc *scene.Scene, at mgl32.Vec3) ([]sim.Particle, error) {
+	name := h.bodyMaterial()
+	if name == "" {
+		return nil, fmt.Errorf("drop body: the scene has no elastic, plastic or rigid material that this mode simulates")
+	}
+	if f == nil || !(f.Radius > 0) {
+		return nil, fmt.Errorf("drop body: no particles yet to drop it above")
+	}
+	d := 2 * float64(f.Radius)
+	size := float64(h.cfg.BodySize)
+	half := size / 2
+	dom := sc.Domain
+	var c scene.Vec3
+	for _, k := range []int{0, 2} {
+		lo, hi := dom.Min[k]+half+d/2, dom.Max[k]-half-d/2
+		if lo > hi {
+			return nil, fmt.Errorf("drop body: a %g m body does not fit in the %g m domain", size, dom.Max[k]-dom.Min[k])
+		}
+		c[k] = min(max(float64(at[k]), lo), hi)
+	}
+	reach := sph.MaxKernelRadius * d
+	top := dom.Min[1] // the highest particle within reach of the body's footprint, or the floor
+	for i := 0; i < f.N; i++ {
+		p := f.Pos[i]
+		if math.Abs(float64(p[0])-c[0]) < half+reach && math.Abs(float64(p[2])-c[2]) < half+reach {
+			top = max(top, float64(p[1]))
+		}
+	}
+	c[1] = top + reach + d/2 + half
+	if c[1]+half > dom.Max[1]-d/2 {
+		return nil, fmt.Errorf("drop body: no room for a %g m body above the fluid at (%.3g, %.3g) under the domain's top at %g m: make it smaller or look elsewhere",
+			size, c[0], c[2], dom.Max[1])
+	}
+	sh := scene.Shape{Kind: scene.ShapeBox, Center: c, Size: scene.Vec3{size, size, size}}
+	if solidShapes[h.cfg.BodyShape] == "sphere" {
+		sh = scene.Shape{Kind: scene.ShapeSphere, Center: c, Radius: half}
+	}
+	one := scene.Scene{Name: sc.Name, Domain: dom, Materials: sc.Materials, Obstacles: sc.Obstacles, Fluid: []scene.Fluid{{Shape: sh, Material: name}}}
+	sampled, err := one.Sample(d)
+	if err != nil {
+		return nil, fmt.Errorf("drop body: %w", err)
+	}
+	if len(sampled) == 0 {
+		return nil, fmt.Errorf("drop body: a %g m %s holds no particle at the spacing %.3g m", size, solidShapes[h.cfg.BodyShape], d)
+	}
+	out := make([]sim.Particle, len(sampled))
+	for i, p := range sampled {
+		out[i] = sim.Particle{Pos: [3]float32{float32(p.Pos[0]), float32(p.Pos[1]), float32(p.Pos[2])}, Material: uint8(p.Material)}
+	}
+	return out, nil
+}
+
+// dropSolid drops the body the panel's Solid body settings describe above the fluid under the view's target, through
+// the solver's hands (sim.Refill, with the material); the solver bonds it into one body at its next step.
+func (v *viewer) dropSolid() {
+	h := v.hands
+	ps, err := h.solidBody(v.drv.PickFrame(), v.sc, v.cam.Target)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	what := fmt.Sprintf("a %s of %s", solidShapes[h.cfg.BodyShape], h.bodyMaterial())
+	budget := v.drv.Mode().Name + ".budget"
+	v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
+		k := sim.Refill(hs, ps)
+		if k < len(ps) {
+			return "", fmt.Errorf("dropped %d of the %d particles of %s: the rest is over the particle budget (%s)", k, len(ps), what, budget)
+		}
+		return fmt.Sprintf("dropped %s, %d particles", what, k), nil
+	}), nil)
 }
 
 // undoLast takes back the last drop (removing the body and giving back the fluid it displaced) or drain (pouring
