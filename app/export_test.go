@@ -88,7 +88,7 @@ func TestCopyFrameCopiesEveryField(t *testing.T) {
 		Rho: []float32{1, 1.1}, ID: []uint32{1, 0}, Body: []int32{-1, 0},
 		Bodies:   []sim.BodyState{{Center: [3]float32{1, 2, 3}, Rot: [4]float32{0, 0, 0, 1}}},
 		Material: []uint8{0, 1}, Palette: [][3]float32{{0, 0, 1}, {1, 0, 0}}, Phase: []scene.Phase{scene.PhaseLiquid, scene.PhaseGranular},
-		Radius: 0.01, Time: 0.5, Steps: 30,
+		Temperature: []float32{20, 45.5}, Radius: 0.01, Time: 0.5, Steps: 30,
 	}
 	var dst sim.Frame
 	copyFrame(&dst, &src)
