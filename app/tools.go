@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -11,15 +12,21 @@ import (
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/replay"
 	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/sph"
+	"github.com/slosh/slosh/ui"
 )
 
 // The hands: tools the mouse works in the window. A left drag that starts on a rigid body grabs it and throws it
 // with the mouse's velocity when released (the grab tool); otherwise it orbits the camera. Ctrl + left drag, or
 // the paddle tool, pushes the fluid with a sphere at the cursor; the drop tool drops the object chosen in the panel
 // above the point clicked; the pour tool pours a stream there while the button is held, of the material chosen in
-// the panel when the scene has materials; the drain tool removes the fluid near the cursor while held. Every action goes to the solver through sim.Hands between steps; the last
-// drop or drain can be undone.
+// the panel when the scene has materials; the drain tool removes the fluid near the cursor while held. Where the
+// mode has heat (offer), the heat and cool tools warm or cool the particles near the cursor while held
+// (sim.Tools.Heat: a hot one melts solids, a cold one sets what melted), and the panel's drop-body button drops a
+// block or sphere of particles of one of the scene's solid materials above the fluid. Every action goes to the
+// solver through sim.Hands between steps; the last drop or drain can be undone.
 
 // Tools, as the values of tools.tool.
 const (
@@ -28,9 +35,11 @@ const (
 	toolDrop
 	toolPour
 	toolDrain
+	toolHeat // the heat and cool tools come last: they are offered only where the mode has heat
+	toolCool
 )
 
-var toolNames = []string{"grab", "paddle", "drop", "pour", "drain"}
+var toolNames = []string{"grab", "paddle", "drop", "pour", "drain", "heat", "cool"}
 
 var toolHints = []string{
 	"Grab: drag a body to throw it; drag elsewhere to orbit",
@@ -38,7 +47,21 @@ var toolHints = []string{
 	"Drop: click to drop the object chosen under Tools",
 	"Pour: hold the button to pour where you point",
 	"Drain: hold the button to remove fluid where you point",
+	"Heat: hold the button to warm what you point at; solids melt",
+	"Cool: hold the button to cool what you point at; what melted sets again",
 }
+
+// heatKeys are the 3D sandbox's shortcuts where the heat and cool tools are offered: keys 6 and 7 too.
+var heatKeys = func() []string {
+	out := slices.Clone(ui.DefaultKeys)
+	for i := range out {
+		out[i] = strings.Replace(out[i], "5 drain", "5 drain · 6 heat · 7 cool", 1)
+	}
+	return out
+}()
+
+// Shapes the drop-body button drops, as the values of tools.body_shape.
+var solidShapes = []string{"block", "sphere"}
 
 // Objects the drop tool makes, as the values of tools.drop_shape.
 var dropShapes = []string{"sphere", "box", "capsule", "bunny"}
@@ -50,22 +73,56 @@ type toolConfig struct {
 	DropSize     float32 // m: diameter, side, length or the bunny's extent
 	DropDensity  float32 // kg/m³
 	PaddleRadius float32 // m
-	PourMaterial int32   // index into hands.pour
+	PourMaterial int32   // index into offer.pour
 	PourRadius   float32 // m
 	PourSpeed    float32 // m/s
 	PourHeight   float32 // m above the point clicked
 	DrainRadius  float32 // m
+	HeatRadius   float32 // m
+	HeatTemp     float32 // °C: the heat tool's
+	CoolTemp     float32 // °C: the cool tool's
+	HeatRate     float32 // 1/s
+	BodyMaterial int32   // index into offer.solids
+	BodyShape    int32   // index into solidShapes
+	BodySize     float32 // m: the block's side or the sphere's diameter
 }
 
 func defaultToolConfig() toolConfig {
 	return toolConfig{DropSize: 0.12, DropDensity: 500, PaddleRadius: 0.06, PourRadius: 0.03, PourSpeed: 1.5,
-		PourHeight: 0.15, DrainRadius: 0.06}
+		PourHeight: 0.15, DrainRadius: 0.06, HeatRadius: 0.05, HeatTemp: 100, CoolTemp: 0, HeatRate: 10, BodySize: 0.08}
 }
 
-// register adds the tools' settings to s, with a choice among the materials pour offers when there are any.
-func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
-	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames,
-		Desc: "What a left drag in the view does (keys 1–5); a drag starting on a body always grabs it with the grab tool, ctrl + drag is always the paddle"})
+// toolOffer is what the tools offer for a scene in a mode: the materials to pour (pourChoices), the heat and cool
+// tools where the mode has heat, and the solid materials the drop-body button drops (solidChoices).
+type toolOffer struct {
+	pour   []pourChoice
+	heat   bool
+	solids []string
+}
+
+func (o toolOffer) equal(p toolOffer) bool {
+	return slices.Equal(o.pour, p.pour) && o.heat == p.heat && slices.Equal(o.solids, p.solids)
+}
+
+// tools is how many tools are offered: the heat and cool tools only with heat.
+func (o toolOffer) tools() int {
+	if o.heat {
+		return len(toolNames)
+	}
+	return toolHeat
+}
+
+// offerFor is what the tools offer for sc in a mode that simulates kinds.
+func offerFor(sc *scene.Scene, kinds []scene.Kind) toolOffer {
+	return toolOffer{pour: pourChoices(sc, kinds), heat: hasHeat(sc, kinds), solids: solidChoices(sc, kinds)}
+}
+
+// register adds the tools' settings to s: the tools offered, a choice among the materials pour offers when there
+// are any, the heat and cool tools' settings with heat, and the drop-body button's with solid materials.
+func (c *toolConfig) register(s *param.Set, o toolOffer) {
+	keys := fmt.Sprintf("1–%d", o.tools())
+	s.Choice(&c.Tool, param.Spec{Name: "tools.tool", Label: "Tool", Group: "Tools", Items: toolNames[:o.tools()],
+		Desc: "What a left drag in the view does (keys " + keys + "); a drag starting on a body always grabs it with the grab tool, ctrl + drag is always the paddle"})
 	s.Choice(&c.DropShape, param.Spec{Name: "tools.drop_shape", Label: "Drop: object", Group: "Tools|Drop", Items: dropShapes,
 		Desc: "The object the drop tool drops"})
 	s.Float(&c.DropSize, param.Spec{Name: "tools.drop_size", Label: "Drop: size", Group: "Tools|Drop", Unit: "m", Min: 0.01, Max: 2, SoftMin: 0.03, SoftMax: 0.4,
@@ -74,7 +131,7 @@ func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
 		Desc: "Density of the dropped object: below the fluid's it floats (wood 600), above it sinks (stone 2600)"})
 	s.Float(&c.PaddleRadius, param.Spec{Name: "tools.paddle_radius", Label: "Paddle radius", Group: "Tools|Paddle", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.2,
 		Desc: "Radius of the sphere the paddle pushes the fluid with; at most a sphere of an eighth of the scene's tank, which leaves the water room"})
-	if len(pour) > 0 {
+	if pour := o.pour; len(pour) > 0 {
 		items := make([]string, len(pour))
 		for i := range pour {
 			items[i] = pour[i].label
@@ -90,6 +147,29 @@ func (c *toolConfig) register(s *param.Set, pour []pourChoice) {
 		Desc: "How far above the point under the cursor the stream starts"})
 	s.Float(&c.DrainRadius, param.Spec{Name: "tools.drain_radius", Label: "Drain radius", Group: "Tools|Drain", Unit: "m", Min: 0.005, Max: 1, SoftMin: 0.02, SoftMax: 0.3,
 		Desc: "Radius of the region the drain removes fluid from"})
+	if o.heat {
+		c.registerHeat(s)
+	}
+	if len(o.solids) > 0 {
+		s.Choice(&c.BodyMaterial, param.Spec{Name: "tools.body_material", Label: "Body: material", Group: "Tools|Solid body", Items: o.solids,
+			Desc: "What the Drop button under the tools drops: one of the scene's elastic, plastic or rigid materials, at its starting temperature"})
+		s.Choice(&c.BodyShape, param.Spec{Name: "tools.body_shape", Label: "Body: shape", Group: "Tools|Solid body", Items: solidShapes,
+			Desc: "A block or a sphere of particles on the solver's lattice, bonded into one body at the next step"})
+		s.Float(&c.BodySize, param.Spec{Name: "tools.body_size", Label: "Body: size", Group: "Tools|Solid body", Unit: "m", Min: 0.01, Max: 1, SoftMin: 0.03, SoftMax: 0.2,
+			Desc: "Side of the block or diameter of the sphere; it drops above the fluid under the view's centre"})
+	}
+}
+
+// registerHeat adds the heat and cool tools' settings, within the bounds a replay holds (a scene heater's).
+func (c *toolConfig) registerHeat(s *param.Set) {
+	s.Float(&c.HeatRadius, param.Spec{Name: "tools.heat_radius", Label: "Heat: radius", Group: "Tools|Heat", Unit: "m", Min: 0.005, Max: replay.MaxToolRadius, SoftMin: 0.01, SoftMax: 0.2,
+		Desc: "Radius of the sphere the heat and cool tools act in"})
+	s.Float(&c.HeatTemp, param.Spec{Name: "tools.heat_temperature", Label: "Heat: temperature", Group: "Tools|Heat", Unit: "°C", Min: scene.MinTemperature, Max: scene.MaxTemperature, SoftMin: 0, SoftMax: 300,
+		Desc: "The temperature the heat tool brings particles towards: above a solid's melting point it melts"})
+	s.Float(&c.CoolTemp, param.Spec{Name: "tools.cool_temperature", Label: "Cool: temperature", Group: "Tools|Heat", Unit: "°C", Min: scene.MinTemperature, Max: scene.MaxTemperature, SoftMin: -50, SoftMax: 100,
+		Desc: "The temperature the cool tool brings particles towards: below a solid's solidifying point what melted sets again"})
+	s.Float(&c.HeatRate, param.Spec{Name: "tools.heat_rate", Label: "Heat: rate", Group: "Tools|Heat", Unit: "1/s", Min: 0.01, Max: scene.MaxHeatRate, SoftMin: 0.5, SoftMax: 100, Log: true,
+		Desc: "How fast the particles under the tool reach its temperature, as a scene heater's rate: T moves by the fraction 1 − e^(−rate·Δt) each step, so 10 brings them most of the way in a tenth of a second"})
 }
 
 // gesture is the drag in progress with a tool.
@@ -101,6 +181,7 @@ const (
 	gesturePaddle
 	gesturePour
 	gestureDrain
+	gestureHeat // the heat or the cool tool, at temperature hands.heatAt
 )
 
 // grabTime is how quickly a grabbed body catches up with the cursor: its velocity is the distance over this time.
@@ -118,9 +199,9 @@ type hands struct {
 	cfg toolConfig
 	set *param.Set
 
-	// pour are the materials the pour tool offers (pourChoices) for the scene and the mode's kinds, which the
-	// running solver simulates (sim.KindsOf; set with each driver); none when the scene has no materials
-	pour  []pourChoice
+	// offer is what the tools offer (offerFor) for the scene and the mode's kinds, which the running solver
+	// simulates (sim.KindsOf; set with each driver)
+	offer toolOffer
 	kinds []scene.Kind
 
 	gesture gesture
@@ -128,6 +209,7 @@ type hands struct {
 	depth   float32    // distance along the cursor ray at which the gesture acts
 	offset  mgl32.Vec3 // grab point − body centre when grabbed
 	frames  int        // display frames since the gesture began
+	heatAt  float32    // °C: the heat or cool tool's temperature while it is held
 	undo    *undoRecord
 	// bodies are the shapes of the solver's rigid bodies, in its order: the scene's, then those dropped
 	bodies []scene.Body
@@ -143,7 +225,7 @@ type undoRecord struct {
 
 func newHands() *hands {
 	h := &hands{cfg: defaultToolConfig(), set: param.NewSet()}
-	h.cfg.register(h.set, nil)
+	h.cfg.register(h.set, toolOffer{})
 	return h
 }
 
@@ -174,21 +256,56 @@ func pourChoices(sc *scene.Scene, kinds []scene.Kind) []pourChoice {
 	return out
 }
 
-// offer makes pour the materials the pour tool offers, keeping the one chosen when it is still offered. When they
-// change the panel's set is built again (registered from the defaults, then given the values the tools had).
-func (h *hands) offer(pour []pourChoice) {
-	if slices.Equal(pour, h.pour) {
+// hasHeat says whether a mode that simulates kinds has heat in sc: whether its particles carry temperatures
+// (sim.Frame.Temperature), which a solver of Solenthaler's solids keeps for a scene with solids, diffusivities or
+// heaters. Elsewhere the heat and cool tools would change nothing.
+func hasHeat(sc *scene.Scene, kinds []scene.Kind) bool {
+	if !slices.ContainsFunc(kinds, func(k scene.Kind) bool { return k.Canonical().Solid() }) {
+		return false
+	}
+	if len(sc.Heaters) > 0 {
+		return true
+	}
+	return slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Kind.Canonical().Solid() || m.Diffusivity > 0 })
+}
+
+// solidChoices are the scene's materials of a solid kind (elastic, plastic, rigid) that a mode simulating kinds
+// simulates, by name: what the drop-body button drops.
+func solidChoices(sc *scene.Scene, kinds []scene.Kind) []string {
+	var out []string
+	for _, m := range sc.Materials {
+		k := m.Kind.Canonical()
+		if k.Solid() && slices.ContainsFunc(kinds, func(have scene.Kind) bool { return have.Canonical() == k }) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// setOffer makes o what the tools offer, keeping the material chosen to pour and to drop when it is still
+// offered, and the tool unless it is no longer offered (then the grab). When the offer changes the panel's set is
+// built again (registered from the defaults, then given the values the tools had).
+func (h *hands) setOffer(o toolOffer) {
+	if o.equal(h.offer) {
 		return
 	}
-	chosen := h.pourMaterial()
+	pour, body := h.pourMaterial(), h.bodyMaterial()
 	cfg := h.cfg
-	h.pour, h.cfg, h.set = pour, defaultToolConfig(), param.NewSet()
-	h.cfg.register(h.set, pour)
+	h.offer, h.cfg, h.set = o, defaultToolConfig(), param.NewSet()
+	h.cfg.register(h.set, o)
 	h.cfg = cfg
-	h.cfg.PourMaterial = 0
-	for i := range pour {
-		if pour[i].name == chosen {
+	if int(h.cfg.Tool) >= o.tools() {
+		h.cfg.Tool = toolGrab
+	}
+	h.cfg.PourMaterial, h.cfg.BodyMaterial = 0, 0
+	for i := range o.pour {
+		if o.pour[i].name == pour {
 			h.cfg.PourMaterial = int32(i)
+		}
+	}
+	for i, name := range o.solids {
+		if name == body {
+			h.cfg.BodyMaterial = int32(i)
 		}
 	}
 }
@@ -196,8 +313,16 @@ func (h *hands) offer(pour []pourChoice) {
 // pourMaterial is the name of the material the pour tool pours (scene.Emitter.Material): the one chosen in the
 // panel, "" for the default.
 func (h *hands) pourMaterial() string {
-	if i := int(h.cfg.PourMaterial); i > 0 && i < len(h.pour) {
-		return h.pour[i].name
+	if i := int(h.cfg.PourMaterial); i > 0 && i < len(h.offer.pour) {
+		return h.offer.pour[i].name
+	}
+	return ""
+}
+
+// bodyMaterial is the name of the solid material the drop-body button drops, "" when none is offered.
+func (h *hands) bodyMaterial() string {
+	if i := int(h.cfg.BodyMaterial); i >= 0 && i < len(h.offer.solids) {
+		return h.offer.solids[i]
 	}
 	return ""
 }
@@ -351,7 +476,7 @@ func (v *viewer) resetHands(sc *scene.Scene) {
 	h := v.hands
 	h.gesture, h.undo = gestureNone, nil
 	h.bodies = append(h.bodies[:0], sc.Bodies...)
-	h.offer(pourChoices(sc, h.kinds))
+	h.setOffer(offerFor(sc, h.kinds))
 	v.rend.SetBodies(v.bodyShapes())
 }
 
@@ -418,6 +543,11 @@ func (v *viewer) startGesture(ctrl bool) bool {
 	case tool == toolDrain:
 		h.gesture = gestureDrain
 		h.undo = &undoRecord{label: "drain"}
+	case (tool == toolHeat || tool == toolCool) && h.offer.heat:
+		h.gesture, h.heatAt = gestureHeat, h.cfg.HeatTemp
+		if tool == toolCool {
+			h.heatAt = h.cfg.CoolTemp
+		}
 	case tool == toolDrop:
 		v.drop(r.at(t))
 		return true
@@ -472,6 +602,12 @@ func (v *viewer) updateGesture() {
 			hs.SetTools(sim.Tools{Emitter: e})
 			return "", nil
 		}), nil)
+	case gestureHeat:
+		ht := &sim.HeatTool{Center: [3]float32(p), Radius: h.cfg.HeatRadius, Temperature: h.heatAt, Rate: h.cfg.HeatRate}
+		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
+			hs.SetTools(sim.Tools{Heat: ht})
+			return "", nil
+		}), nil)
 	case gestureDrain:
 		if (h.frames-1)%drainEvery != 0 {
 			return
@@ -502,8 +638,8 @@ func giveBack(s sim.Solver, hs sim.Hands, ps []sim.Particle, dom scene.Box) int 
 // than a thread of one.
 func pourRadius(radius, spacing float32) float32 { return max(radius, 1.5*spacing) }
 
-// endGesture finishes the gesture in progress: a grabbed body is let go with its velocity, the paddle and the
-// stream are put away.
+// endGesture finishes the gesture in progress: a grabbed body is let go with its velocity, the paddle, the
+// stream and the heat tool are put away.
 func (v *viewer) endGesture() {
 	h := v.hands
 	switch h.gesture {
@@ -513,7 +649,7 @@ func (v *viewer) endGesture() {
 			hs.DriveBody(b, [3]float32{}, false)
 			return fmt.Sprintf("threw body %d", b), nil
 		}), nil)
-	case gesturePaddle, gesturePour:
+	case gesturePaddle, gesturePour, gestureHeat:
 		v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
 			hs.SetTools(sim.Tools{})
 			return "", nil
@@ -546,6 +682,85 @@ func (v *viewer) drop(p mgl32.Vec3) {
 		v.rend.SetBodies(v.bodyShapes())
 		h.undo = &undoRecord{label: "drop", body: index, removed: displaced}
 	})
+}
+
+// solidBody is the block or sphere of particles the drop-body button drops: of the solid material chosen in the
+// panel, at rest, on the solver's lattice (spacing twice f's particle radius; the lattice scene.Sample fills a
+// scene's fluid blocks on, so the body packs as the scene's own solids do), centred horizontally on at within the
+// domain, its lowest particles more than sph's largest kernel radius above the highest particle under it: a solid
+// bonds to every solid particle within the kernel radius at the step it appears, and the body must not weld itself
+// to what it falls on. It is an error when the material is not the scene's, the body holds no lattice point, or
+// there is no room for it above the fluid.
+func (h *hands) solidBody(f *sim.Frame, sc *scene.Scene, at mgl32.Vec3) ([]sim.Particle, error) {
+	name := h.bodyMaterial()
+	if name == "" {
+		return nil, fmt.Errorf("drop body: the scene has no elastic, plastic or rigid material that this mode simulates")
+	}
+	if f == nil || !(f.Radius > 0) {
+		return nil, fmt.Errorf("drop body: no particles yet to drop it above")
+	}
+	d := 2 * float64(f.Radius)
+	size := float64(h.cfg.BodySize)
+	half := size / 2
+	dom := sc.Domain
+	var c scene.Vec3
+	for _, k := range []int{0, 2} {
+		lo, hi := dom.Min[k]+half+d/2, dom.Max[k]-half-d/2
+		if lo > hi {
+			return nil, fmt.Errorf("drop body: a %g m body does not fit in the %g m domain", size, dom.Max[k]-dom.Min[k])
+		}
+		c[k] = min(max(float64(at[k]), lo), hi)
+	}
+	reach := sph.MaxKernelRadius * d
+	top := dom.Min[1] // the highest particle within reach of the body's footprint, or the floor
+	for i := 0; i < f.N; i++ {
+		p := f.Pos[i]
+		if math.Abs(float64(p[0])-c[0]) < half+reach && math.Abs(float64(p[2])-c[2]) < half+reach {
+			top = max(top, float64(p[1]))
+		}
+	}
+	c[1] = top + reach + d/2 + half
+	if c[1]+half > dom.Max[1]-d/2 {
+		return nil, fmt.Errorf("drop body: no room for a %g m body above the fluid at (%.3g, %.3g) under the domain's top at %g m: make it smaller or look elsewhere",
+			size, c[0], c[2], dom.Max[1])
+	}
+	sh := scene.Shape{Kind: scene.ShapeBox, Center: c, Size: scene.Vec3{size, size, size}}
+	if solidShapes[h.cfg.BodyShape] == "sphere" {
+		sh = scene.Shape{Kind: scene.ShapeSphere, Center: c, Radius: half}
+	}
+	one := scene.Scene{Name: sc.Name, Domain: dom, Materials: sc.Materials, Obstacles: sc.Obstacles, Fluid: []scene.Fluid{{Shape: sh, Material: name}}}
+	sampled, err := one.Sample(d)
+	if err != nil {
+		return nil, fmt.Errorf("drop body: %w", err)
+	}
+	if len(sampled) == 0 {
+		return nil, fmt.Errorf("drop body: a %g m %s holds no particle at the spacing %.3g m", size, solidShapes[h.cfg.BodyShape], d)
+	}
+	out := make([]sim.Particle, len(sampled))
+	for i, p := range sampled {
+		out[i] = sim.Particle{Pos: [3]float32{float32(p.Pos[0]), float32(p.Pos[1]), float32(p.Pos[2])}, Material: uint8(p.Material)}
+	}
+	return out, nil
+}
+
+// dropSolid drops the body the panel's Solid body settings describe above the fluid under the view's target, through
+// the solver's hands (sim.Refill, with the material); the solver bonds it into one body at its next step.
+func (v *viewer) dropSolid() {
+	h := v.hands
+	ps, err := h.solidBody(v.drv.PickFrame(), v.sc, v.cam.Target)
+	if err != nil {
+		v.status.set(err.Error(), true)
+		return
+	}
+	what := fmt.Sprintf("a %s of %s", solidShapes[h.cfg.BodyShape], h.bodyMaterial())
+	budget := v.drv.Mode().Name + ".budget"
+	v.drv.Do(v.withHands(func(hs sim.Hands) (string, error) {
+		k := sim.Refill(hs, ps)
+		if k < len(ps) {
+			return "", fmt.Errorf("dropped %d of the %d particles of %s: the rest is over the particle budget (%s)", k, len(ps), what, budget)
+		}
+		return fmt.Sprintf("dropped %s, %d particles", what, k), nil
+	}), nil)
 }
 
 // undoLast takes back the last drop (removing the body and giving back the fluid it displaced) or drain (pouring

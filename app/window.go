@@ -380,9 +380,15 @@ func (v *viewer) fillModel() {
 	}
 	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
-	m.Tool, m.Keys = toolHints[v.hands.cfg.Tool], nil
+	m.Tool, m.Keys, m.DropBody = toolHints[v.hands.cfg.Tool], nil, ""
+	if v.hands.offer.heat {
+		m.Keys = heatKeys
+	}
+	if name := v.hands.bodyMaterial(); name != "" {
+		m.DropBody = fmt.Sprintf("Drop a %s of %s", solidShapes[v.hands.cfg.BodyShape], name)
+	}
 	if v.flatMode() {
-		m.Tool, m.Keys = v.flatHint(), flatKeys
+		m.Tool, m.Keys, m.DropBody = v.flatHint(), flatKeys, ""
 	}
 	m.UndoLabel = ""
 	if u := v.hands.undo; u != nil && v.hands.gesture == gestureNone {
@@ -422,6 +428,9 @@ func (v *viewer) apply(a ui.Actions) {
 	}
 	if a.Undo {
 		v.undoLast()
+	}
+	if a.DropBody {
+		v.dropSolid()
 	}
 	if a.Screenshot {
 		v.shot = shotView
@@ -724,7 +733,7 @@ func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 	if a == glfw.Press && v.flatMode() && v.flatKey(k) {
 		return
 	}
-	if k >= glfw.Key1 && k < glfw.Key1+glfw.Key(len(toolNames)) && a == glfw.Press {
+	if k >= glfw.Key1 && k < glfw.Key1+glfw.Key(v.hands.offer.tools()) && a == glfw.Press {
 		v.hands.cfg.Tool = int32(k - glfw.Key1)
 		return
 	}

@@ -33,9 +33,11 @@ type Model struct {
 	SimRate       float64    // simulated frames per second (CPU modes may run below display rate)
 	Status        string     // one line at the bottom (last message / error), may be empty
 	StatusIsError bool
-	// Tool is the active tool's one-line hint; UndoLabel says what Undo would undo ("" disables it).
+	// Tool is the active tool's one-line hint; UndoLabel says what Undo would undo ("" disables it). DropBody is
+	// the label of a button that drops a solid body chosen under the tools ("" hides it).
 	Tool      string
 	UndoLabel string
+	DropBody  string
 	// Keys are the lines of keyboard and mouse shortcuts the panel lists; nil lists DefaultKeys (the 3D
 	// sandbox's). A mode with other hands (the 2D game) gives its own.
 	Keys []string
@@ -86,6 +88,8 @@ type Actions struct {
 	ParamsChanged            bool // some parameter changed this frame (via param.Param.Set)
 	ResetNeeded              bool // a changed parameter has OnReset == true
 	Undo, Screenshot         bool
+	// DropBody drops the solid body Model.DropBody names.
+	DropBody bool
 	// SaveMesh meshes the current frame (the fluid's surface and the bodies) into the captures folder.
 	SaveMesh bool
 	// File actions on Model.Path: save or load the whole state, save the setup as a scene, save or load the
@@ -398,6 +402,12 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) fl
 		textDisabled("nothing to undo")
 	} else if imgui.ButtonV("Undo "+m.UndoLabel+"###undo", imgui.Vec2{X: -1}) {
 		act.Undo = true
+	}
+	if m.DropBody != "" {
+		act.DropBody = imgui.ButtonV(m.DropBody+"###dropbody", imgui.Vec2{X: -1})
+		if imgui.IsItemHovered() {
+			imgui.SetTooltip("Drops it above the fluid under the view's centre; its material, shape and size are under Parameters › Tools › Solid body")
+		}
 	}
 	if imgui.CollapsingHeader("Save and load") {
 		imgui.InputText("File", &m.Path)

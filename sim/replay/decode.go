@@ -216,9 +216,9 @@ func parse(data []byte, path string) (*File, error) {
 
 // checkInScene checks the actions against the scene the sitting started from, naming the field: the bodies they
 // drive and remove exist when they do (the scene's, and those dropped since, less those removed); fluid is added
-// inside the domain at speeds a solver can follow and not piled on itself; the paddle and the drain stay within
-// toolReach domain sizes of it (the window moves them with the cursor, which may leave the domain) and no larger
-// than the window's tools make them; a tool emitter passes the scene's own
+// inside the domain at speeds a solver can follow and not piled on itself; the paddle, the drain and the heat tool
+// stay within toolReach domain sizes of it (the window moves them with the cursor, which may leave the domain) and
+// no larger than the window's tools make them; a tool emitter passes the scene's own
 // checks for emitters (inside the domain, speed and radius within scene.MaxSpeed and the domain's size).
 //
 // A 2D scene's actions are checked by flatScene.check.
@@ -279,6 +279,13 @@ func checkInScene(sc *scene.Scene, actions []Action) error {
 				}
 				if lim := sim.PaddleLimit(dom); err == nil && p.Radius > lim {
 					err = fmt.Errorf("tools.paddle.radius: %g m is over the %.3g m a paddle may have in this scene (a sphere of an eighth of its domain: a larger one leaves the water no room)", p.Radius, lim)
+				}
+			}
+			// the heat tool takes no room from the fluid, as the paddle does: a sphere over the whole tank only
+			// heats all of it, as a scene's heater may; it is held to the drain's bound
+			if h := a.Tools.Heat; h != nil && err == nil {
+				if err = near("tools.heat.center", h.Center, toolReach*size); err == nil {
+					err = radius("tools.heat.radius", h.Radius)
 				}
 			}
 			if e := a.Tools.Emitter; e != nil && err == nil {
@@ -557,6 +564,9 @@ func decodeAction(raw json.RawMessage, path string, a *Action) error {
 		a.Tools = &sim.Tools{Emitter: j.Tools.Emitter}
 		if p := j.Tools.Paddle; p != nil {
 			a.Tools.Paddle = &sim.Paddle{Center: p.Center, Radius: p.Radius}
+		}
+		if h := j.Tools.Heat; h != nil {
+			a.Tools.Heat = &sim.HeatTool{Center: h.Center, Radius: h.Radius, Temperature: h.Temperature, Rate: h.Rate}
 		}
 	}
 	return nil

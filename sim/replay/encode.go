@@ -49,10 +49,17 @@ type (
 	toolsJSON struct {
 		Paddle  *paddleJSON    `json:"paddle,omitempty"`
 		Emitter *scene.Emitter `json:"emitter,omitempty"`
+		Heat    *heatJSON      `json:"heat,omitempty"`
 	}
 	paddleJSON struct {
 		Center [3]float32 `json:"center"`
 		Radius float32    `json:"radius"`
+	}
+	heatJSON struct {
+		Center      [3]float32 `json:"center"`
+		Radius      float32    `json:"radius"`
+		Temperature float32    `json:"temperature"`
+		Rate        float32    `json:"rate"`
 	}
 )
 
@@ -220,6 +227,9 @@ func toolsToJSON(t sim.Tools) *toolsJSON {
 	j := &toolsJSON{Emitter: t.Emitter}
 	if p := t.Paddle; p != nil {
 		j.Paddle = &paddleJSON{Center: p.Center, Radius: p.Radius}
+	}
+	if h := t.Heat; h != nil {
+		j.Heat = &heatJSON{Center: h.Center, Radius: h.Radius, Temperature: h.Temperature, Rate: h.Rate}
 	}
 	return j
 }

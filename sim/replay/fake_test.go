@@ -106,6 +106,9 @@ func (f *fakeSolver) SetTools(t sim.Tools) {
 	if t.Emitter != nil {
 		s += fmt.Sprintf(" emitter %v", *t.Emitter)
 	}
+	if t.Heat != nil {
+		s += fmt.Sprintf(" heat %v", *t.Heat)
+	}
 	f.note("%s", s)
 }
 

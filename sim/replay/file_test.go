@@ -21,7 +21,8 @@ import (
 
 func nan() float64 { return math.NaN() }
 
-// sample is a small valid file with one action of every op.
+// sample is a small valid file with one action of every op and each tool: 0 params, 1 add_fluid, 2 drain,
+// 3 add_body, 4 drive_body, 5–7 set_tools (the paddle, a stream, none), 8 remove_body, 9 set_tools (the heat tool).
 func sample(t testing.TB) *File {
 	t.Helper()
 	s := newFake()
@@ -43,6 +44,7 @@ func sample(t testing.TB) *File {
 	h.SetTools(sim.Tools{Emitter: &scene.Emitter{Center: scene.Vec3{0.2, 0.3, 0.1}, Direction: scene.Vec3{0, -1, 0}, Radius: 0.02, Speed: 1.5}})
 	h.SetTools(sim.Tools{})
 	h.RemoveBody(0)
+	h.SetTools(sim.Tools{Heat: &sim.HeatTool{Center: [3]float32{0.2, 0.1, 0.1}, Radius: 0.05, Temperature: 100, Rate: 5}})
 	f, err := l.Snapshot(6)
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +118,9 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if !strings.Contains(string(a), `{"step": 4, "op": "add_body", "body": {"shape": "box", "center": [0.2, 0.3, 0.1], "size": [0.05, 0.05, 0.05], "rotation": [0, 30, 0], "density": 500, "velocity": [0, -1, 0]}}`) {
 		t.Fatalf("the body is not written as a scene writes it:\n%s", a)
 	}
+	if !strings.Contains(string(a), `{"step": 4, "op": "set_tools", "tools": {"heat": {"center": [0.2, 0.1, 0.1], "radius": 0.05, "temperature": 100, "rate": 5}}}`) {
+		t.Fatalf("the heat tool is not written:\n%s", a)
+	}
 	// Decode reads the same
 	d, err := Decode(bytes.NewReader(a))
 	if err != nil {
@@ -176,6 +181,9 @@ func TestNumbersRoundTripExactly(t *testing.T) {
 			Emitter: &scene.Emitter{Center: scene.Vec3{f64(), f64(), f64()}, Direction: scene.Vec3{f64(), f64(), f64()},
 				Radius: math.Abs(f64()), Speed: f64(), Start: f64(), Stop: f64()},
 		}})
+		// the heat tool's temperature and rate have ranges: random low bits in them
+		add(Action{Op: OpSetTools, Tools: &sim.Tools{Heat: &sim.HeatTool{Center: v3(), Radius: float32(math.Abs(float64(f32()))),
+			Temperature: float32(near(80)), Rate: float32(near(4))}}})
 		// a body must be valid: random low bits in sensible values
 		add(Action{Op: OpAddBody, Body: &scene.Body{
 			Shape:    scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{near(0.2), near(0.2), near(0.1)}, Radius: near(0.03)},
@@ -325,6 +333,8 @@ func TestWriteRefusesInvalidFiles(t *testing.T) {
 	}{
 		{"nil", nil, "no replay"},
 		{"NaN paddle", func(f *File) { f.Actions[5].Tools.Paddle.Center[1] = float32(nan()) }, "tools.paddle: NaN is not a finite number"},
+		{"NaN heat", func(f *File) { f.Actions[9].Tools.Heat.Temperature = float32(nan()) }, "tools.heat.temperature: NaN is not a finite number"},
+		{"heat without rate", func(f *File) { f.Actions[9].Tools.Heat.Rate = 0 }, "actions[9] (set_tools at step 4): tools.heat.rate: 0 /s is outside (0, 10000]"},
 		{"infinite velocity", func(f *File) { f.Actions[1].Fluid.Vel[1][0] = float32(math.Inf(1)) }, "fluid.vel[1]: +Inf"},
 		{"NaN body", func(f *File) { f.Actions[3].Body.Spin[2] = nan() }, "body: NaN"},
 		{"no mode", func(f *File) { f.Mode = "" }, "mode: missing"},
@@ -369,7 +379,11 @@ func TestDecodeRejects(t *testing.T) {
 		return string(b)
 	}
 	action := func(m map[string]any, i int) map[string]any { return m["actions"].([]any)[i].(map[string]any) }
-	// actions of the sample: 0 params, 1 add_fluid, 2 drain, 3 add_body, 4 drive_body, 5–7 set_tools, 8 remove_body
+	// actions of the sample: 0 params, 1 add_fluid, 2 drain, 3 add_body, 4 drive_body, 5–7 set_tools, 8 remove_body,
+	// 9 set_tools (heat)
+	heat := func(m map[string]any) map[string]any {
+		return action(m, 9)["tools"].(map[string]any)["heat"].(map[string]any)
+	}
 	for _, c := range []struct {
 		name, data, want string
 	}{
@@ -418,6 +432,19 @@ func TestDecodeRejects(t *testing.T) {
 		{"paddle over the tank", edit(func(m map[string]any) {
 			action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["radius"] = 1
 		}), "tools.paddle.radius: 1 m is over the"},
+		{"heat far", edit(func(m map[string]any) { heat(m)["center"] = []any{0.2, -1e30, 0.1} }),
+			"actions[9] (set_tools at step 4): tools.heat.center: (0.2, -1e+30, 0.1) lies more than 4 m outside the scene's domain"},
+		{"heat huge", edit(func(m map[string]any) { heat(m)["radius"] = 50 }), "actions[9] (set_tools at step 4): tools.heat.radius: 50 m is over 1 m"},
+		{"heat negative radius", edit(func(m map[string]any) { heat(m)["radius"] = -0.05 }), "tools.heat.radius: -0.05 is negative"},
+		{"heat hotter than the sun", edit(func(m map[string]any) { heat(m)["temperature"] = 20000 }),
+			"actions[9] (set_tools at step 4): tools.heat.temperature: 20000 °C is outside [-273.15, 10000]"},
+		{"heat below absolute zero", edit(func(m map[string]any) { heat(m)["temperature"] = -300 }), "tools.heat.temperature: -300 °C is outside [-273.15, 10000]"},
+		{"heat rate zero", edit(func(m map[string]any) { heat(m)["rate"] = 0 }), "tools.heat.rate: 0 /s is outside (0, 10000]"},
+		{"heat rate negative", edit(func(m map[string]any) { heat(m)["rate"] = -2 }), "tools.heat.rate: -2 /s is outside (0, 10000]"},
+		{"heat rate huge", edit(func(m map[string]any) { heat(m)["rate"] = 1e6 }), "tools.heat.rate: 1e+06 /s is outside (0, 10000]"},
+		{"heat without rate", edit(func(m map[string]any) { delete(heat(m), "rate") }), "actions[9].tools.heat.rate: missing"},
+		{"heat unknown field", edit(func(m map[string]any) { heat(m)["power"] = 3 }), "actions[9].tools.heat.power: unknown field; known fields here are center, radius, temperature, rate"},
+		{"heat short center", edit(func(m map[string]any) { heat(m)["center"] = []any{0.2, 0.1} }), "actions[9].tools.heat.center: want an array of 3 numbers"},
 		{"drain far", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["center"] = []any{0, -7e25, 0} }), "drain.center: (0, -7e+25, 0) lies more than"},
 		{"drain huge", edit(func(m map[string]any) { action(m, 2)["drain"].(map[string]any)["radius"] = 50 }), "drain.radius: 50 m is over 1 m"},
 		{"fluid outside", edit(func(m map[string]any) {

@@ -41,6 +41,13 @@ func FuzzDecode(f *testing.F) {
 		action(m, 5)["tools"].(map[string]any)["paddle"].(map[string]any)["center"] = []any{1e30, 0, 0}
 	}))
 	f.Add(edit(func(m map[string]any) {
+		h := action(m, 9)["tools"].(map[string]any)["heat"].(map[string]any)
+		h["temperature"], h["rate"], h["radius"] = -1e4, 1e30, 1e20
+	}))
+	f.Add(edit(func(m map[string]any) {
+		delete(action(m, 9)["tools"].(map[string]any)["heat"].(map[string]any), "rate")
+	}))
+	f.Add(edit(func(m map[string]any) {
 		var pos, vel []any
 		for i := 0; i < 70; i++ {
 			pos, vel = append(pos, []any{0.2, 0.2, 0.1}), append(vel, []any{0, 0, 0})

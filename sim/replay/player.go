@@ -80,16 +80,7 @@ func apply(s sim.Solver, a *Action) error {
 	case OpDriveBody:
 		h.DriveBody(a.Drive.Index, a.Drive.Velocity, a.Drive.On)
 	case OpSetTools:
-		t := sim.Tools{}
-		if a.Tools.Paddle != nil {
-			pd := *a.Tools.Paddle
-			t.Paddle = &pd
-		}
-		if a.Tools.Emitter != nil {
-			e := *a.Tools.Emitter
-			t.Emitter = &e
-		}
-		h.SetTools(t)
+		h.SetTools(a.Tools.Copy()) // the paddle, the stream and the heat tool: the file's stay as read
 	default:
 		return fmt.Errorf("unknown op %q", a.Op)
 	}

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,5 +103,25 @@ func TestApplyParamsIsAllOrNothing(t *testing.T) {
 	f.Params["other.eps"] = json.RawMessage("1")
 	if err := f.ApplyParams(s.Params()); err == nil || !strings.Contains(err.Error(), `unknown parameter "other.eps"`) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// The player hands the solver the heat tool a file holds, as read: its centre, radius, temperature and rate.
+func TestPlayerAppliesTheHeatTool(t *testing.T) {
+	data, err := sample(t).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newFake()
+	if err := Run(s, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "4: set_tools heat {[0.2 0.1 0.1] 0.05 100 5}"
+	if !slices.Contains(s.calls, want) {
+		t.Fatalf("calls:\n%s\nwant among them %q", strings.Join(s.calls, "\n"), want)
 	}
 }

@@ -35,6 +35,7 @@
 //	    {"step": 24, "op": "drive_body", "drive": {"index": 1, "velocity": [1.5, 0.5, 0], "on": true}},
 //	    {"step": 32, "op": "set_tools", "tools": {"paddle": {"center": [0.1, 0.1, 0.1], "radius": 0.05}}},
 //	    {"step": 36, "op": "set_tools", "tools": {}},
+//	    {"step": 38, "op": "set_tools", "tools": {"heat": {"center": [0.2, 0.1, 0.1], "radius": 0.05, "temperature": 100, "rate": 5}}},
 //	    {"step": 40, "op": "remove_body", "index": 1},
 //	    {"step": 48, "op": "add_fluid", "fluid": {"pos": [[0.3, 0.05, 0.1]], "vel": [[0, -0.2, 0]]}}
 //	  ]
@@ -106,8 +107,8 @@ const (
 	// MaxFluidSpeed bounds the velocities of added fluid, m/s: a hundred times what the scene lets emitters and
 	// moving obstacles reach.
 	MaxFluidSpeed = 100 * scene.MaxSpeed
-	// MaxToolRadius is the most the window's paddle and drain reach, m (tools.paddle_radius and
-	// tools.drain_radius); a larger domain allows its own size.
+	// MaxToolRadius is the most the window's paddle, drain and heat tool reach, m (tools.paddle_radius,
+	// tools.drain_radius and tools.heat_radius); a larger domain allows its own size.
 	MaxToolRadius = 1
 	// maxPacked bounds the added particles that may share one cell of the finest lattice a solver's budget could
 	// fill the domain with (see packing).
@@ -547,6 +548,11 @@ func (a *Action) check() error {
 				return fmt.Errorf("tools.paddle.radius: %g is negative", p.Radius)
 			}
 		}
+		if h := a.Tools.Heat; h != nil {
+			if err := checkHeat(h); err != nil {
+				return err
+			}
+		}
 		if e := a.Tools.Emitter; e != nil {
 			if err := finite64("tools.emitter", e.Center[0], e.Center[1], e.Center[2], e.Direction[0], e.Direction[1],
 				e.Direction[2], e.Radius, e.Speed, e.Start, e.Stop); err != nil {
@@ -605,6 +611,29 @@ func (a *Action) check() error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkHeat checks the heat tool's numbers as a scene's heaters are checked (scene.Heater): finite, a radius
+// that is not negative, a temperature within [scene.MinTemperature, scene.MaxTemperature] and a rate within
+// (0, scene.MaxHeatRate]. Its reach is checkInScene's.
+func checkHeat(h *sim.HeatTool) error {
+	for _, f := range []struct {
+		name string
+		xs   []float32
+	}{{"center", h.Center[:]}, {"radius", []float32{h.Radius}}, {"temperature", []float32{h.Temperature}}, {"rate", []float32{h.Rate}}} {
+		if err := finite32("tools.heat."+f.name, f.xs...); err != nil {
+			return err
+		}
+	}
+	switch t := float64(h.Temperature); {
+	case h.Radius < 0:
+		return fmt.Errorf("tools.heat.radius: %g is negative", h.Radius)
+	case !(t >= scene.MinTemperature && t <= scene.MaxTemperature):
+		return fmt.Errorf("tools.heat.temperature: %g °C is outside [%g, %g]", h.Temperature, scene.MinTemperature, float64(scene.MaxTemperature))
+	case !(h.Rate > 0) || float64(h.Rate) > scene.MaxHeatRate:
+		return fmt.Errorf("tools.heat.rate: %g /s is outside (0, %g]", h.Rate, float64(scene.MaxHeatRate))
 	}
 	return nil
 }
