@@ -677,3 +677,30 @@ func TestRigidBodiesFloatAndSinkByDensity(t *testing.T) {
 		}
 	}
 }
+
+// Particles added while a run goes (a dropped body, an undo, the pour tool) start at their material's starting
+// temperature, and a solid's bond into a body at the next step.
+func TestAddedParticlesStartAtTheirTemperature(t *testing.T) {
+	s := newSolver(t, meltScene)
+	var ps []sim.Particle
+	for x := range 3 {
+		for y := range 3 {
+			for z := range 3 {
+				ps = append(ps, sim.Particle{Pos: [3]float32{0.05 + 0.02*float32(x), 0.2 + 0.02*float32(y), 0.05 + 0.02*float32(z)}, Material: 1})
+			}
+		}
+	}
+	n0 := len(s.x)
+	if k := s.Refill(ps); k != len(ps) {
+		t.Fatalf("%d of %d particles added", k, len(ps))
+	}
+	for i := n0; i < len(s.x); i++ {
+		if s.temp[i] != 20 {
+			t.Fatalf("an added wax particle is at %g °C; the wax starts at 20 °C", s.temp[i])
+		}
+	}
+	runFrames(t, s, 1, nil)
+	if len(s.sol.clus) != 3 {
+		t.Errorf("after the drop: %d rigid bodies; want the two blocks and the dropped one", len(s.sol.clus))
+	}
+}
