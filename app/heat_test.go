@@ -175,16 +175,7 @@ func TestViewerHeatCoolAndDropBody(t *testing.T) {
 	}
 	// the sitting's replay: the heat and cool tools, the block, and the window's state at its end
 	dir := t.TempDir()
-	v.drv.SetPaused(true)
-	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
-	rp, sp := filepath.Join(dir, "wax"+ReplayExt), filepath.Join(dir, "wax.slosh")
-	v.saveReplay(rp)
-	v.saveState(sp)
-	frames(t, v, "the files", func() bool {
-		_, e1 := os.Stat(rp)
-		_, e2 := os.Stat(sp)
-		return e1 == nil && e2 == nil
-	})
+	rp, sp := saveFiles(t, v, dir, "wax")
 	rf, err := replay.Read(rp)
 	if err != nil {
 		t.Fatal(err)

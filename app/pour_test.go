@@ -2,7 +2,6 @@ package app
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -189,16 +188,7 @@ func TestViewerPoursTheChosenMaterial(t *testing.T) {
 
 	// the replay holds the stream's material and pours sand again
 	dir := t.TempDir()
-	v.drv.SetPaused(true)
-	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
-	rp, sp := filepath.Join(dir, "sand"+ReplayExt), filepath.Join(dir, "sand.slosh")
-	v.saveReplay(rp)
-	v.saveState(sp)
-	frames(t, v, "the files", func() bool {
-		_, e1 := os.Stat(rp)
-		_, e2 := os.Stat(sp)
-		return e1 == nil && e2 == nil
-	})
+	rp, sp := saveFiles(t, v, dir, "sand")
 	rf, err := replay.Read(rp)
 	if err != nil {
 		t.Fatal(err)

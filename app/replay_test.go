@@ -53,13 +53,13 @@ func sittingWith(t *testing.T, v *viewer, dir, name, value string) (replayPath, 
 	return saveSitting(t, v, dir)
 }
 
-// saveSitting pauses the window of v, saves its replay and its state at the same step into dir and returns the two
-// files, after checking that the replay holds every kind of action a sitting makes.
-func saveSitting(t *testing.T, v *viewer, dir string) (replayPath, statePath string) {
+// saveFiles pauses the window of v and saves its replay and its state at the same step into dir as name, waiting
+// until both files are written.
+func saveFiles(t *testing.T, v *viewer, dir, name string) (replayPath, statePath string) {
 	t.Helper()
 	v.drv.SetPaused(true)
 	frames(t, v, "the pause", func() bool { return v.drv.Paused() })
-	replayPath, statePath = filepath.Join(dir, "sitting"+ReplayExt), filepath.Join(dir, "sitting.slosh")
+	replayPath, statePath = filepath.Join(dir, name+ReplayExt), filepath.Join(dir, name+".slosh")
 	v.saveReplay(replayPath)
 	v.saveState(statePath)
 	frames(t, v, "the files", func() bool {
@@ -67,6 +67,14 @@ func saveSitting(t *testing.T, v *viewer, dir string) (replayPath, statePath str
 		_, e2 := os.Stat(statePath)
 		return e1 == nil && e2 == nil
 	})
+	return replayPath, statePath
+}
+
+// saveSitting pauses the window of v, saves its replay and its state at the same step into dir and returns the two
+// files, after checking that the replay holds every kind of action a sitting makes.
+func saveSitting(t *testing.T, v *viewer, dir string) (replayPath, statePath string) {
+	t.Helper()
+	replayPath, statePath = saveFiles(t, v, dir, "sitting")
 	if v.status.isErr {
 		t.Fatalf("status %q", v.status.msg)
 	}
