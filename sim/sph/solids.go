@@ -79,6 +79,7 @@ type solidSlot struct {
 	Plastic [6]float32 // ε_p: xx, yy, zz, xy, yz, zx
 
 	owner int32                // the particle's index after this step's sort, −1 for a free slot
+	free  bool                 // on the free list
 	vol   float32              // body volume V_i (eq. 5.2)
 	grad  [maxBonds][3]float32 // the sine kernel's gradient ∇W(x_ij) of each bond (elasticForces)
 	m     [9]float32           // −V_i F S K⁺, row-major: the force on body neighbour j is m g_ij (stress)
@@ -233,6 +234,7 @@ func (s *Solver) loadSolids(slots []solidSlot) {
 	}
 	so.free = so.free[:0]
 	for k := len(so.slots) - 1; k >= 0; k-- {
+		so.slots[k].free = !owned[k]
 		if !owned[k] {
 			so.free = append(so.free, int32(k))
 		}
@@ -305,7 +307,7 @@ func (s *Solver) allocSlot() int32 {
 // freeSlot returns a slot whose bonds are gone, keeping the free list highest first.
 func (s *Solver) freeSlot(sl int32) {
 	so := &s.sol
-	so.slots[sl] = solidSlot{owner: -1}
+	so.slots[sl] = solidSlot{owner: -1, free: true}
 	k := len(so.free)
 	for k > 0 && so.free[k-1] < sl {
 		k--
@@ -426,7 +428,7 @@ func (s *Solver) findOwners() {
 	}
 	var orphans []int32
 	for k := range so.slots {
-		if so.slots[k].owner < 0 && !s.isFree(int32(k)) {
+		if so.slots[k].owner < 0 && !so.slots[k].free {
 			orphans = append(orphans, int32(k))
 		}
 	}
@@ -434,16 +436,6 @@ func (s *Solver) findOwners() {
 		s.unbond(sl)
 		s.freeSlot(sl)
 	}
-}
-
-// isFree says whether slot sl is on the free list.
-func (s *Solver) isFree(sl int32) bool {
-	for _, f := range s.sol.free {
-		if f == sl {
-			return true
-		}
-	}
-	return false
 }
 
 // unbond removes every bond of slot sl, on both sides.

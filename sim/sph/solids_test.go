@@ -704,3 +704,42 @@ func TestAddedParticlesStartAtTheirTemperature(t *testing.T) {
 		t.Errorf("after the drop: %d rigid bodies; want the two blocks and the dropped one", len(s.sol.clus))
 	}
 }
+
+// Draining through a body removes its particles and, at the next step, their slots and every bond to them: the
+// table stays consistent (a saved state passes its checks), and an undo brings the particles back where they were,
+// where they solidify and bond with the body they touch again.
+func TestDrainingABodyFreesItsSlots(t *testing.T) {
+	noHeat := meltScene[:strings.Index(meltScene, `,
+  "heaters"`)] + "\n}"
+	s := newSolver(t, noHeat)
+	runFrames(t, s, 1, nil)
+	gone, err := s.Drain([3]float32{0.2, 0.01, 0.08}, 0.015) // at the lower block's floor, beyond bonding reach of the upper
+	if err != nil || len(gone) == 0 {
+		t.Fatalf("drained %d particles: %v", len(gone), err)
+	}
+	runFrames(t, s, 2, nil)
+	owned, free := 0, 0
+	for k := range s.sol.slots {
+		if s.sol.slots[k].owner >= 0 {
+			owned++
+		}
+		if s.sol.slots[k].free {
+			free++
+		}
+	}
+	var st State
+	s.SaveState(&st)
+	if err := st.Validate(); err != nil {
+		t.Fatalf("after draining %d particles the state is refused: %v", len(gone), err)
+	}
+	if owned != len(s.x) || free != len(gone) || len(s.sol.free) != len(gone) {
+		t.Errorf("after draining %d of the blocks' particles: %d slots owned for %d particles, %d free", len(gone), owned, len(s.x), free)
+	}
+	if n := s.Refill(gone); n != len(gone) {
+		t.Fatalf("the undo brought back %d of %d", n, len(gone))
+	}
+	runFrames(t, s, 1, nil)
+	if len(s.sol.clus) != 2 || len(s.sol.free) != 0 {
+		t.Errorf("after the undo: %d bodies, %d free slots; want the two blocks again, no free slot", len(s.sol.clus), len(s.sol.free))
+	}
+}
