@@ -369,7 +369,7 @@ func (st *State) Validate() error {
 	if len(slot) != n {
 		return fmt.Errorf("%d particles but %d solid slots", n, len(slot))
 	}
-	reach := float32(MaxKernelRadius * st.Spacing * scene.MaxFracture)
+	reach := float32(MaxKernelRadius * st.Spacing * (1 + 1e-5)) // bonds form within the kernel radius h, at most MaxKernelRadius spacings
 	if err := checkSolids(st.Slots, slot, reach); err != nil {
 		return err
 	}
