@@ -114,6 +114,19 @@ func replayFrame(t *testing.T, path string) string {
 // frame it ends on.
 func continueFrame(t *testing.T, path string, frames int) string {
 	t.Helper()
+	s, m := loadSaved(t, path)
+	ss := &session{solver: s, mode: m}
+	for range frames {
+		if _, err := ss.frame(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return frameHash(s)
+}
+
+// loadSaved loads the save file at path as `slosh --load` does: the solver in its state, and its mode.
+func loadSaved(t *testing.T, path string) (sim.Solver, Mode) {
+	t.Helper()
 	f, err := savefile.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -126,13 +139,7 @@ func continueFrame(t *testing.T, path string, frames int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss := &session{solver: s, mode: m}
-	for range frames {
-		if _, err := ss.frame(nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return frameHash(s)
+	return s, m
 }
 
 // frameHash is a hash of what the solver's Frame copies out, particles in id order: the simulation, whatever the

@@ -15,7 +15,6 @@ import (
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/replay"
-	"github.com/slosh/slosh/sim/savefile"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
 )
@@ -66,18 +65,7 @@ func hotter(f *sim.Frame, mat uint8, temp float32) []uint32 {
 // savedTemperatures are the temperatures of a saved state's particles, in id order.
 func savedTemperatures(t *testing.T, path string) []float32 {
 	t.Helper()
-	sf, err := savefile.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := savedMode(Modes(), sf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, _, err := restoreSession(Modes(), m, glInfo{}, sf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := loadSaved(t, path)
 	f := frameOf(s)
 	if len(f.Temperature) != f.N {
 		t.Fatalf("%s: %d temperatures for %d particles", filepath.Base(path), len(f.Temperature), f.N)

@@ -167,6 +167,11 @@ func Rotation(deg Vec3) Mat3 {
 	}
 }
 
+// Transpose returns mᵀ.
+func (m Mat3) Transpose() Mat3 {
+	return Mat3{{m[0][0], m[1][0], m[2][0]}, {m[0][1], m[1][1], m[2][1]}, {m[0][2], m[1][2], m[2][2]}}
+}
+
 // Mul returns the product m·b.
 func (m Mat3) Mul(b Mat3) Mat3 {
 	var p Mat3

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slosh/slosh/internal/sym3"
 	"github.com/slosh/slosh/sim/rigid"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // Rigid bodies of particles (004 §5.3; solids.go says how they fit the step).
@@ -77,22 +78,17 @@ func (s *Solver) findClusters() {
 func (s *Solver) measureCluster(c *cluster, a float64) {
 	m, cm, p := s.means(c.members, s.x, s.v)
 	var in [3][3]float64
-	var l [3]float64
+	var l scene.Vec3
 	for _, i := range c.members {
 		mi := float64(s.mass[s.mat[i]])
-		r := [3]float64{float64(s.x[i][0]) - cm[0], float64(s.x[i][1]) - cm[1], float64(s.x[i][2]) - cm[2]}
-		v := [3]float64{float64(s.v[i][0]), float64(s.v[i][1]), float64(s.v[i][2])}
-		r2 := r[0]*r[0] + r[1]*r[1] + r[2]*r[2]
+		r := vec64(s.x[i]).Sub(cm)
 		for x := range 3 {
 			for y := range 3 {
 				in[x][y] -= mi * r[x] * r[y]
 			}
-			in[x][x] += mi * r2
+			in[x][x] += mi * r.Dot(r)
 		}
-		rv := cross64(r, v)
-		for k := range 3 {
-			l[k] += mi * rv[k]
-		}
+		l = l.Add(r.Cross(vec64(s.v[i])).Scale(mi))
 	}
 	// a cluster of one particle, two, or a line of them has no inverse inertia, and one nearly a line an inverse
 	// that turns the smallest torque into a spin no step can follow: each of the inertia's principal moments is
@@ -101,7 +97,7 @@ func (s *Solver) measureCluster(c *cluster, a float64) {
 	// a line of particles, which its L does not see turning about itself, slowly loses that spin
 	val, vec := sym3.Eigen(in)
 	floor := 0.4 * m * a * a
-	var inv [3][3]float64
+	var inv scene.Mat3
 	for e := range 3 {
 		w := 1 / math.Max(val[e], floor)
 		for x := range 3 {
@@ -125,37 +121,25 @@ func (s *Solver) moveClusters(dt float32) {
 	s.pool.For(len(so.clus), 1, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			cl := &so.clus[c]
-			var f, tau [3]float64
+			var f, tau scene.Vec3
 			for _, i := range cl.members {
-				mi := float64(s.mass[s.mat[i]])
-				fi := [3]float64{}
-				for k := range 3 {
-					fi[k] = mi * float64(s.anp[i][k]+s.ap[i][k])
-					f[k] += fi[k]
-				}
-				r := [3]float64{float64(s.x[i][0]) - cl.cm[0], float64(s.x[i][1]) - cl.cm[1], float64(s.x[i][2]) - cl.cm[2]}
-				t := cross64(r, fi)
-				for k := range 3 {
-					tau[k] += t[k]
-				}
+				fi := vec64(s.anp[i]).Add(vec64(s.ap[i])).Scale(float64(s.mass[s.mat[i]]))
+				f = f.Add(fi)
+				tau = tau.Add(vec64(s.x[i]).Sub(cl.cm).Cross(fi))
 			}
-			var v, l, cm [3]float64
-			for k := range 3 {
-				v[k] = cl.vel[k] + h*f[k]/cl.mass
-				l[k] = cl.ang[k] + h*tau[k]
-				cm[k] = cl.cm[k] + h*v[k]
-			}
-			rot := rotation(mul3(cl.inv, l), h)
+			v := cl.vel.Add(f.Scale(h / cl.mass))
+			l := cl.ang.Add(tau.Scale(h))
+			cm := cl.cm.Add(v.Scale(h))
+			rot := rotation(cl.inv.MulVec(l), h)
 			// ω at t + Δt from the rotated inertia R I Rᵀ, so that the cluster's L at the next step's start is
 			// this L: a free body keeps its angular momentum as it turns
-			wn := mul3(rotate3(rot, rotate3(cl.inv, transpose3(rot))), l)
+			wn := rot.Mul(cl.inv).Mul(rot.Transpose()).MulVec(l)
 			moved := false
 			for _, i := range cl.members {
-				r := [3]float64{float64(s.x[i][0]) - cl.cm[0], float64(s.x[i][1]) - cl.cm[1], float64(s.x[i][2]) - cl.cm[2]}
-				rr := mul3(rot, r)
+				rr := rot.MulVec(vec64(s.x[i]).Sub(cl.cm))
 				q := [4]float32{float32(cm[0] + rr[0]), float32(cm[1] + rr[1]), float32(cm[2] + rr[2]), 0}
-				wr := cross64(wn, rr)
-				s.vs[i] = [4]float32{float32(v[0] + wr[0]), float32(v[1] + wr[1]), float32(v[2] + wr[2]), 0}
+				wr := v.Add(wn.Cross(rr))
+				s.vs[i] = [4]float32{float32(wr[0]), float32(wr[1]), float32(wr[2]), 0}
 				c := q
 				s.bodyApply(&c)
 				s.col.Apply(&c)
@@ -171,7 +155,7 @@ func (s *Solver) moveClusters(dt float32) {
 
 // means is the members' mass and the mass-weighted means of their values in a and in b (a centre of mass and a
 // momentum per mass, say).
-func (s *Solver) means(members []int32, a, b [][4]float32) (m float64, ma, mb [3]float64) {
+func (s *Solver) means(members []int32, a, b [][4]float32) (m float64, ma, mb scene.Vec3) {
 	for _, i := range members {
 		mi := float64(s.mass[s.mat[i]])
 		m += mi
@@ -212,45 +196,19 @@ func (s *Solver) fitCluster(cl *cluster, dt float32) {
 	}
 }
 
-func cross64(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-
-func mul3(m [3][3]float64, v [3]float64) [3]float64 {
-	return [3]float64{m[0][0]*v[0] + m[0][1]*v[1] + m[0][2]*v[2], m[1][0]*v[0] + m[1][1]*v[1] + m[1][2]*v[2], m[2][0]*v[0] + m[2][1]*v[1] + m[2][2]*v[2]}
-}
-
-// rotate3 is the product a b.
-func rotate3(a, b [3][3]float64) [3][3]float64 {
-	var c [3][3]float64
-	for i := range 3 {
-		for j := range 3 {
-			c[i][j] = a[i][0]*b[0][j] + a[i][1]*b[1][j] + a[i][2]*b[2][j]
-		}
-	}
-	return c
-}
-
-func transpose3(a [3][3]float64) [3][3]float64 {
-	var t [3][3]float64
-	for i := range 3 {
-		for j := range 3 {
-			t[i][j] = a[j][i]
-		}
-	}
-	return t
-}
+// vec64 is the position or velocity p in float64.
+func vec64(p [4]float32) scene.Vec3 { return scene.Vec3{float64(p[0]), float64(p[1]), float64(p[2])} }
 
 // rotation is the rotation by the angle |w| h about w (Rodrigues).
-func rotation(w [3]float64, h float64) [3][3]float64 {
-	th := math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2]) * h
+func rotation(w scene.Vec3, h float64) scene.Mat3 {
+	th := w.Len() * h
 	if th == 0 {
-		return [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+		return scene.Mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	}
-	k := [3]float64{w[0] * h / th, w[1] * h / th, w[2] * h / th}
+	k := w.Scale(h / th)
 	c, s := math.Cos(th), math.Sin(th)
 	t := 1 - c
-	return [3][3]float64{
+	return scene.Mat3{
 		{c + t*k[0]*k[0], t*k[0]*k[1] - s*k[2], t*k[0]*k[2] + s*k[1]},
 		{t*k[1]*k[0] + s*k[2], c + t*k[1]*k[1], t*k[1]*k[2] - s*k[0]},
 		{t*k[2]*k[0] - s*k[1], t*k[2]*k[1] + s*k[0], c + t*k[2]*k[2]},

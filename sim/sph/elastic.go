@@ -166,7 +166,7 @@ func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
 		return f, kp
 	}
 	kinv := inverse(k)
-	ak := rotate3(a, kinv)
+	ak := scene.Mat3(a).Mul(kinv)
 	for x := range 3 {
 		for y := range 3 {
 			f[x][y], kp[x][y] = float32(ak[x][y]), float32(kinv[x][y])
@@ -195,12 +195,12 @@ func minEigen(m [3][3]float64) float64 {
 
 // inverse is the inverse of a 3×3 matrix by cofactors (a nonsingular one: deformation inverts only K whose
 // eigenvalues are at least minCorrection).
-func inverse(m [3][3]float64) [3][3]float64 {
+func inverse(m [3][3]float64) scene.Mat3 {
 	c00 := m[1][1]*m[2][2] - m[1][2]*m[2][1]
 	c01 := m[1][2]*m[2][0] - m[1][0]*m[2][2]
 	c02 := m[1][0]*m[2][1] - m[1][1]*m[2][0]
 	d := 1 / (m[0][0]*c00 + m[0][1]*c01 + m[0][2]*c02)
-	return [3][3]float64{
+	return scene.Mat3{
 		{c00 * d, (m[0][2]*m[2][1] - m[0][1]*m[2][2]) * d, (m[0][1]*m[1][2] - m[0][2]*m[1][1]) * d},
 		{c01 * d, (m[0][0]*m[2][2] - m[0][2]*m[2][0]) * d, (m[0][2]*m[1][0] - m[0][0]*m[1][2]) * d},
 		{c02 * d, (m[0][1]*m[2][0] - m[0][0]*m[2][1]) * d, (m[0][0]*m[1][1] - m[0][1]*m[1][0]) * d},

@@ -184,10 +184,6 @@ func (s *Solver) Frame(dst *sim.Frame) {
 			dst.Phase[i] = [...]scene.Phase{phaseLiquid: scene.PhaseLiquid, phaseElastic: scene.PhaseSolid, phaseRigid: scene.PhaseRigid}[s.phase(i)]
 		}
 		dst.Temperature = append(dst.Temperature[:0], s.temp...)
-		if dst.Material == nil { // the phase colours solids by their material
-			dst.Material = append(dst.Material[:0], s.mat...)
-			dst.Palette = append(dst.Palette[:0], sim.ScenePalette(s.sc)...)
-		}
 	}
 	dst.Radius = s.dv.Radius
 	dst.Time, dst.Steps = s.time, s.steps

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/internal/sym3"
+	"github.com/slosh/slosh/sim/scene"
 )
 
 // minEigen's closed form agrees with Jacobi sweeps (internal/sym3) on random symmetric matrices, diagonal ones and
@@ -32,7 +33,7 @@ func TestMinEigenAndInverse(t *testing.T) {
 		if math.Abs(want) < 0.05 {
 			continue
 		}
-		p := rotate3(m, inverse(m))
+		p := scene.Mat3(m).Mul(inverse(m))
 		for i := range 3 {
 			for j := range 3 {
 				if want := map[bool]float64{true: 1, false: 0}[i == j]; math.Abs(p[i][j]-want) > 1e-9 {

@@ -102,10 +102,10 @@ type solidMat struct {
 type cluster struct {
 	members []int32
 	mass    float64
-	cm      [3]float64    // centre of mass
-	inv     [3][3]float64 // I⁻¹ at x(t)
-	vel     [3]float64    // V
-	ang     [3]float64    // L about cm
+	cm      scene.Vec3 // centre of mass
+	inv     scene.Mat3 // I⁻¹ at x(t)
+	vel     scene.Vec3 // V
+	ang     scene.Vec3 // L about cm
 }
 
 // solids is the solver's part for solids and heat.

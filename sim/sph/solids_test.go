@@ -39,9 +39,8 @@ func (s *Solver) index() map[uint32]int {
 func momenta(s *Solver) (p, l [3]float64) {
 	for i := range s.x {
 		m := float64(s.mass[s.mat[i]])
-		x := [3]float64{float64(s.x[i][0]), float64(s.x[i][1]), float64(s.x[i][2])}
-		v := [3]float64{float64(s.v[i][0]), float64(s.v[i][1]), float64(s.v[i][2])}
-		c := cross64(x, v)
+		v := vec64(s.v[i])
+		c := vec64(s.x[i]).Cross(v)
 		for a := range 3 {
 			p[a] += m * v[a]
 			l[a] += m * c[a]
