@@ -12,8 +12,7 @@ import (
 // which kinds it simulates.
 type Kind string
 
-// The kinds of material. The elastoplastic material (Gerszewski ch. 4) comes as a kind of its own with the mode that
-// simulates it.
+// The kinds of material.
 const (
 	// KindLiquid is a fluid: density, viscosity and colour. "" means it too, so that scenes written before kinds
 	// existed read as they did.
@@ -29,6 +28,10 @@ const (
 	KindElastic Kind = "elastic"
 	KindPlastic Kind = "plastic"
 	KindRigid   Kind = "rigid"
+	// KindElastoplastic is Gerszewski's point-based elastoplastic material (000 ch. 4; Material's elastoplastic
+	// fields, elastoplastic.go): dough, clay and jelly whose deformation gradient each particle composes step by
+	// step from its neighbours' motion, with Bargteil's multiplicative plasticity. Mode sph simulates it.
+	KindElastoplastic Kind = "elastoplastic"
 )
 
 // Phase is how particles of a material are drawn, meshed and exported: a liquid's make the water surface; grains and
@@ -65,7 +68,7 @@ func (k Kind) Phase() (Phase, bool) {
 		return PhaseLiquid, true
 	case KindGranular:
 		return PhaseGranular, true
-	case KindElastic, KindPlastic:
+	case KindElastic, KindPlastic, KindElastoplastic:
 		return PhaseSolid, true
 	case KindRigid:
 		return PhaseRigid, true
@@ -82,10 +85,16 @@ func (k Kind) Canonical() Kind {
 }
 
 // Kinds lists the kinds this slosh knows, in the order of their documentation.
-func Kinds() []Kind { return []Kind{KindLiquid, KindGranular, KindElastic, KindPlastic, KindRigid} }
+func Kinds() []Kind {
+	return []Kind{KindLiquid, KindGranular, KindElastic, KindPlastic, KindRigid, KindElastoplastic}
+}
 
 // Solid says whether the kind is one of Solenthaler's solids (elastic, plastic, rigid).
 func (k Kind) Solid() bool { return k == KindElastic || k == KindPlastic || k == KindRigid }
+
+// Body says whether a block of the kind is a body that keeps its shape for a while: Solenthaler's solids and the
+// elastoplastic material, what the tools' drop-body button drops.
+func (k Kind) Body() bool { return k.Solid() || k == KindElastoplastic }
 
 func kindNames() string {
 	var names []string

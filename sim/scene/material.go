@@ -67,6 +67,22 @@ type Material struct {
 	// SolidViscosity is μ at the solidifying point, Pa·s: between the points the viscosity goes linearly from it
 	// to Viscosity at the melting point (Figure 5.5). 0 is Viscosity throughout.
 	SolidViscosity float64 `json:"solid_viscosity,omitempty"`
+
+	// The elastoplastic material's parameters (KindElastoplastic, Gerszewski 000 ch. 4; elastoplastic.go). It
+	// also takes YoungsModulus (required) and PoissonRatio, the Lamé parameters of eq. 4.9.
+
+	// YieldStress is the stress, Pa, below which it does not flow (Bargteil et al. 2007): the Frobenius norm of
+	// the deviatoric stress must exceed YieldStress + Hardening × the plastic strain it has taken.
+	YieldStress float64 `json:"yield_stress,omitempty"`
+	// FlowRate is ν, 1/s: the fraction of the deviatoric elastic deformation beyond the yield that flows into the
+	// plastic deformation each second (capped at all of it in a step). 0 never flows: an elastic material.
+	FlowRate float64 `json:"flow_rate,omitempty"`
+	// Hardening is K, Pa: how much the yield stress grows per unit of accumulated plastic strain. Negative softens.
+	Hardening float64 `json:"hardening,omitempty"`
+	// Variant is one of the chapter's variants: "" (eq. 4.9 on the elastic singular values), "hyperelastic"
+	// (the singular values squared before the stress, Figure 4.4) or "non-newtonian" (the flow rate divided by
+	// the stress in units of the shear modulus, so the material flows readily under small stresses, Figure 4.2).
+	Variant string `json:"variant,omitempty"`
 }
 
 // PhaseChange is a solid's melting and solidifying points, °C (004 Figure 5.5): above Melting its particles are
@@ -159,6 +175,9 @@ func (m *Material) validate(path string) error {
 		return err
 	}
 	if err := m.validateSolid(path); err != nil {
+		return err
+	}
+	if err := m.validateElastoplastic(path); err != nil {
 		return err
 	}
 	for c := 0; c < 3; c++ {

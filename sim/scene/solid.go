@@ -38,14 +38,19 @@ func (m *Material) validateSolid(path string) error {
 	}
 	k := m.Kind.Canonical()
 	if !k.Solid() {
+		elastic := k == KindElastoplastic // its own validation checks E and ν
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"youngs_modulus", m.YoungsModulus != 0}, {"poisson_ratio", m.PoissonRatio != 0}, {"elastic_limit", m.ElasticLimit != 0},
+		}{{"youngs_modulus", m.YoungsModulus != 0 && !elastic}, {"poisson_ratio", m.PoissonRatio != 0 && !elastic}, {"elastic_limit", m.ElasticLimit != 0},
 			{"plastic_limit", m.PlasticLimit != 0}, {"fracture", m.Fracture != 0}, {"phase_change", m.PhaseChange != nil},
 			{"solid_viscosity", m.SolidViscosity != 0}} {
 			if f.set {
-				return errAt(path+"."+f.name, "is a solid's; %s is %s (give it \"kind\": \"elastic\", \"plastic\" or \"rigid\")", jsonmsg.Quote(m.Name), jsonmsg.Quote(string(k)))
+				kinds := `"elastic", "plastic" or "rigid"`
+				if f.name == "youngs_modulus" || f.name == "poisson_ratio" {
+					kinds = `"elastic", "plastic", "rigid" or "elastoplastic"`
+				}
+				return errAt(path+"."+f.name, "is a solid's; %s is %s (give it \"kind\": %s)", jsonmsg.Quote(m.Name), jsonmsg.Quote(string(k)), kinds)
 			}
 		}
 		return nil
@@ -147,6 +152,54 @@ func (h *Heater) validate(path string, meshes *meshLoader) error {
 		return errAt(path+".start", "%g s is outside [0, %g]", h.Start, float64(MaxBlastTime))
 	case !(h.Stop == 0 || h.Stop > h.Start) || h.Stop > MaxBlastTime:
 		return errAt(path+".stop", "%g s is neither 0 (never stops) nor after the start %g s", h.Stop, h.Start)
+	}
+	return nil
+}
+
+// Ranges of the elastoplastic material's numbers (Material).
+const (
+	// MaxYieldStress bounds the yield stress and the hardening, Pa (at most MaxYoungsModulus: a stress is E times a
+	// strain).
+	MaxYieldStress = MaxYoungsModulus
+	// MaxFlowRate bounds the flow rate, 1/s: 1e4 flows everything beyond the yield within a 0.1 ms step.
+	MaxFlowRate = 1e4
+)
+
+// The elastoplastic variants (Material.Variant).
+const (
+	VariantStandard     = ""
+	VariantHyperelastic = "hyperelastic"
+	VariantNonNewtonian = "non-newtonian"
+)
+
+// validateElastoplastic checks the elastoplastic fields: an elastoplastic material's E (required), ν, yield
+// stress, flow rate, hardening and variant within their ranges; none of them on another kind.
+func (m *Material) validateElastoplastic(path string) error {
+	k := m.Kind.Canonical()
+	if k != KindElastoplastic {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"yield_stress", m.YieldStress != 0}, {"flow_rate", m.FlowRate != 0}, {"hardening", m.Hardening != 0}, {"variant", m.Variant != ""}} {
+			if f.set {
+				return errAt(path+"."+f.name, "is an elastoplastic material's; %s is %s (give it \"kind\": \"elastoplastic\")", jsonmsg.Quote(m.Name), jsonmsg.Quote(string(k)))
+			}
+		}
+		return nil
+	}
+	switch {
+	case !(m.YoungsModulus > 0) || m.YoungsModulus > MaxYoungsModulus:
+		return errAt(path+".youngs_modulus", "%g Pa is missing or outside (0, %g]: dough is about 1e4, clay 1e5–1e6", m.YoungsModulus, float64(MaxYoungsModulus))
+	case !(m.PoissonRatio >= 0) || m.PoissonRatio > MaxPoissonRatio:
+		return errAt(path+".poisson_ratio", "%g is outside [0, %g]", m.PoissonRatio, MaxPoissonRatio)
+	case !(m.YieldStress >= 0) || m.YieldStress > MaxYieldStress:
+		return errAt(path+".yield_stress", "%g Pa is outside [0, %g]", m.YieldStress, float64(MaxYieldStress))
+	case !(m.FlowRate >= 0) || m.FlowRate > MaxFlowRate:
+		return errAt(path+".flow_rate", "%g /s is outside [0, %g]: 0 never flows (elastic), 10 flows readily", m.FlowRate, float64(MaxFlowRate))
+	case !(math.Abs(m.Hardening) <= MaxYieldStress):
+		return errAt(path+".hardening", "%g Pa is outside [%g, %g]", m.Hardening, -float64(MaxYieldStress), float64(MaxYieldStress))
+	case m.Variant != VariantStandard && m.Variant != VariantHyperelastic && m.Variant != VariantNonNewtonian:
+		return errAt(path+".variant", "%s is not a variant; the variants are \"\" (standard), %q and %q", jsonmsg.Quote(m.Variant), VariantHyperelastic, VariantNonNewtonian)
 	}
 	return nil
 }

@@ -96,3 +96,46 @@ func TestSolidMaterialsRefuseBadValues(t *testing.T) {
 		}
 	}
 }
+
+const dough = `{"name": "jelly", "kind": "elastoplastic", "density": 1100, "color": [0.9, 0.8, 0.6], "youngs_modulus": 2e4,
+	"poisson_ratio": 0.3, "yield_stress": 500, "flow_rate": 20, "hardening": 100, "variant": "non-newtonian"}`
+
+// Elastoplastic materials parse with their fields, are drawn as solids, keep their fields through Marshal, and
+// refuse bad values with the field's path.
+func TestElastoplasticMaterials(t *testing.T) {
+	sc, err := Parse([]byte(solidScene(dough, "")), "dough.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.MaterialOf(1)
+	if m.Kind != KindElastoplastic || m.YieldStress != 500 || m.FlowRate != 20 || m.Hardening != 100 || m.Variant != VariantNonNewtonian || sc.PhaseOf(1) != PhaseSolid {
+		t.Fatalf("dough read as %+v, phase %v", m, sc.PhaseOf(1))
+	}
+	if !m.Kind.Body() || m.Kind.Solid() {
+		t.Fatal("an elastoplastic material is a body but not one of Solenthaler's solids")
+	}
+	data, err := sc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(data, "back.json")
+	if err != nil || back.MaterialOf(1) != m {
+		t.Fatalf("after Marshal: %+v, %v", back.MaterialOf(1), err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{`"youngs_modulus": 2e4,`, ``, "youngs_modulus: 0 Pa is missing"},
+		{`"poisson_ratio": 0.3`, `"poisson_ratio": 0.6`, "poisson_ratio: 0.6 is outside"},
+		{`"yield_stress": 500`, `"yield_stress": -1`, "yield_stress: -1 Pa is outside"},
+		{`"flow_rate": 20`, `"flow_rate": 1e9`, "flow_rate: 1e+09 /s is outside"},
+		{`"hardening": 100`, `"hardening": 1e12`, "hardening: 1e+12 Pa is outside"},
+		{`"non-newtonian"`, `"bingham"`, `variant: "bingham" is not a variant`},
+		{`"hardening": 100`, `"hardening": 100, "fracture": 2`, "fracture: is a solid's"},
+		{`"kind": "elastoplastic"`, `"kind": "elastic"`, "yield_stress: is an elastoplastic material's"},
+	} {
+		js := strings.Replace(dough, c.from, c.to, 1)
+		_, err := Parse([]byte(solidScene(js, "")), "bad.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", js, err, c.want)
+		}
+	}
+}

@@ -57,6 +57,9 @@ type Config struct {
 	// the solids (solids.go): scales of every solid material's Young's modulus and every material's diffusivity
 	StiffnessScale float32
 	HeatScale      float32
+	// the elastoplastic material (elastoplastic.go): scales of every elastoplastic material's yield stress, flow
+	// rate and hardening (StiffnessScale scales its E too)
+	YieldScale, FlowScale, HardeningScale float32
 
 	sim.Resolution // sph.spacing, sph.particles and sph.budget, all on reset
 }
@@ -82,6 +85,9 @@ func DefaultConfig() Config {
 
 		StiffnessScale: 1,
 		HeatScale:      1,
+		YieldScale:     1,
+		FlowScale:      1,
+		HardeningScale: 1,
 	}
 }
 
@@ -135,9 +141,15 @@ func (c *Config) Register(s *param.Set) {
 	s.Vec3(&c.Gravity, param.Spec{Name: "sph.gravity", Label: "Gravity", Group: "SPH|Fluid", Unit: "m/s²", Min: -100, Max: 100, SoftMin: -30, SoftMax: 30,
 		Desc: "External acceleration"})
 	s.Float(&c.StiffnessScale, param.Spec{Name: "sph.stiffness_scale", Label: "Solid stiffness ×", Group: "SPH|Solids", Min: 0.01, Max: 100, SoftMin: 0.1, SoftMax: 10, Log: true,
-		Desc: "Multiplies every solid material's Young's modulus E (the scene gives each its own): 2 makes jelly twice as stiff; the elastic step condition shortens the steps as √E"})
+		Desc: "Multiplies every solid and elastoplastic material's Young's modulus E (the scene gives each its own): 2 makes jelly twice as stiff; the elastic step condition shortens the steps as √E"})
 	s.Float(&c.HeatScale, param.Spec{Name: "sph.heat_scale", Label: "Heat diffusion ×", Group: "SPH|Solids", Min: 0, Max: 100, SoftMin: 0, SoftMax: 10,
 		Desc: "Multiplies every material's diffusivity c (eq. 5.12): 0 stops heat moving between particles (heaters and the heat tool still act), 2 melts a body twice as fast"})
+	s.Float(&c.YieldScale, param.Spec{Name: "sph.yield_scale", Label: "Yield stress ×", Group: "SPH|Elastoplastic", Min: 0, Max: 100, SoftMin: 0, SoftMax: 10,
+		Desc: "Multiplies every elastoplastic material's yield stress (the scene gives each its own): the deviatoric stress below it does not flow, so more keeps more of the shape; 0 flows under any stress"})
+	s.Float(&c.FlowScale, param.Spec{Name: "sph.flow_scale", Label: "Flow rate ×", Group: "SPH|Elastoplastic", Min: 0, Max: 100, SoftMin: 0, SoftMax: 10,
+		Desc: "Multiplies every elastoplastic material's flow rate ν: how fast the stress beyond the yield turns into permanent deformation. 0 makes the materials purely elastic"})
+	s.Float(&c.HardeningScale, param.Spec{Name: "sph.hardening_scale", Label: "Hardening ×", Group: "SPH|Elastoplastic", Min: 0, Max: 100, SoftMin: 0, SoftMax: 10,
+		Desc: "Multiplies every elastoplastic material's hardening K: how much the yield stress grows with the plastic strain already taken"})
 	c.Resolution.Register(s, sim.ResolutionSpec{Prefix: "sph", Group: "SPH|Resolution", SpacingSoftMax: 0.1, ParticlesSoftMax: 1 << 20, BudgetSoftMax: 1 << 22})
 }
 

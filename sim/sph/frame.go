@@ -25,6 +25,10 @@ const (
 	FigSolidified  = "solidified"      // particles that solidified in the last step
 	FigBroken      = "bonds broken"    // bonds broken by fracture since the reset
 	FigTempMax     = "temperature max" // °C
+	// the elastoplastic material (elastoplastic.go), in the last step
+	FigFlowing = "flowing"            // particles that flowed plastically
+	FigAlpha   = "plastic strain max" // the largest accumulated plastic strain α
+	FigFKept   = "F kept"             // particles whose deficient neighbourhood kept their F
 )
 
 // advice is what an SPH user changes when a step blows up.
@@ -116,6 +120,13 @@ func (s *Solver) finish() error {
 			sim.Figure{Name: FigTempMax, Value: tmax, Unit: "°C"},
 		)
 	}
+	if ep := &s.ep; ep.on {
+		figs = append(figs,
+			sim.Figure{Name: FigFlowing, Value: float64(ep.flowed), Plot: true},
+			sim.Figure{Name: FigAlpha, Value: ep.alpha},
+			sim.Figure{Name: FigFKept, Value: float64(ep.kept)},
+		)
+	}
 	if s.clip > 0 {
 		figs = append(figs, sim.Figure{Name: FigClipped, Value: float64(s.clip), Warn: true})
 	}
@@ -178,11 +189,16 @@ func (s *Solver) Frame(dst *sim.Frame) {
 		dst.Material, dst.Palette = nil, nil
 	}
 	dst.Phase, dst.Temperature = nil, nil
-	if s.sol.on { // each particle's phase and temperature (solids.go)
+	if s.sol.on || s.ep.on { // each particle's phase (solids.go, elastoplastic.go)
 		dst.Phase = grow.Resize(dst.Phase[:0], len(s.x))
 		for i := range s.x {
 			dst.Phase[i] = [...]scene.Phase{phaseLiquid: scene.PhaseLiquid, phaseElastic: scene.PhaseSolid, phaseRigid: scene.PhaseRigid}[s.phase(i)]
+			if s.isEP(i) {
+				dst.Phase[i] = scene.PhaseSolid
+			}
 		}
+	}
+	if s.sol.on { // and temperature (solids.go)
 		dst.Temperature = append(dst.Temperature[:0], s.temp...)
 	}
 	dst.Radius = s.dv.Radius

@@ -166,7 +166,7 @@ func TestCantileverSagsAsEulerBernoulli(t *testing.T) {
 // 1e-8), and the rigid one's particles keep their distances to the rounding of float32 positions, which each step
 // adds to every coordinate (measured: 1.4e-6 of a distance after one step, 4e-5 after 100, 1.3e-4 after 400).
 func TestFreeBodiesKeepMomentum(t *testing.T) {
-	for _, kind := range []string{"elastic", "rigid"} {
+	for _, kind := range []string{"elastic", "rigid", "elastoplastic"} {
 		m := fmt.Sprintf(`{"name": "m", "kind": %q, "density": 1000, "color": [1, 0, 0], "youngs_modulus": 1e5, "poisson_ratio": 0.3}`, kind)
 		s := newSolver(t, blockScene(0.02, [3]int{5, 4, 6}, m, "[0.3, 0.1, 0]"), "sph.viscosity=0", "sph.gravity=0,0,0")
 		for i := range s.x { // a spin and a shear

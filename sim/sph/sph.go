@@ -114,7 +114,12 @@ type Solver struct {
 	restAcc     []float32 // a solid particle's poly6 sum over its bonds at their reference (bondMask)
 	bonded      []bool    // which pairs of the neighbour lists are bonded (bondMask), when there are solids
 	sol         solids
-	heatTool    *scene.Heater // the heat tool where it is held, nil when it is not
+	// the elastoplastic material (elastoplastic.go): each particle's elastic deformation gradient F and
+	// accumulated plastic strain α, which a state keeps; this step's stress matrix, F⁻¹ and body volume
+	fe, epm, fin [][9]float32
+	alpha, epv   []float32
+	ep           elastoplastic
+	heatTool     *scene.Heater // the heat tool where it is held, nil when it is not
 
 	// limited counts the particles of the last prediction whose pressure acceleration was cut to move them at most
 	// half a spacing in the step: a safety net, never reached by water the solver keeps near η (PCISPH) or its
@@ -188,6 +193,11 @@ func (s *Solver) declareParticles() {
 	particles.Add(&sh.P, &s.visc, particles.Spec[float32]{Name: "dynamic viscosity", Role: particles.Scratch})
 	particles.Add(&sh.P, &s.restAcc, particles.Spec[float32]{Name: "bonds' rest density", Role: particles.Scratch})
 	particles.Add(&sh.P, &s.rbody, particles.Spec[int32]{Name: "rigid cluster", Role: particles.Scratch, Default: -1})
+	particles.Add(&sh.P, &s.fe, particles.Spec[[9]float32]{Name: colDeformation, Role: particles.State, Default: identity9, Check: checkDeformation})
+	particles.Add(&sh.P, &s.alpha, particles.Spec[float32]{Name: colPlasticStrain, Role: particles.State, Check: checkPlasticStrain})
+	particles.Add(&sh.P, &s.epm, particles.Spec[[9]float32]{Name: "elastoplastic stress", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.fin, particles.Spec[[9]float32]{Name: "inverse deformation", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.epv, particles.Spec[float32]{Name: "elastoplastic volume", Role: particles.Scratch})
 }
 
 // checkTemperature checks a temperature read from a state.
@@ -228,7 +238,7 @@ func (s *Solver) Name() string { return Name }
 
 // Kinds implements sim.Kinds: sph simulates liquids and Solenthaler's solids (solids.go).
 func (s *Solver) Kinds() []scene.Kind {
-	return []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid}
+	return []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid, scene.KindElastoplastic}
 }
 
 // Params implements sim.Solver.
@@ -280,6 +290,7 @@ func (s *Solver) Reset(sc *scene.Scene) error {
 		s.sceneNu, s.palette = nu, sim.ScenePalette(sc)
 	}
 	s.resetSolids(sc, block) // solids and heat (solids.go)
+	s.resetElastoplastic(sc) // elastoplastic.go
 	return s.resetBodies(sc) // rigid bodies (bodies.go)
 }
 
@@ -327,7 +338,7 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 	s.iters, s.itersMax, s.errMax, s.errMean, s.etaMissed, s.dtInner = 0, 0, 0, 0, false, 0
 	s.stats = sim.Stats{Particles: n}
 	s.sceneNu, s.palette = nil, nil
-	s.sol, s.heatTool = solids{}, nil
+	s.sol, s.heatTool, s.ep = solids{}, nil, elastoplastic{}
 	s.sh.Reset(sc, budget)
 	s.paddled = false
 	s.updateMaterials()
@@ -335,9 +346,9 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 	return nil
 }
 
-// BytesPerParticle is what the solver holds per particle: twelve arrays of vec4 (192 bytes), eleven of 4 bytes,
-// the material, and the neighbour list and its gradients, stride entries each.
-func BytesPerParticle(stride int) int64 { return 237 + 8*int64(stride) }
+// BytesPerParticle is what the solver holds per particle: twelve arrays of vec4 (192 bytes), three of 3×3 matrices
+// (108), thirteen of 4 bytes, the material, and the neighbour list and its gradients, stride entries each.
+func BytesPerParticle(stride int) int64 { return 353 + 8*int64(stride) }
 
 // checkMemory refuses a budget of particles whose arrays would not fit in the memory a simulation may take.
 func (s *Solver) checkMemory(budget int, dv Derived) error {
@@ -420,7 +431,7 @@ func (s *Solver) stiffest() (nu, ratio float64) {
 // stableDt is StableDt for the run's configuration and materials.
 func (s *Solver) stableDt() float64 {
 	nu, ratio := s.stiffest()
-	return math.Min(StableDt(&s.Cfg, &s.dv, nu, ratio), s.solidDt())
+	return min(StableDt(&s.Cfg, &s.dv, nu, ratio), s.solidDt(), s.epDt())
 }
 
 // Step implements sim.Solver. A step longer than the stiffness (WCSPH) or the viscosity allow is taken as several
@@ -481,6 +492,10 @@ func (s *Solver) substep(dt float64) {
 		s.elasticForces()
 		s.timer.Mark("elastic")
 	}
+	if s.ep.on {
+		s.epForces(dt) // elastoplastic.go
+		s.timer.Mark("elastoplastic")
+	}
 	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
 		s.pressureAccelPredict(s.pres, float32(dt), false)
@@ -494,6 +509,10 @@ func (s *Solver) substep(dt float64) {
 	s.stepBodies(dt) // rigid bodies (bodies.go): the reaction at the final pressures, then the bodies' step
 	s.x, s.xs = s.xs, s.x
 	s.v, s.vs = s.vs, s.v
+	if s.ep.on {
+		s.epDeform(s.xs) // elastoplastic.go: each particle's F after the step
+		s.timer.Mark("deformation")
+	}
 	if solids {
 		s.heat(dt) // solids.go: the temperatures after the step
 		s.timer.Mark("heat")

@@ -78,6 +78,10 @@ const (
 	// colTemperature and colSlot are each particle's temperature and solid slot (solids.go).
 	colTemperature = "temperature"
 	colSlot        = "solid slot"
+	// colDeformation and colPlasticStrain are each particle's elastic deformation gradient F (row-major) and
+	// accumulated plastic strain α (elastoplastic.go).
+	colDeformation   = "deformation"
+	colPlasticStrain = "plastic strain"
 	// maxStateNu bounds a material's kinematic viscosity, m²/s: the most a scene's material gives (1000 Pa·s at
 	// 1 kg/m³) and sph.viscosity's most.
 	maxStateNu = scene.MaxViscosity/scene.MinMaterialDensity + 1

@@ -108,6 +108,12 @@ func decodeV1(br *bufio.Reader, left int64) (*State, error) {
 	}
 	particles.Put(&st.Particles, colSlot, noSlot)
 	particles.Put(&st.Particles, colTemperature, make([]float32, len(pos)))
+	undeformed := make([][9]float32, len(pos)) // nor the elastoplastic material
+	for i := range undeformed {
+		undeformed[i] = identity9
+	}
+	particles.Put(&st.Particles, colDeformation, undeformed)
+	particles.Put(&st.Particles, colPlasticStrain, make([]float32, len(pos)))
 	st.Materials = make([]Material, nm)
 	for k, m := range raw {
 		st.Materials[k] = Material{RestDensity: m[0], Viscosity: m[1]}
