@@ -129,3 +129,25 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 		}
 	}
 }
+
+// The sine kernel's one-evaluation WGrad agrees with W and Grad (math.Sin and math.Cos) to 1e-9 of the kernel's
+// largest value and of its largest gradient, across the support and just beyond it.
+func TestSineWGradAgrees(t *testing.T) {
+	for _, h := range []float64{0.01, 1} {
+		k := NewSine(h)
+		w0 := k.W(0)
+		gmax := 0.0
+		for i := 1; i <= 1000; i++ {
+			gx, _, _ := k.Grad(float64(i)*h/1000, 0, 0)
+			gmax = math.Max(gmax, math.Abs(gx))
+		}
+		for i := 0; i <= 1100; i++ {
+			r := float64(i) * h / 1000
+			w, g := k.WGrad(r)
+			gx, _, _ := k.Grad(r, 0, 0)
+			if math.Abs(w-k.W(r)) > 1e-9*w0 || math.Abs(g*r-gx) > 1e-9*gmax {
+				t.Fatalf("h %g, r %g: WGrad gives %g, %g; W and Grad %g, %g", h, r, w, g*r, k.W(r), gx)
+			}
+		}
+	}
+}

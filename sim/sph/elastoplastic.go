@@ -3,8 +3,10 @@ package sph
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 
+	"github.com/slosh/slosh/internal/grow"
 	"github.com/slosh/slosh/sim/kernel"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -43,14 +45,15 @@ import (
 // both particles' strain energies: ½(2 v_i P_i d_ij + 2 v_j P_j d_ji) is −∂(U_i + U_j)/∂y for the corotated energy.
 // The volumes are the body volumes of 004 eq. 5.2 in the reference space, v_i = m_i / Σ_j m_j W(F⁻¹(y_i − y_j)).
 //
-// One departure, measured: d_ij is multiplied by C_i⁻¹, C_i = −Σ_j v_j ∇W(r_ij) r_ijᵀ with r_ij = F_i⁻¹(y_i − y_j),
-// the kernel gradient correction of Bonet & Lok 1999 that the solids use too (elastic.go, deformation). Inside a
-// body C_i ≈ I and nothing changes; at its surface, with half the neighbours, C_i is anisotropic and the pairs'
-// forces have a torque: a free body thrown spinning and sheared lost 4.4e-4 of its angular momentum in 0.2 s.
-// With the correction the torque of particle i's pairs is the antisymmetric part of M_i C_i⁻¹ C_i F_iᵀ =
-// −2v_i U F̂ P̂ F̂ Uᵀ, a symmetric matrix, so it is zero: the loss is 1e-7 (TestFreeBodiesKeepMomentum). Where C_i's
-// smallest eigenvalue is below minCorrection (a fragment whose neighbours do not span three dimensions) the
-// plain gradient stays.
+// One departure, measured: the pairs' forces as the chapter gives them have a torque. Particle i's pairs turn the
+// body by the axial vector of M_i C_i F_iᵀ, C_i = Σ_j v_j ∇W(r_ij) r_ijᵀ with r_ij = F_i⁻¹(y_i − y_j) (since
+// y_i − y_j = F_i r_ij). Where C_i is isotropic, inside a body, M_i C_i F_iᵀ = c U F̂ P̂ F̂ Uᵀ is symmetric and the
+// torque zero; at the surface, with half the neighbours, it is not: a free body thrown spinning and sheared lost
+// 4.4e-4 of its angular momentum in 0.2 s. The kernel gradient correction (Bonet & Lok 1999, M_i C_i⁻¹, which the
+// solids use) removes the torque but multiplies a sparse neighbourhood's forces up to fourfold, and a bunny's ears
+// then rang themselves apart within 40 steps. Instead M_i loses the smallest change (Frobenius) that makes the
+// torque of its pairs zero (torqueFree): nothing inside a body or at rest, no amplification anywhere, and the free
+// body keeps its angular momentum to 1e-7 (TestFreeBodiesKeepMomentum).
 
 // Elastoplastic variants (epMat.variant).
 const (
@@ -246,15 +249,29 @@ func (m *epMat) diagonalStress(sg [3]float64) (p [3]float64) {
 }
 
 // epStresses is the first pass of the elastic forces: for each elastoplastic particle the plastic flow (which
-// updates its F and α), F⁻¹, the body volume in the reference space and the matrix −2 v_i U F̂ P̂ Vᵀ of eq. 4.10.
+// updates its F and α), F⁻¹, the body volume in the reference space, the sine kernel's gradient at each neighbour
+// of the material (epg, by neighbour-list entry), and the matrix −2 v_i U F̂ P̂ Vᵀ of eq. 4.10 made torque-free.
 func (s *Solver) epStresses(dt float64) {
 	ep := &s.ep
 	s.updateEPMaterials()
+	// epg holds each particle's entries one after another from epOff[i] (the neighbour lists' lengths summed), so
+	// that the passes stream through it and a neighbour's entries lie near: strided by the lists' capacity, as
+	// the lists are, three quarters of it would be empty
+	s.epOff = grow.Resize(s.epOff, len(s.x)+1)
+	n := 0
+	for i := range s.x {
+		s.epOff[i] = int32(n)
+		if s.isEP(i) {
+			n += int(s.ncount[i])
+		}
+	}
+	s.epOff[len(s.x)] = int32(n)
+	s.epg = grow.Resize(s.epg, n)
 	var flowed atomic.Int64
 	cfg := &s.Cfg
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s.epm[i], s.epv[i] = [9]float32{}, 0
+			s.epm[i], s.epv[i] = scene.Mat3{}, 0
 			if !s.isEP(i) {
 				continue
 			}
@@ -266,51 +283,90 @@ func (s *Solver) epStresses(dt float64) {
 				s.fe[i] = fromMat(recompose(u, sg, v))
 			}
 			inv := recompose(v, [3]float64{1 / sg[0], 1 / sg[1], 1 / sg[2]}, u) // F⁻¹ = V F̂⁻¹ Uᵀ
-			s.fin[i] = fromMat(inv)
+			s.fin[i] = inv
 			// v_i = m_i / Σ_j m_j W(F⁻¹ (y_i − y_j)) over i and its neighbours of the material
 			mi := float64(s.mass[s.mat[i]])
 			sum := mi * ep.sine.W(0)
 			xi := s.x[i]
-			for _, j := range s.neighbours(i) {
+			grads := s.epg[s.epOff[i]:]
+			for k, j := range s.neighbours(i) {
+				grads[k] = [4]float32{}
 				if s.mat[j] != s.mat[i] {
 					continue
 				}
 				r := inv.MulVec(scene.Vec3{float64(xi[0] - s.x[j][0]), float64(xi[1] - s.x[j][1]), float64(xi[2] - s.x[j][2])})
-				sum += float64(s.mass[s.mat[j]]) * ep.sine.W(r.Len())
+				w, g := ep.sine.WGrad(math.Sqrt(r.Dot(r)))
+				sum += float64(s.mass[s.mat[j]]) * w
+				grads[k] = [4]float32{float32(r[0]), float32(r[1]), float32(r[2]), float32(g)}
 			}
 			vol := mi / sum
 			s.epv[i] = float32(vol)
-			s.epm[i] = fromMat(recompose(u, [3]float64{-2 * vol * sg[0] * p[0], -2 * vol * sg[1] * p[1], -2 * vol * sg[2] * p[2]}, v))
+			s.epm[i] = recompose(u, [3]float64{-2 * vol * sg[0] * p[0], -2 * vol * sg[1] * p[1], -2 * vol * sg[2] * p[2]}, v)
 		}
 	})
-	// the kernel gradient correction: M_i ← M_i C_i⁻¹ with C_i = −Σ_j v_j ∇W(r_ij) r_ijᵀ in the reference space
+	// the torque-free stress: M_i less the smallest change that makes its pairs' torque zero (torqueFree)
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if !s.isEP(i) {
 				continue
 			}
-			inv, xi := toMat(&s.fin[i]), s.x[i]
-			var c [3][3]float64
-			for _, j := range s.neighbours(i) {
+			grads := s.epg[s.epOff[i]:]
+			var c scene.Mat3 // Σ_j v_j ∇W(r_ij) r_ijᵀ = Σ_j v_j g_ij r_ij r_ijᵀ
+			for k, j := range s.neighbours(i) {
 				if s.mat[j] != s.mat[i] {
 					continue
 				}
-				r := inv.MulVec(scene.Vec3{float64(xi[0] - s.x[j][0]), float64(xi[1] - s.x[j][1]), float64(xi[2] - s.x[j][2])})
-				gx, gy, gz := ep.sine.Grad(r[0], r[1], r[2])
-				vj := float64(s.epv[j])
-				g := [3]float64{gx * vj, gy * vj, gz * vj}
+				e := &grads[k]
+				r := scene.Vec3{float64(e[0]), float64(e[1]), float64(e[2])}
+				vg := float64(s.epv[j]) * float64(e[3])
 				for a := range 3 {
-					for b := range 3 {
-						c[a][b] -= g[a] * r[b]
+					for b := a; b < 3; b++ {
+						c[a][b] += vg * r[a] * r[b]
 					}
 				}
 			}
-			if minEigen(c) >= minCorrection {
-				s.epm[i] = fromMat(toMat(&s.epm[i]).Mul(inverse(c)))
-			}
+			c[1][0], c[2][0], c[2][1] = c[0][1], c[0][2], c[1][2]
+			s.epm[i] = torqueFree(s.epm[i], c.Mul(toMat(&s.fe[i]).Transpose()))
 		}
 	})
 	ep.flowed = int(flowed.Load())
+}
+
+// torqueFree is m less the smallest change Δ (Frobenius) for which (m − Δ) b is symmetric, b = C_i F_iᵀ: the
+// change solves N x = τ(m b) for the axial vector τ(X)_k = ½ ε_kab X_ab and Δ = ½ K(x) bᵀ with K(x)_ab = ε_kab x_k,
+// N the matrix of x ↦ τ(½ K(x) bᵀ b) (the normal equations of the three constraints). Where N is singular (the
+// neighbours on a line) m is kept.
+func torqueFree(m, b scene.Mat3) scene.Mat3 {
+	axial := func(x scene.Mat3) scene.Vec3 {
+		return scene.Vec3{0.5 * (x[1][2] - x[2][1]), 0.5 * (x[2][0] - x[0][2]), 0.5 * (x[0][1] - x[1][0])}
+	}
+	skew := func(x scene.Vec3) scene.Mat3 { // K(x)_ab = ε_kab x_k
+		return scene.Mat3{{0, x[2], -x[1]}, {-x[2], 0, x[0]}, {x[1], -x[0], 0}}
+	}
+	bt := b.Transpose()
+	btb := bt.Mul(b)
+	var n [3][3]float64
+	for k := range 3 {
+		var e scene.Vec3
+		e[k] = 0.5
+		col := axial(skew(e).Mul(btb))
+		for r := range 3 {
+			n[r][k] = col[r]
+		}
+	}
+	d := det3(n)
+	tr := n[0][0] + n[1][1] + n[2][2]
+	if !(math.Abs(d) > 1e-9*tr*tr*tr) {
+		return m
+	}
+	x := inverse(n).MulVec(axial(m.Mul(b)))
+	delta := skew(x.Scale(0.5)).Mul(bt)
+	for r := range 3 {
+		for c := range 3 {
+			m[r][c] -= delta[r][c]
+		}
+	}
+	return m
 }
 
 // recompose is U diag(d) Vᵀ.
@@ -336,21 +392,31 @@ func (s *Solver) epForces(dt float64) {
 				continue
 			}
 			xi := s.x[i]
-			mi, fi, vi := toMat(&s.epm[i]), toMat(&s.fin[i]), float64(s.epv[i])
-			var acc scene.Vec3
-			for _, j := range s.neighbours(i) {
+			mi, vi := &s.epm[i], float64(s.epv[i])
+			grads := s.epg[s.epOff[i]:]
+			var acc, own scene.Vec3 // Σ_j M_j d_ji and Σ_j d_ij
+			for k, j := range s.neighbours(i) {
 				if s.mat[j] != s.mat[i] {
 					continue
 				}
-				y := scene.Vec3{float64(xi[0] - s.x[j][0]), float64(xi[1] - s.x[j][1]), float64(xi[2] - s.x[j][2])} // y_i − y_j
-				ri := fi.MulVec(y)
-				gx, gy, gz := ep.sine.Grad(ri[0], ri[1], ri[2])
-				dij := scene.Vec3{gx, gy, gz}.Scale(float64(s.epv[j]))
-				rj := toMat(&s.fin[j]).MulVec(y.Scale(-1))
-				gx, gy, gz = ep.sine.Grad(rj[0], rj[1], rj[2])
-				dji := scene.Vec3{gx, gy, gz}.Scale(vi)
-				acc = acc.Add(toMat(&s.epm[j]).MulVec(dji)).Sub(mi.MulVec(dij))
+				e := &grads[k]
+				vg := float64(s.epv[j]) * float64(e[3])
+				own = own.Add(scene.Vec3{float64(e[0]) * vg, float64(e[1]) * vg, float64(e[2]) * vg})
+				// ∇W(r_ji) is j's entry for i (epStresses), unless j's list was clipped short of i
+				var dji scene.Vec3
+				if p := slices.Index(s.neighbours(int(j)), int32(i)); p >= 0 {
+					f := &s.epg[int(s.epOff[j])+p]
+					vg := vi * float64(f[3])
+					dji = scene.Vec3{float64(f[0]) * vg, float64(f[1]) * vg, float64(f[2]) * vg}
+				} else {
+					y := scene.Vec3{float64(s.x[j][0] - xi[0]), float64(s.x[j][1] - xi[1]), float64(s.x[j][2] - xi[2])} // y_j − y_i
+					rj := s.fin[j].MulVec(y)
+					_, g := ep.sine.WGrad(math.Sqrt(rj.Dot(rj)))
+					dji = rj.Scale(g * vi)
+				}
+				acc = acc.Add(s.epm[j].MulVec(dji))
 			}
+			acc = acc.Sub(mi.MulVec(own))
 			im := 0.5 / float64(s.mass[s.mat[i]])
 			s.anp[i][0] += float32(acc[0] * im)
 			s.anp[i][1] += float32(acc[1] * im)

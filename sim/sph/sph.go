@@ -115,11 +115,16 @@ type Solver struct {
 	bonded      []bool    // which pairs of the neighbour lists are bonded (bondMask), when there are solids
 	sol         solids
 	// the elastoplastic material (elastoplastic.go): each particle's elastic deformation gradient F and
-	// accumulated plastic strain α, which a state keeps; this step's stress matrix, F⁻¹ and body volume
-	fe, epm, fin [][9]float32
-	alpha, epv   []float32
-	ep           elastoplastic
-	heatTool     *scene.Heater // the heat tool where it is held, nil when it is not
+	// accumulated plastic strain α, which a state keeps; this step's stress matrix, F⁻¹ and body volume, and
+	// each neighbour-list entry's reference offset r_ij and sine-kernel gradient scale g (∇W = g r_ij), from
+	// epOff[i] for particle i
+	fe         [][9]float32
+	epm, fin   []scene.Mat3
+	alpha, epv []float32
+	epg        [][4]float32
+	epOff      []int32
+	ep         elastoplastic
+	heatTool   *scene.Heater // the heat tool where it is held, nil when it is not
 
 	// limited counts the particles of the last prediction whose pressure acceleration was cut to move them at most
 	// half a spacing in the step: a safety net, never reached by water the solver keeps near η (PCISPH) or its
@@ -195,8 +200,8 @@ func (s *Solver) declareParticles() {
 	particles.Add(&sh.P, &s.rbody, particles.Spec[int32]{Name: "rigid cluster", Role: particles.Scratch, Default: -1})
 	particles.Add(&sh.P, &s.fe, particles.Spec[[9]float32]{Name: colDeformation, Role: particles.State, Default: identity9, Check: checkDeformation})
 	particles.Add(&sh.P, &s.alpha, particles.Spec[float32]{Name: colPlasticStrain, Role: particles.State, Check: checkPlasticStrain})
-	particles.Add(&sh.P, &s.epm, particles.Spec[[9]float32]{Name: "elastoplastic stress", Role: particles.Scratch})
-	particles.Add(&sh.P, &s.fin, particles.Spec[[9]float32]{Name: "inverse deformation", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.epm, particles.Spec[scene.Mat3]{Name: "elastoplastic stress", Role: particles.Scratch})
+	particles.Add(&sh.P, &s.fin, particles.Spec[scene.Mat3]{Name: "inverse deformation", Role: particles.Scratch})
 	particles.Add(&sh.P, &s.epv, particles.Spec[float32]{Name: "elastoplastic volume", Role: particles.Scratch})
 }
 
@@ -347,8 +352,9 @@ func (s *Solver) ResetMaterials(sc *scene.Scene, spacing float64, pos, vel [][4]
 }
 
 // BytesPerParticle is what the solver holds per particle: twelve arrays of vec4 (192 bytes), three of 3×3 matrices
-// (108), thirteen of 4 bytes, the material, and the neighbour list and its gradients, stride entries each.
-func BytesPerParticle(stride int) int64 { return 353 + 8*int64(stride) }
+// (180), fourteen of 4 bytes, the material, and the neighbour list, its gradients and the elastoplastic material's
+// kernel gradients, stride entries each.
+func BytesPerParticle(stride int) int64 { return 429 + 24*int64(stride) }
 
 // checkMemory refuses a budget of particles whose arrays would not fit in the memory a simulation may take.
 func (s *Solver) checkMemory(budget int, dv Derived) error {
