@@ -221,9 +221,10 @@ func TestViewerHeatCoolAndDropBody(t *testing.T) {
 // The tools offer the heat and cool tools to a mode of Solenthaler's solids where the scene has something that
 // carries heat (a solid, a diffusivity, a heater), and the drop-body button the scene's solid materials.
 func TestToolOfferHeat(t *testing.T) {
-	solids := []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid}
+	solids := []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid, scene.KindElastoplastic}
 	liquid := []scene.Kind{scene.KindLiquid}
 	wax := scene.Material{Name: "wax", Kind: scene.KindRigid}
+	dough := scene.Material{Name: "dough", Kind: scene.KindElastoplastic}
 	jelly := scene.Material{Name: "jelly", Kind: scene.KindElastic}
 	warm := scene.Material{Name: "warm", Diffusivity: 1e-4}
 	for _, c := range []struct {
@@ -238,6 +239,7 @@ func TestToolOfferHeat(t *testing.T) {
 		{"solids in a liquid mode", scene.Scene{Materials: []scene.Material{wax}}, liquid, false, ""},
 		{"a diffusive liquid", scene.Scene{Materials: []scene.Material{warm}}, solids, true, ""},
 		{"a heater", scene.Scene{Heaters: []scene.Heater{{}}}, solids, true, ""},
+		{"dough", scene.Scene{Materials: []scene.Material{dough, jelly}}, solids, true, "dough jelly"},
 	} {
 		o := offerFor(&c.sc, c.kinds)
 		if o.heat != c.heat || strings.Join(o.solids, " ") != c.solids {

@@ -152,9 +152,9 @@ func (c *toolConfig) register(s *param.Set, o toolOffer) {
 	}
 	if len(o.solids) > 0 {
 		s.Choice(&c.BodyMaterial, param.Spec{Name: "tools.body_material", Label: "Body: material", Group: "Tools|Solid body", Items: o.solids,
-			Desc: "What the Drop button under the tools drops: one of the scene's elastic, plastic or rigid materials, at its starting temperature"})
+			Desc: "What the Drop button under the tools drops: one of the scene's elastic, plastic, rigid or elastoplastic materials, at its starting temperature"})
 		s.Choice(&c.BodyShape, param.Spec{Name: "tools.body_shape", Label: "Body: shape", Group: "Tools|Solid body", Items: solidShapes,
-			Desc: "A block or a sphere of particles on the solver's lattice, bonded into one body at the next step"})
+			Desc: "A block or a sphere of particles on the solver's lattice, one body from the next step (bonded, or for an elastoplastic material held by its own neighbours)"})
 		s.Float(&c.BodySize, param.Spec{Name: "tools.body_size", Label: "Body: size", Group: "Tools|Solid body", Unit: "m", Min: 0.01, Max: 1, SoftMin: 0.03, SoftMax: 0.2,
 			Desc: "Side of the block or diameter of the sphere; it drops above the fluid under the view's centre"})
 	}
@@ -269,13 +269,13 @@ func hasHeat(sc *scene.Scene, kinds []scene.Kind) bool {
 	return slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Kind.Canonical().Solid() || m.Diffusivity > 0 })
 }
 
-// solidChoices are the scene's materials of a solid kind (elastic, plastic, rigid) that a mode simulating kinds
-// simulates, by name: what the drop-body button drops.
+// solidChoices are the scene's materials of a kind that makes bodies (elastic, plastic, rigid, elastoplastic:
+// scene.Kind.Body) that a mode simulating kinds simulates, by name: what the drop-body button drops.
 func solidChoices(sc *scene.Scene, kinds []scene.Kind) []string {
 	var out []string
 	for _, m := range sc.Materials {
 		k := m.Kind.Canonical()
-		if k.Solid() && slices.ContainsFunc(kinds, func(have scene.Kind) bool { return have.Canonical() == k }) {
+		if k.Body() && slices.ContainsFunc(kinds, func(have scene.Kind) bool { return have.Canonical() == k }) {
 			out = append(out, m.Name)
 		}
 	}
@@ -694,7 +694,7 @@ func (v *viewer) drop(p mgl32.Vec3) {
 func (h *hands) solidBody(f *sim.Frame, sc *scene.Scene, at mgl32.Vec3) ([]sim.Particle, error) {
 	name := h.bodyMaterial()
 	if name == "" {
-		return nil, fmt.Errorf("drop body: the scene has no elastic, plastic or rigid material that this mode simulates")
+		return nil, fmt.Errorf("drop body: the scene has no elastic, plastic, rigid or elastoplastic material that this mode simulates")
 	}
 	if f == nil || !(f.Radius > 0) {
 		return nil, fmt.Errorf("drop body: no particles yet to drop it above")

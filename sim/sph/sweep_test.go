@@ -34,3 +34,15 @@ func TestSolidsParameterSweep(t *testing.T) {
 		Only:  []string{"sph.stiffness_scale", "sph.heat_scale", "sph.viscosity", "sph.pressure", "sph.cfl", "sph.gravity", "sph.pressure_form", "sph.density"},
 	})
 }
+
+// The parameters that act on the elastoplastic material at their hard minimum and maximum, on a plastic box
+// dropped on the floor: finite and inside the domain, or a clear error and recovery.
+func TestElastoplasticParameterSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s on 2 cores; make test runs it")
+	}
+	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, simtest.Parse(t, dropScene(`"youngs_modulus": 1e5, "flow_rate": 20, "yield_stress": 300, "hardening": 500`)), simtest.SweepOptions{
+		Steps: 60,
+		Only:  []string{"sph.stiffness_scale", "sph.yield_scale", "sph.flow_scale", "sph.hardening_scale", "sph.viscosity", "sph.pressure", "sph.cfl", "sph.gravity"},
+	})
+}
