@@ -179,10 +179,16 @@ func deformation(a, k [3][3]float64) (f [3][3]float32, kp [3][3]float32) {
 // its characteristic cubic): a step asks it of every elastic particle, where Jacobi sweeps took a third of the
 // elastic pass.
 func minEigen(m [3][3]float64) float64 {
+	lo, _ := eigenRange(m)
+	return lo
+}
+
+// eigenRange is the smallest and the largest eigenvalue of a symmetric 3×3 matrix, in the same closed form.
+func eigenRange(m [3][3]float64) (lo, hi float64) {
 	p1 := m[0][1]*m[0][1] + m[0][2]*m[0][2] + m[1][2]*m[1][2]
 	q := (m[0][0] + m[1][1] + m[2][2]) / 3
 	if p1 == 0 {
-		return min(m[0][0], m[1][1], m[2][2])
+		return min(m[0][0], m[1][1], m[2][2]), max(m[0][0], m[1][1], m[2][2])
 	}
 	d0, d1, d2 := m[0][0]-q, m[1][1]-q, m[2][2]-q
 	p := math.Sqrt((d0*d0 + d1*d1 + d2*d2 + 2*p1) / 6)
@@ -190,7 +196,7 @@ func minEigen(m [3][3]float64) float64 {
 	b := [3][3]float64{{d0 / p, m[0][1] / p, m[0][2] / p}, {m[1][0] / p, d1 / p, m[1][2] / p}, {m[2][0] / p, m[2][1] / p, d2 / p}}
 	r := (b[0][0]*(b[1][1]*b[2][2]-b[1][2]*b[2][1]) - b[0][1]*(b[1][0]*b[2][2]-b[1][2]*b[2][0]) + b[0][2]*(b[1][0]*b[2][1]-b[1][1]*b[2][0])) / 2
 	phi := math.Acos(max(-1, min(1, r))) / 3
-	return q + 2*p*math.Cos(phi+2*math.Pi/3)
+	return q + 2*p*math.Cos(phi+2*math.Pi/3), q + 2*p*math.Cos(phi)
 }
 
 // inverse is the inverse of a 3×3 matrix by cofactors (a nonsingular one: deformation inverts only K whose

@@ -323,6 +323,7 @@ func (s *Solver) epStresses(dt float64) {
 			s.epm[i] = recompose(u, [3]float64{-2 * vol * sg[0] * p[0], -2 * vol * sg[1] * p[1], -2 * vol * sg[2] * p[2]}, v)
 		}
 	})
+	s.timer.Mark("ep stress")
 	// the torque-free stress: M_i less the smallest change that makes its pairs' torque zero (torqueFree)
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -404,6 +405,7 @@ func recompose(u scene.Mat3, d [3]float64, v scene.Mat3) (m scene.Mat3) {
 // equal and opposite and sum to zero.
 func (s *Solver) epForces(dt float64) {
 	s.epStresses(dt)
+	s.timer.Mark("ep torque")
 	ep := &s.ep
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -507,20 +509,18 @@ func (s *Solver) epDeform(old [][4]float32) {
 				q.add(x, y, d*d*d)
 			}
 			f, ok := q.solve()
-			if ok {
-				_, sg, _ := svd3(f)
-				j := sg[0] * sg[1] * sg[2]
-				ok = sg[0] <= maxStepStretch && sg[2] >= 1/maxStepStretch && j <= maxStepVolume && j >= 1/maxStepVolume
+			if ok { // FᵀF's eigenvalues are the squared stretches
+				lo, hi := eigenRange(f.Transpose().Mul(f))
+				j := det3(f)
+				ok = hi <= maxStepStretch*maxStepStretch && lo >= 1/(maxStepStretch*maxStepStretch) && j <= maxStepVolume && j >= 1/maxStepVolume
 			}
 			if ok {
 				f = f.Mul(toMat(&s.fe[i]))
 				ok = det3(f) > 0 && checkDeformation(fromMat(f)) == nil
 			}
-			if ok { // the elastic stretch limit: see maxElasticStretch
-				u, sg, v := svd3(f)
-				if sg[0] > maxElasticStretch || sg[2] < 1/maxElasticStretch {
-					f = recompose(u, [3]float64{min(sg[0], maxElasticStretch), min(max(sg[1], 1/maxElasticStretch), maxElasticStretch), max(sg[2], 1/maxElasticStretch)}, v)
-				}
+			if lo, hi := eigenRange(f.Transpose().Mul(f)); ok && (hi > maxElasticStretch*maxElasticStretch || lo < 1/(maxElasticStretch*maxElasticStretch)) {
+				u, sg, v := svd3(f) // the elastic stretch limit: see maxElasticStretch
+				f = recompose(u, [3]float64{min(sg[0], maxElasticStretch), min(max(sg[1], 1/maxElasticStretch), maxElasticStretch), max(sg[2], 1/maxElasticStretch)}, v)
 			}
 			if !ok {
 				kept.Add(1)

@@ -500,7 +500,7 @@ func (s *Solver) substep(dt float64) {
 	}
 	if s.ep.on {
 		s.epForces(dt) // elastoplastic.go
-		s.timer.Mark("elastoplastic")
+		s.timer.Mark("ep forces")
 	}
 	s.predictBodies() // rigid bodies (bodies.go): hydrostatic correction; the solve sees them at t + Δt
 	if s.Cfg.Pressure == WCSPH {
@@ -517,7 +517,7 @@ func (s *Solver) substep(dt float64) {
 	s.v, s.vs = s.vs, s.v
 	if s.ep.on {
 		s.epDeform(s.xs) // elastoplastic.go: each particle's F after the step
-		s.timer.Mark("deformation")
+		s.timer.Mark("ep deformation")
 	}
 	if solids {
 		s.heat(dt) // solids.go: the temperatures after the step
