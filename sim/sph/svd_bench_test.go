@@ -13,4 +13,3 @@ func BenchmarkSVD3(b *testing.B) {
 		svd3(f)
 	}
 }
-
