@@ -20,8 +20,9 @@ import (
 // State is the whole state of an SPH run: everything a step reads that it does not compute, so that a loaded run
 // continues bit for bit. The shell's part holds the header, the particles in the solver's order (sorted by cell
 // and id at the last step) with the columns declareParticles makes state — each particle's material and pressure,
-// where PCISPH starts the next step's correction with sph.warm_start — and the emitters' travel; the rest is sph's
-// own. Densities, volumes, forces and neighbour lists are recomputed by every step and not kept.
+// where PCISPH starts the next step's correction with sph.warm_start, its temperature and solid slot, and its
+// elastic deformation gradient and plastic strain (elastoplastic.go; a state written before them reads F = I and
+// none) — and the emitters' travel; the rest is sph's own. Densities, volumes, forces and neighbour lists are recomputed by every step and not kept.
 type State struct {
 	shell.Saved
 	// Amax is the largest acceleration of the last step, m/s²: BeginFrame's force condition (eq. 2.28) reads it.
