@@ -27,14 +27,16 @@ func TestSPHRecordsSeveralFluids(t *testing.T) {
 }
 
 // Every plain fluid scene that ships opens in sph from the command line, its other modes' parameters skipped, the
-// duck pond with its bodies; the several-fluid scenes and the benchmark dam break open in sph by themselves.
+// duck pond with its bodies; the several-fluid scenes, the benchmark dam break and the elastoplastic scenes open in
+// sph by themselves.
 func TestSPHRunsTheShippedScenes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 1 s on 2 cores: a headless run of the app; make test runs it")
 	}
 	modes := Modes()
 	for _, name := range []string{"dambreak", "pool", "obstacles", "fountain", "wave-tank", "bunny-bath", "duck-pond",
-		"oil-and-water", "rayleigh-taylor", "three-liquids", "bench-dambreak"} {
+		"oil-and-water", "rayleigh-taylor", "three-liquids", "bench-dambreak",
+		"dough-star", "hyperelastic-boxes", "three-cylinders", "bouncing-bunny", "plastic-parameters", "bunny-on-a-sphere"} {
 		o := Options{Scene: name, Particles: 2000, Stderr: io.Discard}
 		if sc, err := scene.Builtin(name); err != nil || sc.Mode != sph.Name {
 			o.Mode = sph.Name
@@ -69,4 +71,14 @@ func TestSPHABPressureSolvers(t *testing.T) {
 		t.Skip("about 2 s on 2 cores: a headless run of the app; make test runs it")
 	}
 	checkABSplit(t, Options{Scene: "dambreak", Mode: sph.Name, Particles: 2000}, 4, sph.New().Params(), "sph.pressure", "wcsph", "pcisph")
+}
+
+// Figure 4.7 through the A/B view: the box of clay against itself with the yield stress five times higher, from one
+// state after it lands: identical right after the split, different a few frames later; with B's scale the same as
+// A's they stay identical.
+func TestSPHABYieldStress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 s on 2 cores: a headless run of the app; make test runs it")
+	}
+	checkABSplit(t, Options{Scene: "plastic-parameters", Particles: 1000}, 8, sph.New().Params(), "sph.yield_scale", "5", "1")
 }
