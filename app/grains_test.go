@@ -338,3 +338,49 @@ func TestSaveMeshSeparatesSand(t *testing.T) {
 		t.Errorf("ply: the sand's file spans x %.3f–%.3f with %d faces", lo[0], hi[0], faces)
 	}
 }
+
+// `slosh export --mesh` meshes an elastoplastic material apart from the water too (issue 29), as sand: an OBJ surface
+// file of the objects "liquid" and "dough", the dough's around its own particles only.
+func TestExportMeshesDough(t *testing.T) {
+	const n, h = 6, 0.02
+	f := sandAndWater(n, n, 3, h)
+	for i := range f.Phase {
+		if f.Phase[i] == scene.PhaseGranular {
+			f.Phase[i] = scene.PhaseSolid
+		}
+	}
+	sc := &scene.Scene{Name: "dough", Domain: scene.Box{Max: scene.Vec3{1, 1, 1}}, Materials: []scene.Material{
+		{Name: "dough", Kind: scene.KindElastoplastic, Density: 1100, Color: [3]float64{0.9, 0.8, 0.6}, YoungsModulus: 1e4},
+	}}
+	dir := t.TempDir()
+	set := param.NewSet()
+	s := field.DefaultSettings()
+	s.Register(set)
+	cw, err := newCacheWriter(dir, "sph", sc, param.NewSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw.setMeshes(newMeshExport(export.MeshOBJ, s, set), nil)
+	if err := cw.write(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.finish(); err != nil {
+		t.Fatal(err)
+	}
+	car := readSidecar(t, dir)
+	if car.Materials[0].MeshObject != "liquid" || car.Materials[1].MeshObject != "dough" {
+		t.Errorf("the sidecar's materials %+v", car.Materials)
+	}
+	surface, err := os.ReadFile(filepath.Join(dir, car.Meshes[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, meshes := objObjects(t, surface)
+	if !slices.Equal(names, []string{"liquid", "dough"}) {
+		t.Fatalf("objects %q, want liquid and dough", names)
+	}
+	lo, hi := meshes[1].Bounds()
+	if want := [2]float64{(n + 4) * h, (2*n + 3) * h}; lo[0] > want[0] || hi[0] < want[1] || lo[0] < want[0]-2*h || hi[0] > want[1]+2*h {
+		t.Errorf("the dough's mesh spans x %.3f–%.3f, its particles %.3f–%.3f", lo[0], hi[0], want[0], want[1])
+	}
+}

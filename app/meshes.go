@@ -37,13 +37,13 @@ func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, fi
 	return m.mesh(f, pos, s)
 }
 
-// grains meshes the surface of f's grains of material number k (sim.Frame.Phase granular, Material k; not a
-// body's) with the settings s, as surface meshes the liquid's: sand's own surface, apart from the water's. A frame
-// without such grains gives an empty mesh.
+// grains meshes the surface of f's particles of material number k that are not liquid (sim.Frame.Phase granular
+// or solid, Material k; not a body's) with the settings s, as surface meshes the liquid's: sand's or dough's own
+// surface, apart from the water's. A frame without such particles gives an empty mesh.
 func (m *frameMesher) grains(f *sim.Frame, k int, s field.Settings) (*trimesh.Mesh, field.Stats, error) {
 	m.pos = m.pos[:0]
 	for i, p := range f.Pos[:f.N] {
-		if i < len(f.Phase) && f.Phase[i] == scene.PhaseGranular && i < len(f.Material) && int(f.Material[i]) == k &&
+		if i < len(f.Phase) && f.Phase[i] != scene.PhaseLiquid && i < len(f.Material) && int(f.Material[i]) == k &&
 			(i >= len(f.Body) || f.Body[i] < 0) {
 			m.pos = append(m.pos, p)
 		}
@@ -141,13 +141,14 @@ type grainObject struct {
 	object string
 }
 
-// grainObjects are the granular materials of mats, each with its object name: its name made an object name, with
-// its number added when another material (or the liquid, liquidObject) has that name.
+// grainObjects are the materials of mats with surfaces of their own, granular and elastoplastic ones (sand and
+// dough), each with its object name: its name made an object name, with its number added when another material
+// (or the liquid, liquidObject) has that name.
 func grainObjects(mats []export.Material) []grainObject {
 	var out []grainObject
 	used := map[string]bool{liquidObject: true}
 	for _, m := range mats {
-		if m.Phase != int(scene.PhaseGranular) {
+		if m.Phase != int(scene.PhaseGranular) && m.Kind != string(scene.KindElastoplastic) {
 			continue
 		}
 		name := export.ObjectName(m.Name)
