@@ -356,18 +356,7 @@ func TestElastoplasticStateRefusesDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
-	reencode := func(edit func(st *State)) []byte {
-		c, err := DecodeState(bytes.NewReader(good))
-		if err != nil {
-			t.Fatal(err)
-		}
-		edit(c)
-		var b bytes.Buffer
-		if err := c.Encode(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
+	reencode := func(edit func(st *State)) []byte { return reencodeState(t, good, edit) }
 	fe := func(st *State) [][9]float32 { return particles.Get[[9]float32](&st.Particles, colDeformation) }
 	for _, c := range []struct {
 		name string

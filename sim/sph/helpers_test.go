@@ -1,6 +1,7 @@
 package sph
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"testing"
@@ -83,3 +84,19 @@ func figure(st sim.Stats, name string) float64 {
 }
 
 func sceneDambreak() (*scene.Scene, error) { return scene.Builtin("dambreak") }
+
+// reencodeState is the state file good decoded, changed by edit and encoded again: a damaged state for a reader's
+// checks to find.
+func reencodeState(t *testing.T, good []byte, edit func(st *State)) []byte {
+	t.Helper()
+	c, err := DecodeState(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(c)
+	var b bytes.Buffer
+	if err := c.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}

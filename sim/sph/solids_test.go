@@ -489,18 +489,7 @@ func TestSolidsStateRefusesDamage(t *testing.T) {
 			owner = i
 		}
 	}
-	reencode := func(edit func(st *State)) []byte {
-		c, err := DecodeState(bytes.NewReader(good))
-		if err != nil {
-			t.Fatal(err)
-		}
-		edit(c)
-		var b bytes.Buffer
-		if err := c.Encode(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
+	reencode := func(edit func(st *State)) []byte { return reencodeState(t, good, edit) }
 	for _, c := range []struct {
 		name string
 		data []byte
