@@ -323,16 +323,7 @@ func TestStiffCubeReboundsHigherAndYieldKeepsShape(t *testing.T) {
 // particle's F and plastic strain.
 func TestElastoplasticStateContinuesBitForBit(t *testing.T) {
 	js := dropScene(`"youngs_modulus": 1e5, "flow_rate": 20, "yield_stress": 300, "hardening": 500`)
-	a := newSolver(t, js)
-	runFrames(t, a, 20, nil)
-	var buf bytes.Buffer
-	if err := a.WriteState(&buf); err != nil {
-		t.Fatal(err)
-	}
-	b := newSolver(t, js)
-	if err := b.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
-		t.Fatal(err)
-	}
+	a, b := savedTwin(t, js, 20)
 	if a.ep.alpha == 0 {
 		t.Fatal("the state was taken before the box flowed")
 	}

@@ -100,3 +100,20 @@ func reencodeState(t *testing.T, good []byte, edit func(st *State)) []byte {
 	}
 	return b.Bytes()
 }
+
+// savedTwin runs a solver on the scene js for some frames and returns it with a second solver that loaded its
+// state then: two runs that should go on bit for bit alike.
+func savedTwin(t *testing.T, js string, frames int) (a, b *Solver) {
+	t.Helper()
+	a = newSolver(t, js)
+	runFrames(t, a, frames, nil)
+	var buf bytes.Buffer
+	if err := a.WriteState(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b = newSolver(t, js)
+	if err := b.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}

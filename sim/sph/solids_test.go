@@ -435,16 +435,7 @@ func (s *Solver) liquidCount() int {
 
 // A state saved while the blocks melt loads into a fresh solver and continues bit for bit through the freezing.
 func TestSolidsStateContinuesBitForBit(t *testing.T) {
-	a := newSolver(t, meltScene)
-	runFrames(t, a, 9, nil)
-	var buf bytes.Buffer
-	if err := a.WriteState(&buf); err != nil {
-		t.Fatal(err)
-	}
-	b := newSolver(t, meltScene)
-	if err := b.ReadState(bytes.NewReader(buf.Bytes())); err != nil {
-		t.Fatal(err)
-	}
+	a, b := savedTwin(t, meltScene, 9)
 	if len(a.sol.slots) == 0 || a.liquidCount() == 0 {
 		t.Fatalf("the state was not taken during the melt: %d slots, %d liquid", len(a.sol.slots), a.liquidCount())
 	}
