@@ -217,9 +217,9 @@ func checkPlasticStrain(a float32) error {
 	return nil
 }
 
-// stress is the constitutive model at one particle (§4.3): the plastic flow over dt, which changes f (the elastic
-// F) and alpha, then the singular values σ and the diagonal stress P̂ of eq. 4.9 on them. flowed says whether it
-// flowed.
+// stress is the constitutive model at one particle (§4.3) on the singular values sg of its elastic F: the plastic
+// flow over dt (which adds to alpha), then the singular values after it and the diagonal stress P̂ of eq. 4.9 on
+// them. flowed says whether it flowed, and so whether F must be recomposed from the new singular values.
 func (m *epMat) stress(sg [3]float64, dt float64, yieldScale, flowScale, hardScale float32, alpha *float32) (sOut, p [3]float64, flowed bool) {
 	sg = clampStretch(sg)
 	p = m.diagonalStress(sg)
