@@ -456,20 +456,27 @@ type lsq struct {
 	n    int
 }
 
-// add takes one neighbour with weight w.
+// add takes one neighbour with weight w. B is symmetric: its lower triangle is filled by solve.
 func (q *lsq) add(x, y scene.Vec3, w float64) {
+	wx := scene.Vec3{w * x[0], w * x[1], w * x[2]}
 	for r := range 3 {
-		for c := range 3 {
-			q.a[r][c] += w * y[r] * x[c]
-			q.b[r][c] += w * x[r] * x[c]
-		}
+		q.a[r][0] += y[r] * wx[0]
+		q.a[r][1] += y[r] * wx[1]
+		q.a[r][2] += y[r] * wx[2]
 	}
+	q.b[0][0] += x[0] * wx[0]
+	q.b[0][1] += x[0] * wx[1]
+	q.b[0][2] += x[0] * wx[2]
+	q.b[1][1] += x[1] * wx[1]
+	q.b[1][2] += x[1] * wx[2]
+	q.b[2][2] += x[2] * wx[2]
 	q.n++
 }
 
 // solve is the step's F = A B⁻¹, or false for a deficient neighbourhood: fewer than minEPNeighbours, B's
 // smallest eigenvalue below minEPCondition of its trace, or an F that is not finite.
 func (q *lsq) solve() (scene.Mat3, bool) {
+	q.b[1][0], q.b[2][0], q.b[2][1] = q.b[0][1], q.b[0][2], q.b[1][2]
 	tr := q.b[0][0] + q.b[1][1] + q.b[2][2]
 	if q.n < minEPNeighbours || !(tr > 0) || !(minEigen(q.b) >= minEPCondition*tr) {
 		return scene.Mat3{}, false
@@ -486,6 +493,34 @@ func (q *lsq) solve() (scene.Mat3, bool) {
 }
 
 func finite64(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// frobenius is |F − dI| in the Frobenius norm.
+func frobenius(f scene.Mat3, d float64) float64 {
+	sum := 0.0
+	for r := range 3 {
+		for c := range 3 {
+			e := f[r][c]
+			if r == c {
+				e -= d
+			}
+			sum += e * e
+		}
+	}
+	return math.Sqrt(sum)
+}
+
+// withinStretch says whether F's stretches (singular values) lie within [1/s, s]: at once where |F|² ≤ s² (the
+// largest is at most |F|) and 2 det F/|F|² ≥ 1/s (the smallest is det F over the product of the other two, which
+// is at most |F|²/2), which holds for nearly every F; by FᵀF's eigenvalues otherwise.
+func withinStretch(f scene.Mat3, s float64) bool {
+	n := frobenius(f, 0)
+	n2 := n * n
+	if d := det3(f); n2 <= s*s && 2*d >= n2/s {
+		return true
+	}
+	lo, hi := eigenRange(f.Transpose().Mul(f))
+	return hi <= s*s && lo >= 1/(s*s)
+}
 
 // epDeform composes each elastoplastic particle's step into its F (eq. 4.1–4.8), at the end of a step: old are
 // the positions at its start (the neighbour lists'), s.x those at its end.
@@ -512,16 +547,21 @@ func (s *Solver) epDeform(old [][4]float32) {
 				q.add(x, y, d*d*d)
 			}
 			f, ok := q.solve()
-			if ok { // FᵀF's eigenvalues are the squared stretches
-				lo, hi := eigenRange(f.Transpose().Mul(f))
+			if ok {
 				j := det3(f)
-				ok = hi <= maxStepStretch*maxStepStretch && lo >= 1/(maxStepStretch*maxStepStretch) && j <= maxStepVolume && j >= 1/maxStepVolume
+				ok = j <= maxStepVolume && j >= 1/maxStepVolume
+				// the stretches lie within 1 ± |F − I| (Frobenius), which settles nearly every step; FᵀF's
+				// eigenvalues, the squared stretches, settle the rest
+				if e := frobenius(f, 1); ok && !(e <= 1-1/maxStepStretch) {
+					lo, hi := eigenRange(f.Transpose().Mul(f))
+					ok = hi <= maxStepStretch*maxStepStretch && lo >= 1/(maxStepStretch*maxStepStretch)
+				}
 			}
 			if ok {
 				f = f.Mul(toMat(&s.fe[i]))
 				ok = det3(f) > 0 && checkDeformation(fromMat(f)) == nil
 			}
-			if lo, hi := eigenRange(f.Transpose().Mul(f)); ok && (hi > maxElasticStretch*maxElasticStretch || lo < 1/(maxElasticStretch*maxElasticStretch)) {
+			if ok && !withinStretch(f, maxElasticStretch) {
 				u, sg, v := svd3(f) // the elastic stretch limit: see maxElasticStretch
 				f = recompose(u, [3]float64{min(sg[0], maxElasticStretch), min(max(sg[1], 1/maxElasticStretch), maxElasticStretch), max(sg[2], 1/maxElasticStretch)}, v)
 			}
