@@ -241,7 +241,8 @@ func checkPressure(p float32) error {
 // Name implements sim.Solver.
 func (s *Solver) Name() string { return Name }
 
-// Kinds implements sim.Kinds: sph simulates liquids and Solenthaler's solids (solids.go).
+// Kinds implements sim.Kinds: sph simulates liquids, Solenthaler's solids (solids.go) and the elastoplastic
+// material (elastoplastic.go).
 func (s *Solver) Kinds() []scene.Kind {
 	return []scene.Kind{scene.KindLiquid, scene.KindElastic, scene.KindPlastic, scene.KindRigid, scene.KindElastoplastic}
 }
