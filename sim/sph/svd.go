@@ -3,12 +3,13 @@ package sph
 import (
 	"math"
 
+	"github.com/slosh/slosh/internal/sym3"
 	"github.com/slosh/slosh/sim/scene"
 )
 
 // svd3 is the singular value decomposition F = U diag(σ) Vᵀ of a 3×3 matrix with U and V rotations (determinant
 // +1) and σ₀ ≥ σ₁ ≥ |σ₂|, σ₂ carrying F's sign (negative where F inverts): the "invertible" form of Irving et al.
-// 2004 that 000 §4.3 diagonalises with. V and σ² are the eigenvectors and eigenvalues of FᵀF (Jacobi sweeps); U
+// 2004 that 000 §4.3 diagonalises with. V and σ² are the eigenvectors and eigenvalues of FᵀF (sym3.Eigen); U
 // is F V made orthonormal column by column, its last column the cross product of the first two, so that a
 // deformation that flattens a neighbourhood (σ₂ = 0) still has a rotation U.
 func svd3(f scene.Mat3) (u scene.Mat3, sg [3]float64, v scene.Mat3) {
@@ -18,7 +19,8 @@ func svd3(f scene.Mat3) (u scene.Mat3, sg [3]float64, v scene.Mat3) {
 			a[r][c] = f[0][r]*f[0][c] + f[1][r]*f[1][c] + f[2][r]*f[2][c]
 		}
 	}
-	lam, v := symEigen(a)
+	lam, vv := sym3.Eigen(a)
+	v = vv
 	// sort descending, columns of V with them
 	for i := range 2 {
 		for j := i + 1; j < 3; j++ {
@@ -71,55 +73,6 @@ func anyOrthogonal(a scene.Vec3) scene.Vec3 {
 	}
 	return unitOr(b.Sub(a.Scale(a.Dot(b))), scene.Vec3{0, 0, 1})
 }
-
-// symEigen is the eigenvalues and eigenvectors (V's columns) of a symmetric 3×3 matrix by cyclic Jacobi
-// rotations, until every off-diagonal entry is below jacobiTol of the diagonal beside it: three or four sweeps
-// for the deformations a step meets (to the last bit took five, and 700 ns an SVD).
-func symEigen(a [3][3]float64) (lam [3]float64, v scene.Mat3) {
-	v = scene.Mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	for range 32 {
-		done := true
-		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
-			p, q := pq[0], pq[1]
-			apq := a[p][q]
-			if !(math.Abs(apq) > jacobiTol*(math.Abs(a[p][p])+math.Abs(a[q][q]))) {
-				a[p][q], a[q][p] = 0, 0
-				continue
-			}
-			done = false
-			theta := (a[q][q] - a[p][p]) / (2 * apq)
-			var t float64
-			if at := math.Abs(theta); at < 1e150 {
-				t = 1 / (at + math.Sqrt(theta*theta+1))
-			} else {
-				t = 0.5 / at
-			}
-			if theta < 0 {
-				t = -t
-			}
-			c := 1 / math.Sqrt(t*t+1)
-			s := t * c
-			a[p][p] -= t * apq
-			a[q][q] += t * apq
-			a[p][q], a[q][p] = 0, 0
-			r := 3 - p - q
-			arp, arq := a[r][p], a[r][q]
-			a[r][p], a[p][r] = c*arp-s*arq, c*arp-s*arq
-			a[r][q], a[q][r] = s*arp+c*arq, s*arp+c*arq
-			for k := range 3 {
-				vkp, vkq := v[k][p], v[k][q]
-				v[k][p], v[k][q] = c*vkp-s*vkq, s*vkp+c*vkq
-			}
-		}
-		if done {
-			break
-		}
-	}
-	return [3]float64{a[0][0], a[1][1], a[2][2]}, v
-}
-
-// jacobiTol is where symEigen leaves an off-diagonal entry: far below float32's resolution of the forces.
-const jacobiTol = 1e-13
 
 // det3 is a 3×3 matrix's determinant.
 func det3(m scene.Mat3) float64 {

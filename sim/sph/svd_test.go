@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/slosh/slosh/sim/mesh"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -20,7 +21,7 @@ func TestSVD3(t *testing.T) {
 		{{1, 2, 3}, {2, 4, 6}, {1, 0, 1}},
 		{{1, 2, 3}, {2, 4, 6}, {3, 6, 9}},
 		{},
-		rotationAbout(scene.Vec3{1, 2, 3}, 1),
+		mesh.Rotation(scene.Vec3{25, -30, 20}),
 		{{1.01, 0.02, -0.005}, {0.003, 0.99, 0.01}, {-0.02, 0.005, 1.005}},
 	}
 	for range 200 {
@@ -50,5 +51,14 @@ func TestSVD3(t *testing.T) {
 		if !(sg[0] >= sg[1]-1e-12 && sg[1] >= math.Abs(sg[2])-1e-12) || (det3(f) < -1e-12) != (sg[2] < 0) {
 			t.Errorf("%v (det %g): σ = %v", f, det3(f), sg)
 		}
+	}
+}
+
+// BenchmarkSVD3 times the SVD of a deformation gradient near the identity, as the elastoplastic pass meets them.
+func BenchmarkSVD3(b *testing.B) {
+	f := scene.Mat3{{1.01, 0.02, -0.005}, {0.003, 0.99, 0.01}, {-0.02, 0.005, 1.005}}
+	for i := 0; i < b.N; i++ {
+		f[0][0] += 1e-12
+		svd3(f)
 	}
 }
