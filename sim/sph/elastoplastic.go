@@ -103,9 +103,8 @@ type elastoplastic struct {
 	sine kernel.Sine[float64]
 
 	// the last step's counts
-	kept   int     // particles whose F stayed unchanged (a deficient neighbourhood)
-	flowed int     // particles that flowed plastically
-	alpha  float64 // the largest accumulated plastic strain
+	kept   int // particles whose F stayed unchanged (a deficient neighbourhood)
+	flowed int // particles that flowed plastically
 }
 
 // epMaterials reads the scene's elastoplastic materials.
@@ -269,8 +268,9 @@ func (m *epMat) diagonalStress(sg [3]float64) (p [3]float64) {
 }
 
 // epStresses is the first pass of the elastic forces: for each elastoplastic particle the plastic flow (which
-// updates its F and α), F⁻¹, the body volume in the reference space, the sine kernel's gradient at each neighbour
-// of the material (epg, by neighbour-list entry), and the matrix −2 v_i U F̂ P̂ Vᵀ of eq. 4.10 made torque-free.
+// updates its F and α), F⁻¹, the body volume in the reference space, each neighbour of the material's reference
+// offset and sine-kernel gradient scale (epg, by neighbour-list entry), and the matrix −2 v_i U F̂ P̂ Vᵀ of
+// eq. 4.10 (epTorqueFree then takes its torque out).
 func (s *Solver) epStresses(dt float64) {
 	ep := &s.ep
 	s.updateEPMaterials()
@@ -291,7 +291,6 @@ func (s *Solver) epStresses(dt float64) {
 	cfg := &s.Cfg
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s.epm[i], s.epv[i] = scene.Mat3{}, 0
 			if !s.isEP(i) {
 				continue
 			}
@@ -310,9 +309,8 @@ func (s *Solver) epStresses(dt float64) {
 			xi := s.x[i]
 			grads := s.epg[s.epOff[i]:]
 			for k, j := range s.neighbours(i) {
-				grads[k] = [4]float32{}
 				if s.mat[j] != s.mat[i] {
-					continue
+					continue // its entry is never read: the passes pair only particles of one material
 				}
 				r := inv.MulVec(scene.Vec3{float64(xi[0] - s.x[j][0]), float64(xi[1] - s.x[j][1]), float64(xi[2] - s.x[j][2])})
 				w, g := ep.sine.WGrad(math.Sqrt(r.Dot(r)))
@@ -324,8 +322,12 @@ func (s *Solver) epStresses(dt float64) {
 			s.epm[i] = recompose(u, [3]float64{-2 * vol * sg[0] * p[0], -2 * vol * sg[1] * p[1], -2 * vol * sg[2] * p[2]}, v)
 		}
 	})
-	s.timer.Mark("ep stress")
-	// the torque-free stress: M_i less the smallest change that makes its pairs' torque zero (torqueFree)
+	ep.flowed = int(flowed.Load())
+}
+
+// epTorqueFree is the second pass: each elastoplastic particle's M_i less the smallest change that makes its pairs'
+// torque zero (torqueFree), from the offsets and kernel scales epStresses kept and the neighbours' volumes.
+func (s *Solver) epTorqueFree() {
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if !s.isEP(i) {
@@ -350,7 +352,6 @@ func (s *Solver) epStresses(dt float64) {
 			s.epm[i] = torqueFree(s.epm[i], c.Mul(toMat(&s.fe[i]).Transpose()))
 		}
 	})
-	ep.flowed = int(flowed.Load())
 }
 
 // torqueFree is m less the smallest change Δ (Frobenius) for which (m − Δ) b is symmetric, b = C_i F_iᵀ: the
@@ -406,6 +407,8 @@ func recompose(u scene.Mat3, d [3]float64, v scene.Mat3) (m scene.Mat3) {
 // equal and opposite and sum to zero.
 func (s *Solver) epForces(dt float64) {
 	s.epStresses(dt)
+	s.timer.Mark("ep stress")
+	s.epTorqueFree()
 	s.timer.Mark("ep torque")
 	ep := &s.ep
 	s.pool.For(len(s.x), 256, func(lo, hi int) {
@@ -573,10 +576,15 @@ func (s *Solver) epDeform(old [][4]float32) {
 		}
 	})
 	s.ep.kept = int(kept.Load())
-	s.ep.alpha = 0
+}
+
+// maxPlasticStrain is the largest accumulated plastic strain of the elastoplastic particles (a figure).
+func (s *Solver) maxPlasticStrain() float64 {
+	a := 0.0
 	for i := range s.x {
 		if s.isEP(i) {
-			s.ep.alpha = max(s.ep.alpha, float64(s.alpha[i]))
+			a = max(a, float64(s.alpha[i]))
 		}
 	}
+	return a
 }

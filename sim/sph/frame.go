@@ -123,7 +123,7 @@ func (s *Solver) finish() error {
 	if ep := &s.ep; ep.on {
 		figs = append(figs,
 			sim.Figure{Name: FigFlowing, Value: float64(ep.flowed), Plot: true},
-			sim.Figure{Name: FigAlpha, Value: ep.alpha},
+			sim.Figure{Name: FigAlpha, Value: s.maxPlasticStrain()},
 			sim.Figure{Name: FigFKept, Value: float64(ep.kept)},
 		)
 	}

@@ -39,7 +39,7 @@ func TestSolidsParameterSweep(t *testing.T) {
 // dropped on the floor: finite and inside the domain, or a clear error and recovery.
 func TestElastoplasticParameterSweep(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 10 s on 2 cores; make test runs it")
+		t.Skip("about 2 s on 2 cores; make test runs it")
 	}
 	simtest.Sweep(t, func() (sim.Solver, error) { return New(), nil }, simtest.Parse(t, dropScene(`"youngs_modulus": 1e5, "flow_rate": 20, "yield_stress": 300, "hardening": 500`)), simtest.SweepOptions{
 		Steps: 60,
