@@ -141,14 +141,14 @@ type grainObject struct {
 	object string
 }
 
-// grainObjects are the materials of mats with surfaces of their own, granular and elastoplastic ones (sand and
-// dough), each with its object name: its name made an object name, with its number added when another material
+// grainObjects are the materials of mats with surfaces of their own (scene.Kind.OwnSurface: sand and dough), each
+// with its object name: its name made an object name, with its number added when another material
 // (or the liquid, liquidObject) has that name.
 func grainObjects(mats []export.Material) []grainObject {
 	var out []grainObject
 	used := map[string]bool{liquidObject: true}
 	for _, m := range mats {
-		if m.Phase != int(scene.PhaseGranular) && m.Kind != string(scene.KindElastoplastic) {
+		if !scene.Kind(m.Kind).OwnSurface() {
 			continue
 		}
 		name := export.ObjectName(m.Name)

@@ -92,6 +92,11 @@ func Kinds() []Kind {
 // Solid says whether the kind is one of Solenthaler's solids (elastic, plastic, rigid).
 func (k Kind) Solid() bool { return k == KindElastic || k == KindPlastic || k == KindRigid }
 
+// OwnSurface says whether the kind's particles make a surface of their own, apart from the liquid's, in meshes:
+// sand's grains and the elastoplastic material's dough. Solenthaler's solids change phase with temperature, so
+// their particles are drawn as particles and not meshed.
+func (k Kind) OwnSurface() bool { return k == KindGranular || k == KindElastoplastic }
+
 // Body says whether a block of the kind is a body that keeps its shape for a while: Solenthaler's solids and the
 // elastoplastic material, what the tools' drop-body button drops.
 func (k Kind) Body() bool { return k.Solid() || k == KindElastoplastic }

@@ -111,8 +111,8 @@ func TestElastoplasticMaterials(t *testing.T) {
 	if m.Kind != KindElastoplastic || m.YieldStress != 500 || m.FlowRate != 20 || m.Hardening != 100 || m.Variant != VariantNonNewtonian || sc.PhaseOf(1) != PhaseSolid {
 		t.Fatalf("dough read as %+v, phase %v", m, sc.PhaseOf(1))
 	}
-	if !m.Kind.Body() || m.Kind.Solid() {
-		t.Fatal("an elastoplastic material is a body but not one of Solenthaler's solids")
+	if !m.Kind.Body() || m.Kind.Solid() || !m.Kind.OwnSurface() || KindElastic.OwnSurface() || KindLiquid.OwnSurface() {
+		t.Fatal("an elastoplastic material is a body with its own surface but not one of Solenthaler's solids")
 	}
 	data, err := sc.Marshal()
 	if err != nil {
