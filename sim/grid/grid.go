@@ -177,8 +177,15 @@ func (g *Grid) Row(cx, cy, cz, dy, dz int32) (begin, end int32, ok bool) {
 
 // Neighbors fills fixed-stride neighbour lists for particles already in sorted order (Build, then reorder by
 // Order): for particle i, nbr[i*stride : i*stride+count[i]] holds every j ≠ i with |x_i − x_j|² < r², visiting
-// cells z-major (dz, then dy, then dx from −1 to 1; a row's three cells as one contiguous range) and particles within a cell in sorted order. Lists longer than
-// stride are cut; the number of particles cut short is returned.
+// cells z-major (dz, then dy, then dx from −1 to 1; a row's three cells as one contiguous range) and particles within
+// a cell in sorted order — so each list is ascending in j. Lists longer than stride are cut; the number of particles
+// cut short is returned.
+//
+// The test of each candidate is branch-free: its index is written to a scratch list, and the list's length
+// advances by the comparison. About one candidate in seven is a neighbour; on a lattice the hits come in a pattern a
+// branch predictor learns, but in a flow they do not, and a branch per candidate then cost twice the search
+// (issue 30's 97k dam break after 20 frames: 42 ms a search with a branch, 20 ms without; on its starting lattice
+// 21 against 23–27 ms). The particle itself is skipped by splitting the row that holds it around it.
 func (g *Grid) Neighbors(pos [][4]float32, r float32, stride int, nbr, count []int32) (clipped int) {
 	n := len(pos)
 	if len(count) < n || len(nbr) < n*stride {
@@ -191,38 +198,51 @@ func (g *Grid) Neighbors(pos [][4]float32, r float32, stride int, nbr, count []i
 	var total atomic.Int64
 	g.pool.For(n, 1024, func(lo, hi int) {
 		local := int64(0)
+		var scratch []int32 // the candidates' indices, the hits first
 		for i := lo; i < hi; i++ {
 			px, py, pz := pos[i][0], pos[i][1], pos[i][2]
 			cx, cy, cz := g.Coord(px, py, pz)
-			k := 0
-			base := i * stride
-			full := false
+			var rows [10][2]int32 // the nine rows' sorted ranges, the one holding i split around it
+			nr, cand := 0, 0
 			for dz := int32(-1); dz <= 1; dz++ {
 				for dy := int32(-1); dy <= 1; dy++ {
 					b, e, ok := g.Row(cx, cy, cz, dy, dz)
 					if !ok {
 						continue
 					}
-					for j := b; j < e; j++ {
-						if int(j) == i {
-							continue
-						}
-						ex, ey, ez := px-pos[j][0], py-pos[j][1], pz-pos[j][2]
-						if ex*ex+ey*ey+ez*ez < r2 {
-							if k < stride {
-								nbr[base+k] = j
-								k++
-							} else {
-								full = true
-							}
-						}
+					if b <= int32(i) && int32(i) < e { // the own row (any row, should the positions have moved since Build)
+						rows[nr] = [2]int32{b, int32(i)}
+						nr++
+						cand += i - int(b)
+						b = int32(i) + 1
+					}
+					rows[nr] = [2]int32{b, e}
+					nr++
+					cand += int(e - b)
+				}
+			}
+			if cap(scratch) < cand+1 {
+				scratch = make([]int32, cand+1, 2*cand+64)
+			}
+			buf := scratch[:cand+1]
+			k := 0
+			for _, row := range rows[:nr] {
+				b := row[0]
+				c := pos[b:row[1]]
+				for j := range c {
+					ex, ey, ez := px-c[j][0], py-c[j][1], pz-c[j][2]
+					buf[k] = b + int32(j)
+					if ex*ex+ey*ey+ez*ez < r2 {
+						k++
 					}
 				}
 			}
-			count[i] = int32(k)
-			if full {
+			if k > stride {
+				k = stride
 				local++
 			}
+			copy(nbr[i*stride:i*stride+k], buf[:k])
+			count[i] = int32(k)
 		}
 		total.Add(local)
 	})

@@ -173,3 +173,29 @@ func BenchmarkBuildAndNeighbors(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "particles/s")
 }
+
+// BenchmarkNeighbors is the search alone on a jittered lattice in sorted order, at h = 2 spacings as the PBF and SPH
+// solvers search (about 30 neighbours a particle, 8 particles a cell).
+func BenchmarkNeighbors(b *testing.B) {
+	const side, d = 40, float32(0.02)
+	rng := rand.New(rand.NewSource(1))
+	pos := make([][4]float32, 0, side*side*side)
+	for z := 0; z < side; z++ {
+		for y := 0; y < side; y++ {
+			for x := 0; x < side; x++ {
+				j := func(i int) float32 { return (float32(i) + 0.5 + 0.1*(rng.Float32()-0.5)) * d }
+				pos = append(pos, [4]float32{j(x), j(y), j(z)})
+			}
+		}
+	}
+	n := len(pos)
+	g, _ := New([3]float32{0, 0, 0}, [3]float32{side * d, side * d, side * d}, 2*d)
+	g.Build(pos, ids(n))
+	pos = sortedCopy(pos, g.Order)
+	nbr, count := make([]int32, n*64), make([]int32, n)
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		g.Neighbors(pos, 2*d, 64, nbr, count)
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "particles/s")
+}
