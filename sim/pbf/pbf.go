@@ -49,14 +49,14 @@ type Solver struct {
 	// particle state, in sorted order after each step
 	x, v, p []([4]float32) // positions, velocities, predicted positions x* (carried: it is sorted with them)
 	id      []uint32
-	mat     []uint8   // material number (scene.Particle.Material): its colour only, PBF simulates one fluid
-	rho     []float32 // ρ/ρ0 at the end of the last step (scratch, 1 after a load or an edit)
-	lambda  []float32
+	mat     []uint8      // material number (scene.Particle.Material): its colour only, PBF simulates one fluid
+	rho     []float32    // ρ/ρ0 at the end of the last step (scratch, 1 after a load or an edit)
 	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
 	omega   [][4]float32 // vorticity ω (eq. 15)
 	nbr     []int32      // neighbour lists, Stride per particle
 	ncount  []int32
-	tmp     [][4]float32 // scratch: Jacobi double buffer
+	tmp     [][4]float32 // scratch: positions packed with λ (computeLambda), then the new velocities
+	vw      [][4]float32 // scratch: velocities packed with |ω| (computeVorticity)
 
 	// rigid bodies (rigid.go); the per-particle arrays hold a fluid particle's values without bodies
 	bodies []rigid.Body
@@ -99,11 +99,11 @@ func (s *Solver) declare() {
 	p := &s.sh.P
 	particles.Add(p, &s.p, particles.Spec[[4]float32]{Name: "predicted position", Role: particles.Carried})
 	particles.Add(p, &s.rho, particles.Spec[float32]{Name: "density", Role: particles.Scratch, Default: 1})
-	particles.Add(p, &s.lambda, particles.Spec[float32]{Name: "lambda", Role: particles.Scratch})
 	particles.Add(p, &s.bgrad, particles.Spec[[4]float32]{Name: "boundary gradient", Role: particles.Scratch})
 	particles.Add(p, &s.omega, particles.Spec[[4]float32]{Name: "vorticity", Role: particles.Scratch})
 	particles.Add(p, &s.ncount, particles.Spec[int32]{Name: "neighbour count", Role: particles.Scratch})
 	particles.Add(p, &s.tmp, particles.Spec[[4]float32]{Name: "double buffer", Role: particles.Scratch})
+	particles.Add(p, &s.vw, particles.Spec[[4]float32]{Name: "velocity and vorticity", Role: particles.Scratch})
 	particles.Add(p, &s.slotOf, particles.Spec[int32]{Name: "slot", Role: particles.Scratch})
 }
 
@@ -277,10 +277,11 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 
 // BytesPerParticle is what the CPU solver holds per particle of its budget (272 bytes measured at 97,556 particles,
 // besides the neighbour lists, less the 60 the sort's copies took before the store permuted in place): the store's
-// columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients and a double buffer
-// (7 × 16 bytes), ids, densities, λ, counts, slots, bodies and inverse masses (7 × 4), materials (1) — the last good
-// state (61), the grid's order and cells, and the neighbour list of stride entries (4 each).
-func BytesPerParticle(stride int) int64 { return 214 + 4*int64(stride) }
+// columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients, the packed positions
+// with λ and velocities with |ω| (8 × 16 bytes), ids, densities, counts, slots, bodies and inverse masses (6 × 4),
+// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list of stride entries (4
+// each).
+func BytesPerParticle(stride int) int64 { return 226 + 4*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
@@ -435,34 +436,82 @@ func (s *Solver) findNeighbors() {
 	s.clip = s.grid.Neighbors(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
 }
 
+// pairKernel is the kernels' constants the pair loops read, copied out of Derived into a value the loops keep in
+// registers (Go reloads a field through a pointer on every use inside a loop). Its W and Grad are Poly6.W and
+// Spiky.GradScale for a pair already known to lie within h, the same arithmetic without the range tests.
+type pairKernel struct {
+	h2, h        float32 // h², h
+	wCoef, gCoef float32 // poly6's 315/(64πh⁹), spiky's −45/(πh⁶)
+}
+
+func newPairKernel(dv *Derived) pairKernel {
+	return pairKernel{h2: dv.H * dv.H, h: dv.Spiky.H, wCoef: dv.Poly6.Coef(), gCoef: dv.Spiky.GradCoef()}
+}
+
+// w is poly6 at r² < h².
+func (k pairKernel) w(r2 float32) float32 {
+	d := k.h2 - r2
+	return k.wCoef * d * d * d
+}
+
+// grad is spiky's gradient scale at r² < h² (zero for coincident particles, as Spiky.GradScale).
+func (k pairKernel) grad(r2 float32) float32 {
+	dist := sqrt32(r2)
+	if dist <= 0 {
+		return 0
+	}
+	d := k.h - dist
+	return k.gCoef * d * d / dist
+}
+
+// powN is x^n as the GPU's loop multiplies it out, ((x·x)·x)·x…, with the paper's n = 4 unrolled: the loop's
+// branch cost a tenth of the Δp pass.
+func powN(x float32, n int) float32 {
+	if n == 4 {
+		return x * x * x * x
+	}
+	p := x
+	for e := 1; e < n; e++ {
+		p *= x
+	}
+	return p
+}
+
 // computeLambda evaluates ρ_i (eq. 2, plus the solids' Φ_i), C_i (eq. 1) and λ_i (eq. 11) at the current
-// predicted positions.
+// predicted positions, and packs each particle's position with its λ into tmp for applyDeltaP, whose pair loop
+// then reads one 16-byte value a neighbour.
 func (s *Solver) computeLambda() {
 	dv := &s.dv
-	h2 := dv.H * dv.H
+	kn := newPairKernel(dv)
 	bodies := s.hasBodies()
-	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+	unilateral := s.Cfg.Unilateral
+	stride, w0, mr, eps := dv.Stride, dv.W0, dv.MOverR0, dv.EpsilonAbs
+	p, packed, nbr, count := s.p, s.tmp, s.nbr, s.ncount
+	rhoOut, bgrad, body, wInv := s.rho, s.bgrad, s.body, s.wInv
+	s.pool.For(len(p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if bodies && s.body[i] >= 0 { // body particles carry no density constraint of their own
-				s.lambda[i], s.rho[i], s.bgrad[i] = 0, 1, [4]float32{}
+			pi := p[i]
+			if bodies && body[i] >= 0 { // body particles carry no density constraint of their own
+				rhoOut[i], bgrad[i] = 1, [4]float32{}
+				packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
 				continue
 			}
-			pi := s.p[i]
-			rho := dv.W0
+			rho := w0
 			var gx, gy, gz, sum2 float32
-			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
-				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+				q := &p[j]
+				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
-				if r2 >= h2 {
+				if r2 >= kn.h2 {
 					continue
 				}
-				rho += dv.Poly6.W(r2)
+				rho += kn.w(r2)
 				// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
-				g := dv.MOverR0 * dv.Spiky.GradScale(sqrt32(r2))
+				g := mr * kn.grad(r2)
 				gjx, gjy, gjz := g*rx, g*ry, g*rz
 				g2 := gjx*gjx + gjy*gjy + gjz*gjz
 				if bodies {
-					g2 *= s.wInv[j]
+					g2 *= wInv[j]
 				}
 				sum2 += g2
 				gx += gjx
@@ -470,47 +519,52 @@ func (s *Solver) computeLambda() {
 				gz += gjz
 			}
 			phi, bx, by, bz := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
-			s.bgrad[i] = [4]float32{bx, by, bz, phi}
+			bgrad[i] = [4]float32{bx, by, bz, phi}
 			gx, gy, gz = gx+bx, gy+by, gz+bz
-			rho = rho*dv.MOverR0 + phi // ρ_i/ρ0 = (m/ρ0) Σ_j W_ij + Φ_i
+			rho = rho*mr + phi // ρ_i/ρ0 = (m/ρ0) Σ_j W_ij + Φ_i
 			c := rho - 1
-			if s.Cfg.Unilateral && c < 0 {
+			if unilateral && c < 0 {
 				c = 0
 			}
-			s.rho[i] = rho
+			rhoOut[i] = rho
 			// eq. 11: the k = i term of the denominator is |∇_{p_i} C_i|² = |(m/ρ0) Σ_j ∇W_ij + ∇Φ_i|²
-			s.lambda[i] = -c / (sum2 + gx*gx + gy*gy + gz*gz + dv.EpsilonAbs)
+			l := -c / (sum2 + gx*gx + gy*gy + gz*gz + eps)
+			packed[i] = [4]float32{pi[0], pi[1], pi[2], l}
 		}
 	})
 }
 
 // applyDeltaP computes Δp_i (eq. 14, plus λ_i ∇Φ_i of the solids), moves the predicted positions and resolves
 // collisions (Algorithm 1, lines 12–18). The update is Jacobi: every Δp_i reads the positions of the iteration's
-// start. A body particle gathers the corrections of its fluid neighbours' constraints, scaled by its inverse mass,
-// and keeps two radii away from particles of other bodies.
+// start, packed with the λs by computeLambda, and writes the new ones over the predicted positions. A body particle
+// gathers the corrections of its fluid neighbours' constraints, scaled by its inverse mass, and keeps two radii away
+// from particles of other bodies.
 func (s *Solver) applyDeltaP() {
 	dv := &s.dv
-	h2 := dv.H * dv.H
+	kn := newPairKernel(dv)
 	n := int(s.Cfg.ScorrN)
 	bodies := s.hasBodies()
 	contact := 2 * dv.Radius
-	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+	stride, mr, invWDq, scorrK := dv.Stride, dv.MOverR0, dv.InvWDq, s.scorrK
+	packed, out, nbr, count, bgrad, body, wInv := s.tmp, s.p, s.nbr, s.ncount, s.bgrad, s.body, s.wInv
+	s.pool.For(len(out), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pi := s.p[i]
-			li := s.lambda[i]
-			isBody := bodies && s.body[i] >= 0
+			pi := packed[i]
+			li := pi[3]
+			isBody := bodies && body[i] >= 0
 			var dx, dy, dz, cx, cy, cz float32
-			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
-				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+				q := &packed[j]
+				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
-				if r2 >= h2 {
+				if r2 >= kn.h2 {
 					continue
 				}
-				if isBody && s.body[j] >= 0 {
+				if isBody && body[j] >= 0 {
 					// two bodies' particles closer than two radii: push apart, the lighter one further
-					if bj := s.body[j]; bj != s.body[i] && r2 < contact*contact && r2 > 0 {
+					if bj := body[j]; bj != body[i] && r2 < contact*contact && r2 > 0 {
 						d := sqrt32(r2)
-						k := (contact - d) / d * s.wInv[i] / (s.wInv[i] + s.wInv[j])
+						k := (contact - d) / d * wInv[i] / (wInv[i] + wInv[j])
 						cx += k * rx
 						cy += k * ry
 						cz += k * rz
@@ -518,33 +572,27 @@ func (s *Solver) applyDeltaP() {
 					continue
 				}
 				// s_corr = −k (W(r)/W(Δq))^n (eq. 13), k for this step's Δt (ScorrPerStep)
-				ratio := dv.Poly6.W(r2) * dv.InvWDq
-				pw := ratio
-				for e := 1; e < n; e++ {
-					pw *= ratio
-				}
-				scorr := -s.scorrK * pw
-				g := (li + s.lambda[j] + scorr) * dv.Spiky.GradScale(sqrt32(r2))
+				scorr := -scorrK * powN(kn.w(r2)*invWDq, n)
+				g := (li + q[3] + scorr) * kn.grad(r2)
 				dx += g * rx
 				dy += g * ry
 				dz += g * rz
 			}
-			var q [4]float32
+			var np [4]float32
 			if isBody {
-				w := s.wInv[i] * dv.MOverR0
-				q = [4]float32{pi[0] + w*dx + cx, pi[1] + w*dy + cy, pi[2] + w*dz + cz, 0}
+				w := wInv[i] * mr
+				np = [4]float32{pi[0] + w*dx + cx, pi[1] + w*dy + cy, pi[2] + w*dz + cz, 0}
 			} else {
 				// The solids' part of ∇_{p_i} C_i moves particle i too, λ_i ∇Φ_i — but only away from the solid: an
 				// under-dense particle (λ_i > 0) would otherwise reach for the wall's volume and stick to it.
-				b := s.bgrad[i]
+				b := bgrad[i]
 				lb := min(li, 0)
-				q = [4]float32{pi[0] + dv.MOverR0*dx + lb*b[0], pi[1] + dv.MOverR0*dy + lb*b[1], pi[2] + dv.MOverR0*dz + lb*b[2], 0}
+				np = [4]float32{pi[0] + mr*dx + lb*b[0], pi[1] + mr*dy + lb*b[1], pi[2] + mr*dz + lb*b[2], 0}
 			}
-			s.col.Apply(&q)
-			s.tmp[i] = q
+			s.col.Apply(&np)
+			out[i] = np
 		}
 	})
-	s.p, s.tmp = s.tmp, s.p
 }
 
 // updateVelocity sets v_i = (x*_i − x_i)/Δt (Algorithm 1, line 21).
@@ -560,37 +608,45 @@ func (s *Solver) updateVelocity(dt float32) {
 // computeVorticity estimates ω_i = ∇×v (eq. 15) as Σ_j (m/ρ0) ∇_i W_ij × v_ij, with v_ij = v_j − v_i, and the
 // density ρ_i at the final positions for the statistics. Body particles get their ω too, from every neighbour —
 // 2Ω inside a body spinning at Ω — so the fluid's η = ∇|ω| beside a body sees the flow's rotation rather than a
-// false zero; their density stays 1 (the statistics describe the fluid).
+// false zero; their density stays 1 (the statistics describe the fluid). Each particle's velocity is packed with
+// |ω_i| into vw for confineAndSmooth, whose pair loop then reads one 16-byte value a neighbour besides its position
+// and takes no square root.
 func (s *Solver) computeVorticity() {
 	dv := &s.dv
-	h2 := dv.H * dv.H
+	kn := newPairKernel(dv)
 	bodies := s.hasBodies()
-	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+	stride, w0, mr := dv.Stride, dv.W0, dv.MOverR0
+	p, v, nbr, count, omega, vw, rhoOut, body := s.p, s.v, s.nbr, s.ncount, s.omega, s.vw, s.rho, s.body
+	s.pool.For(len(p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pi, vi := s.p[i], s.v[i]
-			rho := dv.W0
+			pi, vi := p[i], v[i]
+			rho := w0
 			var wx, wy, wz float32
-			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
-				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+				q := &p[j]
+				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
-				if r2 >= h2 {
+				if r2 >= kn.h2 {
 					continue
 				}
-				rho += dv.Poly6.W(r2)
-				g := dv.Spiky.GradScale(sqrt32(r2))
+				rho += kn.w(r2)
+				g := kn.grad(r2)
 				gx, gy, gz := g*rx, g*ry, g*rz
-				ux, uy, uz := s.v[j][0]-vi[0], s.v[j][1]-vi[1], s.v[j][2]-vi[2]
+				vj := &v[j]
+				ux, uy, uz := vj[0]-vi[0], vj[1]-vi[1], vj[2]-vi[2]
 				wx += gy*uz - gz*uy
 				wy += gz*ux - gx*uz
 				wz += gx*uy - gy*ux
 			}
-			s.omega[i] = [4]float32{dv.MOverR0 * wx, dv.MOverR0 * wy, dv.MOverR0 * wz, 0}
-			if bodies && s.body[i] >= 0 {
-				s.rho[i] = 1
+			w := [4]float32{mr * wx, mr * wy, mr * wz, 0}
+			omega[i] = w
+			vw[i] = [4]float32{vi[0], vi[1], vi[2], sqrt32(w[0]*w[0] + w[1]*w[1] + w[2]*w[2])}
+			if bodies && body[i] >= 0 {
+				rhoOut[i] = 1
 				continue
 			}
 			phi, _, _, _ := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
-			s.rho[i] = rho*dv.MOverR0 + phi
+			rhoOut[i] = rho*mr + phi
 		}
 	})
 }
@@ -610,47 +666,49 @@ func (s *Solver) computeVorticity() {
 // matching, and confining it would spin up a spinning body).
 func (s *Solver) confineAndSmooth(dt, c float32) {
 	dv := &s.dv
-	h2 := dv.H * dv.H
+	kn := newPairKernel(dv)
 	eps := s.Cfg.Vorticity
 	bodies := s.hasBodies()
-	s.pool.For(len(s.p), 1024, func(lo, hi int) {
+	stride, mr := dv.Stride, dv.MOverR0
+	p, vw, omega, nbr, count, out, body, wInv := s.p, s.vw, s.omega, s.nbr, s.ncount, s.tmp, s.body, s.wInv
+	s.pool.For(len(p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			isBody := bodies && s.body[i] >= 0
-			pi, vi, wi := s.p[i], s.v[i], s.omega[i]
-			wiLen := sqrt32(wi[0]*wi[0] + wi[1]*wi[1] + wi[2]*wi[2])
+			isBody := bodies && body[i] >= 0
+			pi, vi, wi := p[i], vw[i], omega[i]
+			wiLen := vi[3]
 			var ex, ey, ez, sx, sy, sz float32
-			for _, j := range s.nbr[i*dv.Stride : i*dv.Stride+int(s.ncount[i])] {
-				rx, ry, rz := pi[0]-s.p[j][0], pi[1]-s.p[j][1], pi[2]-s.p[j][2]
+			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+				q := &p[j]
+				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
-				if r2 >= h2 {
+				if r2 >= kn.h2 {
 					continue
 				}
-				w := dv.Poly6.W(r2)
+				w := kn.w(r2)
 				if bodies {
-					if isBody && s.body[j] >= 0 {
+					if isBody && body[j] >= 0 {
 						continue
 					}
-					w *= 2 * s.wInv[i] / (s.wInv[i] + s.wInv[j])
+					w *= 2 * wInv[i] / (wInv[i] + wInv[j])
 				}
+				vj := &vw[j]
 				if !isBody {
-					wj := s.omega[j]
-					dw := sqrt32(wj[0]*wj[0]+wj[1]*wj[1]+wj[2]*wj[2]) - wiLen
-					g := dw * dv.Spiky.GradScale(sqrt32(r2))
+					g := (vj[3] - wiLen) * kn.grad(r2)
 					ex += g * rx
 					ey += g * ry
 					ez += g * rz
 				}
-				sx += (s.v[j][0] - vi[0]) * w
-				sy += (s.v[j][1] - vi[1]) * w
-				sz += (s.v[j][2] - vi[2]) * w
+				sx += (vj[0] - vi[0]) * w
+				sy += (vj[1] - vi[1]) * w
+				sz += (vj[2] - vi[2]) * w
 			}
 			var fx, fy, fz float32
 			if l := sqrt32(ex*ex + ey*ey + ez*ez); l > 1e-20 && eps > 0 {
 				nx, ny, nz := ex/l, ey/l, ez/l
 				fx, fy, fz = eps*(ny*wi[2]-nz*wi[1]), eps*(nz*wi[0]-nx*wi[2]), eps*(nx*wi[1]-ny*wi[0])
 			}
-			k := c * dv.MOverR0
-			s.tmp[i] = [4]float32{vi[0] + dt*fx + k*sx, vi[1] + dt*fy + k*sy, vi[2] + dt*fz + k*sz, 0}
+			k := c * mr
+			out[i] = [4]float32{vi[0] + dt*fx + k*sx, vi[1] + dt*fy + k*sy, vi[2] + dt*fz + k*sz, 0}
 		}
 	})
 	s.v, s.tmp = s.tmp, s.v
