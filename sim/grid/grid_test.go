@@ -108,15 +108,25 @@ func TestNeighborsMatchBruteForce(t *testing.T) {
 		sp := sortedCopy(pos, g.Order)
 		const stride = 1024
 		nbr, count := make([]int32, tc.n*stride), make([]int32, tc.n)
-		if clipped := g.Neighbors(sp, tc.r, stride, nbr, count); clipped != 0 {
+		visited := make([]int, tc.n)
+		then := func(i int, list []int32) {
+			visited[i]++
+			if want := nbr[i*stride : i*stride+int(count[i])]; len(list) != len(want) || len(list) > 0 && &list[0] != &want[0] {
+				t.Errorf("particle %d: then got a list of %d that is not its own of %d", i, len(list), len(want))
+			}
+		}
+		if clipped := g.NeighborsThen(sp, tc.r, stride, nbr, count, then); clipped != 0 {
 			t.Fatalf("%d lists clipped at stride %d", clipped, stride)
 		}
+		// the lists are the brute force's sets, in its ascending order: the order the solvers sum in
 		brute := Brute(sp, tc.r)
 		for i := range sp {
-			got := slices.Clone(nbr[i*stride : i*stride+int(count[i])])
-			slices.Sort(got)
+			got := nbr[i*stride : i*stride+int(count[i])]
 			if !slices.Equal(got, brute[i]) {
 				t.Fatalf("n=%d r=%g particle %d: grid %v, brute force %v", tc.n, tc.r, i, got, brute[i])
+			}
+			if visited[i] != 1 {
+				t.Fatalf("particle %d: then called %d times", i, visited[i])
 			}
 		}
 	}

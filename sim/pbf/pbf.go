@@ -357,10 +357,12 @@ func (s *Solver) Step(dt float64) error {
 	s.sortByCell()
 	s.timer.Mark("grid")
 	s.findNeighbors()
-	s.timer.Mark("neighbours")
+	s.timer.Mark("neighbours + lambda")
 	for it := 0; it < int(s.Cfg.Iterations); it++ {
-		s.computeLambda()
-		s.timer.Mark("lambda")
+		if it > 0 { // the first iteration's λ came with the neighbours
+			s.computeLambda()
+			s.timer.Mark("lambda")
+		}
 		s.applyDeltaP()
 		s.timer.Mark("delta p")
 		if s.hasBodies() {
@@ -430,10 +432,13 @@ func (s *Solver) sortByCell() {
 }
 
 // findNeighbors builds the neighbour lists once per step on the predicted positions (Algorithm 1, lines 5–7).
+//
+// The first iteration's λ (computeLambda) is computed in the same sweep, each particle's as soon as its list is
+// found, while its neighbours' positions are still in cache: a separate first pass over the lists cost a fifth more.
 func (s *Solver) findNeighbors() {
 	n := len(s.p)
 	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
-	s.clip = s.grid.Neighbors(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
+	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, s.lambdaPass().at)
 }
 
 // pairKernel is the kernels' constants the pair loops read, copied out of Derived into a value the loops keep in
@@ -479,59 +484,83 @@ func powN(x float32, n int) float32 {
 
 // computeLambda evaluates ρ_i (eq. 2, plus the solids' Φ_i), C_i (eq. 1) and λ_i (eq. 11) at the current
 // predicted positions, and packs each particle's position with its λ into tmp for applyDeltaP, whose pair loop
-// then reads one 16-byte value a neighbour.
+// then reads one 16-byte value a neighbour. The first iteration's is fused into the neighbour search
+// (findNeighbors).
 func (s *Solver) computeLambda() {
-	dv := &s.dv
-	kn := newPairKernel(dv)
-	bodies := s.hasBodies()
-	unilateral := s.Cfg.Unilateral
-	stride, w0, mr, eps := dv.Stride, dv.W0, dv.MOverR0, dv.EpsilonAbs
-	p, packed, nbr, count := s.p, s.tmp, s.nbr, s.ncount
-	rhoOut, bgrad, body, wInv := s.rho, s.bgrad, s.body, s.wInv
-	s.pool.For(len(p), 1024, func(lo, hi int) {
+	lp := s.lambdaPass()
+	stride, nbr, count := s.dv.Stride, s.nbr, s.ncount
+	s.pool.For(len(s.p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pi := p[i]
-			if bodies && body[i] >= 0 { // body particles carry no density constraint of their own
-				rhoOut[i], bgrad[i] = 1, [4]float32{}
-				packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
-				continue
-			}
-			rho := w0
-			var gx, gy, gz, sum2 float32
-			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
-				q := &p[j]
-				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
-				r2 := rx*rx + ry*ry + rz*rz
-				if r2 >= kn.h2 {
-					continue
-				}
-				rho += kn.w(r2)
-				// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
-				g := mr * kn.grad(r2)
-				gjx, gjy, gjz := g*rx, g*ry, g*rz
-				g2 := gjx*gjx + gjy*gjy + gjz*gjz
-				if bodies {
-					g2 *= wInv[j]
-				}
-				sum2 += g2
-				gx += gjx
-				gy += gjy
-				gz += gjz
-			}
-			phi, bx, by, bz := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
-			bgrad[i] = [4]float32{bx, by, bz, phi}
-			gx, gy, gz = gx+bx, gy+by, gz+bz
-			rho = rho*mr + phi // ρ_i/ρ0 = (m/ρ0) Σ_j W_ij + Φ_i
-			c := rho - 1
-			if unilateral && c < 0 {
-				c = 0
-			}
-			rhoOut[i] = rho
-			// eq. 11: the k = i term of the denominator is |∇_{p_i} C_i|² = |(m/ρ0) Σ_j ∇W_ij + ∇Φ_i|²
-			l := -c / (sum2 + gx*gx + gy*gy + gz*gz + eps)
-			packed[i] = [4]float32{pi[0], pi[1], pi[2], l}
+			lp.at(i, nbr[i*stride:i*stride+int(count[i])])
 		}
 	})
+}
+
+// lambdaPass is what computeLambda reads and writes, for its per-particle step at.
+type lambdaPass struct {
+	kn                 pairKernel
+	bodies, unilateral bool
+	w0, mr, eps        float32
+	p, packed, bgrad   [][4]float32
+	rho, wInv          []float32
+	body               []int32
+	col                *solid.Collider
+	wall               *solid.WallKernel
+}
+
+func (s *Solver) lambdaPass() *lambdaPass {
+	dv := &s.dv
+	return &lambdaPass{
+		kn: newPairKernel(dv), bodies: s.hasBodies(), unilateral: s.Cfg.Unilateral,
+		w0: dv.W0, mr: dv.MOverR0, eps: dv.EpsilonAbs,
+		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body,
+		col: &s.col, wall: &dv.Wall,
+	}
+}
+
+// at is computeLambda for particle i with neighbours list.
+func (l *lambdaPass) at(i int, list []int32) {
+	p, kn, mr, bodies, wInv := l.p, l.kn, l.mr, l.bodies, l.wInv
+	pi := p[i]
+	if bodies && l.body[i] >= 0 { // body particles carry no density constraint of their own
+		l.rho[i], l.bgrad[i] = 1, [4]float32{}
+		l.packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
+		return
+	}
+	rho := l.w0
+	var gx, gy, gz, sum2 float32
+	for _, j := range list {
+		q := &p[j]
+		rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
+		r2 := rx*rx + ry*ry + rz*rz
+		if r2 >= kn.h2 {
+			continue
+		}
+		rho += kn.w(r2)
+		// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
+		g := mr * kn.grad(r2)
+		gjx, gjy, gjz := g*rx, g*ry, g*rz
+		g2 := gjx*gjx + gjy*gjy + gjz*gjz
+		if bodies {
+			g2 *= wInv[j]
+		}
+		sum2 += g2
+		gx += gjx
+		gy += gjy
+		gz += gjz
+	}
+	phi, bx, by, bz := l.col.Boundary(l.wall, pi[0], pi[1], pi[2])
+	l.bgrad[i] = [4]float32{bx, by, bz, phi}
+	gx, gy, gz = gx+bx, gy+by, gz+bz
+	rho = rho*mr + phi // ρ_i/ρ0 = (m/ρ0) Σ_j W_ij + Φ_i
+	c := rho - 1
+	if l.unilateral && c < 0 {
+		c = 0
+	}
+	l.rho[i] = rho
+	// eq. 11: the k = i term of the denominator is |∇_{p_i} C_i|² = |(m/ρ0) Σ_j ∇W_ij + ∇Φ_i|²
+	lambda := -c / (sum2 + gx*gx + gy*gy + gz*gz + l.eps)
+	l.packed[i] = [4]float32{pi[0], pi[1], pi[2], lambda}
 }
 
 // applyDeltaP computes Δp_i (eq. 14, plus λ_i ∇Φ_i of the solids), moves the predicted positions and resolves

@@ -75,8 +75,7 @@ func TestOneIterationByHand(t *testing.T) {
 		}
 		copy(s.p, s.x)
 		s.sortByCell()
-		s.findNeighbors()
-		s.computeLambda()
+		s.findNeighbors() // with the first iteration's λ
 		s.applyDeltaP()
 
 		dv := s.Derived()

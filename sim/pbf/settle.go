@@ -92,9 +92,11 @@ func (s *Solver) settle() (passes int, last float64) {
 	for passes < settleMaxSteps { // predict, neighbours and the density iterations of Step (Algorithm 1, lines 1–20)
 		s.predict(h)
 		s.sortByCell()
-		s.findNeighbors()
+		s.findNeighbors() // with the first iteration's λ
 		for it := 0; it < int(s.Cfg.Iterations); it++ {
-			s.computeLambda()
+			if it > 0 {
+				s.computeLambda()
+			}
 			s.applyDeltaP()
 		}
 		var d2 float32
