@@ -54,9 +54,13 @@ type Solver struct {
 	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
 	omega   [][4]float32 // vorticity ω (eq. 15)
 	nbr     []int32      // neighbour lists, Stride per particle
-	ncount  []int32
-	tmp     [][4]float32 // scratch: positions packed with λ (computeLambda), then the new velocities
-	vw      [][4]float32 // scratch: velocities packed with |ω| (computeVorticity)
+	// pairG holds spiky's gradient scale of each pair in the neighbour lists (the same layout), at the positions the
+	// last pass that wrote it read: computeLambda's for applyDeltaP, computeVorticity's for confineAndSmooth, each
+	// of which reads the same positions and so takes no square root or division a pair.
+	pairG  []float32
+	ncount []int32
+	tmp    [][4]float32 // scratch: positions packed with λ (computeLambda), then the new velocities
+	vw     [][4]float32 // scratch: velocities packed with |ω| (computeVorticity)
 
 	// rigid bodies (rigid.go); the per-particle arrays hold a fluid particle's values without bodies
 	bodies []rigid.Body
@@ -279,9 +283,9 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 // besides the neighbour lists, less the 60 the sort's copies took before the store permuted in place): the store's
 // columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients, the packed positions
 // with λ and velocities with |ω| (8 × 16 bytes), ids, densities, counts, slots, bodies and inverse masses (6 × 4),
-// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list of stride entries (4
-// each).
-func BytesPerParticle(stride int) int64 { return 226 + 4*int64(stride) }
+// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list and its pairs'
+// gradients, stride entries each (4 + 4 bytes).
+func BytesPerParticle(stride int) int64 { return 226 + 8*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
@@ -438,6 +442,7 @@ func (s *Solver) sortByCell() {
 func (s *Solver) findNeighbors() {
 	n := len(s.p)
 	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
+	s.pairG = grow.Resize(s.pairG, n*s.dv.Stride)
 	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, s.lambdaPass().at)
 }
 
@@ -502,7 +507,8 @@ type lambdaPass struct {
 	bodies, unilateral bool
 	w0, mr, eps        float32
 	p, packed, bgrad   [][4]float32
-	rho, wInv          []float32
+	rho, wInv, pairG   []float32
+	stride             int
 	body               []int32
 	col                *solid.Collider
 	wall               *solid.WallKernel
@@ -513,7 +519,7 @@ func (s *Solver) lambdaPass() *lambdaPass {
 	return &lambdaPass{
 		kn: newPairKernel(dv), bodies: s.hasBodies(), unilateral: s.Cfg.Unilateral,
 		w0: dv.W0, mr: dv.MOverR0, eps: dv.EpsilonAbs,
-		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body,
+		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body, pairG: s.pairG, stride: dv.Stride,
 		col: &s.col, wall: &dv.Wall,
 	}
 }
@@ -522,14 +528,22 @@ func (s *Solver) lambdaPass() *lambdaPass {
 func (l *lambdaPass) at(i int, list []int32) {
 	p, kn, mr, bodies, wInv := l.p, l.kn, l.mr, l.bodies, l.wInv
 	pi := p[i]
+	grads := l.pairG[i*l.stride:][:len(list)]
 	if bodies && l.body[i] >= 0 { // body particles carry no density constraint of their own
 		l.rho[i], l.bgrad[i] = 1, [4]float32{}
 		l.packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
+		for k, j := range list { // but gather their fluid neighbours' corrections in applyDeltaP
+			q := &p[j]
+			rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
+			if r2 := rx*rx + ry*ry + rz*rz; r2 < kn.h2 {
+				grads[k] = kn.grad(r2)
+			}
+		}
 		return
 	}
 	rho := l.w0
 	var gx, gy, gz, sum2 float32
-	for _, j := range list {
+	for k, j := range list {
 		q := &p[j]
 		rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 		r2 := rx*rx + ry*ry + rz*rz
@@ -537,8 +551,10 @@ func (l *lambdaPass) at(i int, list []int32) {
 			continue
 		}
 		rho += kn.w(r2)
+		gs := kn.grad(r2)
+		grads[k] = gs
 		// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
-		g := mr * kn.grad(r2)
+		g := mr * gs
 		gjx, gjy, gjz := g*rx, g*ry, g*rz
 		g2 := gjx*gjx + gjy*gjy + gjz*gjz
 		if bodies {
@@ -575,14 +591,16 @@ func (s *Solver) applyDeltaP() {
 	bodies := s.hasBodies()
 	contact := 2 * dv.Radius
 	stride, mr, invWDq, scorrK := dv.Stride, dv.MOverR0, dv.InvWDq, s.scorrK
-	packed, out, nbr, count, bgrad, body, wInv := s.tmp, s.p, s.nbr, s.ncount, s.bgrad, s.body, s.wInv
+	packed, out, nbr, count, bgrad, body, wInv, pairG := s.tmp, s.p, s.nbr, s.ncount, s.bgrad, s.body, s.wInv, s.pairG
 	s.pool.For(len(out), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi := packed[i]
 			li := pi[3]
 			isBody := bodies && body[i] >= 0
 			var dx, dy, dz, cx, cy, cz float32
-			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+			list := nbr[i*stride : i*stride+int(count[i])]
+			grads := pairG[i*stride:][:len(list)]
+			for k, j := range list {
 				q := &packed[j]
 				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
@@ -602,7 +620,7 @@ func (s *Solver) applyDeltaP() {
 				}
 				// s_corr = −k (W(r)/W(Δq))^n (eq. 13), k for this step's Δt (ScorrPerStep)
 				scorr := -scorrK * powN(kn.w(r2)*invWDq, n)
-				g := (li + q[3] + scorr) * kn.grad(r2)
+				g := (li + q[3] + scorr) * grads[k] // computeLambda's, at these positions
 				dx += g * rx
 				dy += g * ry
 				dz += g * rz
@@ -645,13 +663,15 @@ func (s *Solver) computeVorticity() {
 	kn := newPairKernel(dv)
 	bodies := s.hasBodies()
 	stride, w0, mr := dv.Stride, dv.W0, dv.MOverR0
-	p, v, nbr, count, omega, vw, rhoOut, body := s.p, s.v, s.nbr, s.ncount, s.omega, s.vw, s.rho, s.body
+	p, v, nbr, count, omega, vw, rhoOut, body, pairG := s.p, s.v, s.nbr, s.ncount, s.omega, s.vw, s.rho, s.body, s.pairG
 	s.pool.For(len(p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi, vi := p[i], v[i]
 			rho := w0
 			var wx, wy, wz float32
-			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+			list := nbr[i*stride : i*stride+int(count[i])]
+			grads := pairG[i*stride:][:len(list)]
+			for k, j := range list {
 				q := &p[j]
 				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
@@ -660,6 +680,7 @@ func (s *Solver) computeVorticity() {
 				}
 				rho += kn.w(r2)
 				g := kn.grad(r2)
+				grads[k] = g
 				gx, gy, gz := g*rx, g*ry, g*rz
 				vj := &v[j]
 				ux, uy, uz := vj[0]-vi[0], vj[1]-vi[1], vj[2]-vi[2]
@@ -699,14 +720,16 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 	eps := s.Cfg.Vorticity
 	bodies := s.hasBodies()
 	stride, mr := dv.Stride, dv.MOverR0
-	p, vw, omega, nbr, count, out, body, wInv := s.p, s.vw, s.omega, s.nbr, s.ncount, s.tmp, s.body, s.wInv
+	p, vw, omega, nbr, count, out, body, wInv, pairG := s.p, s.vw, s.omega, s.nbr, s.ncount, s.tmp, s.body, s.wInv, s.pairG
 	s.pool.For(len(p), 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			isBody := bodies && body[i] >= 0
 			pi, vi, wi := p[i], vw[i], omega[i]
 			wiLen := vi[3]
 			var ex, ey, ez, sx, sy, sz float32
-			for _, j := range nbr[i*stride : i*stride+int(count[i])] {
+			list := nbr[i*stride : i*stride+int(count[i])]
+			grads := pairG[i*stride:][:len(list)]
+			for k, j := range list {
 				q := &p[j]
 				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
 				r2 := rx*rx + ry*ry + rz*rz
@@ -722,7 +745,7 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 				}
 				vj := &vw[j]
 				if !isBody {
-					g := (vj[3] - wiLen) * kn.grad(r2)
+					g := (vj[3] - wiLen) * grads[k] // computeVorticity's, at these positions
 					ex += g * rx
 					ey += g * ry
 					ez += g * rz
