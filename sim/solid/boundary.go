@@ -118,6 +118,9 @@ func (w *WallKernel) At(d float32) (phi, grad float32) {
 // storing the contacts (Φ_b ≤ 0.52, so the division is safe). BoundaryExact combines the box's own walls exactly
 // (edges.go).
 func (c *Collider) Boundary(w *WallKernel, x, y, z float32) (phi, gx, gy, gz float32) {
+	if len(c.Obstacles) == 0 && c.awayFromWalls(w.H, x, y, z) { // most of the fluid: what boundary returns there
+		return 0, 0, 0, 0
+	}
 	phi, g, _ := c.boundary(w, nil, nil, [3]float32{}, x, y, z)
 	return phi, g[0], g[1], g[2]
 }
@@ -133,6 +136,17 @@ func (c *Collider) BoundaryExact(w *WallKernel, gh *Ghosts, x, y, z float32) (ph
 // acceleration g, combined over the solids with the gradient's weights.
 func (c *Collider) BoundaryMoment(w *WallKernel, m *WallMoment, gh *Ghosts, g [3]float32, x, y, z float32) (phi float32, grad, mg [3]float32) {
 	return c.boundary(w, m, gh, g, x, y, z)
+}
+
+// awayFromWalls says whether (x, y, z) lies at least h from each of the domain's walls (boundary's distances).
+func (c *Collider) awayFromWalls(h, x, y, z float32) bool {
+	p := [3]float32{x, y, z}
+	for k := range 3 {
+		if p[k]-(c.Lo[k]-c.Radius) < h || (c.Hi[k]+c.Radius)-p[k] < h {
+			return false
+		}
+	}
+	return true
 }
 
 // boundary combines the solids within h of (x, y, z); the moment only when m is set, the box's walls exactly
