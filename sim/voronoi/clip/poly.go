@@ -26,6 +26,7 @@ type block struct {
 	fBase, vBase int
 
 	p, q    poly // the cell, and the clip's output
+	t       poly // free surface: split's output, swapped with p after it
 	g       []float64
 	rem     []bool
 	xa      []int32 // crossing memo: edge (xa, xb) → vertex xv
@@ -37,6 +38,7 @@ type block struct {
 	used    []int32
 	comp    []int32
 	out     []bool           // free surface: per vertex, outside the ball
+	moved   []bool           // free surface: per vertex of the mesh, whether split moves it (refine's skip)
 	bnd     []int32          // free surface: a facet's split boundary
 	memo    map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
 	gb      []int32          // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]

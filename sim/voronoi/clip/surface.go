@@ -108,11 +108,23 @@ func (c *Clipper) surface(b *block, s vec3, r float64, merge bool, grp *int32) (
 			}
 		}
 	}
-	c.refine(b, s, r)
-	if b.q.n() > c.opt.MaxFacets || len(b.q.v) > c.opt.MaxVerts {
-		return false, errBudget(b.q.n(), len(b.q.v))
+	// With merge, the mesh polygons wholly inside the ball are left out (see refine); they are needed only where
+	// a facet's merge fails, and then the cell is meshed and split again in full, from b.p, which split leaves
+	// as it was.
+	g0 := *grp
+	for skip := merge && !c.noSkip; ; skip = false {
+		skipped := c.refine(b, s, r, skip)
+		b.stats.Skipped += skipped
+		if b.q.n()+skipped > c.opt.MaxFacets || len(b.q.v) > c.opt.MaxVerts {
+			return false, errBudget(b.q.n()+skipped, len(b.q.v))
+		}
+		if (c.split(b, s, r, merge, grp) && !c.remesh) || skipped == 0 {
+			break
+		}
+		*grp = g0
+		b.stats.Remeshed++
 	}
-	c.split(b, s, r, merge, grp)
+	b.p, b.t = b.t, b.p
 	if b.p.n() > c.opt.MaxFacets || len(b.p.v) > c.opt.MaxVerts {
 		return false, errBudget(b.p.n(), len(b.p.v))
 	}
@@ -120,11 +132,18 @@ func (c *Clipper) surface(b *block, s vec3, r float64, merge bool, grp *int32) (
 }
 
 // refine meshes b.p into b.q: edges with an end outside the ball split to pieces ≤ ℓ, facets with a vertex
-// outside the ball meshed by a polar grid.
-func (c *Clipper) refine(b *block, s vec3, r float64) {
+// outside the ball meshed by a polar grid. With skip it leaves out the grid's polygons with no vertex that split
+// moves (none beyond r − Tol) and returns how many: split would keep each of them whole, and merge then replaces
+// all the kept parts of the facet by their boundary, which such a polygon adds nothing to (no vertex crosses the
+// sphere in it, so no chord). A disordered liquid's cells mostly reach just beyond their spheres at a few
+// corners, and those polygons were most of the mesh. Every vertex is still made, so the numbering is the same.
+func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 	p, q := &b.p, &b.q
 	ell := c.opt.RefineRel * r
 	r2 := r * r
+	rin := (r - c.tol) * (r - c.tol) // split's test
+	moved := b.moved[:0]             // per vertex of q, whether split will move it (with skip)
+	skipped := 0
 	b.out = resize(b.out, len(p.v))
 	for v := range p.v {
 		w := sub(p.v[v], s)
@@ -218,21 +237,40 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 			}
 			return base + int32((j-1)*K+k)
 		}
+		if skip {
+			for _, x := range q.v[len(moved):] {
+				w := sub(x, s)
+				moved = append(moved, dot(w, w) > rin)
+			}
+		}
 		for k := range K {
-			q.idx = append(q.idx, ci, ring(1, k), ring(1, k+1))
-			q.close(p.kind[f], p.owner[f], p.grp[f])
+			if a, e := ring(1, k), ring(1, k+1); !skip || moved[ci] || moved[a] || moved[e] {
+				q.idx = append(q.idx, ci, a, e)
+				q.close(p.kind[f], p.owner[f], p.grp[f])
+			} else {
+				skipped++
+			}
 			for j := 1; j < m; j++ {
-				q.idx = append(q.idx, ring(j, k), ring(j+1, k), ring(j+1, k+1), ring(j, k+1))
+				a, e, g, h := ring(j, k), ring(j+1, k), ring(j+1, k+1), ring(j, k+1)
+				if skip && !moved[a] && !moved[e] && !moved[g] && !moved[h] {
+					skipped++
+					continue
+				}
+				q.idx = append(q.idx, a, e, g, h)
 				q.close(p.kind[f], p.owner[f], p.grp[f])
 			}
 		}
 	}
+	b.moved = moved
+	return skipped
 }
 
-// split cuts the mesh b.q by the sphere into b.p: per facet (group), first the kept parts, then the air parts
-// as a group of their own; vertices outside are then projected onto the sphere.
-func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
-	p, q := &b.p, &b.q
+// split cuts the mesh b.q by the sphere into b.t: per facet (group), first the kept parts, then the air parts
+// as a group of their own; vertices outside are then projected onto the sphere. It reports whether every merge
+// it tried succeeded.
+func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) bool {
+	p, q := &b.t, &b.q
+	merged := true
 	r2 := r * r
 	rin := (r - c.tol) * (r - c.tol) // a vertex within Tol of the sphere is moved onto it, so no sliver stays
 	b.out = resize(b.out, len(q.v))
@@ -261,6 +299,9 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 		}
 		np0, st0 := p.n(), len(p.idx)
 		b.touched = b.touched[:0]
+		// a meshed facet (refine kept its boundary) is merged, however few of its polygons refine left in b.q;
+		// only its chords are linked, so no link outlives the merge that reads it
+		meshed := merge && int(q.grp[f]) < len(b.gbN) && b.gbN[q.grp[f]] > 0
 		for h := f; h < g; h++ {
 			loop := q.idx[q.start[h]:q.start[h+1]]
 			st := len(p.idx)
@@ -285,7 +326,7 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 				continue
 			}
 			p.close(q.kind[h], q.owner[h], q.grp[h])
-			if merge && g-f > 1 { // chords of the kept part: exit → the entry that follows it
+			if meshed { // chords of the kept part: exit → the entry that follows it
 				it := p.idx[st:]
 				for k, x := range it {
 					if b.exit[k] {
@@ -294,8 +335,8 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 				}
 			}
 		}
-		if merge && g-f > 1 && int(q.grp[f]) < len(b.gbN) && b.gbN[q.grp[f]] > 0 {
-			c.merge(b, q.kind[f], q.owner[f], q.grp[f], np0, st0, cross)
+		if meshed && !c.merge(b, q.kind[f], q.owner[f], q.grp[f], np0, st0, cross) {
+			merged = false
 		}
 		air := false
 		for h := f; h < g; h++ {
@@ -341,6 +382,7 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 			p.v[v] = add(s, scale(w, r/math.Sqrt(dot(w, w))))
 		}
 	}
+	return merged
 }
 
 // link records x → y on the boundary of a facet's kept region.
@@ -352,12 +394,12 @@ func (b *block) link(x, y int32, nv int) {
 	b.touched = append(b.touched, x)
 }
 
-// merge replaces the kept parts of a meshed facet's polygons, b.p's polygons from np0 on, by the boundary of
+// merge replaces the kept parts of a meshed facet's polygons, b.t's polygons from np0 on, by the boundary of
 // their union (the facet's own boundary where it is kept, joined by the chain of chords across the mesh), so
 // the flat kept region is one polygon, or as many as it has components. Where the chain does not close it
-// leaves them as they are.
-func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cross func(a, e int32) int32) {
-	p := &b.p
+// leaves them as they are and returns false.
+func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cross func(a, e int32) int32) bool {
+	p := &b.t
 	out := b.out
 	bnd := b.gb[b.gbS[grp] : b.gbS[grp]+b.gbN[grp]]
 	for k, a := range bnd {
@@ -398,7 +440,7 @@ func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cro
 	}
 	b.comp = tmp
 	if !ok {
-		return
+		return false
 	}
 	p.idx, p.start = p.idx[:st0], p.start[:np0+1]
 	p.kind, p.owner, p.grp = p.kind[:np0], p.owner[:np0], p.grp[:np0]
@@ -410,6 +452,7 @@ func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cro
 		p.idx = append(p.idx, tmp[s0:e]...)
 		p.close(kind, owner, grp)
 	}
+	return true
 }
 
 // sphereCrossing is the point where the segment from a (inside, |a − s| ≤ r) to e (outside) meets the sphere.
