@@ -37,8 +37,8 @@ type block struct {
 	item    []item
 	used    []int32
 	comp    []int32
-	out     []bool           // free surface: per vertex, outside the ball
-	moved   []bool           // free surface: per vertex of the mesh, whether split moves it (refine's skip)
+	out     []bool           // free surface: per vertex of the cell, outside the ball (refine)
+	moved   []bool           // free surface: per vertex of the mesh, beyond r − Tol: split moves it onto the sphere
 	bnd     []int32          // free surface: a facet's split boundary
 	memo    map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
 	gb      []int32          // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
@@ -140,8 +140,8 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 			// an obstacle near the cell clips the mesh next, and is found more accurately on its finer polygons
 			merge := !c.noMerge
 			reach := 0.0
-			for _, v := range p.v {
-				reach = max(reach, dot(sub(v, s), sub(v, s)))
+			for k := 0; k < len(p.v) && len(obst) > 0; k++ {
+				reach = max(reach, dot(sub(p.v[k], s), sub(p.v[k], s)))
 			}
 			for _, o := range obst {
 				merge = merge && o(s) >= math.Sqrt(reach)
@@ -156,9 +156,13 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 			}
 		}
 	}
-	reach := 0.0 // the largest distance from the site to a vertex, for skipping obstacles far away
-	for _, v := range p.v {
-		reach = max(reach, dot(sub(v, s), sub(v, s)))
+	// the largest distance from the site to a vertex, for skipping obstacles far away; measured only where there
+	// are obstacles, as after the free surface the mesh's vertices are many
+	reach := 0.0
+	if len(obst) > 0 {
+		for _, v := range p.v {
+			reach = max(reach, dot(sub(v, s), sub(v, s)))
+		}
 	}
 	reach = math.Sqrt(reach)
 	for k := 0; k < len(obst) && state == Liquid; k++ {

@@ -142,7 +142,7 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 	ell := c.opt.RefineRel * r
 	r2 := r * r
 	rin := (r - c.tol) * (r - c.tol) // split's test
-	moved := b.moved[:0]             // per vertex of q, whether split will move it (with skip)
+	moved := b.moved[:0]             // per vertex of q, whether split will move it (split's out)
 	skipped := 0
 	b.out = resize(b.out, len(p.v))
 	for v := range p.v {
@@ -237,11 +237,9 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 			}
 			return base + int32((j-1)*K+k)
 		}
-		if skip {
-			for _, x := range q.v[len(moved):] {
-				w := sub(x, s)
-				moved = append(moved, dot(w, w) > rin)
-			}
+		for _, x := range q.v[len(moved):] {
+			w := sub(x, s)
+			moved = append(moved, dot(w, w) > rin)
 		}
 		for k := range K {
 			if a, e := ring(1, k), ring(1, k+1); !skip || moved[ci] || moved[a] || moved[e] {
@@ -261,6 +259,10 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 			}
 		}
 	}
+	for _, x := range q.v[len(moved):] {
+		w := sub(x, s)
+		moved = append(moved, dot(w, w) > rin)
+	}
 	b.moved = moved
 	return skipped
 }
@@ -272,13 +274,9 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) boo
 	p, q := &b.t, &b.q
 	merged := true
 	r2 := r * r
-	rin := (r - c.tol) * (r - c.tol) // a vertex within Tol of the sphere is moved onto it, so no sliver stays
-	b.out = resize(b.out, len(q.v))
-	for v := range q.v {
-		w := sub(q.v[v], s)
-		b.out[v] = dot(w, w) > rin
-	}
-	out := b.out
+	// refine found which vertices lie beyond r − Tol (b.moved): a vertex within Tol of the sphere is moved onto
+	// it, so no sliver stays
+	out := b.moved
 	p.clear()
 	p.v = append(p.v, q.v...)
 	clear(b.memo)
@@ -400,7 +398,7 @@ func (b *block) link(x, y int32, nv int) {
 // leaves them as they are and returns false.
 func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cross func(a, e int32) int32) bool {
 	p := &b.t
-	out := b.out
+	out := b.moved
 	bnd := b.gb[b.gbS[grp] : b.gbS[grp]+b.gbN[grp]]
 	for k, a := range bnd {
 		e := bnd[(k+1)%len(bnd)]
