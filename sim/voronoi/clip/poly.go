@@ -37,11 +37,11 @@ type block struct {
 	item    []item
 	used    []int32
 	comp    []int32
-	out     []bool           // free surface: per vertex of the cell, outside the ball (refine)
-	moved   []bool           // free surface: per vertex of the mesh, beyond r − Tol: split moves it onto the sphere
-	bnd     []int32          // free surface: a facet's split boundary
-	memo    map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
-	gb      []int32          // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
+	out     []bool   // free surface: per vertex of the cell, outside the ball (refine)
+	moved   []bool   // free surface: per vertex of the mesh, beyond r − Tol: split moves it onto the sphere
+	bnd     []int32  // free surface: a facet's split boundary
+	memo    edgeMemo // free surface: edge → its first split point, or its sphere crossing
+	gb      []int32  // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
 	gbS     []int32
 	gbN     []int32
 	exit    []bool  // free surface: per item of a kept part, whether it is the crossing where the part exits

@@ -72,7 +72,38 @@ func segDist2(x, a, e vec3) float64 {
 	return dot(w, w)
 }
 
-func edgeKey(a, e int32) uint64 { return uint64(uint32(min(a, e)))<<32 | uint64(uint32(max(a, e))) }
+// edgeMemo maps an edge (a, e), either way round, to a vertex: a list of the edges at each edge's lower end.
+// A mesh vertex has a handful of edges, so a lookup walks a few entries, where a hash map hashed every key
+// and had to be cleared bucket by bucket for every cell.
+type edgeMemo struct {
+	head        []int32 // per vertex, its first entry, or −1
+	hi, x, next []int32 // per entry: the edge's higher end, the vertex it maps to, the vertex's next entry
+}
+
+// reset empties the memo for vertices 0 … n−1.
+func (m *edgeMemo) reset(n int) {
+	m.head = resize(m.head, n)
+	for k := range m.head {
+		m.head[k] = -1
+	}
+	m.hi, m.x, m.next = m.hi[:0], m.x[:0], m.next[:0]
+}
+
+func (m *edgeMemo) get(a, e int32) (int32, bool) {
+	lo, hi := min(a, e), max(a, e)
+	for k := m.head[lo]; k >= 0; k = m.next[k] {
+		if m.hi[k] == hi {
+			return m.x[k], true
+		}
+	}
+	return 0, false
+}
+
+func (m *edgeMemo) put(a, e, x int32) {
+	lo, hi := min(a, e), max(a, e)
+	m.hi, m.x, m.next = append(m.hi, hi), append(m.x, x), append(m.next, m.head[lo])
+	m.head[lo] = int32(len(m.hi) - 1)
+}
 
 // surface clips b.p by the ball of radius r around s (see above). It returns whether anything changed. With
 // merge, each facet's kept part is one polygon (see merge), not the mesh's.
@@ -151,10 +182,7 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 	}
 	q.clear()
 	q.v = append(q.v, p.v...)
-	if b.memo == nil {
-		b.memo = map[uint64]int32{}
-	}
-	clear(b.memo)
+	b.memo.reset(len(p.v))
 	b.gb = b.gb[:0]
 	for k := range b.gbN {
 		b.gbN[k] = 0
@@ -175,15 +203,14 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 			if n < 2 {
 				continue
 			}
-			key := edgeKey(a, e)
-			first, ok := b.memo[key]
+			first, ok := b.memo.get(a, e)
 			lo, hi := min(a, e), max(a, e)
 			if !ok {
 				first = int32(len(q.v))
 				for t := 1; t < n; t++ {
 					q.v = append(q.v, lerp(p.v[lo], p.v[hi], float64(t)/float64(n)))
 				}
-				b.memo[key] = first
+				b.memo.put(a, e, first)
 			}
 			if a == lo {
 				for t := 0; t < n-1; t++ {
@@ -224,7 +251,8 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 		for j := 1; j < m; j++ {
 			t := float64(j) / float64(m)
 			for _, a := range bnd {
-				q.v = append(q.v, lerp(ctr, q.v[a], t))
+				x := &q.v[a] // lerp(ctr, x, t) in scalars (see emit)
+				q.v = append(q.v, vec3{ctr[0] + (x[0]-ctr[0])*t, ctr[1] + (x[1]-ctr[1])*t, ctr[2] + (x[2]-ctr[2])*t})
 			}
 		}
 		ring := func(j, k int) int32 {
@@ -237,10 +265,7 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 			}
 			return base + int32((j-1)*K+k)
 		}
-		for _, x := range q.v[len(moved):] {
-			w := sub(x, s)
-			moved = append(moved, dot(w, w) > rin)
-		}
+		moved = beyond(moved, q.v, s, rin)
 		for k := range K {
 			if a, e := ring(1, k), ring(1, k+1); !skip || moved[ci] || moved[a] || moved[e] {
 				q.idx = append(q.idx, ci, a, e)
@@ -259,12 +284,17 @@ func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 			}
 		}
 	}
-	for _, x := range q.v[len(moved):] {
-		w := sub(x, s)
-		moved = append(moved, dot(w, w) > rin)
-	}
-	b.moved = moved
+	b.moved = beyond(moved, q.v, s, rin)
 	return skipped
+}
+
+// beyond appends to out, for each vertex of v from len(out) on, whether it lies farther than √rin from s.
+func beyond(out []bool, v []vec3, s vec3, rin float64) []bool {
+	for k := len(out); k < len(v); k++ {
+		dx, dy, dz := v[k][0]-s[0], v[k][1]-s[1], v[k][2]-s[2] // dot(sub(v, s), …) in scalars (see emit)
+		out = append(out, dx*dx+dy*dy+dz*dz > rin)
+	}
+	return out
 }
 
 // split cuts the mesh b.q by the sphere into b.t: per facet (group), first the kept parts, then the air parts
@@ -279,15 +309,14 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) boo
 	out := b.moved
 	p.clear()
 	p.v = append(p.v, q.v...)
-	clear(b.memo)
+	b.memo.reset(len(q.v))
 	cross := func(a, e int32) int32 { // a inside, e outside
-		key := edgeKey(a, e)
-		if x, ok := b.memo[key]; ok {
+		if x, ok := b.memo.get(a, e); ok {
 			return x
 		}
 		x := int32(len(p.v))
 		p.v = append(p.v, sphereCrossing(q.v[a], q.v[e], s, r2))
-		b.memo[key] = x
+		b.memo.put(a, e, x)
 		return x
 	}
 	for f := 0; f < q.n(); {
