@@ -146,6 +146,8 @@ type Stats struct {
 	Iterations int64 // evaluations of g in root finding
 	Refined    int   // cells clipped by the free surface (meshed and projected onto the sphere)
 	Polygons   int   // polygons of the measured (not copied) cells: the mesh's size
+	Skipped    int   // mesh polygons wholly inside the ball that the free surface's clip left out (see refine)
+	Remeshed   int   // cells meshed again in full after a facet's merge failed (see refine)
 }
 
 // Clipper holds the clipped diagram: cell i owns facets [FacetStart[i], FacetStart[i+1]) and vertices
@@ -174,6 +176,8 @@ type Clipper struct {
 	noPair        bool   // tests: leave the shared facets as measured
 	noCopy        bool   // tests: measure every cell, even one no clip reaches
 	noMerge       bool   // tests: keep the free surface's kept parts as meshed
+	noSkip        bool   // tests: mesh the free surface's polygons wholly inside the ball too (see refine)
+	remesh        bool   // tests: after skipping, mesh every cell again in full as a failed merge does
 	measured      []bool // per cell: measured by emit, not copied from the diagram (see pair)
 	pool          par.Pool
 }
@@ -296,6 +300,8 @@ func (c *Clipper) gather(n, nb int) {
 		st.Iterations += b.stats.Iterations
 		st.Refined += b.stats.Refined
 		st.Polygons += b.stats.Polygons
+		st.Skipped += b.stats.Skipped
+		st.Remeshed += b.stats.Remeshed
 	}
 	st.Facets, st.Vertices = nf, nv
 	c.Kind = resize(c.Kind, nf)

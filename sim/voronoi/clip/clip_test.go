@@ -2,6 +2,8 @@ package clip
 
 import (
 	"math"
+	"math/rand"
+	"reflect"
 	"testing"
 
 	"github.com/slosh/slosh/sim/voronoi/cell"
@@ -298,6 +300,82 @@ func TestInsideSolidIsEmpty(t *testing.T) {
 		}
 		if c.State[i] == Empty && (c.Volume[i] != 0 || c.FacetStart[i] != c.FacetStart[i+1]) {
 			t.Fatalf("empty cell %d has volume %g", i, c.Volume[i])
+		}
+	}
+}
+
+// emitRef is emit's measure in vec3 form, as it was before emit was written out in scalars: per group of
+// polygons the vector area, the area-weighted centroid, and the cell's volume and centroid from the fans.
+func emitRef(p *poly, o vec3) (vol float64, cen vec3, area []float64, normal, fcen []vec3) {
+	for f := 0; f < p.n(); {
+		g := f
+		var av, ac vec3
+		aw := 0.0
+		for ; g < p.n() && p.grp[g] == p.grp[f]; g++ {
+			loop := p.idx[p.start[g]:p.start[g+1]]
+			a := sub(p.v[loop[0]], o)
+			for k := 1; k+1 < len(loop); k++ {
+				bb, cc := sub(p.v[loop[k]], o), sub(p.v[loop[k+1]], o)
+				n := cross(sub(bb, a), sub(cc, a))
+				av = add(av, n)
+				w := math.Sqrt(dot(n, n))
+				tc := scale(add(add(a, bb), cc), 1.0/3)
+				ac = add(ac, scale(tc, w))
+				aw += w
+				v6 := dot(a, cross(bb, cc))
+				vol += v6
+				cen = add(cen, scale(add(add(a, bb), cc), v6))
+			}
+		}
+		if ar := 0.5 * math.Sqrt(dot(av, av)); ar > 0 {
+			area = append(area, ar)
+			normal = append(normal, scale(av, 0.5/ar))
+			fcen = append(fcen, add(o, scale(ac, 1/aw)))
+		}
+		f = g
+	}
+	if vol > 0 {
+		cen = add(o, scale(cen, 1/(4*vol)))
+	} else {
+		cen = o
+	}
+	return vol / 6, cen, area, normal, fcen
+}
+
+// emit's scalar sums give the vec3 form's results bit for bit, on random polygons in random groups.
+func TestEmitMatchesVectorForm(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	c, err := New(Options{Spacing: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 200 {
+		b := &block{}
+		b.state, b.vol, b.cen = make([]State, 1), make([]float64, 1), make([]vec3, 1)
+		b.nf, b.nv, b.meas = make([]int32, 1), make([]int32, 1), make([]bool, 1)
+		p := &b.p
+		p.clear()
+		site := [4]float32{float32(rng.Float64()), float32(rng.Float64()), float32(rng.Float64())}
+		for range 30 {
+			p.v = append(p.v, vec3{rng.Float64(), rng.Float64(), rng.Float64()})
+		}
+		grp := int32(0)
+		for range 1 + rng.Intn(20) {
+			for range 3 + rng.Intn(6) {
+				p.idx = append(p.idx, int32(rng.Intn(len(p.v))))
+			}
+			if rng.Intn(2) == 0 {
+				grp++
+			}
+			p.close(Air, -1, grp)
+		}
+		o := vec3{float64(site[0]), float64(site[1]), float64(site[2])}
+		vol, cen, area, normal, fcen := emitRef(p, o)
+		c.emit(b, 0, site)
+		if b.vol[0] != vol || b.cen[0] != cen || !reflect.DeepEqual(b.area, area) ||
+			!reflect.DeepEqual(b.normal, normal) || !reflect.DeepEqual(b.fcen, fcen) {
+			t.Fatalf("trial %d: volume %v centroid %v areas %v, the vec3 form's %v %v %v", trial, b.vol[0], b.cen[0],
+				b.area, vol, cen, area)
 		}
 	}
 }

@@ -26,6 +26,7 @@ type block struct {
 	fBase, vBase int
 
 	p, q    poly // the cell, and the clip's output
+	t       poly // free surface: split's output, swapped with p after it
 	g       []float64
 	rem     []bool
 	xa      []int32 // crossing memo: edge (xa, xb) → vertex xv
@@ -36,10 +37,11 @@ type block struct {
 	item    []item
 	used    []int32
 	comp    []int32
-	out     []bool           // free surface: per vertex, outside the ball
-	bnd     []int32          // free surface: a facet's split boundary
-	memo    map[uint64]int32 // free surface: edge → its first split point, or its sphere crossing
-	gb      []int32          // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
+	out     []bool   // free surface: per vertex of the cell, outside the ball (refine)
+	moved   []bool   // free surface: per vertex of the mesh, beyond r − Tol: split moves it onto the sphere
+	bnd     []int32  // free surface: a facet's split boundary
+	memo    edgeMemo // free surface: edge → its first split point, or its sphere crossing
+	gb      []int32  // free surface: meshed facets' boundaries, group g's at gb[gbS[g]:][:gbN[g]]
 	gbS     []int32
 	gbN     []int32
 	exit    []bool  // free surface: per item of a kept part, whether it is the crossing where the part exits
@@ -138,8 +140,8 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 			// an obstacle near the cell clips the mesh next, and is found more accurately on its finer polygons
 			merge := !c.noMerge
 			reach := 0.0
-			for _, v := range p.v {
-				reach = max(reach, dot(sub(v, s), sub(v, s)))
+			for k := 0; k < len(p.v) && len(obst) > 0; k++ {
+				reach = max(reach, dot(sub(p.v[k], s), sub(p.v[k], s)))
 			}
 			for _, o := range obst {
 				merge = merge && o(s) >= math.Sqrt(reach)
@@ -154,9 +156,13 @@ func (c *Clipper) clipCell(b *block, d *cell.Diagram, pos [][4]float32, obst []S
 			}
 		}
 	}
-	reach := 0.0 // the largest distance from the site to a vertex, for skipping obstacles far away
-	for _, v := range p.v {
-		reach = max(reach, dot(sub(v, s), sub(v, s)))
+	// the largest distance from the site to a vertex, for skipping obstacles far away; measured only where there
+	// are obstacles, as after the free surface the mesh's vertices are many
+	reach := 0.0
+	if len(obst) > 0 {
+		for _, v := range p.v {
+			reach = max(reach, dot(sub(v, s), sub(v, s)))
+		}
 	}
 	reach = math.Sqrt(reach)
 	for k := 0; k < len(obst) && state == Liquid; k++ {
@@ -527,6 +533,8 @@ func far(v []vec3, s vec3, r float64) bool {
 	return false
 }
 
+const third = 1.0 / 3
+
 // emit measures the cell and appends its facets (groups of polygons) and used vertices to the block's output.
 func (c *Clipper) emit(b *block, j int, site [4]float32) {
 	p := &b.p
@@ -543,30 +551,45 @@ func (c *Clipper) emit(b *block, j int, site [4]float32) {
 			b.vert = append(b.vert, p.v[v])
 		}
 	}
-	var vol float64
-	var cen vec3
+	// The sums below are written out in scalars: Go keeps a [3]float64 in memory, not in registers, and this loop
+	// over every triangle of every measured cell was a third of the clip. Each scalar is the vec3 expression it
+	// replaces, operation for operation (sub, cross, dot, add(add(a, b), c)·s), so the results are the same bits.
+	var vol, cenX, cenY, cenZ float64
+	ox, oy, oz := o[0], o[1], o[2]
 	nf := 0
 	b.stats.Polygons += p.n()
 	for f := 0; f < p.n(); {
 		g := f
-		var av, ac vec3
+		var avX, avY, avZ, acX, acY, acZ float64
 		aw := 0.0
 		for ; g < p.n() && p.grp[g] == p.grp[f]; g++ {
 			loop := p.idx[p.start[g]:p.start[g+1]]
-			a := sub(p.v[loop[0]], o)
-			for k := 1; k+1 < len(loop); k++ {
-				bb, cc := sub(p.v[loop[k]], o), sub(p.v[loop[k+1]], o)
-				n := cross(sub(bb, a), sub(cc, a))
-				av = add(av, n)
-				w := math.Sqrt(dot(n, n))
-				tc := scale(add(add(a, bb), cc), 1.0/3)
-				ac = add(ac, scale(tc, w))
+			if len(loop) < 3 {
+				continue
+			}
+			v := &p.v[loop[0]]
+			ax, ay, az := v[0]-ox, v[1]-oy, v[2]-oz
+			v = &p.v[loop[1]]
+			bx, by, bz := v[0]-ox, v[1]-oy, v[2]-oz
+			for _, l := range loop[2:] {
+				v = &p.v[l]
+				cx, cy, cz := v[0]-ox, v[1]-oy, v[2]-oz
+				ux, uy, uz := bx-ax, by-ay, bz-az // n = (b − a) × (c − a)
+				wx, wy, wz := cx-ax, cy-ay, cz-az
+				nx, ny, nz := uy*wz-uz*wy, uz*wx-ux*wz, ux*wy-uy*wx
+				avX, avY, avZ = avX+nx, avY+ny, avZ+nz
+				w := math.Sqrt(nx*nx + ny*ny + nz*nz)
+				sx, sy, sz := ax+bx+cx, ay+by+cy, az+bz+cz
+				acX, acY, acZ = acX+sx*third*w, acY+sy*third*w, acZ+sz*third*w
 				aw += w
-				v6 := dot(a, cross(bb, cc)) // six times the signed volume of the tetrahedron (o, a, b, c)
+				// six times the signed volume of the tetrahedron (o, a, b, c): a · (b × c)
+				v6 := ax*(by*cz-bz*cy) + ay*(bz*cx-bx*cz) + az*(bx*cy-by*cx)
 				vol += v6
-				cen = add(cen, scale(add(add(a, bb), cc), v6))
+				cenX, cenY, cenZ = cenX+sx*v6, cenY+sy*v6, cenZ+sz*v6
+				bx, by, bz = cx, cy, cz
 			}
 		}
+		av, ac := vec3{avX, avY, avZ}, vec3{acX, acY, acZ}
 		area := 0.5 * math.Sqrt(dot(av, av))
 		if area > 0 {
 			b.kind, b.owner = append(b.kind, p.kind[f]), append(b.owner, p.owner[f])
@@ -579,6 +602,7 @@ func (c *Clipper) emit(b *block, j int, site [4]float32) {
 	}
 	b.nf[j], b.nv[j] = int32(nf), nv
 	b.vol[j] = vol / 6
+	cen := vec3{cenX, cenY, cenZ}
 	if vol > 0 {
 		b.cen[j] = add(o, scale(cen, 1/(4*vol)))
 	} else {

@@ -72,7 +72,38 @@ func segDist2(x, a, e vec3) float64 {
 	return dot(w, w)
 }
 
-func edgeKey(a, e int32) uint64 { return uint64(uint32(min(a, e)))<<32 | uint64(uint32(max(a, e))) }
+// edgeMemo maps an edge (a, e), either way round, to a vertex: a list of the edges at each edge's lower end.
+// A mesh vertex has a handful of edges, so a lookup walks a few entries, where a hash map hashed every key
+// and had to be cleared bucket by bucket for every cell.
+type edgeMemo struct {
+	head        []int32 // per vertex, its first entry, or −1
+	hi, x, next []int32 // per entry: the edge's higher end, the vertex it maps to, the vertex's next entry
+}
+
+// reset empties the memo for vertices 0 … n−1.
+func (m *edgeMemo) reset(n int) {
+	m.head = resize(m.head, n)
+	for k := range m.head {
+		m.head[k] = -1
+	}
+	m.hi, m.x, m.next = m.hi[:0], m.x[:0], m.next[:0]
+}
+
+func (m *edgeMemo) get(a, e int32) (int32, bool) {
+	lo, hi := min(a, e), max(a, e)
+	for k := m.head[lo]; k >= 0; k = m.next[k] {
+		if m.hi[k] == hi {
+			return m.x[k], true
+		}
+	}
+	return 0, false
+}
+
+func (m *edgeMemo) put(a, e, x int32) {
+	lo, hi := min(a, e), max(a, e)
+	m.hi, m.x, m.next = append(m.hi, hi), append(m.x, x), append(m.next, m.head[lo])
+	m.head[lo] = int32(len(m.hi) - 1)
+}
 
 // surface clips b.p by the ball of radius r around s (see above). It returns whether anything changed. With
 // merge, each facet's kept part is one polygon (see merge), not the mesh's.
@@ -108,11 +139,23 @@ func (c *Clipper) surface(b *block, s vec3, r float64, merge bool, grp *int32) (
 			}
 		}
 	}
-	c.refine(b, s, r)
-	if b.q.n() > c.opt.MaxFacets || len(b.q.v) > c.opt.MaxVerts {
-		return false, errBudget(b.q.n(), len(b.q.v))
+	// With merge, the mesh polygons wholly inside the ball are left out (see refine); they are needed only where
+	// a facet's merge fails, and then the cell is meshed and split again in full, from b.p, which split leaves
+	// as it was.
+	g0 := *grp
+	for skip := merge && !c.noSkip; ; skip = false {
+		skipped := c.refine(b, s, r, skip)
+		b.stats.Skipped += skipped
+		if b.q.n()+skipped > c.opt.MaxFacets || len(b.q.v) > c.opt.MaxVerts {
+			return false, errBudget(b.q.n()+skipped, len(b.q.v))
+		}
+		if (c.split(b, s, r, merge, grp) && !c.remesh) || skipped == 0 {
+			break
+		}
+		*grp = g0
+		b.stats.Remeshed++
 	}
-	c.split(b, s, r, merge, grp)
+	b.p, b.t = b.t, b.p
 	if b.p.n() > c.opt.MaxFacets || len(b.p.v) > c.opt.MaxVerts {
 		return false, errBudget(b.p.n(), len(b.p.v))
 	}
@@ -120,11 +163,18 @@ func (c *Clipper) surface(b *block, s vec3, r float64, merge bool, grp *int32) (
 }
 
 // refine meshes b.p into b.q: edges with an end outside the ball split to pieces ≤ ℓ, facets with a vertex
-// outside the ball meshed by a polar grid.
-func (c *Clipper) refine(b *block, s vec3, r float64) {
+// outside the ball meshed by a polar grid. With skip it leaves out the grid's polygons with no vertex that split
+// moves (none beyond r − Tol) and returns how many: split would keep each of them whole, and merge then replaces
+// all the kept parts of the facet by their boundary, which such a polygon adds nothing to (no vertex crosses the
+// sphere in it, so no chord). A disordered liquid's cells mostly reach just beyond their spheres at a few
+// corners, and those polygons were most of the mesh. Every vertex is still made, so the numbering is the same.
+func (c *Clipper) refine(b *block, s vec3, r float64, skip bool) int {
 	p, q := &b.p, &b.q
 	ell := c.opt.RefineRel * r
 	r2 := r * r
+	rin := (r - c.tol) * (r - c.tol) // split's test
+	moved := b.moved[:0]             // per vertex of q, whether split will move it (split's out)
+	skipped := 0
 	b.out = resize(b.out, len(p.v))
 	for v := range p.v {
 		w := sub(p.v[v], s)
@@ -132,10 +182,7 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 	}
 	q.clear()
 	q.v = append(q.v, p.v...)
-	if b.memo == nil {
-		b.memo = map[uint64]int32{}
-	}
-	clear(b.memo)
+	b.memo.reset(len(p.v))
 	b.gb = b.gb[:0]
 	for k := range b.gbN {
 		b.gbN[k] = 0
@@ -156,15 +203,14 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 			if n < 2 {
 				continue
 			}
-			key := edgeKey(a, e)
-			first, ok := b.memo[key]
+			first, ok := b.memo.get(a, e)
 			lo, hi := min(a, e), max(a, e)
 			if !ok {
 				first = int32(len(q.v))
 				for t := 1; t < n; t++ {
 					q.v = append(q.v, lerp(p.v[lo], p.v[hi], float64(t)/float64(n)))
 				}
-				b.memo[key] = first
+				b.memo.put(a, e, first)
 			}
 			if a == lo {
 				for t := 0; t < n-1; t++ {
@@ -205,7 +251,8 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 		for j := 1; j < m; j++ {
 			t := float64(j) / float64(m)
 			for _, a := range bnd {
-				q.v = append(q.v, lerp(ctr, q.v[a], t))
+				x := &q.v[a] // lerp(ctr, x, t) in scalars (see emit)
+				q.v = append(q.v, vec3{ctr[0] + (x[0]-ctr[0])*t, ctr[1] + (x[1]-ctr[1])*t, ctr[2] + (x[2]-ctr[2])*t})
 			}
 		}
 		ring := func(j, k int) int32 {
@@ -218,40 +265,58 @@ func (c *Clipper) refine(b *block, s vec3, r float64) {
 			}
 			return base + int32((j-1)*K+k)
 		}
+		moved = beyond(moved, q.v, s, rin)
 		for k := range K {
-			q.idx = append(q.idx, ci, ring(1, k), ring(1, k+1))
-			q.close(p.kind[f], p.owner[f], p.grp[f])
+			if a, e := ring(1, k), ring(1, k+1); !skip || moved[ci] || moved[a] || moved[e] {
+				q.idx = append(q.idx, ci, a, e)
+				q.close(p.kind[f], p.owner[f], p.grp[f])
+			} else {
+				skipped++
+			}
 			for j := 1; j < m; j++ {
-				q.idx = append(q.idx, ring(j, k), ring(j+1, k), ring(j+1, k+1), ring(j, k+1))
+				a, e, g, h := ring(j, k), ring(j+1, k), ring(j+1, k+1), ring(j, k+1)
+				if skip && !moved[a] && !moved[e] && !moved[g] && !moved[h] {
+					skipped++
+					continue
+				}
+				q.idx = append(q.idx, a, e, g, h)
 				q.close(p.kind[f], p.owner[f], p.grp[f])
 			}
 		}
 	}
+	b.moved = beyond(moved, q.v, s, rin)
+	return skipped
 }
 
-// split cuts the mesh b.q by the sphere into b.p: per facet (group), first the kept parts, then the air parts
-// as a group of their own; vertices outside are then projected onto the sphere.
-func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
-	p, q := &b.p, &b.q
-	r2 := r * r
-	rin := (r - c.tol) * (r - c.tol) // a vertex within Tol of the sphere is moved onto it, so no sliver stays
-	b.out = resize(b.out, len(q.v))
-	for v := range q.v {
-		w := sub(q.v[v], s)
-		b.out[v] = dot(w, w) > rin
+// beyond appends to out, for each vertex of v from len(out) on, whether it lies farther than √rin from s.
+func beyond(out []bool, v []vec3, s vec3, rin float64) []bool {
+	for k := len(out); k < len(v); k++ {
+		dx, dy, dz := v[k][0]-s[0], v[k][1]-s[1], v[k][2]-s[2] // dot(sub(v, s), …) in scalars (see emit)
+		out = append(out, dx*dx+dy*dy+dz*dz > rin)
 	}
-	out := b.out
+	return out
+}
+
+// split cuts the mesh b.q by the sphere into b.t: per facet (group), first the kept parts, then the air parts
+// as a group of their own; vertices outside are then projected onto the sphere. It reports whether every merge
+// it tried succeeded.
+func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) bool {
+	p, q := &b.t, &b.q
+	merged := true
+	r2 := r * r
+	// refine found which vertices lie beyond r − Tol (b.moved): a vertex within Tol of the sphere is moved onto
+	// it, so no sliver stays
+	out := b.moved
 	p.clear()
 	p.v = append(p.v, q.v...)
-	clear(b.memo)
+	b.memo.reset(len(q.v))
 	cross := func(a, e int32) int32 { // a inside, e outside
-		key := edgeKey(a, e)
-		if x, ok := b.memo[key]; ok {
+		if x, ok := b.memo.get(a, e); ok {
 			return x
 		}
 		x := int32(len(p.v))
 		p.v = append(p.v, sphereCrossing(q.v[a], q.v[e], s, r2))
-		b.memo[key] = x
+		b.memo.put(a, e, x)
 		return x
 	}
 	for f := 0; f < q.n(); {
@@ -261,6 +326,9 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 		}
 		np0, st0 := p.n(), len(p.idx)
 		b.touched = b.touched[:0]
+		// a meshed facet (refine kept its boundary) is merged, however few of its polygons refine left in b.q;
+		// only its chords are linked, so no link outlives the merge that reads it
+		meshed := merge && int(q.grp[f]) < len(b.gbN) && b.gbN[q.grp[f]] > 0
 		for h := f; h < g; h++ {
 			loop := q.idx[q.start[h]:q.start[h+1]]
 			st := len(p.idx)
@@ -285,7 +353,7 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 				continue
 			}
 			p.close(q.kind[h], q.owner[h], q.grp[h])
-			if merge && g-f > 1 { // chords of the kept part: exit → the entry that follows it
+			if meshed { // chords of the kept part: exit → the entry that follows it
 				it := p.idx[st:]
 				for k, x := range it {
 					if b.exit[k] {
@@ -294,8 +362,8 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 				}
 			}
 		}
-		if merge && g-f > 1 && int(q.grp[f]) < len(b.gbN) && b.gbN[q.grp[f]] > 0 {
-			c.merge(b, q.kind[f], q.owner[f], q.grp[f], np0, st0, cross)
+		if meshed && !c.merge(b, q.kind[f], q.owner[f], q.grp[f], np0, st0, cross) {
+			merged = false
 		}
 		air := false
 		for h := f; h < g; h++ {
@@ -341,6 +409,7 @@ func (c *Clipper) split(b *block, s vec3, r float64, merge bool, grp *int32) {
 			p.v[v] = add(s, scale(w, r/math.Sqrt(dot(w, w))))
 		}
 	}
+	return merged
 }
 
 // link records x → y on the boundary of a facet's kept region.
@@ -352,13 +421,13 @@ func (b *block) link(x, y int32, nv int) {
 	b.touched = append(b.touched, x)
 }
 
-// merge replaces the kept parts of a meshed facet's polygons, b.p's polygons from np0 on, by the boundary of
+// merge replaces the kept parts of a meshed facet's polygons, b.t's polygons from np0 on, by the boundary of
 // their union (the facet's own boundary where it is kept, joined by the chain of chords across the mesh), so
 // the flat kept region is one polygon, or as many as it has components. Where the chain does not close it
-// leaves them as they are.
-func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cross func(a, e int32) int32) {
-	p := &b.p
-	out := b.out
+// leaves them as they are and returns false.
+func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cross func(a, e int32) int32) bool {
+	p := &b.t
+	out := b.moved
 	bnd := b.gb[b.gbS[grp] : b.gbS[grp]+b.gbN[grp]]
 	for k, a := range bnd {
 		e := bnd[(k+1)%len(bnd)]
@@ -398,7 +467,7 @@ func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cro
 	}
 	b.comp = tmp
 	if !ok {
-		return
+		return false
 	}
 	p.idx, p.start = p.idx[:st0], p.start[:np0+1]
 	p.kind, p.owner, p.grp = p.kind[:np0], p.owner[:np0], p.grp[:np0]
@@ -410,6 +479,7 @@ func (c *Clipper) merge(b *block, kind Kind, owner, grp int32, np0, st0 int, cro
 		p.idx = append(p.idx, tmp[s0:e]...)
 		p.close(kind, owner, grp)
 	}
+	return true
 }
 
 // sphereCrossing is the point where the segment from a (inside, |a − s| ≤ r) to e (outside) meets the sphere.

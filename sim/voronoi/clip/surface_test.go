@@ -3,6 +3,7 @@ package clip
 import (
 	"math"
 	"math/rand"
+	"reflect"
 	"sort"
 	"testing"
 
@@ -463,4 +464,97 @@ func TestMergedKeptParts(t *testing.T) {
 		t.Fatalf("%d polygons merged, %d not", pa, pm)
 	}
 	checkClosedTol(t, a, h, float64(max(d.Stats().Slivers, 1))*d.Stats().Eps*h)
+}
+
+// The free surface's clip leaves out the mesh polygons wholly inside the ball (refine's skip): the output is the
+// same, bit for bit, as meshing them all, on a disordered block whose inner cells reach just beyond their spheres
+// (the splash's bulk) and on random clouds with obstacles (near which nothing is merged, so nothing is skipped).
+func TestSkippedPolygonsChangeNothing(t *testing.T) {
+	const h = 0.1
+	rng := rand.New(rand.NewSource(11))
+	type input struct {
+		pos  [][4]float32
+		r    float64
+		obst []SDF
+	}
+	var ins []input
+	pos0, _ := lattice(6, h)
+	for _, jit := range []float64{0.2, 0.5} {
+		var pos [][4]float32
+		for _, p := range pos0 {
+			for a := range 3 {
+				p[a] += float32(0.2 + jit*h*(rng.Float64()-0.5))
+			}
+			pos = append(pos, p)
+		}
+		ins = append(ins, input{pos: pos, r: h})
+	}
+	for range 4 {
+		var pos [][4]float32
+		for range 50 + rng.Intn(150) {
+			var p [4]float32
+			for a := range 3 {
+				p[a] = float32(0.5 + 0.4*(rng.Float64()-0.5))
+			}
+			pos = append(pos, p)
+		}
+		ctr := vec3{rng.Float64(), rng.Float64(), rng.Float64()}
+		ins = append(ins, input{pos: pos, r: h * (0.7 + 0.8*rng.Float64()), obst: []SDF{
+			func(p [3]float64) float64 { w := sub(p, ctr); return math.Sqrt(dot(w, w)) - 0.2 },
+		}})
+	}
+	skipped := 0
+	for k, in := range ins {
+		d, err := cell.New(cell.Options{Spacing: h, Reach: in.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Build(in.pos, cell.Box{Max: [3]float64{1, 1, 1}}); err != nil {
+			t.Fatal(err)
+		}
+		var cs [3]*Clipper // skipping, meshing all, skipping and then meshing all again (a failed merge's path)
+		for m := range 3 {
+			if cs[m], err = New(Options{Spacing: h, Radius: in.r}); err != nil {
+				t.Fatal(err)
+			}
+			cs[m].noSkip, cs[m].remesh = m == 1, m == 2
+			if err := cs[m].Clip(d, in.pos, in.obst); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := cs[1]
+		if f.Stats().Skipped != 0 {
+			t.Fatalf("input %d: %d polygons skipped with noSkip", k, f.Stats().Skipped)
+		}
+		if r := cs[2].Stats(); r.Skipped > 0 && r.Remeshed == 0 {
+			t.Fatalf("input %d: no cell meshed again", k)
+		}
+		skipped += cs[0].Stats().Skipped
+		for m, a := range []*Clipper{cs[0], cs[2]} {
+			same := func(what string, x, y any) {
+				if !reflect.DeepEqual(x, y) {
+					t.Fatalf("input %d: %s differ with the inner polygons skipped (%d of them, meshed again: %v) and meshed", k, what,
+						a.Stats().Skipped, m == 1)
+				}
+			}
+			same("states", a.State, f.State)
+			same("volumes", a.Volume, f.Volume)
+			same("centroids", a.Centroid, f.Centroid)
+			same("facet ranges", a.FacetStart, f.FacetStart)
+			same("kinds", a.Kind, f.Kind)
+			same("owners", a.Owner, f.Owner)
+			same("areas", a.Area, f.Area)
+			same("normals", a.Normal, f.Normal)
+			same("facet centroids", a.FacetCentroid, f.FacetCentroid)
+			same("vertices", a.Vert, f.Vert)
+			as, fs := a.Stats(), f.Stats()
+			as.Skipped, as.Remeshed, fs.Remeshed = 0, 0, 0
+			same("stats", as, fs)
+			t.Logf("input %d: %d cells refined, %d mesh polygons skipped, %d cells meshed again; %d polygons measured",
+				k, as.Refined, a.Stats().Skipped, a.Stats().Remeshed, fs.Polygons)
+		}
+	}
+	if skipped == 0 {
+		t.Fatal("no polygon was skipped")
+	}
 }
