@@ -7,8 +7,9 @@
 // A step (Step) is, for PCISPH, Algorithm 2: neighbours once (uniform grid, particles reordered by (cell, id));
 // densities, volumes and the solids' density at x(t); the non-pressure forces (gravity, viscosity eq. 4.13,
 // interface tension eq. 4.14–4.17); then pressures from zero, corrected until the largest predicted density error
-// is below η (at least MinIterations, at most MaxIterations), each iteration predicting v*, x* with the current
-// pressure forces, the density ρ* at x* with the step's neighbour lists, and p_i += δ ρ*_err,i (eq. 3.7–3.9).
+// (sph.stop=max) or its mean over the particles (sph.stop=mean) is below η (at least MinIterations, at most
+// MaxIterations), each iteration predicting v*, x* with the current pressure forces, the density ρ* at x* with
+// the step's neighbour lists, and p_i += δ ρ*_err,i (eq. 3.7–3.9).
 // The step ends at the last prediction, so the density error it reports is that of the positions it leaves.
 // WCSPH takes the pressures from the Tait equation (eq. 2.15 / 4.4) at x(t) and integrates once.
 //
@@ -104,6 +105,7 @@ type Solver struct {
 	nrm        [][4]float32 // colour normal n (eq. 4.16), |n| in w
 	nbr        []int32
 	ncount     []int32
+	errSum     [][2]float64 // the density errors' sum and largest over each block of errBlock particles (densityError)
 	tmp        [][4]float32
 
 	// the solids and heat (solids.go): each particle's temperature (°C) and solid slot (−1: none), which a state
@@ -526,28 +528,36 @@ func (s *Solver) substep(dt float64) {
 	}
 }
 
-// solvePCISPH is lines 7–23 of Algorithm 2, with the convergence test after each prediction.
+// solvePCISPH is lines 7–23 of Algorithm 2, with the convergence test after each prediction: the largest or the
+// mean predicted density error (sph.stop) at most η.
 func (s *Solver) solvePCISPH(dt float64) {
 	if !s.Cfg.WarmStart {
 		clear(s.pres)
 	}
 	k := s.dv.PCIFactor(dt, s.Cfg.PressureForm)
 	eta := float64(s.Cfg.Eta) / 100
+	mean := s.Cfg.Stop == StopMean
+	met := func(emean, emax float64) bool {
+		if mean {
+			return emean <= eta
+		}
+		return emax <= eta
+	}
 	h := float32(dt)
 	s.pressureAccelPredict(s.pres, h, !s.Cfg.WarmStart) // v*, x* from the non-pressure forces and the pressures the step starts with
-	emax := s.predictDensity(k)
+	emean, emax := s.predictDensity(k)
 	it := 0
-	for (emax > eta || it < int(s.Cfg.MinIterations)) && it < int(s.Cfg.MaxIterations) {
+	for (!met(emean, emax) || it < int(s.Cfg.MinIterations)) && it < int(s.Cfg.MaxIterations) {
 		s.pres, s.pnxt = s.pnxt, s.pres // p_i += δ ρ*_err,i (eq. 3.9), computed by predictDensity
 		s.pressureAccelPredict(s.pres, h, false)
-		emax = s.predictDensity(k)
+		emean, emax = s.predictDensity(k)
 		it++
 	}
 	s.timer.Mark("pressure")
 	s.iters = it
 	s.itersMax = max(s.itersMax, it)
-	s.etaMissed = emax > eta
-	s.errMean, s.errMax = s.densityError(s.rs)
+	s.etaMissed = !met(emean, emax)
+	s.errMean, s.errMax = emean, emax // the last prediction's, which the step leaves
 }
 
 // sortByCell bins the positions and reorders the particles by (cell, id).
@@ -1023,44 +1033,73 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 }
 
 // predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines
-// 16–17) and the next pressures p_i + δ ρ0_i e_i (eq. 3.8–3.9) into pnxt, clamped at zero; it returns the largest
-// predicted density error max(ρ*/ρ0 − 1). The error may be negative: it lowers a pressure that overshot.
-func (s *Solver) predictDensity(k float64) float64 {
+// 16–17) and the next pressures p_i + δ ρ0_i e_i (eq. 3.8–3.9) into pnxt, clamped at zero; it returns the mean and
+// the largest predicted density error max(ρ*/ρ0 − 1, 0) (densityError). The error in the pressure update may be
+// negative: it lowers a pressure that overshot.
+func (s *Solver) predictDensity(k float64) (mean, mx float64) {
 	standard := s.Cfg.Density == DensityStandard
 	kf := float32(k)
 	multi := len(s.mats) > 1
-	var mu sync.Mutex
-	emax := 0.0
-	s.pool.For(len(s.x), 512, func(lo, hi int) {
-		local := float32(0)
-		for i := lo; i < hi; i++ {
-			r, _ := s.relDensity(i, s.xs[i], s.xs, standard, nil)
-			s.rs[i] = r
-			e := r - 1
-			local = max(local, e)
-			rho := s.rho0[s.mat[i]]
-			if multi {
-				rho = s.rbar[i]
+	n := len(s.x)
+	s.errSum = grow.Resize(s.errSum, (n+errBlock-1)/errBlock)
+	s.pool.For(len(s.errSum), 1, func(blo, bhi int) {
+		for b := blo; b < bhi; b++ {
+			lo, hi := b*errBlock, min(n, (b+1)*errBlock)
+			for i := lo; i < hi; i++ {
+				r, _ := s.relDensity(i, s.xs[i], s.xs, standard, nil)
+				s.rs[i] = r
+				rho := s.rho0[s.mat[i]]
+				if multi {
+					rho = s.rbar[i]
+				}
+				s.pnxt[i] = max(0, s.pres[i]+kf*rho*(r-1))
 			}
-			s.pnxt[i] = max(0, s.pres[i]+kf*rho*e)
+			s.errSum[b] = blockError(s.rs[lo:hi])
 		}
-		mu.Lock()
-		emax = math.Max(emax, float64(local))
-		mu.Unlock()
 	})
-	return emax
+	return s.errorOfBlocks(s.rs)
 }
 
-// densityError is the mean and the largest of max(r_i − 1, 0) over the particles, in particle order.
-func (s *Solver) densityError(r []float32) (mean, mx float64) {
-	sum := 0.0
+// errBlock is how many particles each partial sum of the density errors covers. It is fixed, not the worker pool's
+// chunk, so that the mean is the same sum in the same order on any number of cores, and a run stops its PCISPH
+// iterations at the same step wherever it runs.
+const errBlock = 512
+
+// blockError is Σ max(r_i − 1, 0) over a block of relative densities.
+func blockError(r []float32) [2]float64 {
+	sum, mx := 0.0, float32(0)
 	for _, ri := range r {
-		if e := float64(ri) - 1; e > 0 {
-			sum += e
-			mx = math.Max(mx, e)
+		if e := ri - 1; e > 0 {
+			sum += float64(e)
+			mx = max(mx, e)
 		}
 	}
+	return [2]float64{sum, float64(mx)}
+}
+
+// errorOfBlocks combines the blocks' sums (errSum, blockError) of the relative densities r into their mean over the
+// particles and their largest.
+func (s *Solver) errorOfBlocks(r []float32) (mean, mx float64) {
+	sum := 0.0
+	for _, b := range s.errSum {
+		sum += b[0]
+		mx = math.Max(mx, b[1])
+	}
 	return sum / float64(max(1, len(r))), mx
+}
+
+// densityError is the mean over the particles and the largest of the density error max(r_i − 1, 0), r_i = ρ_i/ρ0_i:
+// the figures FigDensityErrMean and FigDensityErrMax, and, at the predicted positions, what PCISPH's stopping rule
+// (sph.stop) compares with η. predictDensity sums the same blocks as it goes.
+func (s *Solver) densityError(r []float32) (mean, mx float64) {
+	n := len(r)
+	s.errSum = grow.Resize(s.errSum, (n+errBlock-1)/errBlock)
+	s.pool.For(len(s.errSum), 1, func(blo, bhi int) {
+		for b := blo; b < bhi; b++ {
+			s.errSum[b] = blockError(r[b*errBlock : min(n, (b+1)*errBlock)])
+		}
+	})
+	return s.errorOfBlocks(r)
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
