@@ -92,7 +92,8 @@ type Solver struct {
 
 	r, vol     []float32    // relative density ρ_i/ρ0_i and volume V_i at x(t)
 	bg         [][4]float32 // ∇Φ_i of the solids at x(t), Φ_i in w
-	gsc        []float32    // spiky gradient scale of each neighbour pair at x(t), 0 beyond h (pairGradients)
+	pairs      []pair       // each particle's neighbours with their gradients at x(t), packed (pairGradients)
+	off        []int32      // particle i's pairs are pairs[off[i]:off[i+1]] (findNeighbors)
 	pa, pq     []float32    // the pressure force's factors of each particle (pressureTerms)
 	prec       [][4]float32 // x_i and A_i q_i, what the pressure loop reads of a neighbour (pressureTerms)
 	rbar       []float32    // PCISPH with several fluids: the rest density of i's neighbourhood (neighbourDensity)
@@ -571,6 +572,13 @@ func (s *Solver) sortByCell() {
 func (s *Solver) findNeighbors() {
 	s.nbr = grow.Resize(s.nbr, len(s.x)*s.dv.Stride) // a larger kernel radius takes longer lists
 	s.clip = s.grid.Neighbors(s.x, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
+	s.off = grow.Resize(s.off, len(s.x)+1)
+	o := int32(0)
+	for i, c := range s.ncount[:len(s.x)] {
+		s.off[i] = o
+		o += c
+	}
+	s.off[len(s.x)] = o
 }
 
 func (s *Solver) neighbours(i int) []int32 {
@@ -608,6 +616,13 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 			}
 		}
 	}
+	return s.withSolids(p, acc, hyd)
+}
+
+// withSolids is r_i from the neighbours' poly6 sum acc = Σ_j (h² − r²)³ at position p: V0 (W(0) + coef·acc) + Φ_i,
+// the solids' density there. It also returns ∇Φ_i and, when hyd is not nil, sets it to the solids' M_i g.
+func (s *Solver) withSolids(p [4]float32, acc float32, hyd *[4]float32) (r float32, b [4]float32) {
+	dv := &s.dv
 	sum := dv.W0 + dv.Poly6.Coef()*acc
 	var phi, gx, gy, gz float32
 	if hyd != nil {
@@ -628,11 +643,18 @@ func (s *Solver) computeDensity() {
 	standard := s.Cfg.Density == DensityStandard
 	wc := s.Cfg.Pressure == WCSPH
 	k := s.Cfg.Stiffness / Gamma
-	s.gsc = grow.Resize(s.gsc, len(s.x)*s.dv.Stride)
+	s.pairs = grow.Resize(s.pairs, int(s.off[len(s.x)]))
+	solids := s.sol.on
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s.pairGradients(i)
-			r, b := s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
+			var r float32
+			var b [4]float32
+			if standard || solids && s.slot[i] >= 0 {
+				s.pairGradients(i)
+				r, b = s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
+			} else {
+				r, b = s.densityPairs(i, &s.hyd[i])
+			}
 			s.r[i], s.bg[i] = r, b
 			s.vol[i] = s.dv.V0 / max(r, 1e-3)
 			if wc {
@@ -659,16 +681,14 @@ func (s *Solver) computeDensity() {
 // Σ_j |∇W_ij|²/m_j, gives p̃_i = δ ρ̄_i e_i with ρ̄_i = Σ_j |∇W_ij|² / Σ_j (|∇W_ij|²/ρ0_j): the |∇W|²-weighted
 // harmonic mean of the neighbours' rest densities, ρ0 inside one fluid.
 func (s *Solver) neighbourDensity() {
-	stride := s.dv.Stride
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi := s.x[i]
-			nb := s.neighbours(i)
-			gs := s.gsc[i*stride:][:len(nb)] // the pair gradients' scales at x(t) (pairGradients): |∇W_ij| = g r
 			var num, den float32
-			for k, j := range nb {
+			for _, e := range s.pairs[s.off[i]:s.off[i+1]] { // |∇W_ij| = g r at x(t) (pairGradients)
+				j := e.j
 				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
-				g := gs[k]
+				g := e.g
 				w := g * g * (rx*rx + ry*ry + rz*rz)
 				num += w
 				den += w / s.rho0[s.mat[j]]
@@ -889,15 +909,24 @@ func (s *Solver) pressureTerms(pres []float32) (unit bool) {
 	return form == 0
 }
 
-// pairGradients stores the spiky gradient's scale for each of particle i's neighbours at x(t), ∇W_ij = g_ij (x_i −
-// x_j), 0 beyond h: the pressure force is evaluated at x(t) in every PCISPH iteration, and only the pressures
-// change. computeDensity calls it for each particle beside its density.
+// pair is an entry of a particle's packed neighbour list (Solver.pairs): the neighbour j and the spiky gradient's
+// scale g at x(t), ∇W_ij = g (x_i − x_j), 0 beyond h and between bonded particles. The pressure force is evaluated
+// at x(t) in every PCISPH iteration, and only the pressures change; and the iterations read each particle's
+// neighbours as one contiguous run of 8-byte entries instead of two strided lists of the neighbour grid's capacity.
+type pair struct {
+	j int32
+	g float32
+}
+
+// pairGradients writes particle i's pairs. computeDensity calls it (or densityPairs, which also sums the density)
+// for each particle beside its density.
 func (s *Solver) pairGradients(i int) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
 	pi := s.x[i]
 	nb := s.neighbours(i)
-	gs := s.gsc[i*dv.Stride:][:len(nb)]
+	ps := s.pairs[s.off[i]:s.off[i+1]]
+	ps = ps[:len(nb)]
 	for k, j := range nb {
 		rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
 		r2 := rx*rx + ry*ry + rz*rz
@@ -905,15 +934,44 @@ func (s *Solver) pairGradients(i int) {
 		if r2 < h2 {
 			g = dv.Spiky.GradScale(sqrt32(r2))
 		}
-		gs[k] = g
+		ps[k] = pair{j: j, g: g}
 	}
 	if s.sol.on && s.slot[i] >= 0 { // no pressure between bonded particles (solids.go, bondMask)
 		for k, b := range s.bonded[i*dv.Stride:][:len(nb)] {
 			if b {
-				gs[k] = 0
+				ps[k].g = 0
 			}
 		}
 	}
+}
+
+// densityPairs is pairGradients and relDensity at x(t) in one pass over the neighbours, for a particle of the
+// number density that is no solid's: the same sums in the same order, each neighbour's position read once.
+func (s *Solver) densityPairs(i int, hyd *[4]float32) (r float32, b [4]float32) {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	sp := dv.Spiky
+	x := s.x
+	p := x[i]
+	px, py, pz := p[0], p[1], p[2]
+	nb := s.neighbours(i)
+	ps := s.pairs[s.off[i]:s.off[i+1]]
+	ps = ps[:len(nb)]
+	var acc float32
+	for k, j := range nb {
+		q := &x[j]
+		rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+		r2 := rx*rx + ry*ry + rz*rz
+		g := float32(0)
+		if r2 < h2 {
+			g = sp.GradScale(sqrt32(r2))
+		}
+		ps[k] = pair{j: j, g: g}
+		if d := h2 - r2; d > 0 {
+			acc += d * d * d
+		}
+	}
+	return s.withSolids(p, acc, hyd)
 }
 
 // pressureAccelPredict computes each particle's pressure acceleration at x(t) from the pressures pres (eq. 4.12 or
@@ -943,7 +1001,7 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	if !zero {
 		unit = s.pressureTerms(pres)
 	}
-	prec, pa, pq, gsc, stride := s.prec, s.pa, s.pq, s.gsc, s.dv.Stride
+	prec, pa, pq, pairs, off := s.prec, s.pa, s.pq, s.pairs, s.off
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		amax := float32(0)
 		limited := 0
@@ -953,22 +1011,21 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			var fx, fy, fz float32
 			if !zero {
 				// −A_i A_j (q_i + q_j) ∇W_ij (pressureTerms), with ∇W_ij's scale from the step's start (pairGradients)
-				nb := s.neighbours(i)
-				gs := gsc[i*stride:][:len(nb)]
+				ps := pairs[off[i]:off[i+1]]
 				qi := pq[i]
 				if unit {
-					for k, j := range nb {
-						r := &prec[j]
-						g := gs[k] * (qi + r[3])
+					for _, e := range ps {
+						r := &prec[e.j]
+						g := e.g * (qi + r[3])
 						fx -= g * (pi[0] - r[0])
 						fy -= g * (pi[1] - r[1])
 						fz -= g * (pi[2] - r[2])
 					}
 				} else {
 					ai := pa[i]
-					for k, j := range nb {
-						r := &prec[j]
-						g := gs[k] * ai * (pa[j]*qi + r[3])
+					for _, e := range ps {
+						r := &prec[e.j]
+						g := e.g * ai * (pa[e.j]*qi + r[3])
 						fx -= g * (pi[0] - r[0])
 						fy -= g * (pi[1] - r[1])
 						fz -= g * (pi[2] - r[2])
@@ -1040,13 +1097,31 @@ func (s *Solver) predictDensity(k float64) (mean, mx float64) {
 	standard := s.Cfg.Density == DensityStandard
 	kf := float32(k)
 	multi := len(s.mats) > 1
+	solids := s.sol.on
+	h2 := s.dv.H * s.dv.H
 	n := len(s.x)
+	xs, pairs, off := s.xs, s.pairs, s.off
 	s.errSum = grow.Resize(s.errSum, (n+errBlock-1)/errBlock)
 	s.pool.For(len(s.errSum), 1, func(blo, bhi int) {
 		for b := blo; b < bhi; b++ {
 			lo, hi := b*errBlock, min(n, (b+1)*errBlock)
 			for i := lo; i < hi; i++ {
-				r, _ := s.relDensity(i, s.xs[i], s.xs, standard, nil)
+				var r float32
+				if standard || solids && s.slot[i] >= 0 {
+					r, _ = s.relDensity(i, xs[i], xs, standard, nil)
+				} else { // relDensity's number density, reading the packed pairs
+					p := xs[i]
+					px, py, pz := p[0], p[1], p[2]
+					var acc float32
+					for _, e := range pairs[off[i]:off[i+1]] {
+						q := &xs[e.j]
+						rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+						if d := h2 - (rx*rx + ry*ry + rz*rz); d > 0 {
+							acc += d * d * d
+						}
+					}
+					r, _ = s.withSolids(p, acc, nil)
+				}
 				s.rs[i] = r
 				rho := s.rho0[s.mat[i]]
 				if multi {
