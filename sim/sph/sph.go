@@ -106,6 +106,7 @@ type Solver struct {
 	nrm        [][4]float32 // colour normal n (eq. 4.16), |n| in w
 	nbr        []int32
 	ncount     []int32
+	reach      reach        // where the solids act this step (solidReach)
 	errSum     [][2]float64 // the density errors' sum and largest over each block of errBlock particles (densityError)
 	tmp        [][4]float32
 
@@ -482,6 +483,7 @@ func (s *Solver) Step(dt float64) error {
 // substep is one pass of Algorithm 2 (PCISPH) or Algorithm 1 (WCSPH).
 func (s *Solver) substep(dt float64) {
 	s.beginBodies(dt) // rigid bodies (bodies.go): poses at t and as predicted at t + Δt
+	s.reach = s.solidReach()
 	s.sortByCell()
 	s.timer.Mark("grid")
 	s.findNeighbors()
@@ -624,6 +626,12 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 func (s *Solver) withSolids(p [4]float32, acc float32, hyd *[4]float32) (r float32, b [4]float32) {
 	dv := &s.dv
 	sum := dv.W0 + dv.Poly6.Coef()*acc
+	if s.reach.free(p) { // Φ_i, ∇Φ_i and M_i g are zero out of the solids' reach
+		if hyd != nil {
+			*hyd = [4]float32{}
+		}
+		return dv.V0 * sum, [4]float32{}
+	}
 	var phi, gx, gy, gz float32
 	if hyd != nil {
 		var gr, mg [3]float32
@@ -718,11 +726,13 @@ func (s *Solver) nonPressure() {
 	tension := s.tensionOn()
 	solids := s.sol.on
 	heat := solids && s.sol.diffuse
+	// the slices the neighbour loop reads, in locals: through s the compiler reloads them at every neighbour
+	x, v, vol, mu, mat, pairs, off := s.x, s.v, s.vol, s.mu, s.mat, s.pairs, s.off
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pi, vi, Vi := s.x[i], s.v[i], s.vol[i]
-			mi := s.mat[i]
-			mui := s.mu[mi]
+			pi, vi, Vi := x[i], v[i], vol[i]
+			mi := mat[i]
+			mui := mu[mi]
 			rb := int32(-1)
 			var ti, di, rate float32
 			if solids { // each particle's own viscosity (solids.go), none inside a rigid cluster
@@ -731,15 +741,17 @@ func (s *Solver) nonPressure() {
 			}
 			ni := s.nrm[i]
 			var fx, fy, fz, div, wsum float32
-			for _, j := range s.neighbours(i) {
-				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+			for _, e := range pairs[off[i]:off[i+1]] {
+				j := e.j
+				xj := &x[j]
+				rx, ry, rz := pi[0]-xj[0], pi[1]-xj[1], pi[2]-xj[2]
 				r2 := rx*rx + ry*ry + rz*rz
 				if r2 >= h2 {
 					continue
 				}
 				d := sqrt32(r2)
-				Vj := s.vol[j]
-				muj := s.mu[s.mat[j]]
+				Vj := vol[j]
+				muj := mu[mat[j]]
 				if solids {
 					if heat { // eq. 5.12: c_ij V_j (T_j − T_i) ∇²W_ij (solids.go, heat)
 						rate += 0.5 * (di + s.sol.mats[s.mat[j]].diff) * Vj * (s.temp[j] - ti) * dv.Visc.Laplacian(d)
@@ -751,9 +763,10 @@ func (s *Solver) nonPressure() {
 				}
 				// eq. 4.13: (1/δ_i) Σ_j (μ_i + μ_j)/2 (1/δ_j)(v_j − v_i) ∇²W_ij, with 1/δ = V
 				c := 0.5 * (mui + muj) * Vi * Vj * dv.Visc.Laplacian(d)
-				fx += c * (s.v[j][0] - vi[0])
-				fy += c * (s.v[j][1] - vi[1])
-				fz += c * (s.v[j][2] - vi[2])
+				vj := &v[j]
+				fx += c * (vj[0] - vi[0])
+				fy += c * (vj[1] - vi[1])
+				fz += c * (vj[2] - vi[2])
 				if tension && ni[3] > 0 {
 					// eq. 4.17: κ_i = −Σ_j V_j (n̂_j − n̂_i)·∇W_ij / Σ_j V_j W_ij
 					gs := dv.Spiky.GradScale(d) * Vj
@@ -1068,8 +1081,10 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			v := [4]float32{s.v[i][0] + dt*tx, s.v[i][1] + dt*ty, s.v[i][2] + dt*tz, 0}
 			q := [4]float32{pi[0] + dt*v[0], pi[1] + dt*v[1], pi[2] + dt*v[2], 0}
 			c := q
-			s.bodyApply(&c) // rigid bodies (bodies.go)
-			s.col.Apply(&c)
+			if !s.reach.free(q) { // out of the solids' reach nothing projects the particle
+				s.bodyApply(&c) // rigid bodies (bodies.go)
+				s.col.Apply(&c)
+			}
 			if c != q {
 				inv := 1 / dt
 				v = [4]float32{(c[0] - pi[0]) * inv, (c[1] - pi[1]) * inv, (c[2] - pi[2]) * inv, 0}
@@ -1175,6 +1190,40 @@ func (s *Solver) densityError(r []float32) (mean, mx float64) {
 		}
 	})
 	return s.errorOfBlocks(r)
+}
+
+// reach is where the solids act: with no obstacles and no rigid bodies, a position at least the kernel radius from
+// every wall of the domain is out of reach of all of them. There the solids' density, its gradient and its moment
+// are zero (the wall kernel's support ends at h) and the collision projection (kept a contact radius inside the
+// walls) leaves the position as it is, so the PCISPH passes skip the solids' evaluation for most particles. The
+// distances are taken as the collider's boundary takes them, so the two agree to the last bit.
+type reach struct {
+	on     bool       // free can be true: no obstacles and no bodies
+	lo, hi [3]float32 // the walls
+	h      float32    // the wall kernel's radius
+}
+
+// solidReach is the reach of the solids now (obstacles move with the scene and the paddle: each step asks anew).
+func (s *Solver) solidReach() reach {
+	c := &s.col
+	r := reach{on: len(c.Obstacles) == 0 && len(s.bodies.List) == 0, h: s.dv.Wall.H}
+	for k := 0; k < 3; k++ {
+		r.lo[k], r.hi[k] = c.Lo[k]-c.Radius, c.Hi[k]+c.Radius
+	}
+	return r
+}
+
+// free says whether p is out of the solids' reach.
+func (r *reach) free(p [4]float32) bool {
+	if !r.on {
+		return false
+	}
+	for k := 0; k < 3; k++ {
+		if !(p[k]-r.lo[k] >= r.h && r.hi[k]-p[k] >= r.h) {
+			return false
+		}
+	}
+	return true
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
