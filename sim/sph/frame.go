@@ -11,8 +11,11 @@ import (
 
 // The figures the solver reports in sim.Stats.Figures.
 const (
-	FigDensityErrMax  = "density error max"  // %, the largest max(ρ/ρ0 − 1, 0) at the step's end (PCISPH: predicted)
-	FigDensityErrMean = "density error mean" // %, its mean over the particles
+	// The density errors, both of each particle's e_i = max(ρ_i/ρ0_i − 1, 0) (rarefied particles count as 0), with
+	// ρ_i PCISPH's prediction ρ*_i at its last iteration (the positions the step leaves, what sph.stop compared with
+	// η), or WCSPH's density at x(t); of the last part of a step the stiffness or viscosity split (densityError).
+	FigDensityErrMax  = "density error max"  // %, the largest e_i: sph.stop=max's statistic
+	FigDensityErrMean = "density error mean" // %, the mean (1/N) Σ_i e_i over all N particles: sph.stop=mean's
 	FigIterations     = "iterations"         // PCISPH correction iterations of the step (the most, over its parts)
 	FigTimeStep       = "time step"          // ms, the step taken (a step the stiffness or viscosity split: its part)
 	FigNeighborsMean  = "neighbours mean"

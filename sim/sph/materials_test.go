@@ -99,7 +99,7 @@ func TestShippedScenesRun(t *testing.T) {
 }
 
 // The benchmark dam break is the measured one: 97,200 particles on the 0.0333 m lattice, opening in sph with its
-// parameters.
+// parameters, η on the mean error as SPlisHSPlasH's PCISPH stops.
 func TestBenchDambreakScene(t *testing.T) {
 	sc, err := scene.Builtin("bench-dambreak")
 	if err != nil {
@@ -118,9 +118,9 @@ func TestBenchDambreakScene(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := s.Cfg
-	got := fmt.Sprint(c.Pressure, c.KernelRadius, c.Eta, c.MaxIterations, c.Viscosity, c.Step.Min, c.Step.Max)
-	if want := fmt.Sprint(PCISPH, 2, 0.1, 100, 0.01, 17, 17); got != want {
-		t.Errorf("pressure, kernel radius, η, most iterations, viscosity, substeps: %s, want %s", got, want)
+	got := fmt.Sprint(c.Pressure, c.KernelRadius, c.Eta, c.Stop, c.MaxIterations, c.Viscosity, c.Step.Min, c.Step.Max)
+	if want := fmt.Sprint(PCISPH, 2, 0.1, StopMean, 100, 0.01, 17, 17); got != want {
+		t.Errorf("pressure, kernel radius, η, stopping rule, most iterations, viscosity, substeps: %s, want %s", got, want)
 	}
 }
 

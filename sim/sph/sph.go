@@ -7,8 +7,9 @@
 // A step (Step) is, for PCISPH, Algorithm 2: neighbours once (uniform grid, particles reordered by (cell, id));
 // densities, volumes and the solids' density at x(t); the non-pressure forces (gravity, viscosity eq. 4.13,
 // interface tension eq. 4.14–4.17); then pressures from zero, corrected until the largest predicted density error
-// is below η (at least MinIterations, at most MaxIterations), each iteration predicting v*, x* with the current
-// pressure forces, the density ρ* at x* with the step's neighbour lists, and p_i += δ ρ*_err,i (eq. 3.7–3.9).
+// (sph.stop=max) or its mean over the particles (sph.stop=mean) is below η (at least MinIterations, at most
+// MaxIterations), each iteration predicting v*, x* with the current pressure forces, the density ρ* at x* with
+// the step's neighbour lists, and p_i += δ ρ*_err,i (eq. 3.7–3.9).
 // The step ends at the last prediction, so the density error it reports is that of the positions it leaves.
 // WCSPH takes the pressures from the Tait equation (eq. 2.15 / 4.4) at x(t) and integrates once.
 //
@@ -91,7 +92,8 @@ type Solver struct {
 
 	r, vol     []float32    // relative density ρ_i/ρ0_i and volume V_i at x(t)
 	bg         [][4]float32 // ∇Φ_i of the solids at x(t), Φ_i in w
-	gsc        []float32    // spiky gradient scale of each neighbour pair at x(t), 0 beyond h (pairGradients)
+	pairs      []pair       // each particle's neighbours with their gradients at x(t), packed (pairGradients)
+	off        []int32      // particle i's pairs are pairs[off[i]:off[i+1]] (findNeighbors)
 	pa, pq     []float32    // the pressure force's factors of each particle (pressureTerms)
 	prec       [][4]float32 // x_i and A_i q_i, what the pressure loop reads of a neighbour (pressureTerms)
 	rbar       []float32    // PCISPH with several fluids: the rest density of i's neighbourhood (neighbourDensity)
@@ -104,6 +106,8 @@ type Solver struct {
 	nrm        [][4]float32 // colour normal n (eq. 4.16), |n| in w
 	nbr        []int32
 	ncount     []int32
+	reach      reach        // where the solids act this step (solidReach)
+	errSum     [][2]float64 // the density errors' sum and largest over each block of errBlock particles (densityError)
 	tmp        [][4]float32
 
 	// the solids and heat (solids.go): each particle's temperature (°C) and solid slot (−1: none), which a state
@@ -479,6 +483,7 @@ func (s *Solver) Step(dt float64) error {
 // substep is one pass of Algorithm 2 (PCISPH) or Algorithm 1 (WCSPH).
 func (s *Solver) substep(dt float64) {
 	s.beginBodies(dt) // rigid bodies (bodies.go): poses at t and as predicted at t + Δt
+	s.reach = s.solidReach()
 	s.sortByCell()
 	s.timer.Mark("grid")
 	s.findNeighbors()
@@ -526,28 +531,36 @@ func (s *Solver) substep(dt float64) {
 	}
 }
 
-// solvePCISPH is lines 7–23 of Algorithm 2, with the convergence test after each prediction.
+// solvePCISPH is lines 7–23 of Algorithm 2, with the convergence test after each prediction: the largest or the
+// mean predicted density error (sph.stop) at most η.
 func (s *Solver) solvePCISPH(dt float64) {
 	if !s.Cfg.WarmStart {
 		clear(s.pres)
 	}
 	k := s.dv.PCIFactor(dt, s.Cfg.PressureForm)
 	eta := float64(s.Cfg.Eta) / 100
+	mean := s.Cfg.Stop == StopMean
+	met := func(emean, emax float64) bool {
+		if mean {
+			return emean <= eta
+		}
+		return emax <= eta
+	}
 	h := float32(dt)
 	s.pressureAccelPredict(s.pres, h, !s.Cfg.WarmStart) // v*, x* from the non-pressure forces and the pressures the step starts with
-	emax := s.predictDensity(k)
+	emean, emax := s.predictDensity(k)
 	it := 0
-	for (emax > eta || it < int(s.Cfg.MinIterations)) && it < int(s.Cfg.MaxIterations) {
+	for (!met(emean, emax) || it < int(s.Cfg.MinIterations)) && it < int(s.Cfg.MaxIterations) {
 		s.pres, s.pnxt = s.pnxt, s.pres // p_i += δ ρ*_err,i (eq. 3.9), computed by predictDensity
 		s.pressureAccelPredict(s.pres, h, false)
-		emax = s.predictDensity(k)
+		emean, emax = s.predictDensity(k)
 		it++
 	}
 	s.timer.Mark("pressure")
 	s.iters = it
 	s.itersMax = max(s.itersMax, it)
-	s.etaMissed = emax > eta
-	s.errMean, s.errMax = s.densityError(s.rs)
+	s.etaMissed = !met(emean, emax)
+	s.errMean, s.errMax = emean, emax // the last prediction's, which the step leaves
 }
 
 // sortByCell bins the positions and reorders the particles by (cell, id).
@@ -561,6 +574,13 @@ func (s *Solver) sortByCell() {
 func (s *Solver) findNeighbors() {
 	s.nbr = grow.Resize(s.nbr, len(s.x)*s.dv.Stride) // a larger kernel radius takes longer lists
 	s.clip = s.grid.Neighbors(s.x, s.dv.H, s.dv.Stride, s.nbr, s.ncount)
+	s.off = grow.Resize(s.off, len(s.x)+1)
+	o := int32(0)
+	for i, c := range s.ncount[:len(s.x)] {
+		s.off[i] = o
+		o += c
+	}
+	s.off[len(s.x)] = o
 }
 
 func (s *Solver) neighbours(i int) []int32 {
@@ -598,7 +618,20 @@ func (s *Solver) relDensity(i int, p [4]float32, pos [][4]float32, standard bool
 			}
 		}
 	}
+	return s.withSolids(p, acc, hyd)
+}
+
+// withSolids is r_i from the neighbours' poly6 sum acc = Σ_j (h² − r²)³ at position p: V0 (W(0) + coef·acc) + Φ_i,
+// the solids' density there. It also returns ∇Φ_i and, when hyd is not nil, sets it to the solids' M_i g.
+func (s *Solver) withSolids(p [4]float32, acc float32, hyd *[4]float32) (r float32, b [4]float32) {
+	dv := &s.dv
 	sum := dv.W0 + dv.Poly6.Coef()*acc
+	if s.reach.free(p) { // Φ_i, ∇Φ_i and M_i g are zero out of the solids' reach
+		if hyd != nil {
+			*hyd = [4]float32{}
+		}
+		return dv.V0 * sum, [4]float32{}
+	}
 	var phi, gx, gy, gz float32
 	if hyd != nil {
 		var gr, mg [3]float32
@@ -618,11 +651,18 @@ func (s *Solver) computeDensity() {
 	standard := s.Cfg.Density == DensityStandard
 	wc := s.Cfg.Pressure == WCSPH
 	k := s.Cfg.Stiffness / Gamma
-	s.gsc = grow.Resize(s.gsc, len(s.x)*s.dv.Stride)
+	s.pairs = grow.Resize(s.pairs, int(s.off[len(s.x)]))
+	solids := s.sol.on
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s.pairGradients(i)
-			r, b := s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
+			var r float32
+			var b [4]float32
+			if standard || solids && s.slot[i] >= 0 {
+				s.pairGradients(i)
+				r, b = s.relDensity(i, s.x[i], s.x, standard, &s.hyd[i])
+			} else {
+				r, b = s.densityPairs(i, &s.hyd[i])
+			}
 			s.r[i], s.bg[i] = r, b
 			s.vol[i] = s.dv.V0 / max(r, 1e-3)
 			if wc {
@@ -649,16 +689,14 @@ func (s *Solver) computeDensity() {
 // Σ_j |∇W_ij|²/m_j, gives p̃_i = δ ρ̄_i e_i with ρ̄_i = Σ_j |∇W_ij|² / Σ_j (|∇W_ij|²/ρ0_j): the |∇W|²-weighted
 // harmonic mean of the neighbours' rest densities, ρ0 inside one fluid.
 func (s *Solver) neighbourDensity() {
-	stride := s.dv.Stride
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pi := s.x[i]
-			nb := s.neighbours(i)
-			gs := s.gsc[i*stride:][:len(nb)] // the pair gradients' scales at x(t) (pairGradients): |∇W_ij| = g r
 			var num, den float32
-			for k, j := range nb {
+			for _, e := range s.pairs[s.off[i]:s.off[i+1]] { // |∇W_ij| = g r at x(t) (pairGradients)
+				j := e.j
 				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
-				g := gs[k]
+				g := e.g
 				w := g * g * (rx*rx + ry*ry + rz*rz)
 				num += w
 				den += w / s.rho0[s.mat[j]]
@@ -688,11 +726,13 @@ func (s *Solver) nonPressure() {
 	tension := s.tensionOn()
 	solids := s.sol.on
 	heat := solids && s.sol.diffuse
+	// the slices the neighbour loop reads, in locals: through s the compiler reloads them at every neighbour
+	x, v, vol, mu, mat, pairs, off := s.x, s.v, s.vol, s.mu, s.mat, s.pairs, s.off
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			pi, vi, Vi := s.x[i], s.v[i], s.vol[i]
-			mi := s.mat[i]
-			mui := s.mu[mi]
+			pi, vi, Vi := x[i], v[i], vol[i]
+			mi := mat[i]
+			mui := mu[mi]
 			rb := int32(-1)
 			var ti, di, rate float32
 			if solids { // each particle's own viscosity (solids.go), none inside a rigid cluster
@@ -701,15 +741,17 @@ func (s *Solver) nonPressure() {
 			}
 			ni := s.nrm[i]
 			var fx, fy, fz, div, wsum float32
-			for _, j := range s.neighbours(i) {
-				rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
+			for _, e := range pairs[off[i]:off[i+1]] {
+				j := e.j
+				xj := &x[j]
+				rx, ry, rz := pi[0]-xj[0], pi[1]-xj[1], pi[2]-xj[2]
 				r2 := rx*rx + ry*ry + rz*rz
 				if r2 >= h2 {
 					continue
 				}
 				d := sqrt32(r2)
-				Vj := s.vol[j]
-				muj := s.mu[s.mat[j]]
+				Vj := vol[j]
+				muj := mu[mat[j]]
 				if solids {
 					if heat { // eq. 5.12: c_ij V_j (T_j − T_i) ∇²W_ij (solids.go, heat)
 						rate += 0.5 * (di + s.sol.mats[s.mat[j]].diff) * Vj * (s.temp[j] - ti) * dv.Visc.Laplacian(d)
@@ -721,9 +763,10 @@ func (s *Solver) nonPressure() {
 				}
 				// eq. 4.13: (1/δ_i) Σ_j (μ_i + μ_j)/2 (1/δ_j)(v_j − v_i) ∇²W_ij, with 1/δ = V
 				c := 0.5 * (mui + muj) * Vi * Vj * dv.Visc.Laplacian(d)
-				fx += c * (s.v[j][0] - vi[0])
-				fy += c * (s.v[j][1] - vi[1])
-				fz += c * (s.v[j][2] - vi[2])
+				vj := &v[j]
+				fx += c * (vj[0] - vi[0])
+				fy += c * (vj[1] - vi[1])
+				fz += c * (vj[2] - vi[2])
 				if tension && ni[3] > 0 {
 					// eq. 4.17: κ_i = −Σ_j V_j (n̂_j − n̂_i)·∇W_ij / Σ_j V_j W_ij
 					gs := dv.Spiky.GradScale(d) * Vj
@@ -879,15 +922,24 @@ func (s *Solver) pressureTerms(pres []float32) (unit bool) {
 	return form == 0
 }
 
-// pairGradients stores the spiky gradient's scale for each of particle i's neighbours at x(t), ∇W_ij = g_ij (x_i −
-// x_j), 0 beyond h: the pressure force is evaluated at x(t) in every PCISPH iteration, and only the pressures
-// change. computeDensity calls it for each particle beside its density.
+// pair is an entry of a particle's packed neighbour list (Solver.pairs): the neighbour j and the spiky gradient's
+// scale g at x(t), ∇W_ij = g (x_i − x_j), 0 beyond h and between bonded particles. The pressure force is evaluated
+// at x(t) in every PCISPH iteration, and only the pressures change; and the iterations read each particle's
+// neighbours as one contiguous run of 8-byte entries instead of two strided lists of the neighbour grid's capacity.
+type pair struct {
+	j int32
+	g float32
+}
+
+// pairGradients writes particle i's pairs. computeDensity calls it (or densityPairs, which also sums the density)
+// for each particle beside its density.
 func (s *Solver) pairGradients(i int) {
 	dv := &s.dv
 	h2 := dv.H * dv.H
 	pi := s.x[i]
 	nb := s.neighbours(i)
-	gs := s.gsc[i*dv.Stride:][:len(nb)]
+	ps := s.pairs[s.off[i]:s.off[i+1]]
+	ps = ps[:len(nb)]
 	for k, j := range nb {
 		rx, ry, rz := pi[0]-s.x[j][0], pi[1]-s.x[j][1], pi[2]-s.x[j][2]
 		r2 := rx*rx + ry*ry + rz*rz
@@ -895,15 +947,44 @@ func (s *Solver) pairGradients(i int) {
 		if r2 < h2 {
 			g = dv.Spiky.GradScale(sqrt32(r2))
 		}
-		gs[k] = g
+		ps[k] = pair{j: j, g: g}
 	}
 	if s.sol.on && s.slot[i] >= 0 { // no pressure between bonded particles (solids.go, bondMask)
 		for k, b := range s.bonded[i*dv.Stride:][:len(nb)] {
 			if b {
-				gs[k] = 0
+				ps[k].g = 0
 			}
 		}
 	}
+}
+
+// densityPairs is pairGradients and relDensity at x(t) in one pass over the neighbours, for a particle of the
+// number density that is no solid's: the same sums in the same order, each neighbour's position read once.
+func (s *Solver) densityPairs(i int, hyd *[4]float32) (r float32, b [4]float32) {
+	dv := &s.dv
+	h2 := dv.H * dv.H
+	sp := dv.Spiky
+	x := s.x
+	p := x[i]
+	px, py, pz := p[0], p[1], p[2]
+	nb := s.neighbours(i)
+	ps := s.pairs[s.off[i]:s.off[i+1]]
+	ps = ps[:len(nb)]
+	var acc float32
+	for k, j := range nb {
+		q := &x[j]
+		rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+		r2 := rx*rx + ry*ry + rz*rz
+		g := float32(0)
+		if r2 < h2 {
+			g = sp.GradScale(sqrt32(r2))
+		}
+		ps[k] = pair{j: j, g: g}
+		if d := h2 - r2; d > 0 {
+			acc += d * d * d
+		}
+	}
+	return s.withSolids(p, acc, hyd)
 }
 
 // pressureAccelPredict computes each particle's pressure acceleration at x(t) from the pressures pres (eq. 4.12 or
@@ -933,7 +1014,7 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 	if !zero {
 		unit = s.pressureTerms(pres)
 	}
-	prec, pa, pq, gsc, stride := s.prec, s.pa, s.pq, s.gsc, s.dv.Stride
+	prec, pa, pq, pairs, off := s.prec, s.pa, s.pq, s.pairs, s.off
 	s.pool.For(len(s.x), 512, func(lo, hi int) {
 		amax := float32(0)
 		limited := 0
@@ -943,22 +1024,21 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			var fx, fy, fz float32
 			if !zero {
 				// −A_i A_j (q_i + q_j) ∇W_ij (pressureTerms), with ∇W_ij's scale from the step's start (pairGradients)
-				nb := s.neighbours(i)
-				gs := gsc[i*stride:][:len(nb)]
+				ps := pairs[off[i]:off[i+1]]
 				qi := pq[i]
 				if unit {
-					for k, j := range nb {
-						r := &prec[j]
-						g := gs[k] * (qi + r[3])
+					for _, e := range ps {
+						r := &prec[e.j]
+						g := e.g * (qi + r[3])
 						fx -= g * (pi[0] - r[0])
 						fy -= g * (pi[1] - r[1])
 						fz -= g * (pi[2] - r[2])
 					}
 				} else {
 					ai := pa[i]
-					for k, j := range nb {
-						r := &prec[j]
-						g := gs[k] * ai * (pa[j]*qi + r[3])
+					for _, e := range ps {
+						r := &prec[e.j]
+						g := e.g * ai * (pa[e.j]*qi + r[3])
 						fx -= g * (pi[0] - r[0])
 						fy -= g * (pi[1] - r[1])
 						fz -= g * (pi[2] - r[2])
@@ -1001,8 +1081,10 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 			v := [4]float32{s.v[i][0] + dt*tx, s.v[i][1] + dt*ty, s.v[i][2] + dt*tz, 0}
 			q := [4]float32{pi[0] + dt*v[0], pi[1] + dt*v[1], pi[2] + dt*v[2], 0}
 			c := q
-			s.bodyApply(&c) // rigid bodies (bodies.go)
-			s.col.Apply(&c)
+			if !s.reach.free(q) { // out of the solids' reach nothing projects the particle
+				s.bodyApply(&c) // rigid bodies (bodies.go)
+				s.col.Apply(&c)
+			}
 			if c != q {
 				inv := 1 / dt
 				v = [4]float32{(c[0] - pi[0]) * inv, (c[1] - pi[1]) * inv, (c[2] - pi[2]) * inv, 0}
@@ -1023,44 +1105,125 @@ func (s *Solver) pressureAccelPredict(pres []float32, dt float32, zero bool) {
 }
 
 // predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines
-// 16–17) and the next pressures p_i + δ ρ0_i e_i (eq. 3.8–3.9) into pnxt, clamped at zero; it returns the largest
-// predicted density error max(ρ*/ρ0 − 1). The error may be negative: it lowers a pressure that overshot.
-func (s *Solver) predictDensity(k float64) float64 {
+// 16–17) and the next pressures p_i + δ ρ0_i e_i (eq. 3.8–3.9) into pnxt, clamped at zero; it returns the mean and
+// the largest predicted density error max(ρ*/ρ0 − 1, 0) (densityError). The error in the pressure update may be
+// negative: it lowers a pressure that overshot.
+func (s *Solver) predictDensity(k float64) (mean, mx float64) {
 	standard := s.Cfg.Density == DensityStandard
 	kf := float32(k)
 	multi := len(s.mats) > 1
-	var mu sync.Mutex
-	emax := 0.0
-	s.pool.For(len(s.x), 512, func(lo, hi int) {
-		local := float32(0)
-		for i := lo; i < hi; i++ {
-			r, _ := s.relDensity(i, s.xs[i], s.xs, standard, nil)
-			s.rs[i] = r
-			e := r - 1
-			local = max(local, e)
-			rho := s.rho0[s.mat[i]]
-			if multi {
-				rho = s.rbar[i]
+	solids := s.sol.on
+	h2 := s.dv.H * s.dv.H
+	n := len(s.x)
+	xs, pairs, off := s.xs, s.pairs, s.off
+	s.errSum = grow.Resize(s.errSum, (n+errBlock-1)/errBlock)
+	s.pool.For(len(s.errSum), 1, func(blo, bhi int) {
+		for b := blo; b < bhi; b++ {
+			lo, hi := b*errBlock, min(n, (b+1)*errBlock)
+			for i := lo; i < hi; i++ {
+				var r float32
+				if standard || solids && s.slot[i] >= 0 {
+					r, _ = s.relDensity(i, xs[i], xs, standard, nil)
+				} else { // relDensity's number density, reading the packed pairs
+					p := xs[i]
+					px, py, pz := p[0], p[1], p[2]
+					var acc float32
+					for _, e := range pairs[off[i]:off[i+1]] {
+						q := &xs[e.j]
+						rx, ry, rz := px-q[0], py-q[1], pz-q[2]
+						if d := h2 - (rx*rx + ry*ry + rz*rz); d > 0 {
+							acc += d * d * d
+						}
+					}
+					r, _ = s.withSolids(p, acc, nil)
+				}
+				s.rs[i] = r
+				rho := s.rho0[s.mat[i]]
+				if multi {
+					rho = s.rbar[i]
+				}
+				s.pnxt[i] = max(0, s.pres[i]+kf*rho*(r-1))
 			}
-			s.pnxt[i] = max(0, s.pres[i]+kf*rho*e)
+			s.errSum[b] = blockError(s.rs[lo:hi])
 		}
-		mu.Lock()
-		emax = math.Max(emax, float64(local))
-		mu.Unlock()
 	})
-	return emax
+	return s.errorOfBlocks(s.rs)
 }
 
-// densityError is the mean and the largest of max(r_i − 1, 0) over the particles, in particle order.
-func (s *Solver) densityError(r []float32) (mean, mx float64) {
-	sum := 0.0
+// errBlock is how many particles each partial sum of the density errors covers. It is fixed, not the worker pool's
+// chunk, so that the mean is the same sum in the same order on any number of cores, and a run stops its PCISPH
+// iterations at the same step wherever it runs.
+const errBlock = 512
+
+// blockError is Σ max(r_i − 1, 0) over a block of relative densities.
+func blockError(r []float32) [2]float64 {
+	sum, mx := 0.0, float32(0)
 	for _, ri := range r {
-		if e := float64(ri) - 1; e > 0 {
-			sum += e
-			mx = math.Max(mx, e)
+		if e := ri - 1; e > 0 {
+			sum += float64(e)
+			mx = max(mx, e)
 		}
 	}
+	return [2]float64{sum, float64(mx)}
+}
+
+// errorOfBlocks combines the blocks' sums (errSum, blockError) of the relative densities r into their mean over the
+// particles and their largest.
+func (s *Solver) errorOfBlocks(r []float32) (mean, mx float64) {
+	sum := 0.0
+	for _, b := range s.errSum {
+		sum += b[0]
+		mx = math.Max(mx, b[1])
+	}
 	return sum / float64(max(1, len(r))), mx
+}
+
+// densityError is the mean over the particles and the largest of the density error max(r_i − 1, 0), r_i = ρ_i/ρ0_i:
+// the figures FigDensityErrMean and FigDensityErrMax, and, at the predicted positions, what PCISPH's stopping rule
+// (sph.stop) compares with η. predictDensity sums the same blocks as it goes.
+func (s *Solver) densityError(r []float32) (mean, mx float64) {
+	n := len(r)
+	s.errSum = grow.Resize(s.errSum, (n+errBlock-1)/errBlock)
+	s.pool.For(len(s.errSum), 1, func(blo, bhi int) {
+		for b := blo; b < bhi; b++ {
+			s.errSum[b] = blockError(r[b*errBlock : min(n, (b+1)*errBlock)])
+		}
+	})
+	return s.errorOfBlocks(r)
+}
+
+// reach is where the solids act: with no obstacles and no rigid bodies, a position at least the kernel radius from
+// every wall of the domain is out of reach of all of them. There the solids' density, its gradient and its moment
+// are zero (the wall kernel's support ends at h) and the collision projection (kept a contact radius inside the
+// walls) leaves the position as it is, so the PCISPH passes skip the solids' evaluation for most particles. The
+// distances are taken as the collider's boundary takes them, so the two agree to the last bit.
+type reach struct {
+	on     bool       // free can be true: no obstacles and no bodies
+	lo, hi [3]float32 // the walls
+	h      float32    // the wall kernel's radius
+}
+
+// solidReach is the reach of the solids now (obstacles move with the scene and the paddle: each step asks anew).
+func (s *Solver) solidReach() reach {
+	c := &s.col
+	r := reach{on: len(c.Obstacles) == 0 && len(s.bodies.List) == 0, h: s.dv.Wall.H}
+	for k := 0; k < 3; k++ {
+		r.lo[k], r.hi[k] = c.Lo[k]-c.Radius, c.Hi[k]+c.Radius
+	}
+	return r
+}
+
+// free says whether p is out of the solids' reach.
+func (r *reach) free(p [4]float32) bool {
+	if !r.on {
+		return false
+	}
+	for k := 0; k < 3; k++ {
+		if !(p[k]-r.lo[k] >= r.h && r.hi[k]-p[k] >= r.h) {
+			return false
+		}
+	}
+	return true
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
