@@ -21,7 +21,7 @@ FUZZFLAGS ?= -fuzzminimizetime 10s
 APT_PACKAGES := libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev \
 	libgl1-mesa-dev xvfb ffmpeg
 
-.PHONY: deps build run test bench fuzz clean
+.PHONY: deps build run test bench peers fuzz clean
 
 # deps installs only what is missing, so it is quiet and fast when everything is there.
 deps:
@@ -106,6 +106,11 @@ bench: build
 	else
 		echo "make bench: no display, skipping the GPU benchmarks (they need an OpenGL 4.3 context)"
 	fi
+
+# peers remakes slosh's side of the table against the C++ codes (docs/BENCHMARKS.md, issue 30): every row's
+# command three times, best and spread, accuracy beside time. Run it with nothing else on the machine.
+peers: build
+	SLOSH=./$(BIN) sh docs/bench/peers.sh
 
 # fuzz runs every Go fuzz target of the module for FUZZTIME each: the packages whose tests define a Fuzz function,
 # each target found by `go test -list`. Their seed corpora run in `make test` too. A finding stops it and leaves the
