@@ -438,7 +438,8 @@ func (s *Solver) sortByCell() {
 // findNeighbors builds the neighbour lists once per step on the predicted positions (Algorithm 1, lines 5–7).
 //
 // The first iteration's λ (computeLambda) is computed in the same sweep, each particle's as soon as its list is
-// found, while its neighbours' positions are still in cache: a separate first pass over the lists cost a fifth more.
+// found, while its neighbours' positions are still in cache (on issue 30's 97k dam break, 40.4 ms a step for both
+// against 30.7 + 15.3 apart).
 func (s *Solver) findNeighbors() {
 	n := len(s.p)
 	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
@@ -447,7 +448,7 @@ func (s *Solver) findNeighbors() {
 }
 
 // pairKernel is the kernels' constants the pair loops read, copied out of Derived into a value the loops keep in
-// registers (Go reloads a field through a pointer on every use inside a loop). Its W and Grad are Poly6.W and
+// registers (Go reloads a field through a pointer on every use inside a loop). Its w and grad are Poly6.W and
 // Spiky.GradScale for a pair already known to lie within h, the same arithmetic without the range tests.
 type pairKernel struct {
 	h2, h        float32 // h², h
