@@ -118,7 +118,7 @@ func (w *WallKernel) At(d float32) (phi, grad float32) {
 // storing the contacts (Φ_b ≤ 0.52, so the division is safe). BoundaryExact combines the box's own walls exactly
 // (edges.go).
 func (c *Collider) Boundary(w *WallKernel, x, y, z float32) (phi, gx, gy, gz float32) {
-	if len(c.Obstacles) == 0 && c.awayFromWalls(w.H, x, y, z) { // most of the fluid: what boundary returns there
+	if c.Clear(w.H, x, y, z) { // most of the fluid: what boundary returns there
 		return 0, 0, 0, 0
 	}
 	phi, g, _ := c.boundary(w, nil, nil, [3]float32{}, x, y, z)
@@ -138,11 +138,16 @@ func (c *Collider) BoundaryMoment(w *WallKernel, m *WallMoment, gh *Ghosts, g [3
 	return c.boundary(w, m, gh, g, x, y, z)
 }
 
-// awayFromWalls says whether (x, y, z) lies at least h from each of the domain's walls (boundary's distances).
-func (c *Collider) awayFromWalls(h, x, y, z float32) bool {
+// Clear says whether no solid lies within h of (x, y, z): the scene has no obstacles and the point is at least h
+// from each of the domain's walls, measured as boundary measures them. There boundary's Φ, ∇Φ and moment are zero
+// and Apply moves nothing, so a solver may skip them. A non-finite point is never clear.
+func (c *Collider) Clear(h, x, y, z float32) bool {
+	if len(c.Obstacles) > 0 {
+		return false
+	}
 	p := [3]float32{x, y, z}
 	for k := range 3 {
-		if p[k]-(c.Lo[k]-c.Radius) < h || (c.Hi[k]+c.Radius)-p[k] < h {
+		if !(p[k]-(c.Lo[k]-c.Radius) >= h && (c.Hi[k]+c.Radius)-p[k] >= h) {
 			return false
 		}
 	}

@@ -1192,38 +1192,24 @@ func (s *Solver) densityError(r []float32) (mean, mx float64) {
 	return s.errorOfBlocks(r)
 }
 
-// reach is where the solids act: with no obstacles and no rigid bodies, a position at least the kernel radius from
-// every wall of the domain is out of reach of all of them. There the solids' density, its gradient and its moment
-// are zero (the wall kernel's support ends at h) and the collision projection (kept a contact radius inside the
-// walls) leaves the position as it is, so the PCISPH passes skip the solids' evaluation for most particles. The
-// distances are taken as the collider's boundary takes them, so the two agree to the last bit.
+// reach is where the solids act this step: with no rigid bodies (bodies.go, which the collider does not know of),
+// a position the collider calls Clear is out of reach of all of them. There the solids' density, its gradient and
+// its moment are zero and the collision projection leaves the position as it is, so the PCISPH passes skip the
+// solids' evaluation for most particles.
 type reach struct {
-	on     bool       // free can be true: no obstacles and no bodies
-	lo, hi [3]float32 // the walls
-	h      float32    // the wall kernel's radius
+	on  bool // no bodies: clear points are free
+	col *solid.Collider
+	h   float32 // the wall kernel's radius
 }
 
 // solidReach is the reach of the solids now (obstacles move with the scene and the paddle: each step asks anew).
 func (s *Solver) solidReach() reach {
-	c := &s.col
-	r := reach{on: len(c.Obstacles) == 0 && len(s.bodies.List) == 0, h: s.dv.Wall.H}
-	for k := 0; k < 3; k++ {
-		r.lo[k], r.hi[k] = c.Lo[k]-c.Radius, c.Hi[k]+c.Radius
-	}
-	return r
+	return reach{on: len(s.bodies.List) == 0, col: &s.col, h: s.dv.Wall.H}
 }
 
 // free says whether p is out of the solids' reach.
 func (r *reach) free(p [4]float32) bool {
-	if !r.on {
-		return false
-	}
-	for k := 0; k < 3; k++ {
-		if !(p[k]-r.lo[k] >= r.h && r.hi[k]-p[k] >= r.h) {
-			return false
-		}
-	}
-	return true
+	return r.on && r.col.Clear(r.h, p[0], p[1], p[2])
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
