@@ -475,6 +475,12 @@ func (k pairKernel) grad(r2 float32) float32 {
 	return k.gCoef * d * d / dist
 }
 
+// offset is r = p_i − q and |r|², the start of every pair loop's body.
+func offset(pi, q *[4]float32) (rx, ry, rz, r2 float32) {
+	rx, ry, rz = pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
+	return rx, ry, rz, rx*rx + ry*ry + rz*rz
+}
+
 // powN is x^n as the GPU's loop multiplies it out, ((x·x)·x)·x…, with the paper's n = 4 unrolled: the loop's
 // branch cost a tenth of the Δp pass.
 func powN(x float32, n int) float32 {
@@ -534,9 +540,7 @@ func (l *lambdaPass) at(i int, list []int32) {
 		l.rho[i], l.bgrad[i] = 1, [4]float32{}
 		l.packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
 		for k, j := range list { // but gather their fluid neighbours' corrections in applyDeltaP
-			q := &p[j]
-			rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
-			if r2 := rx*rx + ry*ry + rz*rz; r2 < kn.h2 {
+			if _, _, _, r2 := offset(&pi, &p[j]); r2 < kn.h2 {
 				grads[k] = kn.grad(r2)
 			}
 		}
@@ -546,8 +550,7 @@ func (l *lambdaPass) at(i int, list []int32) {
 	var gx, gy, gz, sum2 float32
 	for k, j := range list {
 		q := &p[j]
-		rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
-		r2 := rx*rx + ry*ry + rz*rz
+		rx, ry, rz, r2 := offset(&pi, q)
 		if r2 >= kn.h2 {
 			continue
 		}
@@ -603,8 +606,7 @@ func (s *Solver) applyDeltaP() {
 			grads := pairG[i*stride:][:len(list)]
 			for k, j := range list {
 				q := &packed[j]
-				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
-				r2 := rx*rx + ry*ry + rz*rz
+				rx, ry, rz, r2 := offset(&pi, q)
 				if r2 >= kn.h2 {
 					continue
 				}
@@ -674,8 +676,7 @@ func (s *Solver) computeVorticity() {
 			grads := pairG[i*stride:][:len(list)]
 			for k, j := range list {
 				q := &p[j]
-				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
-				r2 := rx*rx + ry*ry + rz*rz
+				rx, ry, rz, r2 := offset(&pi, q)
 				if r2 >= kn.h2 {
 					continue
 				}
@@ -732,8 +733,7 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 			grads := pairG[i*stride:][:len(list)]
 			for k, j := range list {
 				q := &p[j]
-				rx, ry, rz := pi[0]-q[0], pi[1]-q[1], pi[2]-q[2]
-				r2 := rx*rx + ry*ry + rz*rz
+				rx, ry, rz, r2 := offset(&pi, q)
 				if r2 >= kn.h2 {
 					continue
 				}
