@@ -24,8 +24,10 @@ type driver interface {
 	SetPaused(bool)
 	// StepFrame simulates one frame and pauses.
 	StepFrame()
-	// Update advances (GPU) or collects the newest frame (CPU); once per display frame, wall seconds since the last.
-	Update(wallDt float64)
+	// Update advances (GPU) or collects the newest frame (CPU); once per display frame, wall seconds since the
+	// last. budget is the seconds this display frame has for simulation steps on the GL thread (≤ 0: no limit):
+	// a GPU mode spreads a frame of many substeps over several display frames, so the window keeps its rate.
+	Update(wallDt, budget float64)
 	// Particles is what to draw for the newest frame.
 	Particles() render.Particles
 	// Version changes whenever the particles change (a simulated frame, a reset).
@@ -33,6 +35,9 @@ type driver interface {
 	Stats() sim.Stats
 	// SimRate is simulated frames per wall second, over the last half second or so.
 	SimRate() float64
+	// SimSpeed is simulated seconds per wall second over the same time: 1 in real time, 0.4 when the steps the
+	// CFL condition asks for take longer than the frames they simulate (the slow-motion factor), 0 when paused.
+	SimSpeed() float64
 	// Do runs f on the solver between steps — at once for GPU modes, on the runner's goroutine for CPU modes —
 	// and then, when f succeeded, then on the GL thread (nil is nothing). f's message or error goes to the status
 	// line; f returns "" for the quiet updates tools make every frame.
@@ -66,19 +71,25 @@ func (s *statusLine) set(msg string, isErr bool) { s.msg, s.isErr, s.at = msg, i
 // hidden.
 const errorShown = 8 * time.Second
 
-// rateMeter measures events per second over windows of about half a second.
+// rateIdle is the longest a rateMeter's window stays open while nothing is counted, s.
+const rateIdle = 4.0
+
+// rateMeter measures events (or simulated seconds) per second over windows of about half a second.
 type rateMeter struct {
 	start time.Time
-	count int
+	count float64
 	rate  float64
 }
 
-func (m *rateMeter) add(n int, now time.Time) {
+func (m *rateMeter) add(n float64, now time.Time) {
 	if m.start.IsZero() {
-		m.start = now
+		m.start = now // a window counts what happens after its start: (start, now]
+		return
 	}
 	m.count += n
-	if el := now.Sub(m.start).Seconds(); el >= 0.5 {
+	// a window closes after half a second with something counted, or after rateIdle with nothing: a simulation
+	// slower than a frame per half second still reads its rate, and a stopped one reads 0 soon enough
+	if el := now.Sub(m.start).Seconds(); el >= 0.5 && (m.count > 0 || el >= rateIdle) {
 		m.rate = float64(m.count) / el
 		m.start, m.count = now, 0
 	}
@@ -94,6 +105,7 @@ type cpuDriver struct {
 	stats  sim.Stats
 	seq    uint64
 	rate   rateMeter
+	speed  rateMeter // simulated seconds per wall second
 	msgSeq uint64
 
 	status *statusLine
@@ -133,6 +145,7 @@ func (d *cpuDriver) Particles() render.Particles { return d.parts }
 func (d *cpuDriver) Version() uint64             { return d.seq }
 func (d *cpuDriver) Stats() sim.Stats            { return d.stats }
 func (d *cpuDriver) SimRate() float64            { return d.rate.rate }
+func (d *cpuDriver) SimSpeed() float64           { return d.speed.rate }
 
 func (d *cpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
 	d.runner.Do(func(s sim.Solver) (string, error) {
@@ -155,7 +168,7 @@ func (d *cpuDriver) PickFrame() *sim.Frame {
 	return &d.last.Frame
 }
 
-func (d *cpuDriver) Update(float64) {
+func (d *cpuDriver) Update(_, _ float64) {
 	now := time.Now()
 	d.mu.Lock()
 	thens := d.thens
@@ -171,6 +184,7 @@ func (d *cpuDriver) Update(float64) {
 	p := d.runner.Latest()
 	if p == nil {
 		d.rate.add(0, now)
+		d.speed.add(0, now)
 		return
 	}
 	d.last = p
@@ -203,7 +217,8 @@ func (d *cpuDriver) Update(float64) {
 		frames = int(p.Seq - d.seq) // frames published meanwhile were simulated too
 	}
 	d.seq = p.Seq
-	d.rate.add(frames, now)
+	d.rate.add(float64(frames), now)
+	d.speed.add(float64(frames)*FrameDt, now) // the runner's frames are whole
 }
 
 // showNotice puts a solver's notice in the status line when it is new.
@@ -238,17 +253,31 @@ func (d *cpuDriver) Close() {
 	d.parts, d.twinParts = render.Particles{}, render.Particles{}
 }
 
-// gpuDriver steps a GPU solver on the GL thread: one simulated frame per display frame when running, from an
-// accumulator of wall time capped at maxBacklog frames, so a slow GPU slows the simulation instead of spiralling.
-// The solver's BeginFrame chooses the frame's substeps.
+// gpuDriver steps a GPU solver on the GL thread. A simulated frame starts when an accumulator of wall time holds a
+// frame (capped at maxBacklog frames, so a slow GPU slows the simulation instead of spiralling); its substeps (the
+// solver's BeginFrame chooses them) then run within the display frames' step budget: as many a display frame as
+// the budget holds, at least one, so a frame the CFL condition cuts into many steps is spread over several display
+// frames and the window keeps its rate while the simulation runs slower than real time (SimSpeed says how much).
+//
+// The budget changes only when the steps run, never what they compute: like the CPU runner, the driver changes
+// the solver only between simulated frames. Parameter edits (the panel edits a mirror), Do calls, resets and
+// releases that arrive while a frame is in progress wait for its end, so a sitting replays bit for bit whatever the
+// budget was.
 type gpuDriver struct {
 	mode    Mode
 	s       gpuSolver
+	mirror  *param.Set
 	paused  bool
 	stepReq bool
 	acc     float64
-	rate    rateMeter
+	rate    rateMeter // whole simulated frames per wall second
+	speed   rateMeter // simulated seconds per wall second
 	version uint64
+
+	// the simulated frame in progress: its substeps and how many of them are still to run (0: none in progress)
+	frameN, left int
+	stepCost     float64   // the latest steps' cost, s: the solver's StepMs, smoothed
+	waiting      []gpuWait // what arrived during the frame in progress, in order
 
 	status *statusLine
 	record func(sim.Stats)
@@ -256,19 +285,28 @@ type gpuDriver struct {
 	frame  sim.Frame
 	caps   capWatch
 	sink   func(*sim.Frame)
+	clock  func() time.Time // the meters' wall clock: time.Now, or a test's
+}
+
+// gpuWait is a change to the solver held until the frame in progress ends: a parameter snapshot, or a Do call.
+type gpuWait struct {
+	snap param.Snapshot
+	f    func(sim.Solver) (string, error)
+	then func()
 }
 
 // maxBacklog caps the accumulator of the GPU driver, in frames.
 const maxBacklog = 2
 
 func newGPUDriver(m Mode, s gpuSolver, paused bool, status *statusLine, record func(sim.Stats)) *gpuDriver {
-	return &gpuDriver{mode: m, s: s, paused: paused, status: status, record: record}
+	mirror := m.Params()
+	carry(mirror, s.Params().Snapshot())
+	return &gpuDriver{mode: m, s: s, mirror: mirror, paused: paused, status: status, record: record, clock: time.Now}
 }
 
 func (d *gpuDriver) Mode() Mode                  { return d.mode }
 func (d *gpuDriver) Flat() *sim.FlatFrame        { return nil }
-func (d *gpuDriver) Params() *param.Set          { return d.s.Params() }
-func (d *gpuDriver) ParamsChanged()              {}
+func (d *gpuDriver) Params() *param.Set          { return d.mirror }
 func (d *gpuDriver) Paused() bool                { return d.paused }
 func (d *gpuDriver) SetPaused(p bool)            { d.paused = p; d.stepReq = d.stepReq && p }
 func (d *gpuDriver) StepFrame()                  { d.paused, d.stepReq = true, true }
@@ -276,8 +314,37 @@ func (d *gpuDriver) Particles() render.Particles { return d.s.Particles() }
 func (d *gpuDriver) Version() uint64             { return d.version }
 func (d *gpuDriver) Stats() sim.Stats            { return d.s.Stats() }
 func (d *gpuDriver) SimRate() float64            { return d.rate.rate }
+func (d *gpuDriver) SimSpeed() float64           { return d.speed.rate }
 
+// inFrame says whether a simulated frame is in progress: some of its substeps have run, not all.
+func (d *gpuDriver) inFrame() bool { return d.left > 0 }
+
+// ParamsChanged applies the mirror's values to the solver, at once between frames, else when the frame ends.
+func (d *gpuDriver) ParamsChanged() {
+	snap := d.mirror.Snapshot()
+	if d.inFrame() {
+		d.waiting = append(d.waiting, gpuWait{snap: snap})
+		return
+	}
+	d.applyParams(snap)
+}
+
+func (d *gpuDriver) applyParams(snap param.Snapshot) {
+	if err := d.s.Params().Restore(snap); err != nil {
+		d.status.set(fmt.Sprintf("%s: parameters not applied: %v", d.mode.Name, err), true)
+	}
+}
+
+// Do runs f at once between frames, else when the frame in progress ends.
 func (d *gpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
+	if d.inFrame() {
+		d.waiting = append(d.waiting, gpuWait{f: f, then: then})
+		return
+	}
+	d.do(f, then)
+}
+
+func (d *gpuDriver) do(f func(sim.Solver) (string, error), then func()) {
 	msg, err := f(d.s)
 	switch {
 	case err != nil:
@@ -292,6 +359,29 @@ func (d *gpuDriver) Do(f func(sim.Solver) (string, error), then func()) {
 	}
 }
 
+// flush runs what waited for the frame in progress, in the order it came.
+func (d *gpuDriver) flush() {
+	for len(d.waiting) > 0 {
+		w := d.waiting[0]
+		d.waiting = d.waiting[1:]
+		if w.f != nil {
+			d.do(w.f, w.then)
+		} else {
+			d.applyParams(w.snap)
+		}
+	}
+	d.waiting = nil
+}
+
+// finish runs the rest of the frame in progress at once and then what waited for it: before a reset or a release,
+// which come between frames as they do in the CPU runner.
+func (d *gpuDriver) finish() {
+	if d.inFrame() {
+		d.steps(d.left)
+	}
+	d.flush()
+}
+
 func (d *gpuDriver) SetFrameSink(f func(*sim.Frame)) { d.sink = f }
 
 func (d *gpuDriver) PickFrame() *sim.Frame {
@@ -300,6 +390,7 @@ func (d *gpuDriver) PickFrame() *sim.Frame {
 }
 
 func (d *gpuDriver) Reset(sc *scene.Scene) {
+	d.finish()
 	if err := sim.Reset(d.s, sc); err != nil {
 		d.status.set(fmt.Sprintf("%s: reset failed: %v", d.mode.Name, err), true)
 		return
@@ -310,43 +401,88 @@ func (d *gpuDriver) Reset(sc *scene.Scene) {
 	d.status.set(withWarnings(fmt.Sprintf("reset %s: %d particles", sceneLabel(sc), d.s.Stats().Particles), d.s))
 }
 
-func (d *gpuDriver) Update(wallDt float64) {
-	now := time.Now()
-	run := d.stepReq
+// Update starts a simulated frame when the accumulator holds one (or a single frame was asked for), and runs as
+// many of the frame's substeps as budget seconds hold at the latest steps' cost, at least one. A budget ≤ 0 or an
+// unknown cost runs the whole frame.
+func (d *gpuDriver) Update(wallDt, budget float64) {
+	now := d.clock()
 	if !d.paused {
 		d.acc = min(d.acc+max(wallDt, 0), maxBacklog*FrameDt)
-		if d.acc >= FrameDt {
+	}
+	if !d.inFrame() {
+		run := d.stepReq
+		if !d.paused && d.acc >= FrameDt {
 			d.acc -= FrameDt
 			run = true
 		}
+		if !run {
+			d.rate.add(0, now)
+			d.speed.add(0, now)
+			return
+		}
+		d.stepReq = false
+		d.frameN = max(1, d.s.BeginFrame(FrameDt))
+		d.left = d.frameN
+		if msg := d.caps.frame(d.s, d.frameN); msg != "" {
+			d.status.set(msg, true)
+		}
 	}
-	if !run {
+	ran := d.steps(stepsInBudget(budget, d.stepCost, d.left))
+	d.speed.add(float64(ran)*FrameDt/float64(d.frameN), now)
+	if !d.inFrame() {
+		d.rate.add(1, now)
+	} else {
 		d.rate.add(0, now)
-		return
 	}
-	d.stepReq = false
-	d.version++
-	n := max(1, d.s.BeginFrame(FrameDt))
-	if msg := d.caps.frame(d.s, n); msg != "" {
-		d.status.set(msg, true)
+}
+
+// stepsInBudget is how many of left steps run in a display frame whose steps may take budget seconds, each
+// costing about cost seconds: at least one, all of them when the budget or the cost is unknown (≤ 0).
+func stepsInBudget(budget, cost float64, left int) int {
+	if budget <= 0 || cost <= 0 {
+		return left
 	}
-	for k := 0; k < n; k++ {
-		if err := d.s.Step(FrameDt / float64(n)); err != nil {
-			d.paused = true
+	return min(left, max(1, int(budget/cost)))
+}
+
+// steps runs up to k of the frame's remaining substeps and returns how many ran; the frame's end hands it to the
+// sink and runs what waited. A step error ends the frame early (the solver has restored its last good state) and
+// pauses.
+func (d *gpuDriver) steps(k int) int {
+	ran := 0
+	for ; ran < k && d.left > 0; ran++ {
+		err := d.s.Step(FrameDt / float64(d.frameN))
+		d.left--
+		if err != nil {
+			d.paused, d.left = true, 0
 			d.status.set(stepErrorMessage(d.mode.Name, err), true)
 			break
 		}
 		st := d.s.Stats()
+		if st.StepMs > 0 {
+			c := st.StepMs / 1000
+			if d.stepCost <= 0 {
+				d.stepCost = c
+			} else {
+				d.stepCost += 0.25 * (c - d.stepCost)
+			}
+		}
 		if d.record != nil {
 			d.record(st)
 		}
 		showNotice(d.status, &d.notice, st.Notice)
 	}
-	if d.sink != nil {
-		d.s.Frame(&d.frame)
-		d.sink(&d.frame)
+	if ran > 0 {
+		d.version++
 	}
-	d.rate.add(1, now)
+	if !d.inFrame() {
+		if d.sink != nil {
+			d.s.Frame(&d.frame)
+			d.sink(&d.frame)
+		}
+		d.flush()
+	}
+	return ran
 }
 
 // gpuTwin is a GPU pair's second simulation, drawn from its own buffers.
@@ -363,6 +499,7 @@ func (d *gpuDriver) Twin() (render.Particles, sim.Stats, bool) {
 }
 
 func (d *gpuDriver) Release() sim.Solver {
+	d.finish()
 	s := d.s
 	d.s = nil
 	return s
@@ -370,6 +507,7 @@ func (d *gpuDriver) Release() sim.Solver {
 
 func (d *gpuDriver) Close() {
 	if d.s != nil {
+		d.finish()
 		d.s.Delete()
 	}
 }

@@ -247,7 +247,7 @@ func (v *viewer) frame(now time.Time) {
 	} else {
 		v.updateGesture()
 	}
-	v.drv.Update(dt)
+	v.drv.Update(dt, v.stepBudget())
 
 	v.ui.NewFrame()
 	if v.ui.Visible() {
@@ -347,11 +347,35 @@ func (v *viewer) frame(now time.Time) {
 		if v.ab.on {
 			t = fmt.Sprintf("slosh — %s A/B: %s — %d particles — %.0f fps", v.drv.Mode().Name, v.abLabelB(), v.drv.Stats().Particles, v.fps.rate)
 		}
+		if f := ui.SlowMotion(v.drv.SimSpeed(), v.drv.Paused()); f != "" {
+			t += " — " + f
+		}
 		if t != v.title {
 			v.title = t
 			v.win.SetTitle(t)
 		}
 	}
+}
+
+// displayPeriod is the display frame the window aims for, s: a 60 Hz refresh, the simulation's own frame.
+const displayPeriod = FrameDt
+
+// stepBudget is the seconds of a display frame the GL thread may give simulation steps (a GPU mode's; a CPU
+// mode steps on its own goroutine): a display period less what the last picture took the GPU to draw (its timer
+// queries), at least a quarter of the period, so the simulation always moves.
+func (v *viewer) stepBudget() float64 {
+	draw := 0.0
+	if !v.flatMode() {
+		for _, p := range v.surf.Timings() {
+			draw += p.Ms / 1000
+		}
+		if passes, ok := v.rend.Timings(); ok {
+			for _, p := range passes {
+				draw += p.Ms / 1000
+			}
+		}
+	}
+	return max(displayPeriod-draw, displayPeriod/4)
 }
 
 func (v *viewer) fillModel() {
@@ -378,7 +402,7 @@ func (v *viewer) fillModel() {
 			m.RenderPasses = append(m.RenderPasses, passes...)
 		}
 	}
-	m.FPS, m.SimRate = v.fps.rate, v.drv.SimRate()
+	m.FPS, m.SimRate, m.SimSpeed = v.fps.rate, v.drv.SimRate(), v.drv.SimSpeed()
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
 	m.Tool, m.Keys, m.DropBody = toolHints[v.hands.cfg.Tool], nil, ""
 	if v.hands.offer.heat {

@@ -31,6 +31,7 @@ type Model struct {
 	RenderPasses  []sim.Pass // GPU milliseconds of the drawing passes (surface kernels, renderer), may be empty
 	FPS           float64    // display frames per second
 	SimRate       float64    // simulated frames per second (CPU modes may run below display rate)
+	SimSpeed      float64    // simulated seconds per wall second: below 1 the run is in slow motion
 	Status        string     // one line at the bottom (last message / error), may be empty
 	StatusIsError bool
 	// Tool is the active tool's one-line hint; UndoLabel says what Undo would undo ("" disables it). DropBody is
@@ -330,7 +331,23 @@ func statusBrief(m *Model) string {
 	if s.Substeps > 0 {
 		b += fmt.Sprintf(" · %d substeps", s.Substeps)
 	}
-	return b + fmt.Sprintf(" · %.0f fps · sim %.0f frames/s", m.FPS, m.SimRate)
+	b += fmt.Sprintf(" · %.0f fps · sim %.0f frames/s", m.FPS, m.SimRate)
+	if f := SlowMotion(m.SimSpeed, m.Paused); f != "" {
+		b += " · " + f
+	}
+	return b
+}
+
+// SlowMotion says how much slower than real time a running simulation runs, from its simulated seconds per wall
+// second ("0.40× real time"); "" when it keeps real time (within 3 %) or is paused.
+func SlowMotion(speed float64, paused bool) string {
+	if paused || speed >= 0.97 || speed <= 0 {
+		return ""
+	}
+	if speed < 0.1 {
+		return fmt.Sprintf("%.3f× real time", speed)
+	}
+	return fmt.Sprintf("%.2f× real time", speed)
 }
 
 // simulationWindow draws the top of the left dock, at most height tall, and returns its bottom edge.
