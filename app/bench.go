@@ -272,7 +272,7 @@ func Bench(o BenchOptions) error {
 		r.ParticleSteps = math.Round(float64(r.Particles) * float64(nsteps) / wall.Seconds())
 	}
 	if br != nil {
-		r.Render = br.result(wall)
+		r.Render = br.result(wall, r.Substeps, ss.solver)
 		if r.Render.Note != "" {
 			fmt.Fprintln(stderr, "slosh: note: "+r.Render.Note)
 		}

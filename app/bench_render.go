@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -40,7 +41,43 @@ type BenchRender struct {
 	RenderMs    float64     `json:"render_ms"`    // wall time of the upload, the kernels and the draw, finished
 	FrameMs     float64     `json:"frame_ms"`     // the two together
 	FPS         float64     `json:"fps"`          // 1000 / FrameMs
-	Note        string      `json:"note,omitempty"`
+	// Window is what the window's frame budget makes of these costs: frames shown a second and simulated seconds
+	// a second (windowOutcome).
+	Window WindowOutcome `json:"window"`
+	Note   string        `json:"note,omitempty"`
+}
+
+// WindowOutcome is the window's frame budget applied to a frame's measured costs. A GPU mode's steps share the GL
+// thread with the drawing: each display frame runs as many of a frame's substeps as fit in a display period less
+// the drawing's GPU time (frameStepBudget; at least one), and draws. A CPU mode steps on its own goroutine: the window shows
+// pictures at the drawing's rate while the steps keep their own, if the machine has a core for each (on two
+// cores with a software rasteriser they share them, and the window shows less).
+type WindowOutcome struct {
+	ShownFPS     float64 `json:"shown_fps"`           // display frames a second, at most the 60 Hz refresh
+	SimSpeed     float64 `json:"sim_seconds_per_s"`   // simulated seconds a wall second (1: real time)
+	StepsPerShow float64 `json:"substeps_per_display"` // substeps run in one display frame
+	OnGLThread   bool    `json:"steps_on_gl_thread"`
+}
+
+// windowOutcome is the budget's rule (stepsInBudget, the window's stepBudget) applied to a frame of substeps steps
+// costing stepsMs in all, drawn in renderMs of wall time of which drawGPUMs on the GPU's clock.
+func windowOutcome(stepsMs float64, substeps float64, renderMs, drawGPUMs float64, onGLThread bool) WindowOutcome {
+	period := 1000 * displayPeriod
+	n := max(1, int(math.Round(substeps)))
+	cost := stepsMs / float64(n)
+	if !onGLThread {
+		o := WindowOutcome{ShownFPS: 1000 / max(period, renderMs), SimSpeed: 1, StepsPerShow: float64(n)}
+		if stepsMs > period {
+			o.SimSpeed = period / stepsMs
+		}
+		o.ShownFPS, o.SimSpeed = round(o.ShownFPS), round(o.SimSpeed)
+		return o
+	}
+	budget := 1000 * frameStepBudget(drawGPUMs/1000)
+	k := stepsInBudget(budget, cost, n)
+	frame := max(period, renderMs+float64(k)*cost)
+	fps := 1000 / frame
+	return WindowOutcome{ShownFPS: round(fps), SimSpeed: round(fps * float64(k) / float64(n) * FrameDt), StepsPerShow: float64(k), OnGLThread: true}
 }
 
 // openRendering is openHeadless for bench --render: the context is opened for every mode, since the frames are
@@ -164,8 +201,9 @@ func (b *benchRender) renderWall() time.Duration {
 	return b.wall
 }
 
-// result sums up the measured frames; stepsWall is the wall time of their steps.
-func (b *benchRender) result(stepsWall time.Duration) *BenchRender {
+// result sums up the measured frames; stepsWall is the wall time of their steps, substeps their mean count a
+// frame, solver what took them.
+func (b *benchRender) result(stepsWall time.Duration, substeps float64, solver sim.Solver) *BenchRender {
 	r := &BenchRender{Width: b.off.fb.W, Height: b.off.fb.H, Frames: b.frames, Surface: []BenchPass{}}
 	if p, ok := b.off.rend.Params().Lookup(renderPrefix + ".mode"); ok {
 		r.RenderMode = p.String()
@@ -205,6 +243,8 @@ func (b *benchRender) result(stepsWall time.Duration) *BenchRender {
 	if r.FrameMs > 0 {
 		r.FPS = round(1000 / r.FrameMs)
 	}
+	_, onGL := solver.(gpuSolver)
+	r.Window = windowOutcome(r.StepsMs, substeps, r.RenderMs, r.GPUMs, onGL)
 	if err := b.off.rend.Err(); err != nil {
 		r.Note = "the frames leave out what the renderer cannot draw: " + err.Error()
 	}
@@ -251,4 +291,9 @@ func printBenchRender(w io.Writer, r *BenchRender) {
 	fmt.Fprintf(w, "  %-16s %10.3f  wall\n", "steps", r.StepsMs)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall\n", "render", r.RenderMs)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall, %.1f frames/s\n", "frame", r.FrameMs, r.FPS)
+	where := "steps on their own thread"
+	if r.Window.OnGLThread {
+		where = fmt.Sprintf("%g substeps a display frame on the GL thread", r.Window.StepsPerShow)
+	}
+	fmt.Fprintf(w, "  %-16s %10.1f  frames/s shown, %.2f× real time (the frame budget: %s)\n", "window", r.Window.ShownFPS, r.Window.SimSpeed, where)
 }

@@ -49,6 +49,7 @@ func Window(o WindowOptions) error {
 	}
 	defer v.Close()
 	v.captures = o.Captures
+	v.startQuality(st)
 
 	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -113,6 +114,8 @@ type viewer struct {
 	flat flatView // the 2D view of flat modes (flat.go)
 
 	viewFB *glh.Framebuffer // the view's target while the panels leave it only part of the window (region.go)
+
+	quality *qualityProbe // the quality chosen for this machine at start-up (quality.go); nil when the user chose
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
@@ -335,6 +338,7 @@ func (v *viewer) frame(now time.Time) {
 	v.ui.RenderOverlay()
 	v.shot = shotNone
 	v.win.SwapBuffers()
+	v.probeQuality(now)
 	if v.rec != nil {
 		if err := v.rec.collect(false); err != nil {
 			v.stopRecording(err)
@@ -361,8 +365,8 @@ func (v *viewer) frame(now time.Time) {
 const displayPeriod = FrameDt
 
 // stepBudget is the seconds of a display frame the GL thread may give simulation steps (a GPU mode's; a CPU
-// mode steps on its own goroutine): a display period less what the last picture took the GPU to draw (its timer
-// queries), at least a quarter of the period, so the simulation always moves.
+// mode steps on its own goroutine): frameStepBudget of what the last picture took the GPU to draw (its timer
+// queries).
 func (v *viewer) stepBudget() float64 {
 	draw := 0.0
 	if !v.flatMode() {
@@ -375,7 +379,15 @@ func (v *viewer) stepBudget() float64 {
 			}
 		}
 	}
-	return max(displayPeriod-draw, displayPeriod/4)
+	return frameStepBudget(draw)
+}
+
+// frameStepBudget is the seconds of a display frame the steps may take when drawing it takes draw seconds: what is
+// left of a display period, at least a quarter of the period, so the simulation always moves; and when the drawing
+// alone overruns the period (the display cannot keep its rate anyway), half the drawing's time, so the steps cost
+// the display at most a third of its rate.
+func frameStepBudget(draw float64) float64 {
+	return max(displayPeriod-draw, displayPeriod/4, draw/2)
 }
 
 func (v *viewer) fillModel() {
@@ -403,6 +415,7 @@ func (v *viewer) fillModel() {
 		}
 	}
 	m.FPS, m.SimRate, m.SimSpeed = v.fps.rate, v.drv.SimRate(), v.drv.SimSpeed()
+	m.Quality, m.QualityChosen = v.quality.describe(), v.quality != nil && v.quality.done && len(v.quality.samples) > 0
 	m.Status, m.StatusIsError = v.status.msg, v.status.isErr
 	m.Tool, m.Keys, m.DropBody = toolHints[v.hands.cfg.Tool], nil, ""
 	if v.hands.offer.heat {
@@ -431,6 +444,16 @@ func (v *viewer) fillModel() {
 
 // apply carries out what the panel asked for.
 func (v *viewer) apply(a ui.Actions) {
+	switch {
+	case a.QualityBack:
+		v.takeBackQuality()
+	case a.Mode != v.model.Mode || a.Scene != v.model.Scene:
+		v.stopQuality("you chose another mode or scene")
+	case a.Reset || a.ResetNeeded || a.ParamsChanged:
+		v.stopQuality("you changed the parameters")
+	case a.TogglePause || a.Step:
+		v.stopQuality("you paused")
+	}
 	if a.ParamsChanged {
 		v.drv.ParamsChanged()
 		log := v.log
@@ -766,8 +789,10 @@ func (v *viewer) Key(k glfw.Key, a glfw.Action, mods glfw.ModifierKey) {
 	}
 	switch k {
 	case glfw.KeySpace:
+		v.stopQuality("you paused")
 		v.drv.SetPaused(!v.drv.Paused())
 	case glfw.KeyPeriod:
+		v.stopQuality("you paused")
 		v.drv.StepFrame()
 	case glfw.KeyR:
 		v.reset()

@@ -26,13 +26,17 @@ type Model struct {
 	Paused   bool
 	// Sets are shown in order, solver parameters first, then e.g. render parameters, each grouped by Group:
 	// "PBF|Solver" is header "PBF", sub-section "Solver".
-	Sets          []*param.Set
-	Stats         sim.Stats
-	RenderPasses  []sim.Pass // GPU milliseconds of the drawing passes (surface kernels, renderer), may be empty
-	FPS           float64    // display frames per second
-	SimRate       float64    // simulated frames per second (CPU modes may run below display rate)
-	SimSpeed      float64    // simulated seconds per wall second: below 1 the run is in slow motion
-	Status        string     // one line at the bottom (last message / error), may be empty
+	Sets         []*param.Set
+	Stats        sim.Stats
+	RenderPasses []sim.Pass // GPU milliseconds of the drawing passes (surface kernels, renderer), may be empty
+	FPS          float64    // display frames per second
+	SimRate      float64    // simulated frames per second (CPU modes may run below display rate)
+	SimSpeed     float64    // simulated seconds per wall second: below 1 the run is in slow motion
+	// Quality is the account of the quality the window chose for this machine at start-up (what it measured, what
+	// it chose, why); QualityChosen offers to take it back.
+	Quality       string
+	QualityChosen bool
+	Status        string // one line at the bottom (last message / error), may be empty
 	StatusIsError bool
 	// Tool is the active tool's one-line hint; UndoLabel says what Undo would undo ("" disables it). DropBody is
 	// the label of a button that drops a solid body chosen under the tools ("" hides it).
@@ -86,9 +90,11 @@ type SceneInfo struct{ Mode, Desc string }
 type Actions struct {
 	Mode, Scene              int // new selections (equal to the model's when unchanged)
 	TogglePause, Step, Reset bool
-	ParamsChanged            bool // some parameter changed this frame (via param.Param.Set)
-	ResetNeeded              bool // a changed parameter has OnReset == true
-	Undo, Screenshot         bool
+	// QualityBack returns from the quality chosen for this machine to the scene's own (Model.Quality).
+	QualityBack      bool
+	ParamsChanged    bool // some parameter changed this frame (via param.Param.Set)
+	ResetNeeded      bool // a changed parameter has OnReset == true
+	Undo, Screenshot bool
 	// DropBody drops the solid body Model.DropBody names.
 	DropBody bool
 	// SaveMesh meshes the current frame (the fluid's surface and the bodies) into the captures folder.
@@ -395,6 +401,18 @@ func (p *Panels) simulationWindow(m *Model, act *Actions, em, height float32) fl
 	imgui.Checkbox("Stats", &p.showStats)
 	if imgui.IsItemHovered() {
 		imgui.SetTooltip("Show the statistics — step time by pass, the figures and their plot — in a dock on the right")
+	}
+	if m.Quality != "" {
+		textDisabledWrapped(m.Quality)
+		if m.QualityChosen {
+			if imgui.ButtonV("Scene's own quality", imgui.Vec2{X: -1}) {
+				act.QualityBack = true
+			}
+			if imgui.IsItemHovered() {
+				imgui.SetTooltip("Go back to the scene's particle count and the full surface resolution, however slowly this machine draws them;\n" +
+					"the particle count is also the mode's particles parameter below (Reset applies it)")
+			}
+		}
 	}
 	keys := m.Keys
 	if len(keys) == 0 {

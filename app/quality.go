@@ -1,0 +1,316 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
+)
+
+// Adaptive start-up quality: the first time the window opens a scene the user did not size (no --particles, no
+// <mode>.particles or .spacing, no render.scale, no --load), it measures what this machine sustains — display frames
+// a second and simulated seconds a second, over a second of the real window — and steps the quality down until
+// the window holds qualityFPS with the simulation moving at qualitySpeed or better: first the surface's resolution
+// (render.scale), then the particle count. Where OpenGL is a software rasteriser (llvmpipe), a mode that steps on
+// the GPU runs as its CPU twin instead: its compute shaders would run on the same cores, serialised on the GL
+// thread. The choice is a function of the measurements alone (nextQuality), so the panel can show it and why, and
+// a test can redo it.
+
+const (
+	qualityFPS    = 30   // display frames a second the chosen quality holds
+	qualitySpeed  = 0.25 // simulated seconds a wall second it still gives: the fluid visibly moves
+	qualityFloor  = 2000 // fewest particles the chooser goes down to
+	qualityProbes = 6    // most configurations measured
+	qualityScale  = 0.5  // the surface's resolution the chooser lowers render.scale to
+
+	probeWarmup = 500 * time.Millisecond // after a change, before measuring: shaders compile, the first frames settle
+	probeLength = time.Second            // measured at least this long ...
+	probeFrames = 3                      // ... and over at least this many display frames,
+	probeLimit  = 4 * time.Second        // unless this long passes first
+)
+
+// qualityConfig is one configuration the chooser tries: the mode, the particle count (the mode's particles
+// parameter; 0 is the scene's own resolution) and the surface's resolution (render.scale; 0 where the renderer has
+// none).
+type qualityConfig struct {
+	Mode      string
+	Particles int
+	Scale     float64
+}
+
+// qualitySample is what the window measured of one configuration.
+type qualitySample struct {
+	Config    qualityConfig
+	Count     int     // particles the reset made
+	FPS       float64 // display frames per wall second
+	Speed     float64 // simulated seconds per wall second
+	Substeps  int     // the last frame's substeps, for the record
+	Seconds   float64 // how long it was measured
+	Frames    int     // over how many display frames
+	FrameMs   float64 // mean display frame, ms
+	Simulated float64 // simulated seconds in that time
+}
+
+// qualityPlan is what the chooser knows before measuring: where it starts and what this machine's OpenGL is.
+type qualityPlan struct {
+	Start      qualityConfig
+	Renderer   string // GL_RENDERER
+	SoftwareGL bool   // a CPU rasteriser: llvmpipe, softpipe, SwiftShader
+	Compute    bool   // the start's mode steps on the GPU ...
+	Fallback   string // ... and this CPU mode takes the same parameters
+	HasScale   bool   // the renderer has render.scale
+}
+
+// softwareGL says whether GL_RENDERER names a rasteriser that runs on the CPU.
+func softwareGL(renderer string) bool {
+	r := strings.ToLower(renderer)
+	for _, s := range []string{"llvmpipe", "softpipe", "swiftshader", "software rasterizer", "swrast"} {
+		if strings.Contains(r, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// meets says whether a sample holds the targets.
+func (s qualitySample) meets() bool { return s.FPS >= qualityFPS && s.Speed >= qualitySpeed }
+
+// nextQuality is the chooser: from the plan and the samples measured so far (oldest first), the configuration to
+// measure next, or done with the configuration to keep and why. It depends on nothing else, so its choice can be
+// redone from a sitting's measurements.
+func nextQuality(p qualityPlan, samples []qualitySample) (next qualityConfig, done bool, why string) {
+	if len(samples) == 0 {
+		c := p.Start
+		if p.Compute && p.SoftwareGL && p.Fallback != "" {
+			c.Mode = p.Fallback
+		}
+		return c, false, ""
+	}
+	last := samples[len(samples)-1]
+	measured := fmt.Sprintf("%s particles drew %.1f frames/s at %.2f× real time", groupThousands(last.Count), last.FPS, last.Speed)
+	if last.meets() {
+		return last.Config, true, measured + ": it holds"
+	}
+	if len(samples) >= qualityProbes {
+		return last.Config, true, measured + fmt.Sprintf(" (%d tries, the most the chooser makes)", len(samples))
+	}
+	next = last.Config
+	if last.FPS < qualityFPS && p.HasScale && last.Config.Scale > qualityScale {
+		next.Scale = qualityScale
+		return next, false, ""
+	}
+	if last.Count <= qualityFloor {
+		return last.Config, true, measured + fmt.Sprintf(": the fewest particles the chooser tries (%d)", qualityFloor)
+	}
+	// Cost grows about linearly with the particles: scale the count by the worst shortfall, a little under it, at
+	// least halving and at most an eighth at a time; rounded to two figures.
+	ratio := 1.0
+	if last.FPS < qualityFPS {
+		ratio = math.Min(ratio, last.FPS/qualityFPS)
+	}
+	if last.Speed < qualitySpeed {
+		ratio = math.Min(ratio, last.Speed/qualitySpeed)
+	}
+	ratio = math.Max(1.0/8, math.Min(0.5, 0.9*ratio))
+	next.Particles = max(qualityFloor, roundTwoFigures(float64(last.Count)*ratio))
+	if next == last.Config {
+		return last.Config, true, measured + fmt.Sprintf(": the fewest particles the chooser tries (%d)", qualityFloor)
+	}
+	return next, false, ""
+}
+
+// roundTwoFigures rounds x to two significant figures: 7938 → 7900.
+func roundTwoFigures(x float64) int {
+	if x < 1 {
+		return 0
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x))-1)
+	return int(math.Round(x/p) * p)
+}
+
+// groupThousands writes n with thousands separated by commas.
+func groupThousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + groupThousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// qualityProbe runs the chooser in the window: it measures the configuration running, asks nextQuality, and
+// applies its answer, one configuration after another until the chooser is done.
+type qualityProbe struct {
+	plan    qualityPlan
+	samples []qualitySample
+	cur     qualityConfig
+
+	changed   time.Time // when cur was applied: measuring starts probeWarmup later
+	measuring bool
+	start     time.Time
+	frames    int
+	simStart  float64
+
+	done   bool
+	why    string // the chooser's last word
+	chosen qualityConfig
+}
+
+// describe is the panel's account of the choice.
+func (q *qualityProbe) describe() string {
+	if q == nil {
+		return ""
+	}
+	if !q.done {
+		return fmt.Sprintf("Measuring this machine (try %d): %s", len(q.samples)+1, q.configText(q.cur))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Chosen for this machine: %s.\n", q.configText(q.chosen))
+	if q.chosen.Mode != q.plan.Start.Mode {
+		fmt.Fprintf(&b, "OpenGL here is %s, a software rasteriser: %s steps on the CPU, on its own thread.\n", q.plan.Renderer, q.chosen.Mode)
+	}
+	first := q.samples[0]
+	if len(q.samples) > 1 {
+		fmt.Fprintf(&b, "At first, %s particles drew %.1f frames/s at %.2f× real time; ", groupThousands(first.Count), first.FPS, first.Speed)
+	}
+	b.WriteString(q.why + ".")
+	return b.String()
+}
+
+func (q *qualityProbe) configText(c qualityConfig) string {
+	s := c.Mode + ", "
+	if c.Particles > 0 {
+		s += groupThousands(c.Particles) + " particles"
+	} else {
+		s += "the scene's particles"
+	}
+	if q.plan.HasScale {
+		s += fmt.Sprintf(", surface at %.2g× resolution", c.Scale)
+	}
+	return s
+}
+
+// probeQuality is called once a display frame: it measures, and when a measurement is complete, applies the
+// chooser's next configuration or its final choice.
+func (v *viewer) probeQuality(now time.Time) {
+	q := v.quality
+	if q == nil || q.done {
+		return
+	}
+	if !q.measuring {
+		if now.Sub(q.changed) < probeWarmup {
+			return
+		}
+		q.measuring, q.start, q.frames, q.simStart = true, now, 0, v.drv.Stats().Time
+		return
+	}
+	q.frames++
+	el := now.Sub(q.start)
+	if (el < probeLength || q.frames < probeFrames) && el < probeLimit {
+		return
+	}
+	st := v.drv.Stats()
+	secs := el.Seconds()
+	s := qualitySample{Config: q.cur, Count: st.Particles, FPS: float64(q.frames) / secs, Speed: (st.Time - q.simStart) / secs,
+		Substeps: st.Substeps, Seconds: secs, Frames: q.frames, FrameMs: 1000 * secs / float64(q.frames), Simulated: st.Time - q.simStart}
+	q.samples = append(q.samples, s)
+	fmt.Fprintf(v.stderr, "slosh: quality: %s: %d frames in %.2f s (%.1f ms each), %.3f s simulated (%.2f× real time, %d substeps)\n",
+		q.configText(s.Config), s.Frames, s.Seconds, s.FrameMs, s.Simulated, s.Speed, s.Substeps)
+	next, done, why := nextQuality(q.plan, q.samples)
+	if done {
+		q.done, q.why, q.chosen = true, why, next
+		v.status.set("quality: "+q.configText(next)+": "+why, false)
+		fmt.Fprintf(v.stderr, "slosh: quality: chose %s: %s\n", q.configText(next), why)
+		return
+	}
+	v.applyQuality(next, now)
+}
+
+// applyQuality runs configuration c: the mode, the surface's resolution and the particle count, with a reset when
+// the mode or the count changes.
+func (v *viewer) applyQuality(c qualityConfig, now time.Time) {
+	q := v.quality
+	prev := q.cur
+	q.cur, q.measuring, q.changed = c, false, now
+	if c.Scale > 0 {
+		if p, ok := v.rend.Params().Lookup(renderPrefix + ".scale"); ok {
+			_ = p.Set(param.Value{F: c.Scale})
+		}
+	}
+	if c.Mode != v.drv.Mode().Name {
+		if m, ok := findMode(v.modes, c.Mode); ok {
+			if err := carryCount(v.drv.Params(), c.Particles); err != nil {
+				v.status.set(err.Error(), true)
+			}
+			v.switchMode(m)
+			v.status.set("measuring this machine: "+q.configText(c), false)
+			return
+		}
+	}
+	if c.Particles != prev.Particles {
+		if p, ok := sim.ParamNamed(v.drv.Params(), "particles"); ok {
+			if err := p.Set(param.Value{F: float64(c.Particles)}); err != nil {
+				v.status.set(err.Error(), true)
+				return
+			}
+			v.drv.ParamsChanged()
+			v.reset()
+		}
+	}
+	v.status.set("measuring this machine: "+q.configText(c), false)
+}
+
+// takeBackQuality returns to what the scene asks for: its particle count, the full surface resolution, the mode it
+// started in; the measurements stay in the panel's account.
+func (v *viewer) takeBackQuality() {
+	q := v.quality
+	if q == nil || !q.done {
+		return
+	}
+	q.done = false
+	v.applyQuality(q.plan.Start, time.Now())
+	q.done, q.chosen, q.why = true, q.plan.Start, "taken back: the scene's own quality, whatever this machine shows"
+}
+
+// stopQuality ends a probe the user took over (a mode, scene or particle count of their own, a pause).
+func (v *viewer) stopQuality(why string) {
+	q := v.quality
+	if q == nil || q.done {
+		return
+	}
+	q.done, q.chosen, q.why = true, q.cur, "stopped measuring: "+why
+	if len(q.samples) == 0 {
+		v.quality = nil
+	}
+}
+
+// startQuality begins measuring, unless the user sized the run: a saved state, a particle count or spacing of
+// their own, a render.scale of their own, or a 2D mode (which draws no particles).
+func (v *viewer) startQuality(st *setup) {
+	if st.load != nil || v.drv.Mode().Flat {
+		return
+	}
+	for _, a := range append(append([]string(nil), st.solverSets...), st.renderSets...) {
+		name, _, _ := strings.Cut(a, "=")
+		if strings.HasSuffix(name, ".particles") || strings.HasSuffix(name, ".spacing") || strings.HasSuffix(name, ".cell") ||
+			name == renderPrefix+".scale" {
+			return
+		}
+	}
+	start := qualityConfig{Mode: v.drv.Mode().Name, Particles: particleCount(v.drv.Params())}
+	if p, ok := v.rend.Params().Lookup(renderPrefix + ".scale"); ok {
+		start.Scale = p.Get().F
+	}
+	plan := qualityPlan{Start: start, Renderer: v.ctx.Renderer, SoftwareGL: softwareGL(v.ctx.Renderer), HasScale: start.Scale > 0}
+	if _, gpu := v.drv.(*gpuDriver); gpu {
+		plan.Compute, plan.Fallback = true, v.drv.Mode().Fallback
+	}
+	v.quality = &qualityProbe{plan: plan, cur: start}
+	first, _, _ := nextQuality(plan, nil)
+	v.applyQuality(first, time.Now())
+}
