@@ -53,8 +53,8 @@ type BenchRender struct {
 // pictures at the drawing's rate while the steps keep their own, if the machine has a core for each (on two
 // cores with a software rasteriser they share them, and the window shows less).
 type WindowOutcome struct {
-	ShownFPS     float64 `json:"shown_fps"`           // display frames a second, at most the 60 Hz refresh
-	SimSpeed     float64 `json:"sim_seconds_per_s"`   // simulated seconds a wall second (1: real time)
+	ShownFPS     float64 `json:"shown_fps"`            // display frames a second, at most the 60 Hz refresh
+	SimSpeed     float64 `json:"sim_seconds_per_s"`    // simulated seconds a wall second (1: real time)
 	StepsPerShow float64 `json:"substeps_per_display"` // substeps run in one display frame
 	OnGLThread   bool    `json:"steps_on_gl_thread"`
 }
