@@ -85,7 +85,7 @@ func DefaultConfig() Config {
 		MaxIterations: 50,
 		WarmStart:     false,
 		Stiffness:     DefaultStiffness,
-		Step:          sim.CFL{Number: DefaultCFL, Min: 1, Max: sim.MaxSubsteps},
+		Step:          sim.CFL{Number: DefaultCFL, Min: 1, Max: sim.MaxSubsteps, RealTimeSteps: sim.DefaultRealTimeSteps},
 		RestDensity:   1000,
 		Viscosity:     DefaultViscosity,
 		Tension:       1,
