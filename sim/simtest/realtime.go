@@ -31,6 +31,8 @@ type RealTime struct {
 	// MaxSteps is the most steps a frame may take in real-time mode; nil: the cap, CFL().Cap(). sph's stability
 	// conditions may take more.
 	MaxSteps func() int
+	// Check, when set, is called after every step with the step's speed limit: a mode's own checks (its bodies).
+	Check func(limit float64) error
 }
 
 // RealTimeRun resets r.Solver with r.Scene and runs r.Frames frames, checking real-time mode's promise after every
@@ -73,6 +75,11 @@ func RealTimeRun(t *testing.T, r RealTime) (clamped int, first float64) {
 			if !(fastest <= limit*(1+2e-6)) {
 				t.Fatalf("frame %d step %d (Δt %.4g s): particle %d at %.6g m/s, over real-time mode's limit %.6g m/s",
 					frame, k, dt, f.ID[at], fastest, limit)
+			}
+			if r.Check != nil {
+				if err := r.Check(limit); err != nil {
+					t.Fatalf("frame %d step %d (Δt %.4g s, limit %.6g m/s): %v", frame, k, dt, limit, err)
+				}
 			}
 			st := r.Solver.Stats()
 			if c, ok := st.Figure(sim.FigRealTimeCap); !ok || int(c.Value) != r.CFL().Cap() {
