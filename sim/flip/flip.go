@@ -442,8 +442,11 @@ func (s *Solver) clampSpeeds(dt float64) {
 // surface point), after their step; a dragged body moves at the hand's velocity.
 func (s *Solver) clampBodies(dt float64) {
 	limit := s.Cfg.Step.SpeedLimit(s.g.h, dt)
+	if math.IsInf(limit, 1) {
+		return
+	}
 	for i := range s.bodies {
-		if s.bodies[i].ClampSpeed(limit) {
+		if b := &s.bodies[i]; b.ClampSpeed(limit, b.Reach()) {
 			s.clamped++
 		}
 	}

@@ -169,7 +169,7 @@ func (s *Set[B, PB]) Speed2(v2 float64) float64 {
 func (s *Set[B, PB]) ClampSpeeds(limit float64) int {
 	n := 0
 	for i := range s.List {
-		if s.at(i).ClampSpeed(limit) {
+		if b := s.at(i); b.ClampSpeed(limit, b.Reach) {
 			n++
 		}
 	}

@@ -395,15 +395,16 @@ func (s *Solid) SurfaceSpeed(reach float64) float64 {
 }
 
 // ClampSpeed is real-time mode's clamp (sim.CFL.SpeedLimit) for a shape body, as sim.ClampSpeeds is for
-// particles: when the body's fastest surface point, |v| + |ω| reach (SurfaceSpeed over Reach, the body's share of
-// the velocity condition), is faster than limit, V and W are scaled by one factor down to it, keeping the
-// direction of the motion and the axis of the spin. A dragged body moves at the hand's velocity and is left alone,
-// as is one whose velocities are not finite (the mode's check reports it). It reports whether it scaled.
-func (s *Solid) ClampSpeed(limit float64) bool {
+// particles: when the body's fastest surface point within reach, |v| + |ω| reach (SurfaceSpeed; reach is Reach,
+// which ShapeBody keeps), is faster than limit, V and W are scaled by one factor down to it, keeping the direction
+// of the motion and the axis of the spin: the body's share of the velocity condition is then within the limit. A
+// dragged body moves at the hand's velocity and is left alone, as is one whose velocities are not finite (the
+// mode's check reports it). It reports whether it scaled.
+func (s *Solid) ClampSpeed(limit, reach float64) bool {
 	if s.Driving || !(limit < math.Inf(1)) {
 		return false
 	}
-	sp := s.SurfaceSpeed(s.Reach())
+	sp := s.SurfaceSpeed(reach)
 	if !(sp > limit) || math.IsInf(sp, 1) {
 		return false
 	}

@@ -149,18 +149,18 @@ func TestSolidClampSpeed(t *testing.T) {
 	}
 	b.V, b.W = [3]float64{3, -4, 0}, [3]float64{0, 0, 20} // 5 m/s + 20 rad/s × 0.05 m = 6 m/s
 	before := b
-	if b.ClampSpeed(6.5) || b.V != before.V || b.W != before.W {
+	if b.ClampSpeed(6.5, b.Reach()) || b.V != before.V || b.W != before.W {
 		t.Errorf("a body at 6 m/s under a 6.5 m/s limit: %v %v", b.V, b.W)
 	}
-	if b.ClampSpeed(math.Inf(1)) || b.V != before.V {
+	if b.ClampSpeed(math.Inf(1), b.Reach()) || b.V != before.V {
 		t.Errorf("an infinite limit scaled the body: %v", b.V)
 	}
 	d := b
 	d.Driving = true
-	if d.ClampSpeed(1) || d.V != before.V {
+	if d.ClampSpeed(1, d.Reach()) || d.V != before.V {
 		t.Errorf("a dragged body was scaled: %v", d.V)
 	}
-	if !b.ClampSpeed(3) {
+	if !b.ClampSpeed(3, b.Reach()) {
 		t.Fatal("a body at 6 m/s under a 3 m/s limit was not scaled")
 	}
 	if s := b.SurfaceSpeed(b.Reach()); math.Abs(s-3) > 1e-12 {
