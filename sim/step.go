@@ -41,7 +41,7 @@ const DefaultRealTimeSteps = 2
 // The figures a mode in real-time mode reports (AppendFigures).
 const (
 	FigRealTimeCap   = "real-time cap"  // steps: the most a frame takes, shown while real-time mode is on
-	FigSpeedsClamped = "speeds clamped" // particles (and bodies) the last step slowed to SpeedLimit, when any
+	FigSpeedsClamped = "speeds clamped" // particles (and bodies) the last step slowed to SpeedLimit: a warning when any
 )
 
 // Register adds the CFL parameters to a set under prefix ("pbf" gives pbf.cfl, pbf.substeps, pbf.substeps_max,
@@ -119,17 +119,17 @@ func (c CFL) SpeedLimit(spacing, dt float64) float64 {
 	return l
 }
 
-// AppendFigures appends real-time mode's figures to dst when it is on: the cap (FigRealTimeCap) and, when the last
-// step clamped any, how many speeds it clamped (FigSpeedsClamped, a warning). Off, it appends nothing.
+// AppendFigures appends real-time mode's figures to dst when it is on: the cap (FigRealTimeCap) and how many speeds
+// the last step clamped (FigSpeedsClamped), a warning when it clamped any. The count is reported at zero too, unlike
+// a figure that only warns: it is what real-time mode costs, and `slosh run` takes its columns from the first
+// frame's figures. Off, it appends nothing.
 func (c CFL) AppendFigures(dst []Figure, clamped int) []Figure {
 	if !c.RealTime {
 		return dst
 	}
-	dst = append(dst, Figure{Name: FigRealTimeCap, Value: float64(c.Cap()), Unit: "steps"})
-	if clamped > 0 {
-		dst = append(dst, Figure{Name: FigSpeedsClamped, Value: float64(clamped), Warn: true})
-	}
-	return dst
+	return append(dst,
+		Figure{Name: FigRealTimeCap, Value: float64(c.Cap()), Unit: "steps"},
+		Figure{Name: FigSpeedsClamped, Value: float64(clamped), Warn: clamped > 0})
 }
 
 // ClampSpeeds scales every velocity in vel faster than limit (m/s) down to limit, keeping its direction and its

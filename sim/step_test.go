@@ -136,14 +136,14 @@ func TestClampSpeeds(t *testing.T) {
 	}
 }
 
-// Real-time mode's figures: the cap always, the clamped count only when some were clamped (a warning); nothing
-// when it is off.
+// Real-time mode's figures: the cap and the clamped count, a warning when some were clamped; nothing when it is
+// off.
 func TestCFLAppendFigures(t *testing.T) {
 	on := CFL{Number: 1, Min: 1, Max: 8, RealTime: true, RealTimeSteps: 3}
 	if got := (CFL{Number: 1, Min: 1, Max: 8, RealTimeSteps: 3}).AppendFigures(nil, 5); len(got) != 0 {
 		t.Errorf("off: %v", got)
 	}
-	if got := on.AppendFigures(nil, 0); len(got) != 1 || got[0].Name != FigRealTimeCap || got[0].Value != 3 {
+	if got := on.AppendFigures(nil, 0); len(got) != 2 || got[0].Name != FigRealTimeCap || got[0].Value != 3 || got[1].Value != 0 || got[1].Warn {
 		t.Errorf("on, none clamped: %v", got)
 	}
 	got := on.AppendFigures(nil, 5)
