@@ -4,7 +4,7 @@
 // (eq. 17); then x_i = x*_i. With rigid bodies (sim/pbf confineAndSmooth) XSPH is an equal and opposite exchange:
 // particle i's share of each pair is weighted by 2 w_i/(w_i + w_j), body particles take the reaction (their bodies'
 // motion at the next shape matching) and exchange nothing among themselves; confinement acts on fluid only.
-// Real-time mode then clamps every particle's speed, fluid or body, to P.maxSpeed (sim.ClampSpeed's arithmetic).
+// Real-time mode then clamps every particle's speed, fluid or body, to P.maxSpeed (sim.ClampSpeeds' arithmetic).
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
@@ -17,7 +17,7 @@ layout(std430, binding = BIND_POS) writeonly buffer Pos { vec4 pos[]; };
 layout(std430, binding = BIND_BODY) readonly buffer Body { int body[]; };
 layout(std430, binding = BIND_WINV) readonly buffer WInv { float wInv[]; };
 
-// Real-time mode's clamp (sim/step.go ClampSpeed): a velocity faster than P.maxSpeed is scaled down to it, one that
+// Real-time mode's clamp (sim/step.go clampSpeed): a velocity faster than P.maxSpeed is scaled down to it, one that
 // is not finite is left for the check below.
 vec3 clampSpeed(vec3 v) {
 	float l = P.maxSpeed;

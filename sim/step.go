@@ -149,7 +149,7 @@ func ClampSpeeds(pool par.Pool, vel [][4]float32, limit float64) int {
 	pool.For(len(vel), 8192, func(lo, hi int) {
 		k := 0
 		for i := lo; i < hi; i++ {
-			if ClampSpeed(&vel[i], l, l2) {
+			if clampSpeed(&vel[i], l, l2) {
 				k++
 			}
 		}
@@ -158,9 +158,9 @@ func ClampSpeeds(pool par.Pool, vel [][4]float32, limit float64) int {
 	return int(n.Load())
 }
 
-// ClampSpeed is ClampSpeeds for one velocity v, with the limit l and its square l2 in float32; it reports whether
+// clampSpeed is ClampSpeeds for one velocity v, with the limit l and its square l2 in float32; it reports whether
 // it scaled v.
-func ClampSpeed(v *[4]float32, l, l2 float32) bool {
+func clampSpeed(v *[4]float32, l, l2 float32) bool {
 	s2 := v[0]*v[0] + v[1]*v[1] + v[2]*v[2]
 	if !(s2 > l2) || math.IsInf(float64(s2), 1) {
 		return false
