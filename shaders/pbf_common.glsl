@@ -28,6 +28,8 @@ layout(std140, binding = BIND_PARAMS) uniform Params {
 	int wallLast;      // its last entry in use
 	int scorrN;
 	int unilateral;
+	float maxSpeed;    // real-time mode's speed limit at this step, m/s (sim.CFL.SpeedLimit); 0: off
+	                   // (std140 pads the 12 bytes after it: wall starts on a vec4)
 	vec4 wall[WALL_TABLE]; // (Φ(d_k), A(d_k), Φ(d_k+1) − Φ(d_k), A(d_k+1) − A(d_k))
 } P;
 
@@ -47,7 +49,8 @@ struct Obstacle {
 layout(std430, binding = BIND_COUNTERS) buffer Counters {
 	uint badValues;     // non-finite values seen this step
 	uint clippedLists;  // neighbour lists cut at the stride
-	uint pad0, pad1;
+	uint clampedSpeeds; // speeds real-time mode clamped this step (pbf_confine.comp)
+	uint pad1;
 } counters;
 
 bool finite(vec3 v) {

@@ -4,6 +4,7 @@
 // (eq. 17); then x_i = x*_i. With rigid bodies (sim/pbf confineAndSmooth) XSPH is an equal and opposite exchange:
 // particle i's share of each pair is weighted by 2 w_i/(w_i + w_j), body particles take the reaction (their bodies'
 // motion at the next shape matching) and exchange nothing among themselves; confinement acts on fluid only.
+// Real-time mode then clamps every particle's speed, fluid or body, to P.maxSpeed (sim.ClampSpeeds' arithmetic).
 layout(local_size_x = GROUP_SIZE) in;
 #include "pbf_common.glsl"
 layout(std430, binding = BIND_PRED) readonly buffer Pred { vec4 pred[]; };
@@ -15,6 +16,17 @@ layout(std430, binding = BIND_VEL2) writeonly buffer Vel2 { vec4 vel2[]; };
 layout(std430, binding = BIND_POS) writeonly buffer Pos { vec4 pos[]; };
 layout(std430, binding = BIND_BODY) readonly buffer Body { int body[]; };
 layout(std430, binding = BIND_WINV) readonly buffer WInv { float wInv[]; };
+
+// Real-time mode's clamp (sim/step.go clampSpeed): a velocity faster than P.maxSpeed is scaled down to it, one that
+// is not finite is left for the check below.
+vec3 clampSpeed(vec3 v) {
+	float l = P.maxSpeed;
+	float s2 = v.x * v.x + v.y * v.y + v.z * v.z;
+	if (!(s2 > l * l) || ((floatBitsToUint(s2) >> 23u) & 0xFFu) == 0xFFu) return v;
+	float k = l / sqrt(s2);
+	atomicAdd(counters.clampedSpeeds, 1u);
+	return vec3(v.x * k, v.y * k, v.z * k);
+}
 
 // The new velocity of particle i; bodies says whether the step has rigid bodies (a constant at each call, so the
 // compiler drops the body branches from the fluid-only copy).
@@ -61,6 +73,7 @@ void solve(uint i, bool bodies) {
 	}
 	float kc = P.xsph * P.mOverR0;
 	vec3 v = vec3(vi.x + P.dt * fx + kc * sx, vi.y + P.dt * fy + kc * sy, vi.z + P.dt * fz + kc * sz);
+	if (P.maxSpeed > 0.0) v = clampSpeed(v);
 	if (!finite(v)) atomicAdd(counters.badValues, 1u);
 	vel2[i] = vec4(v, 0.0);
 	pos[i] = vec4(pi, 0.0);

@@ -13,11 +13,12 @@ struct StatsRecord {
 	float maxV2All; // max |v|², a huge value for a non-finite velocity
 	float upLo;     // min and max of the positions along −gravity
 	float upHi;
+	uint clamped;   // speeds real-time mode clamped this step (a counter, like clipped)
 };
 
 const float HUGE = 3.0e38;
 
-StatsRecord emptyRecord() { return StatsRecord(0.0, 0.0, 0.0, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, HUGE, -HUGE); }
+StatsRecord emptyRecord() { return StatsRecord(0.0, 0.0, 0.0, 0u, 0u, 0u, 0u, 0u, 0u, 0.0, HUGE, -HUGE, 0u); }
 
 StatsRecord combine(StatsRecord a, StatsRecord b) {
 	a.sumErr += b.sumErr;

@@ -16,6 +16,7 @@ void main() {
 	if (t == 0u) {
 		StatsRecord s = shared_r[0];
 		s.clipped = counters.clippedLists;
+		s.clamped = counters.clampedSpeeds;
 		s.badTotal = counters.badValues;
 		s.step = uStep;
 		total = s;

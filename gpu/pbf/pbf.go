@@ -90,6 +90,8 @@ type params struct {
 	WallInvStep                  float32
 	WallLast                     int32
 	ScorrN, Unilateral           int32
+	MaxSpeed                     float32    // real-time mode's speed limit, m/s; 0: off
+	_                            [3]float32 // std140: Wall starts on a vec4
 	Wall                         [solid.WallTableSize][4]float32
 }
 
@@ -100,6 +102,7 @@ type statsRecord struct {
 	Clipped, BadTotal     uint32
 	Step                  uint32
 	MaxV2All, UpLo, UpHi  float32 // what frames are planned from (frame.go)
+	Clamped               uint32  // speeds real-time mode clamped in the step
 }
 
 const statsRing = 16
@@ -488,9 +491,19 @@ func (s *Solver) upload(dt float64) {
 		Lo:          [4]float32{s.col.Lo[0], s.col.Lo[1], s.col.Lo[2], s.col.Radius},
 		Hi:          [4]float32{s.col.Hi[0], s.col.Hi[1], s.col.Hi[2], 0},
 		WallInvStep: dv.Wall.InvStep, WallLast: dv.Wall.Last, Wall: dv.Wall.Table,
-		ScorrN: c.ScorrN, Unilateral: unilateral,
+		ScorrN: c.ScorrN, Unilateral: unilateral, MaxSpeed: maxSpeed(c.Step, dv.Spacing, dt),
 	}
 	glh.Upload(s.ubo, 0, []params{s.block})
+}
+
+// maxSpeed is the parameter block's speed limit for a step of dt: real-time mode's (sim.CFL.SpeedLimit, the
+// CPU solver's), 0 when it is off.
+func maxSpeed(c sim.CFL, spacing float32, dt float64) float32 {
+	l := c.SpeedLimit(float64(spacing), dt)
+	if math.IsInf(l, 1) {
+		return 0
+	}
+	return float32(l)
 }
 
 // bind attaches every buffer to its binding point; called again after each ping-pong swap.
@@ -630,9 +643,9 @@ func (s *Solver) reduceStats() {
 	p.SetUint("uStep", uint32(s.steps))
 	compute.Dispatch(compute.GroupSize, compute.GroupSize)
 	gl.MemoryBarrier(gl.BUFFER_UPDATE_BARRIER_BIT | gl.SHADER_STORAGE_BARRIER_BIT)
-	// the clipped count is per step; the bad-value count accumulates until a reset or restore, so a record
-	// skipped below cannot hide a step that went wrong
-	compute.ClearUintRange(s.counters, 1, 1, 0)
+	// the clipped and clamped counts are per step; the bad-value count accumulates until a reset or restore, so a
+	// record skipped below cannot hide a step that went wrong
+	compute.ClearUintRange(s.counters, 1, 2, 0)
 	k := s.ringNext
 	if s.ringFence[k] != 0 {
 		return // the GPU is far behind; skip this step's record rather than wait
@@ -700,6 +713,7 @@ func (s *Solver) take(r statsRecord, t float64) error {
 	n := float64(max(1, s.fluidCount()))                  // the means are over the fluid
 	st.MaxSpeed = math.Sqrt(float64(r.MaxV2))
 	st.Figures = cpbf.AppendFigures(st.Figures[:0], float64(r.SumErr)/n, float64(r.MaxErr), float64(r.SumN)/n, int(r.MaxN), int(r.Clipped))
+	st.Figures = s.Cfg.Step.AppendFigures(st.Figures, int(r.Clamped))
 	if passes, total, ok := s.timers.Poll(); ok {
 		st.Passes, st.StepMs = passes, total
 	}

@@ -408,3 +408,62 @@ func benchmarkStep(b *testing.B, n int) {
 		b.ReportMetric(p.Ms, "ms-"+strings.ReplaceAll(p.Name, " ", "-"))
 	}
 }
+
+// In real-time mode the GPU clamps speeds as the CPU oracle does: the thrown block (6 m/s, over the 2.7 m/s its
+// 2 steps a frame allow) and a collapsing column agree per particle after each step to the rounding growth of
+// TestGPUMatchesCPU, the GPU's particles are no faster than the limit to float rounding, and both clamp the same
+// particles in the first step (the block: far over the limit, so an ulp decides none) and say so in their Stats.
+func TestGPURealTimeMatchesCPU(t *testing.T) {
+	g := newGPU(t)
+	c := cpbf.New()
+	simtest.RealTimeOn(t, g, 2)
+	simtest.RealTimeOn(t, c, 2)
+	sc := simtest.Parse(t, simtest.ThrownBlock)
+	if err := g.Reset(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Reset(sc); err != nil {
+		t.Fatal(err)
+	}
+	if n := g.BeginFrame(frameDt); n != 2 {
+		t.Fatalf("the GPU plans %d steps for the first frame, want real-time mode's 2", n)
+	}
+	dt := frameDt / 2
+	limit := c.Cfg.Step.SpeedLimit(float64(c.Derived().Spacing), dt)
+	var fg, fc sim.Frame
+	for step := 1; step <= 6; step++ {
+		if err := g.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		g.Frame(&fg)
+		c.Frame(&fc)
+		diffs, _, _ := frameDiff(t, &fg, &fc, dt)
+		if worst := diffs[len(diffs)-1]; worst > roundingGrowth(step) {
+			t.Fatalf("step %d: GPU and CPU differ by up to %.3g m, beyond rounding growth (%.3g m)", step, worst, roundingGrowth(step))
+		}
+		fastest := 0.0
+		for i := 0; i < fg.N; i++ {
+			v := fg.Vel[i]
+			fastest = max(fastest, math.Sqrt(float64(v[0])*float64(v[0])+float64(v[1])*float64(v[1])+float64(v[2])*float64(v[2])))
+		}
+		if fastest > limit*(1+2e-6) {
+			t.Fatalf("step %d: a GPU particle at %.7g m/s, over the limit %.7g m/s", step, fastest, limit)
+		}
+		sg, scpu := g.Stats(), c.Stats()
+		cg, _ := sg.Figure(sim.FigSpeedsClamped)
+		cc, _ := scpu.Figure(sim.FigSpeedsClamped)
+		if capG, ok := sg.Figure(sim.FigRealTimeCap); !ok || capG.Value != 2 {
+			t.Fatalf("step %d: the GPU's Stats say %+v for the cap", step, capG)
+		}
+		if step == 1 && (cg.Value != cc.Value || cg.Value == 0) {
+			t.Fatalf("the first step clamped %g speeds on the GPU, %g on the CPU", cg.Value, cc.Value)
+		}
+		t.Logf("step %d: worst difference %.3g m; clamped %g on the GPU, %g on the CPU; fastest %.6g m/s at a limit of %.6g", step, diffs[len(diffs)-1], cg.Value, cc.Value, fastest, limit)
+	}
+}

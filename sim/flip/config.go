@@ -84,7 +84,7 @@ func DefaultConfig() Config {
 	return Config{
 		Pressure:      PressureUIC,
 		FaceDensity:   FaceDensitySurface,
-		Step:          sim.CFL{Number: 1, Min: 1, Max: 16},
+		Step:          sim.CFL{Number: 1, Min: 1, Max: 16, RealTimeSteps: sim.DefaultRealTimeSteps},
 		Density:       1000,
 		Gravity:       [3]float32{0, -9.81, 0},
 		FLIPRatio:     0.95,

@@ -108,6 +108,7 @@ type Solver struct {
 	time          float64
 	steps         int
 	frameSubsteps int
+	clamped       int // speeds real-time mode clamped in the last step (clampSpeeds, clampBodies)
 	timer         sim.Timer
 	stats         sim.Stats
 
@@ -416,14 +417,39 @@ func (s *Solver) Step(dt float64) error {
 	s.extrapolate(int(s.Cfg.Extrapolate))
 	s.timer.Mark("extrapolate")
 	s.transfer()
+	s.clampSpeeds(dt)
 	s.timer.Mark("transfer")
 	s.moveBodies(dt) // first, so the particles are kept out of the bodies where they end the step
+	s.clampBodies(dt)
 	s.timer.Mark("bodies")
 	s.advect(dt)
 	s.timer.Mark("advect")
 	s.time += dt
 	s.steps++
 	return s.finish()
+}
+
+// clampSpeeds is real-time mode's clamp (sim.CFL) on the particles' velocities after the transfer, the state the
+// next step rasterises: none faster than flip.cfl cells a step. The grid is left as the solve made it: the
+// advection needs its divergence-free velocity, a clamp on the faces would make the liquid gain or lose volume,
+// and the next step's grid, rasterised from clamped particles (each face a weighted mean of their velocities),
+// starts within the limit; the next projection removes the divergence the clamp leaves. Off, it reads nothing.
+func (s *Solver) clampSpeeds(dt float64) {
+	s.clamped = sim.ClampSpeeds(s.pool, s.v, s.Cfg.Step.SpeedLimit(s.g.h, dt))
+}
+
+// clampBodies clamps the bodies' speeds as clampSpeeds does the particles' (rigid.Solid.ClampSpeed: the fastest
+// surface point), after their step; a dragged body moves at the hand's velocity.
+func (s *Solver) clampBodies(dt float64) {
+	limit := s.Cfg.Step.SpeedLimit(s.g.h, dt)
+	if math.IsInf(limit, 1) {
+		return
+	}
+	for i := range s.bodies {
+		if b := &s.bodies[i]; b.ClampSpeed(limit, b.Reach()) {
+			s.clamped++
+		}
+	}
 }
 
 // fail restores the last good state after a solve that met non-finite numbers.
@@ -498,6 +524,7 @@ func (s *Solver) finish() error {
 	s.stats = sim.Stats{Particles: len(s.x), Steps: s.steps, Time: s.time, StepMs: total, Passes: passes,
 		Substeps: s.frameSubsteps, MaxSpeed: math.Sqrt(v2), Notice: s.sh.TakeNotice()}
 	s.figures = s.appendFigures(s.figures[:0])
+	s.figures = s.Cfg.Step.AppendFigures(s.figures, s.clamped)
 	s.stats.Figures = s.figures
 	return nil
 }

@@ -133,3 +133,21 @@ func TestMemoryIsCheckedBeforeAllocating(t *testing.T) {
 		t.Fatalf("a step after raising the kernel radius: %v", err)
 	}
 }
+
+// Real-time mode on the thrown block (6 m/s, over its 2.7 m/s limit at 2 steps a frame) and a collapsing column:
+// every frame takes at most realtime_substeps steps, even below pbf.substeps = 4, and no particle, fluid or body,
+// ends a step faster than pbf.cfl spacings a step (simtest.RealTimeRun checks both after every step, against
+// CFL.SpeedLimit). The body (a light sphere in the column) is clamped particle by particle as FleX clamps.
+func TestRealTimeModeClampsSpeeds(t *testing.T) {
+	sc := simtest.Parse(t, strings.Replace(simtest.ThrownBlock, `"fluid"`,
+		`"bodies": [{"shape": "sphere", "center": [0.2, 0.2, 0.045], "radius": 0.03, "density": 500, "velocity": [0, -5, 0]}], "fluid"`, 1))
+	s := New()
+	simtest.RealTimeOn(t, s, 2)
+	clamped, first := simtest.RealTimeRun(t, simtest.RealTime{Solver: s, Scene: sc, Frames: 6,
+		Spacing: sc.Particles.Spacing, CFL: func() sim.CFL { return s.Cfg.Step }})
+	limit := s.Cfg.Step.SpeedLimit(sc.Particles.Spacing, sim.FrameDt/2)
+	t.Logf("%d particles; the first step's fastest %.4f m/s at a limit of %.4f m/s; %d speeds clamped in 6 frames", len(s.x), first, limit, clamped)
+	if clamped == 0 {
+		t.Errorf("no speed clamped: the scene did not test the clamp")
+	}
+}

@@ -110,7 +110,7 @@ const DefaultCFL = 1.5
 func DefaultConfig() Config {
 	return Config{
 		Iterations:   3,
-		Step:         sim.CFL{Number: DefaultCFL, Min: 4, Max: 32},
+		Step:         sim.CFL{Number: DefaultCFL, Min: 4, Max: 32, RealTimeSteps: sim.DefaultRealTimeSteps},
 		RestDensity:  1000,
 		KernelRadius: 2,
 		Gravity:      [3]float32{0, -9.81, 0},

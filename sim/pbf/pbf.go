@@ -83,6 +83,7 @@ type Solver struct {
 	timer         sim.Timer
 	stats         sim.Stats
 	clip          int
+	clamped       int     // speeds real-time mode clamped at the end of the last step (clampSpeeds)
 	scorrK        float32 // k of eq. 13 for this step: dv.ScorrKAbs · ScorrPerStep(Δt)
 
 	good kept // last finite state, for recovery
@@ -382,6 +383,7 @@ func (s *Solver) Step(dt float64) error {
 	s.computeVorticity()
 	s.timer.Mark("vorticity")
 	s.confineAndSmooth(h, XSPHPerStep(s.Cfg.XSPH, dt))
+	s.clampSpeeds(dt)
 	s.timer.Mark("velocity")
 	s.time += dt
 	s.steps++
@@ -768,6 +770,13 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 	s.x, s.p = s.p, s.x
 }
 
+// clampSpeeds is real-time mode's clamp at the end of a step of dt (sim.CFL): every particle, fluid or a body's, as
+// NVIDIA FleX clamps its particles, no faster than pbf.cfl spacings a step. A body's particles clamped one by one
+// are made rigid again by the next step's shape matching. Off, it reads nothing.
+func (s *Solver) clampSpeeds(dt float64) {
+	s.clamped = sim.ClampSpeeds(s.pool, s.v, s.Cfg.Step.SpeedLimit(float64(s.dv.Spacing), dt))
+}
+
 // finish gathers statistics and checks for non-finite state; on failure it restores the last good state.
 func (s *Solver) finish() error {
 	st := &s.stats
@@ -799,6 +808,7 @@ func (s *Solver) finish() error {
 	st.MaxSpeed = math.Sqrt(vmax2)
 	st.Substeps = s.frameSubsteps
 	st.Figures = AppendFigures(st.Figures[:0], errSum/float64(n), errMax, float64(nsum)/float64(n), nmax, s.clip)
+	st.Figures = s.Cfg.Step.AppendFigures(st.Figures, s.clamped)
 	if bad > 0 {
 		failed := s.steps
 		s.restore()

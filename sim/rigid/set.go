@@ -165,6 +165,17 @@ func (s *Set[B, PB]) Speed2(v2 float64) float64 {
 	return v2
 }
 
+// ClampSpeeds clamps every body's speed to limit (Solid.ClampSpeed) and returns how many it scaled.
+func (s *Set[B, PB]) ClampSpeeds(limit float64) int {
+	n := 0
+	for i := range s.List {
+		if b := s.at(i); b.ClampSpeed(limit, b.Reach) {
+			n++
+		}
+	}
+	return n
+}
+
 // Frame appends the bodies' poses to dst[:0].
 func (s *Set[B, PB]) Frame(dst []sim.BodyState) []sim.BodyState {
 	dst = dst[:0]

@@ -394,6 +394,28 @@ func (s *Solid) SurfaceSpeed(reach float64) float64 {
 	return math.Sqrt(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]) + reach*math.Sqrt(w[0]*w[0]+w[1]*w[1]+w[2]*w[2])
 }
 
+// ClampSpeed is real-time mode's clamp (sim.CFL.SpeedLimit) for a shape body, as sim.ClampSpeeds is for
+// particles: when the body's fastest surface point within reach, |v| + |ω| reach (SurfaceSpeed; reach is Reach,
+// which ShapeBody keeps), is faster than limit, V and W are scaled by one factor down to it, keeping the direction
+// of the motion and the axis of the spin: the body's share of the velocity condition is then within the limit. A
+// dragged body moves at the hand's velocity and is left alone, as is one whose velocities are not finite (the
+// mode's check reports it). It reports whether it scaled.
+func (s *Solid) ClampSpeed(limit, reach float64) bool {
+	if s.Driving || !(limit < math.Inf(1)) {
+		return false
+	}
+	sp := s.SurfaceSpeed(reach)
+	if !(sp > limit) || math.IsInf(sp, 1) {
+		return false
+	}
+	k := limit / sp
+	for a := 0; a < 3; a++ {
+		s.V[a] *= k
+		s.W[a] *= k
+	}
+	return true
+}
+
 // Finite reports whether the body's pose and velocities are all finite.
 func (s *Solid) Finite() bool {
 	sum := s.C[0] + s.C[1] + s.C[2] + s.V[0] + s.V[1] + s.V[2] + s.W[0] + s.W[1] + s.W[2] + s.Q[0] + s.Q[1] + s.Q[2] + s.Q[3]

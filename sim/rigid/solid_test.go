@@ -138,3 +138,38 @@ func TestContacts(t *testing.T) {
 		t.Errorf("after the contact the spheres still approach at %g m/s of the 3 they met at", a.V[0]-c.V[0])
 	}
 }
+
+// ClampSpeed scales a body's velocity and spin by one factor until its fastest surface point, |v| + |ω| reach,
+// is the limit (checked against SurfaceSpeed and the directions before), leaves a slower body, a dragged one and
+// one with an infinite limit bit for bit as they were, and reports which it scaled.
+func TestSolidClampSpeed(t *testing.T) {
+	b, err := NewSolid(scene.Body{Shape: scene.Shape{Kind: scene.ShapeSphere, Center: scene.Vec3{0.5, 0.5, 0.5}, Radius: 0.05}, Density: 500}, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.V, b.W = [3]float64{3, -4, 0}, [3]float64{0, 0, 20} // 5 m/s + 20 rad/s × 0.05 m = 6 m/s
+	before := b
+	if b.ClampSpeed(6.5, b.Reach()) || b.V != before.V || b.W != before.W {
+		t.Errorf("a body at 6 m/s under a 6.5 m/s limit: %v %v", b.V, b.W)
+	}
+	if b.ClampSpeed(math.Inf(1), b.Reach()) || b.V != before.V {
+		t.Errorf("an infinite limit scaled the body: %v", b.V)
+	}
+	d := b
+	d.Driving = true
+	if d.ClampSpeed(1, d.Reach()) || d.V != before.V {
+		t.Errorf("a dragged body was scaled: %v", d.V)
+	}
+	if !b.ClampSpeed(3, b.Reach()) {
+		t.Fatal("a body at 6 m/s under a 3 m/s limit was not scaled")
+	}
+	if s := b.SurfaceSpeed(b.Reach()); math.Abs(s-3) > 1e-12 {
+		t.Errorf("clamped to %.15g m/s at its fastest point, want 3", s)
+	}
+	r := before.SurfaceSpeed(before.Reach()) / 3
+	for a := 0; a < 3; a++ {
+		if math.Abs(b.V[a]*r-before.V[a]) > 1e-12 || math.Abs(b.W[a]*r-before.W[a]) > 1e-12 {
+			t.Errorf("v %v ω %v from %v %v: not one factor", b.V, b.W, before.V, before.W)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func DefaultConfig() Config {
 		MaxIterations: 50,
 		WarmStart:     false,
 		Stiffness:     DefaultStiffness,
-		Step:          sim.CFL{Number: DefaultCFL, Min: 1, Max: sim.MaxSubsteps},
+		Step:          sim.CFL{Number: DefaultCFL, Min: 1, Max: sim.MaxSubsteps, RealTimeSteps: sim.DefaultRealTimeSteps},
 		RestDensity:   1000,
 		Viscosity:     DefaultViscosity,
 		Tension:       1,
@@ -141,6 +141,10 @@ func (c *Config) Register(s *param.Set) {
 	s.Choice(&c.Density, param.Spec{Name: "sph.density", Label: "Density", Group: "SPH|Solver", Items: []string{"number", "standard"},
 		Desc: "number: each particle counts its neighbours as its own fluid, ρ̃ = m_i Σ W (§4.2.3), sharp at interfaces; standard: ρ = Σ m_j W (eq. 2.13), smeared across fluids of different densities"})
 	c.Step.Register(s, "sph", "SPH|Time step")
+	for _, name := range []string{"sph.realtime", "sph.realtime_substeps"} { // what real-time mode caps here
+		p, _ := s.Lookup(name)
+		p.Desc += ". In sph the cap is on the velocity condition alone: the force, viscous and sound conditions are stability limits, a step longer than they allow blows up, so they still add steps (up to sph.substeps_max) and Stats show \"" + FigStabilitySteps + "\" when they do"
+	}
 	s.Float(&c.RestDensity, param.Spec{Name: "sph.rest_density", Label: "Rest density ρ0", Group: "SPH|Fluid", Unit: "kg/m³", Min: 1, Max: 1e5, SoftMin: 100, SoftMax: 3000, OnReset: true,
 		Desc: "Rest density of the scene's fluid when the scene names no materials (a scene's materials have their own)"})
 	s.Float(&c.Viscosity, param.Spec{Name: "sph.viscosity", Label: "Viscosity ν", Group: "SPH|Fluid", Unit: "m²/s", Min: 0, Max: 0.5, SoftMin: 0, SoftMax: 0.05,

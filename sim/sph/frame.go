@@ -32,6 +32,8 @@ const (
 	FigFlowing = "flowing"            // particles that flowed plastically
 	FigAlpha   = "plastic strain max" // the largest accumulated plastic strain α
 	FigFKept   = "F kept"             // particles whose deficient neighbourhood kept their F
+	// real-time mode (sim.CFL): a frame the force, viscous or sound conditions gave more steps than its cap
+	FigStabilitySteps = "steps for stability"
 )
 
 // advice is what an SPH user changes when a step blows up.
@@ -41,6 +43,10 @@ const advice = "raise sph.substeps or sph.max_iterations, lower sph.cfl, the gra
 // the fastest particle and the speed gravity can give, sim.FrameSpeed), the force condition Δt ≤ 0.25 √(h/|a|max)
 // (eq. 2.28, with the last step's largest acceleration and at least gravity), the viscous one Δt ≤ 0.125 h²/ν and,
 // for WCSPH only, the speed of sound, Δt ≤ 0.4 h/√k (eq. 2.27). PCISPH has no stiffness term (§3.3.1).
+//
+// Real-time mode caps the velocity condition alone (CFL.Substeps, with the speeds clamped at the end of each
+// step): the others are stability limits, and a step longer than they allow blows up rather than slows, so they
+// still add steps up to sph.substeps_max, and Stats say so (FigStabilitySteps).
 func (s *Solver) BeginFrame(frameDt float64) int {
 	v2, height := sim.MeasureReach(s.pool, s.x, s.v, s.Cfg.Gravity)
 	v2 = s.bodies.Speed2(v2) // rigid bodies (bodies.go)
@@ -135,6 +141,10 @@ func (s *Solver) finish() error {
 	}
 	if s.limited > 0 {
 		figs = append(figs, sim.Figure{Name: FigLimited, Value: float64(s.limited), Warn: true})
+	}
+	figs = s.Cfg.Step.AppendFigures(figs, s.clamped)
+	if c := s.Cfg.Step; c.RealTime && s.frameSubsteps > c.Cap() {
+		figs = append(figs, sim.Figure{Name: FigStabilitySteps, Value: float64(s.frameSubsteps), Unit: "steps", Warn: true})
 	}
 	st.Figures = figs
 	if s.etaMissed {

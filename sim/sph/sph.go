@@ -147,6 +147,7 @@ type Solver struct {
 	dtInner         float64
 	clip            int
 	frameSubsteps   int
+	clamped         int // speeds real-time mode clamped at the end of the last step (clampSpeeds)
 	timer           sim.Timer
 	stats           sim.Stats
 
@@ -475,9 +476,18 @@ func (s *Solver) Step(dt float64) error {
 		s.substep(h)
 		s.amax = math.Max(s.amax, s.accMax)
 	}
+	s.clampSpeeds(dt)
 	s.time += dt
 	s.steps++
 	return s.finish()
+}
+
+// clampSpeeds is real-time mode's clamp (sim.CFL) at the end of a step of dt, the frame's step however many parts
+// the stability conditions split it into: every particle, and every body's fastest surface point, no faster than
+// sph.cfl spacings a step. Off, it reads nothing.
+func (s *Solver) clampSpeeds(dt float64) {
+	limit := s.Cfg.Step.SpeedLimit(float64(s.dv.Spacing), dt)
+	s.clamped = sim.ClampSpeeds(s.pool, s.v, limit) + s.bodies.ClampSpeeds(limit)
 }
 
 // substep is one pass of Algorithm 2 (PCISPH) or Algorithm 1 (WCSPH).

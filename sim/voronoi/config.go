@@ -44,7 +44,7 @@ func DefaultConfig() Config {
 		WarmStart:        true,
 		Gradient:         GradientGhosts,
 		VolumeCorrection: DefaultVolumeCorrection,
-		Step:             sim.CFL{Number: DefaultCFL, Min: 1, Max: 16},
+		Step:             sim.CFL{Number: DefaultCFL, Min: 1, Max: 16, RealTimeSteps: sim.DefaultRealTimeSteps},
 		Gravity:          [3]float32{0, -9.81, 0},
 	}
 }

@@ -106,6 +106,7 @@ type Solver struct {
 
 	frameSubsteps int
 	dtLast        float64
+	clamped       int // speeds real-time mode clamped at the end of the last step (clampSpeeds)
 	removed       int
 	timer         sim.Timer
 	stats         sim.Stats
@@ -339,9 +340,18 @@ func (s *Solver) Step(dt float64) error {
 	s.step++
 	s.placeSolids(s.time) // the solids at the step's end
 	s.collide()           // solids.go: particles that ended in a solid
+	s.clampSpeeds(dt)
 
 	s.timer.Mark("advection")
 	return s.finish()
+}
+
+// clampSpeeds is real-time mode's clamp (sim.CFL) at the end of a step of dt: every particle, and every body's
+// fastest surface point, no faster than voronoi.cfl spacings a step, so the diagram changes by no more than the
+// CFL number allows in the next step either. Off, it reads nothing.
+func (s *Solver) clampSpeeds(dt float64) {
+	limit := s.Cfg.Step.SpeedLimit(s.spacing, dt)
+	s.clamped = sim.ClampSpeeds(s.pool, s.v, limit) + s.bodies.ClampSpeeds(limit)
 }
 
 // fail restores the last good state after an error a step cannot go on from.
@@ -401,6 +411,7 @@ func (s *Solver) finish() error {
 	if pr.missed {
 		figs = append(figs, sim.Figure{Name: FigSolveMiss, Value: 1, Warn: true})
 	}
+	figs = s.Cfg.Step.AppendFigures(figs, s.clamped)
 	st.Figures = figs
 	if squeezed {
 		s.hands.Note(fmt.Sprintf("%d particles were removed, pressed closer than voronoi.min_gap by a solid (the paddle, a body) or the walls", s.removed))

@@ -112,5 +112,9 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "How fast the currents you draw run"})
 	s.Float(&c.StrokeWidth, param.Spec{Name: "reduced.stroke_width", Label: "Current width", Group: "Reduced|Game", Unit: "cells", Min: 1, Max: 32, SoftMin: 1, SoftMax: 16,
 		Desc: "How wide the currents you draw are, in grid cells"})
-	c.Step.RegisterIn(s, "reduced", "Reduced|Time step", "cells", "grid cells")
+	// No real-time mode (sim.CFL's reduced.realtime): the game has no particle velocities to clamp. Its flow is the
+	// eigenmodes' coefficients, advanced by an exponential that conserves their energy at any step (its own
+	// sub-steps keep the Taylor series short), and the tracers, the dye and Box2D follow that field; a speed
+	// clamp would have to scale the whole flow down, which is not FleX's clamp. Its steps are cheap (8 at most).
+	c.Step.RegisterWithoutRealTime(s, "reduced", "Reduced|Time step", "cells", "grid cells")
 }
