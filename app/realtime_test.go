@@ -77,3 +77,20 @@ func TestCapWatchRealTime(t *testing.T) {
 		}
 	}
 }
+
+// How a run says it stepped (slosh run's header, bench's time_step, the export sidecar) names real-time mode when
+// it is on: the cap replaces the CFL condition's most steps, and speeds are clamped.
+func TestTimeSteppingNamesRealTime(t *testing.T) {
+	set := Modes()[0].Params()
+	if got := timeStepping(set); strings.Contains(got, "real-time") {
+		t.Fatalf("real-time mode is off by default, yet the time stepping reads %q", got)
+	}
+	for _, a := range []string{"pbf.realtime=true", "pbf.realtime_substeps=3"} {
+		if err := set.Assign(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := timeStepping(set), "CFL 1.5, 4–32 substeps, real-time mode: at most 3, speeds clamped"; got != want {
+		t.Fatalf("time stepping %q, want %q", got, want)
+	}
+}

@@ -342,8 +342,14 @@ func timeStepping(set *param.Set) string {
 	if !ok1 || !ok2 || !ok3 {
 		return "substeps chosen by the solver"
 	}
-	if lo.Get().F >= hi.Get().F {
-		return fmt.Sprintf("%s substeps", lo)
+	rt := ""
+	if on, ok := sim.ParamNamed(set, "realtime"); ok && on.Get().B {
+		if cap, ok := sim.ParamNamed(set, "realtime_substeps"); ok {
+			rt = fmt.Sprintf(", real-time mode: at most %s, speeds clamped", cap)
+		}
 	}
-	return fmt.Sprintf("CFL %s, %s–%s substeps", cfl, lo, hi)
+	if lo.Get().F >= hi.Get().F {
+		return fmt.Sprintf("%s substeps%s", lo, rt)
+	}
+	return fmt.Sprintf("CFL %s, %s–%s substeps%s", cfl, lo, hi, rt)
 }
