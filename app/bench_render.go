@@ -35,12 +35,15 @@ type BenchRender struct {
 	// (render.PassNames); a pass that ran in only some frames counts 0 in the others.
 	Passes      []BenchPass `json:"passes"`
 	PassSamples int         `json:"pass_samples"` // frames whose renderer timings came back
-	GPUMs       float64     `json:"gpu_ms"`       // the sum of the GPU passes: the kernels' (on the GPU) and the renderer's
-	StepsMs     float64     `json:"steps_ms"`     // wall time of a frame's solver steps, finished
-	RenderMs    float64     `json:"render_ms"`    // wall time of the upload, the kernels and the draw, finished
-	FrameMs     float64     `json:"frame_ms"`     // the two together
-	FPS         float64     `json:"fps"`          // 1000 / FrameMs
-	Note        string      `json:"note,omitempty"`
+	// PassClock is "gpu" when Passes and the GPU kernels' Surface are timer queries, "wall" when each pass was
+	// finished and timed by the wall clock (bench --pass-wall).
+	PassClock string  `json:"pass_clock"`
+	GPUMs     float64 `json:"gpu_ms"`    // the sum of the GPU passes: the kernels' (on the GPU) and the renderer's
+	StepsMs   float64 `json:"steps_ms"`  // wall time of a frame's solver steps, finished
+	RenderMs  float64 `json:"render_ms"` // wall time of the upload, the kernels and the draw, finished
+	FrameMs   float64 `json:"frame_ms"`  // the two together
+	FPS       float64 `json:"fps"`       // 1000 / FrameMs
+	Note      string  `json:"note,omitempty"`
 }
 
 // openRendering is openHeadless for bench --render: the context is opened for every mode, since the frames are
@@ -63,6 +66,9 @@ func benchRenderCheck(o *BenchOptions) error {
 	if !o.Render {
 		if o.Width != 0 || o.Height != 0 {
 			return usagef("--width %d --height %d: the size is that of --render's pictures; add --render", o.Width, o.Height)
+		}
+		if o.PassWall {
+			return usagef("--pass-wall times --render's passes; add --render")
 		}
 		return nil
 	}
@@ -93,6 +99,16 @@ type benchRender struct {
 	gpuKernels, passes       passAverager
 	uploads, wantedKernels   bool
 	wantedKernelsOnGPU       bool
+	wallClock                bool // the passes are timed by the wall clock (setWall)
+}
+
+// setWall times the renderer's and the GPU kernels' passes by the wall clock, each finished before the next.
+func (b *benchRender) setWall(on bool) {
+	b.wallClock = on
+	b.off.rend.SetWallTimings(on)
+	if b.surf.gpu != nil {
+		b.surf.gpu.SetWallTimings(on)
+	}
 }
 
 // newBenchRender makes the offscreen target, the renderer and the surfacer for st's scene, configured with st's
@@ -185,6 +201,10 @@ func (b *benchRender) result(stepsWall time.Duration) *BenchRender {
 		r.Surface = []BenchPass{{Name: b.cpuView + " (cpu)", MeanMs: perFrame(b.cpuKernels)}}
 	}
 	r.Passes = b.passes.means()
+	r.PassClock = "gpu"
+	if b.wallClock {
+		r.PassClock = "wall"
+	}
 	order := render.PassNames()
 	slices.SortStableFunc(r.Passes, func(x, y BenchPass) int {
 		return slices.Index(order, x.Name) - slices.Index(order, y.Name)
@@ -234,7 +254,11 @@ func printBenchRender(w io.Writer, r *BenchRender) {
 	if r.UploadMs > 0 {
 		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", "upload", r.UploadMs, "wall")
 	}
-	clock := "gpu"
+	pc := r.PassClock
+	if pc == "" {
+		pc = "gpu"
+	}
+	clock := pc
 	if r.Kernels == "cpu" {
 		clock = "wall"
 	}
@@ -242,12 +266,12 @@ func printBenchRender(w io.Writer, r *BenchRender) {
 		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", p.Name, p.MeanMs, clock)
 	}
 	for _, p := range r.Passes {
-		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", p.Name, p.MeanMs, "gpu")
+		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", p.Name, p.MeanMs, pc)
 	}
 	if r.PassSamples == 0 {
 		fmt.Fprintln(w, "  (no GPU timings came back)")
 	}
-	fmt.Fprintf(w, "  %-16s %10.3f  gpu\n", "passes (sum)", r.GPUMs)
+	fmt.Fprintf(w, "  %-16s %10.3f  %s\n", "passes (sum)", r.GPUMs, pc)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall\n", "steps", r.StepsMs)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall\n", "render", r.RenderMs)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall, %.1f frames/s\n", "frame", r.FrameMs, r.FPS)

@@ -605,6 +605,11 @@ func (r *Renderer) Timings() ([]sim.Pass, bool) {
 	return passes, ok
 }
 
+// SetWallTimings makes Timings report each pass's wall time, finishing it (glFinish) before the next begins,
+// instead of GPU timer queries: slower, but true on a software rasteriser such as llvmpipe, whose timer queries
+// give one pass's work to another.
+func (r *Renderer) SetWallTimings(on bool) { r.timers.SetWall(on) }
+
 // Delete frees every GL object the renderer made; safe to call twice. The particle buffers are the caller's.
 func (r *Renderer) Delete() {
 	if r == nil {
