@@ -72,7 +72,7 @@ func (r *Renderer) look(f *frameState) fluidLook {
 		}
 		return lookSpheres
 	}
-	if r.drawErr = r.surf.ensure(f.vp, r.set.thicknessHalf); r.drawErr != nil {
+	if r.drawErr = r.surf.ensure(f.vp, r.set.scale, r.set.thicknessHalf); r.drawErr != nil {
 		if f.p.Radius <= 0 {
 			return lookNone
 		}
@@ -109,7 +109,10 @@ type pass struct {
 //	tint                           frames with materials: chords weighted by each particle's fluid colour
 //	                               (RGBA16F, the thickness image's size)
 //	smooth                         curvature flow iterations or the narrow-range filter on the eye depth
-//	composite                      the shaded surface over the scene (or a debug image) into the target
+//	composite                      the shaded surface over the scene (or a debug image) into the target; at
+//	                               render.scale < 1 the shaded water alone, premultiplied, into an image of
+//	                               the surface's size
+//	upsample                       render.scale < 1: that image over the full-size scene into the target
 //	spray                          lonely particles as white points into the target
 func (r *Renderer) framePasses() []pass {
 	always := func(*frameState) bool { return true }
@@ -130,6 +133,7 @@ func (r *Renderer) framePasses() []pass {
 		{"tint", func(f *frameState) bool { return f.fluid == lookSurface && f.tinted }, r.drawTint},
 		{"smooth", func(f *frameState) bool { return f.fluid == lookSurface && r.smoothingOn() }, r.drawSmooth},
 		{"composite", surface, r.drawComposite},
+		{"upsample", func(f *frameState) bool { return f.fluid == lookSurface && r.surf.scaled }, r.drawUpsample},
 		{"spray", func(f *frameState) bool { return f.fluid == lookSurface && r.sprayOn(f) }, r.drawSpray},
 	}
 }
@@ -224,7 +228,23 @@ func (r *Renderer) beginFrame(f *frameState) {
 		Clip:     [4]float32{f.cam.Near, f.cam.Far, 0, 0},
 	}
 	glh.Upload(r.frameUBO, 0, []frameBlock{block})
-	gl.BindBufferBase(gl.UNIFORM_BUFFER, frameBinding, r.frameUBO.ID())
+	if f.fluid == lookSurface && r.surf.scaled {
+		// the surface's passes draw images of its size: the same view, fewer pixels
+		sz := r.surf.size
+		block.Viewport = [4]float32{float32(sz.W), float32(sz.H), 1 / float32(sz.W), 1 / float32(sz.H)}
+		glh.Upload(r.scaledUBO, 0, []frameBlock{block})
+	}
+	r.bindFrameBlock(false)
+}
+
+// bindFrameBlock binds the per-frame block: the view's, or with scaled the one whose viewport is the size of the
+// surface's images (render.scale < 1), for the passes that draw into them.
+func (r *Renderer) bindFrameBlock(scaled bool) {
+	ubo := r.frameUBO
+	if scaled {
+		ubo = r.scaledUBO
+	}
+	gl.BindBufferBase(gl.UNIFORM_BUFFER, frameBinding, ubo.ID())
 }
 
 // endFrame leaves the state Draw documents.
@@ -233,6 +253,7 @@ func (r *Renderer) endFrame(f *frameState) {
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, f.read)
 	passState{depthTest: true, depthWrite: true}.apply()
 	unbindTextures(surfaceTexUnits)
+	r.bindFrameBlock(false)
 	gl.CullFace(gl.BACK)
 	gl.UseProgram(0)
 	gl.BindVertexArray(0)

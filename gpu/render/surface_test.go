@@ -945,7 +945,7 @@ func TestRenderParams(t *testing.T) {
 	s := NewParams()
 	for _, name := range []string{"render.mode", "render.smoothing", "render.smooth_iterations", "render.smooth_dt",
 		"render.filter_radius", "render.depth_threshold", "render.absorption", "render.refraction",
-		"render.splat_scale", "render.spray_neighbors", "render.spray_size", "render.thickness_scale",
+		"render.splat_scale", "render.spray_neighbors", "render.spray_size", "render.thickness_scale", "render.scale",
 		"render.thickness_half", "render.specular", "render.obstacle_color", "render.color", "render.water_color"} {
 		if _, ok := s.Lookup(name); !ok {
 			t.Errorf("%s is not registered", name)
