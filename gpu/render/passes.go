@@ -35,6 +35,12 @@ type frameState struct {
 	depth    *target   // the surface's current eye-depth image: the splats', then the smoothed one
 	meshed   bool      // render.mode mesh with a fluid mesh: the mesh's depth and thickness replace the splats'
 	mode     int32     // the render mode drawn: render.mode, or DrawAs's
+
+	// the still passes (sky, ground, tank, obstacles): where they draw (sceneFBO, or the background image),
+	// whether they draw (not when the background image holds their picture), and whether the background pass
+	// copies that image into sceneFBO (beginBackground)
+	stillFBO             uint32
+	drawStill, copyStill bool
 }
 
 // thickN is how many particles the thickness and tint passes add up: all, or Particles.ThicknessN.
@@ -98,7 +104,10 @@ type pass struct {
 // far as it matters (the tank's far walls are behind everything inside the tank), then the fluid. The scene
 // passes draw into the caller's target, or, for the fluid surface, into an image the composite reads.
 //
-//	sky, ground, tank, obstacles   the scene
+//	sky, ground, tank, obstacles   the scene's still part, into the background image (background.go) when the
+//	                               scene framebuffer can take a copy of it, and only when it changed
+//	background                     that image copied into the scene framebuffer
+//	bodies, paddle, solids         the scene's moving part
 //	particles                      render.mode particles: sphere impostors into the target
 //	ellipsoids                     render.mode ellipsoids: shaded ellipsoid impostors into the target
 //	splat                          fluid eye depth of the nearest ellipsoid per pixel (R32F), depth-tested
@@ -115,14 +124,17 @@ type pass struct {
 //	upsample                       render.scale < 1: that image over the full-size scene into the target
 //	spray                          lonely particles as white points into the target
 func (r *Renderer) framePasses() []pass {
-	always := func(*frameState) bool { return true }
 	look := func(l fluidLook) func(*frameState) bool { return func(f *frameState) bool { return f.fluid == l } }
 	surface := look(lookSurface)
+	still := func(f *frameState) bool { return f.drawStill }
 	return []pass{
-		{"sky", always, r.drawSky},
-		{"ground", func(*frameState) bool { return r.scene.ok && r.set.showGround }, r.drawGround},
-		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
-		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
+		{"sky", still, r.drawSky},
+		{"ground", func(f *frameState) bool { return f.drawStill && r.scene.ok && r.set.showGround }, r.drawGround},
+		{"tank", func(f *frameState) bool { return f.drawStill && r.set.showTank && r.tank.count > 0 }, r.drawTank},
+		{"obstacles", func(f *frameState) bool {
+			return f.drawStill && r.set.showObstacles && r.obstacles.count > 0
+		}, r.drawObstacles},
+		{"background", func(f *frameState) bool { return f.copyStill }, r.copyBackground},
 		{"bodies", func(f *frameState) bool { return len(r.bodies) > 0 && len(f.p.Bodies) > 0 }, r.drawBodies},
 		{"paddle", func(*frameState) bool { return r.paddle[3] > 0 && r.sphere.count > 0 }, r.drawPaddle},
 		{"solids", func(f *frameState) bool { return f.fluid != lookSpheres && f.fluid != lookNone && f.p.Phase != nil }, r.drawSolids},
@@ -186,6 +198,9 @@ func bindFramebuffer(fbo uint32, w, h int) {
 // bindScene makes the scene passes' framebuffer current.
 func (f *frameState) bindScene() { bindFramebuffer(f.sceneFBO, f.vp.W, f.vp.H) }
 
+// bindStill makes the still passes' framebuffer current.
+func (f *frameState) bindStill() { bindFramebuffer(f.stillFBO, f.vp.W, f.vp.H) }
+
 func enable(cap uint32, on bool) {
 	if on {
 		gl.Enable(cap)
@@ -212,6 +227,7 @@ func (r *Renderer) beginFrame(f *frameState) {
 		gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 		bindFramebuffer(f.target, f.vp.W, f.vp.H)
 	}
+	r.beginBackground(f)
 	gl.DepthFunc(gl.LESS)
 	// translucent passes blend colour only: the target's alpha stays the sky's 1, so screenshots and recordings
 	// are opaque and a compositor never sees through the window
@@ -262,7 +278,7 @@ func (r *Renderer) endFrame(f *frameState) {
 
 // drawSky fills the background with a gradient over the view direction: one full-screen triangle, no depth.
 func (r *Renderer) drawSky(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{}.apply()
 	r.skyProg.Use()
 	alpha := float32(1)
@@ -277,7 +293,7 @@ func (r *Renderer) drawSky(f *frameState) {
 // drawGround draws a large square just below the domain floor, centred under the eye so it never ends in view;
 // its grid fades into the sky with distance.
 func (r *Renderer) drawGround(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{depthTest: true, depthWrite: true, blend: true}.apply()
 	fade := max(10*r.scene.extent, 20)
 	if f.cam.Far > 0 {
@@ -295,7 +311,7 @@ func (r *Renderer) drawGround(f *frameState) {
 // drawTank draws the domain box with front faces culled: only walls whose outward normal points away from the
 // eye (the far walls, and the floor seen from above) are drawn, so the near walls never hide the water.
 func (r *Renderer) drawTank(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{depthTest: true, depthWrite: true, blend: true, cull: gl.FRONT}.apply()
 	r.tankProg.Use()
 	r.tankProg.SetMat4("uModel", mgl32.Ident4())
@@ -306,7 +322,7 @@ func (r *Renderer) drawTank(f *frameState) {
 
 // drawObstacles draws the static obstacles as opaque lit stone.
 func (r *Renderer) drawObstacles(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
 	r.meshProg.Use()
 	r.meshProg.SetMat4("uModel", mgl32.Ident4())

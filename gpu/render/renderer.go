@@ -240,6 +240,9 @@ type Renderer struct {
 	paddle    [4]float32
 	scene     sceneInfo
 	surf      surfaceTargets
+	bg        background // the still passes' picture, kept while it holds (background.go)
+	// sceneCount counts SetScene calls: the background's picture is of one scene
+	sceneCount uint64
 
 	passes  []pass
 	timers  glh.Timers
@@ -544,6 +547,7 @@ func (r *Renderer) SetBodies(shapes []scene.Shape) {
 func (r *Renderer) SetScene(sc *scene.Scene) {
 	r.err = nil
 	r.scene = sceneInfo{}
+	r.sceneCount++
 	r.tank.Delete()
 	r.obstacles.Delete()
 	if sc == nil || r.deleted {
@@ -638,6 +642,7 @@ func (r *Renderer) Delete() {
 	r.particles.Delete()
 	r.instances.Delete()
 	r.surf.Delete()
+	r.bg.Delete()
 	r.frameUBO.Delete()
 	r.scaledUBO.Delete()
 	r.tank.Delete()
