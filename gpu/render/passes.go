@@ -166,6 +166,7 @@ type passState struct {
 	depthTest, depthWrite, blend bool
 	depthAlways                  bool   // depth function ALWAYS (to write depth everywhere), else LESS
 	additive                     bool   // with blend: ONE, ONE (else the translucent blend of beginFrame)
+	premultiplied                bool   // with blend: ONE, ONE_MINUS_SRC_ALPHA (colour premultiplied by alpha)
 	cull                         uint32 // 0: no culling, else gl.BACK or gl.FRONT
 }
 
@@ -180,6 +181,8 @@ func (s passState) apply() {
 	enable(gl.BLEND, s.blend)
 	if s.additive {
 		gl.BlendFunc(gl.ONE, gl.ONE)
+	} else if s.premultiplied {
+		gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
 	} else {
 		gl.BlendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ZERO, gl.ONE)
 	}

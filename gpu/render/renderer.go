@@ -223,7 +223,7 @@ type Renderer struct {
 	skyProg, groundProg, tankProg, meshProg, particleProg *glh.Program
 	// the fluid surface's programs (surface.go); compositeScaledProg and upsampleProg draw it at render.scale < 1
 	splatDepthProg, splatThickProg, thickBlurProg, ellipsoidProg *glh.Program
-	compositeScaledProg, upsampleProg                            *glh.Program
+	compositeScaledProg, upsampleProg, upsampleBlendProg         *glh.Program
 	splatTintProg                                                *glh.Program
 	meshDepthProg, meshThickProg                                 *glh.Program // ModeMesh's depth and thickness
 	curvatureProg, narrowProg, compositeProg, sprayProg          *glh.Program
@@ -366,6 +366,8 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		{&r.compositeProg, "composite", []string{"render_fullscreen.vert", "render_composite.frag"}, nil},
 		{&r.compositeScaledProg, "scaled composite", []string{"render_fullscreen.vert", "render_composite.frag"}, scaled},
 		{&r.upsampleProg, "upsample", []string{"render_fullscreen.vert", "render_upsample.frag"}, nil},
+		{&r.upsampleBlendProg, "upsample over a copy", []string{"render_fullscreen.vert", "render_upsample.frag"},
+			[]shaders.Define{{Name: "UPSAMPLE_BLEND", Value: "1"}}},
 		{&r.sprayProg, "spray", []string{"render_spray.vert", "render_spray.frag"}, nil},
 	}
 	for _, p := range progs {
@@ -661,7 +663,7 @@ func (r *Renderer) Delete() {
 func (r *Renderer) programs() []*glh.Program {
 	return []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg,
 		r.splatDepthProg, r.splatThickProg, r.splatTintProg, r.meshDepthProg, r.meshThickProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg,
-		r.compositeScaledProg, r.upsampleProg}
+		r.compositeScaledProg, r.upsampleProg, r.upsampleBlendProg}
 }
 
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }

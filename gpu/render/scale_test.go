@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 
 	"github.com/slosh/slosh/gpu/gltest"
@@ -36,12 +37,16 @@ func pictureDiff(a, b *image.RGBA, off int) (mad, fracOff float64) {
 // TestSurfaceScale draws the resting pool, and a splash over it, at render.scale 1 and lower. At 1 the picture is
 // the unscaled renderer's, bit for bit, before and after drawing at another scale, and no upsample pass runs;
 // lower, the surface's images are that fraction of the view (the scene's stay full size) and the picture stays
-// close to the full-size one: the same water, its outline and highlights a little softer.
+// close to the full-size one: the same water, its outline and highlights a little softer. Measured at 480×360 on
+// llvmpipe: at 0.75 a mean absolute difference of 0.79 (of 255) with 0.8 % of the pixels off by more than 32, at
+// 0.5 1.06 and 1.2 %. Both ways of upsampling (blended over a copy of the scene, or in one pass into a framebuffer
+// that cannot take the copy) give the same picture within a unit of rounding.
 func TestSurfaceScale(t *testing.T) {
 	gltest.Acquire(t)
 	const w, h = 480, 360
 	r := newTestRenderer(t)
 	fb := newTestFramebuffer(t, w, h)
+	plain := depth24Target(t, w, h)
 	fs, _ := poolSetup(t, r)
 	drops := splash(400, mgl32.Vec3{0, 10, 0}, 7)
 	for i := range drops.pos {
@@ -75,6 +80,15 @@ func TestSurfaceScale(t *testing.T) {
 		if mad > c.mad || frac > c.frac {
 			t.Errorf("scale %g: mean absolute difference %.3f (at most %g), %.2f%% of pixels off by more than 32 (at most %g%%)",
 				c.scale, mad, c.mad, 100*frac, 100*c.frac)
+		}
+		// a target that cannot take a copy of the scene image gets the same picture from the one-pass upsample
+		gl.BindFramebuffer(gl.FRAMEBUFFER, plain)
+		r.Draw(Viewport{w, h}, cam, p)
+		one := Screenshot(plain, w, h)
+		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
+		if mad, frac := pictureDiff(img, one, 1); frac > 0 {
+			t.Errorf("scale %g: the one-pass upsample's picture differs from the blended one's: mean absolute "+
+				"difference %.4f, %.2f%% of pixels off by more than 1", c.scale, mad, 100*frac)
 		}
 	}
 	setParam(t, r, "render.scale", "1")
