@@ -26,7 +26,8 @@ type BenchRender struct {
 	UploadMs float64 `json:"upload_ms"`
 	// Kernels says where what the surface is drawn from was made: "gpu" (the anisotropic kernels of
 	// gpu/surface), "cpu" (the kernels of sim/surface where there are no compute shaders, a mesh for render.mode
-	// mesh, or the upsampled surface), or "" when the render mode needs none.
+	// mesh, or the upsampled surface), or "" when the frames need none: render.mode particles, or spheres the
+	// renderer draws itself (surface.enabled false with render.spray_neighbors 0).
 	Kernels string `json:"kernels,omitempty"`
 	// Surface is that work per frame: GPU milliseconds of gpu/surface's passes (timer queries), or the wall time of
 	// the CPU's as "anisotropy (cpu)", "mesh (cpu)" or "upsampling (cpu)".
@@ -241,7 +242,7 @@ func (b *benchRender) Delete() {
 }
 
 func printBenchRender(w io.Writer, r *BenchRender) {
-	kernels := "no kernels (render.mode " + r.RenderMode + " draws none)"
+	kernels := "no kernels (render.mode " + r.RenderMode + " draws spheres)"
 	switch {
 	case r.Kernels == "cpu" && len(r.Surface) == 1:
 		kernels = strings.TrimSuffix(r.Surface[0].Name, " (cpu)") + " on the cpu"

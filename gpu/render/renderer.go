@@ -490,6 +490,13 @@ func (st *settings) register() *param.Set {
 // (Particles.Ellipsoids): every mode but particles. Without kernels those modes fall back to spheres.
 func (r *Renderer) WantsEllipsoids() bool { return r.set.mode != ModeParticles }
 
+// WantsNeighborCounts says whether a frame reads each particle's neighbour count (the w of the first vec4 of
+// Particles.Ellipsoids): only the surface's spray does, in render.mode surface with render.spray_neighbors above 0.
+// split asks about the window's side-by-side view, whose left half is the surface whatever the mode.
+func (r *Renderer) WantsNeighborCounts(split bool) bool {
+	return r.set.sprayNeighbors > 0 && (split || r.set.mode == ModeSurface)
+}
+
 // WantsMesh says whether the render mode draws a mesh of the fluid (Particles.Mesh): render.mode mesh.
 func (r *Renderer) WantsMesh() bool { return r.set.mode == ModeMesh }
 
