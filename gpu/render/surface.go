@@ -296,8 +296,8 @@ func (r *Renderer) drawComposite(f *frameState) {
 // scene image into the target, writing every pixel's colour and depth as the unscaled composite does: the water
 // filtered bilinearly (soft edges a surface pixel wide), hidden where the full-size scene is in front of it, so
 // obstacles keep sharp outlines over the water. When the target can take a copy of the scene image
-// (blitCompatible) it gets one, and the water is blended over it where there is any: on llvmpipe the copy and a
-// pass that mostly discards take a third of the time of a pass that writes every pixel. Otherwise one pass does
+// (blitCompatible) it gets one, and the water is blended over it where there is any: on llvmpipe at 1280×720 the
+// copy and a pass that mostly discards take 9.5 ms, a pass that writes every pixel 14. Otherwise one pass does
 // both. In the debug views, which dim the scene beside the water, always the latter.
 func (r *Renderer) drawUpsample(f *frameState) {
 	r.bindFrameBlock(false)
