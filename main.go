@@ -189,6 +189,7 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.BoolVar(&o.Render, "render", false, "also draw every frame offscreen as the window does, and time each pass (needs OpenGL)")
 				fs.IntVar(&o.Width, "width", 0, "--render's picture width, pixels (0: 1280)")
 				fs.IntVar(&o.Height, "height", 0, "--render's picture height, pixels (0: 720)")
+				fs.BoolVar(&o.PassWall, "pass-wall", false, "time --render's passes by the wall clock, finishing each (timer queries are wrong on llvmpipe)")
 				o.Stdout = stdout
 				return func() error { return app.Bench(o) }
 			},

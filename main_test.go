@@ -498,7 +498,7 @@ func TestBenchRender(t *testing.T) {
 				last = max(last, i)
 				seen[p.Name] = true
 			}
-			for _, want := range []string{"sky", "splat", "thickness", "smooth", "composite"} {
+			for _, want := range []string{"background", "splat", "thickness", "smooth", "composite"} {
 				if !seen[want] {
 					t.Errorf("the surface pipeline's pass %q is missing: %+v", want, rr.Passes)
 				}

@@ -186,6 +186,7 @@ func Bench(o BenchOptions) error {
 		if br, err = newBenchRender(st, g, o.Width, o.Height); err != nil {
 			return fmt.Errorf("bench --render: %w", err)
 		}
+		br.setWall(o.PassWall)
 		defer br.Delete()
 	}
 	// GPU solvers queue work: wait for it before and after the measured frames.

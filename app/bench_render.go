@@ -27,7 +27,8 @@ type BenchRender struct {
 	UploadMs float64 `json:"upload_ms"`
 	// Kernels says where what the surface is drawn from was made: "gpu" (the anisotropic kernels of
 	// gpu/surface), "cpu" (the kernels of sim/surface where there are no compute shaders, a mesh for render.mode
-	// mesh, or the upsampled surface), or "" when the render mode needs none.
+	// mesh, or the upsampled surface), or "" when the frames need none: render.mode particles, or spheres the
+	// renderer draws itself (surface.enabled false with render.spray_neighbors 0).
 	Kernels string `json:"kernels,omitempty"`
 	// Surface is that work per frame: GPU milliseconds of gpu/surface's passes (timer queries), or the wall time of
 	// the CPU's as "anisotropy (cpu)", "mesh (cpu)" or "upsampling (cpu)".
@@ -36,11 +37,14 @@ type BenchRender struct {
 	// (render.PassNames); a pass that ran in only some frames counts 0 in the others.
 	Passes      []BenchPass `json:"passes"`
 	PassSamples int         `json:"pass_samples"` // frames whose renderer timings came back
-	GPUMs       float64     `json:"gpu_ms"`       // the sum of the GPU passes: the kernels' (on the GPU) and the renderer's
-	StepsMs     float64     `json:"steps_ms"`     // wall time of a frame's solver steps, finished
-	RenderMs    float64     `json:"render_ms"`    // wall time of the upload, the kernels and the draw, finished
-	FrameMs     float64     `json:"frame_ms"`     // the two together
-	FPS         float64     `json:"fps"`          // 1000 / FrameMs
+	// PassClock is "gpu" when Passes and the GPU kernels' Surface are timer queries, "wall" when each pass was
+	// finished and timed by the wall clock (bench --pass-wall).
+	PassClock string  `json:"pass_clock"`
+	GPUMs     float64 `json:"gpu_ms"`    // the sum of the GPU passes: the kernels' (on the GPU) and the renderer's
+	StepsMs   float64 `json:"steps_ms"`  // wall time of a frame's solver steps, finished
+	RenderMs  float64 `json:"render_ms"` // wall time of the upload, the kernels and the draw, finished
+	FrameMs   float64 `json:"frame_ms"`  // the two together
+	FPS       float64 `json:"fps"`       // 1000 / FrameMs
 	// Window is what the window's frame budget makes of these costs: frames shown a second and simulated seconds
 	// a second (windowOutcome).
 	Window WindowOutcome `json:"window"`
@@ -101,6 +105,9 @@ func benchRenderCheck(o *BenchOptions) error {
 		if o.Width != 0 || o.Height != 0 {
 			return usagef("--width %d --height %d: the size is that of --render's pictures; add --render", o.Width, o.Height)
 		}
+		if o.PassWall {
+			return usagef("--pass-wall times --render's passes; add --render")
+		}
 		return nil
 	}
 	if o.Width == 0 && o.Height == 0 {
@@ -130,6 +137,16 @@ type benchRender struct {
 	gpuKernels, passes       passAverager
 	uploads, wantedKernels   bool
 	wantedKernelsOnGPU       bool
+	wallClock                bool // the passes are timed by the wall clock (setWall)
+}
+
+// setWall times the renderer's and the GPU kernels' passes by the wall clock, each finished before the next.
+func (b *benchRender) setWall(on bool) {
+	b.wallClock = on
+	b.off.rend.SetWallTimings(on)
+	if b.surf.gpu != nil {
+		b.surf.gpu.SetWallTimings(on)
+	}
 }
 
 // newBenchRender makes the offscreen target, the renderer and the surfacer for st's scene, configured with st's
@@ -223,6 +240,10 @@ func (b *benchRender) result(stepsWall time.Duration, substeps float64, solver s
 		r.Surface = []BenchPass{{Name: b.cpuView + " (cpu)", MeanMs: perFrame(b.cpuKernels)}}
 	}
 	r.Passes = b.passes.means()
+	r.PassClock = "gpu"
+	if b.wallClock {
+		r.PassClock = "wall"
+	}
 	order := render.PassNames()
 	slices.SortStableFunc(r.Passes, func(x, y BenchPass) int {
 		return slices.Index(order, x.Name) - slices.Index(order, y.Name)
@@ -261,7 +282,7 @@ func (b *benchRender) Delete() {
 }
 
 func printBenchRender(w io.Writer, r *BenchRender) {
-	kernels := "no kernels (render.mode " + r.RenderMode + " draws none)"
+	kernels := "no kernels (render.mode " + r.RenderMode + " draws spheres)"
 	switch {
 	case r.Kernels == "cpu" && len(r.Surface) == 1:
 		kernels = strings.TrimSuffix(r.Surface[0].Name, " (cpu)") + " on the cpu"
@@ -274,7 +295,11 @@ func printBenchRender(w io.Writer, r *BenchRender) {
 	if r.UploadMs > 0 {
 		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", "upload", r.UploadMs, "wall")
 	}
-	clock := "gpu"
+	pc := r.PassClock
+	if pc == "" {
+		pc = "gpu"
+	}
+	clock := pc
 	if r.Kernels == "cpu" {
 		clock = "wall"
 	}
@@ -282,12 +307,12 @@ func printBenchRender(w io.Writer, r *BenchRender) {
 		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", p.Name, p.MeanMs, clock)
 	}
 	for _, p := range r.Passes {
-		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", p.Name, p.MeanMs, "gpu")
+		fmt.Fprintf(w, "  %-16s %10.3f  %s\n", p.Name, p.MeanMs, pc)
 	}
 	if r.PassSamples == 0 {
 		fmt.Fprintln(w, "  (no GPU timings came back)")
 	}
-	fmt.Fprintf(w, "  %-16s %10.3f  gpu\n", "passes (sum)", r.GPUMs)
+	fmt.Fprintf(w, "  %-16s %10.3f  %s\n", "passes (sum)", r.GPUMs, pc)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall\n", "steps", r.StepsMs)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall\n", "render", r.RenderMs)
 	fmt.Fprintf(w, "  %-16s %10.3f  wall, %.1f frames/s\n", "frame", r.FrameMs, r.FPS)

@@ -85,6 +85,9 @@ type BenchOptions struct {
 	// times the upload, the surface kernels and each of the renderer's passes.
 	Render        bool
 	Width, Height int
+	// PassWall times --render's passes by the wall clock, each finished before the next begins, instead of GPU
+	// timer queries, which a software rasteriser (llvmpipe) gets wrong. The finishes add to the render time.
+	PassWall bool
 }
 
 func orStdout(w io.Writer) io.Writer {

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim/mesh"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/ui"
 )
 
@@ -142,4 +145,53 @@ func TestViewerMeshGPU(t *testing.T) {
 		pb, errb := v.ab.surf.twin(v.drv, v.rend, v.sc)
 		return erra == nil && errb == nil && pa.Mesh.Triangles() > 0 && pb.Mesh.Triangles() > 0 && pa.Mesh != pb.Mesh
 	})
+}
+
+// The anisotropic kernels are made only when something reads them: with surface.enabled false and surface.ks 1
+// they are the spheres the renderer draws without them, and then only the spray (render.mode surface, or the
+// side-by-side view's left half, with render.spray_neighbors above 0) reads their neighbour counts.
+func TestKernelsOnlyWhenRead(t *testing.T) {
+	gltest.Acquire(t)
+	rend, err := render.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rend.Delete()
+	s, err := newSurfacer(nil) // the CPU's kernels: job says whether the runner makes them
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &scene.Scene{Domain: scene.Box{Max: scene.Vec3{1, 1, 1}}}
+	for _, c := range []struct {
+		sets  []string
+		split bool
+		want  bool
+	}{
+		{nil, false, true},
+		{[]string{"surface.enabled=false"}, false, true}, // the spray counts neighbours
+		{[]string{"surface.enabled=false", "render.spray_neighbors=0"}, false, false},
+		{[]string{"surface.enabled=false", "render.spray_neighbors=0", "surface.ks=1.2"}, false, true},
+		{[]string{"surface.enabled=false", "render.spray_neighbors=0"}, true, false},
+		{[]string{"surface.enabled=false"}, true, true}, // the left half's spray
+		{[]string{"surface.enabled=false", "render.mode=ellipsoids"}, false, false},
+		{[]string{"render.mode=ellipsoids", "render.spray_neighbors=0"}, false, true},
+		{[]string{"render.mode=particles"}, false, false},
+	} {
+		for _, set := range []*param.Set{s.Params(), rend.Params()} {
+			set.ResetDefaults()
+		}
+		for _, nv := range c.sets {
+			set := s.Params()
+			if strings.HasPrefix(nv, "render.") {
+				set = rend.Params()
+			}
+			if err := set.Assign(nv); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j := s.job(rend, sc, c.split)
+		if j.kernels != c.want || s.needKernels(rend, j) != c.want {
+			t.Errorf("%v, split %v: kernels made %v, needed %v; want %v", c.sets, c.split, j.kernels, s.needKernels(rend, j), c.want)
+		}
+	}
 }

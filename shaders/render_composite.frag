@@ -4,6 +4,10 @@
 // surface: normals from the depth image, Fresnel reflection of the sky, refraction of the scene behind the water
 // displaced along the normal, Beer–Lambert absorption through the water's thickness, and a specular highlight.
 // The debug views (uShow) show the intermediate images instead.
+//
+// Built a second time with COMPOSITE_SCALED for render.scale < 1: it then runs at the surface's size and writes
+// the water alone (its colour with alpha 1, nothing elsewhere), which render_upsample.frag puts over the full-size
+// scene; the scene it refracts is still the full-size one.
 #include "render_common.glsl"
 #include "render_surface.glsl"
 
@@ -41,6 +45,15 @@ vec3 tangent(ivec2 p, vec3 P, float z, ivec2 dir) {
 
 void main() {
 	ivec2 p = ivec2(gl_FragCoord.xy);
+#ifdef COMPOSITE_SCALED
+	float z = fluidAt(uDepth, p);
+	if (z <= 0.0) {
+		fragColor = vec4(0.0);
+		return;
+	}
+	vec3 P = eyeAtPixel(gl_FragCoord.xy, z);
+	float depth = windowDepth(P);
+#else
 	vec4 sceneRGBA = texelFetch(uSceneColor, p, 0); // alpha 0 where a transparent background shows
 	vec3 scene = sceneRGBA.rgb;
 	float sceneZ = texelFetch(uSceneDepth, p, 0).r;
@@ -54,6 +67,7 @@ void main() {
 	vec3 P = eyeAtPixel(gl_FragCoord.xy, z);
 	float depth = windowDepth(P);
 	gl_FragDepth = depth;
+#endif
 	vec3 n = cross(tangent(p, P, z, ivec2(1, 0)), tangent(p, P, z, ivec2(0, 1)));
 	vec3 v = normalize(-P);
 	n = dot(n, n) > 0.0 ? normalize(n) : v;

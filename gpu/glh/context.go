@@ -93,6 +93,7 @@ func Open(o Options) (ctx *Context, err error) {
 	if err := glfw.Init(); err != nil {
 		return nil, fmt.Errorf("%w: GLFW could not start (%v); is there a display? Set DISPLAY or run under Xvfb", ErrNoContext, err)
 	}
+	keepHeap()
 	versions := [][2]int{{4, 3}, {4, 1}}
 	if o.MaxVersion == "4.1" {
 		versions = versions[1:]

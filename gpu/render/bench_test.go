@@ -1,8 +1,12 @@
 package render
 
 import (
+	"flag"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
@@ -11,22 +15,31 @@ import (
 	"github.com/slosh/slosh/sim/scene"
 )
 
-// benchmarkSurface draws a block of n³ particles with ellipsoids in a tank at w×h in the surface mode with the
-// given smoothing, and reports the GPU milliseconds of each pass (GL timer queries) as metrics.
-func benchmarkSurface(b *testing.B, n, w, h int, smoothing string) {
+// wallTimings times the benchmarks' passes by the wall clock, each finished first (Renderer.SetWallTimings): on
+// llvmpipe the timer queries give one pass's work to another.
+var wallTimings = flag.Bool("wall", false, "time the benchmarks' render passes by the wall clock (for llvmpipe)")
+
+// benchmarkSurface draws a block of n³ particles with ellipsoids in a tank at w×h with the given render
+// parameters (name=value; the surface mode unless they say otherwise), and reports the milliseconds of each pass
+// (GL timer queries, or with -wall the wall clock) as metrics, and their sum.
+func benchmarkSurface(b *testing.B, n, w, h int, set ...string) {
 	gltest.Acquire(b)
 	r, err := New()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer r.Delete()
+	r.SetWallTimings(*wallTimings)
 	out, err := newTarget(w, h, gl.RGBA8, true)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer out.Delete()
-	if err := r.Params().SetString("render.smoothing", smoothing); err != nil {
-		b.Fatal(err)
+	for _, nv := range set {
+		name, value, _ := strings.Cut(nv, "=")
+		if err := r.Params().SetString(name, value); err != nil {
+			b.Fatal(err)
+		}
 	}
 	const spacing = 0.02
 	side := float32(n) * spacing
@@ -59,40 +72,67 @@ func benchmarkSurface(b *testing.B, n, w, h int, smoothing string) {
 		gl.Finish()
 	}
 	frame() // warm up: targets, shader variants
-	sums := map[string]float64{}
+	// each pass's times, and the frames' wall times: their medians are reported, which a machine shared with
+	// other work disturbs less than their means
+	times := map[string][]float64{}
 	var names []string
-	frames := 0
+	var walls []float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		start := time.Now()
 		frame()
+		walls = append(walls, float64(time.Since(start).Nanoseconds())/1e6)
 		passes, ok := r.Timings()
 		if !ok {
 			continue
 		}
-		frames++
 		for _, ps := range passes {
-			if _, seen := sums[ps.Name]; !seen {
+			if _, seen := times[ps.Name]; !seen {
 				names = append(names, ps.Name)
 			}
-			sums[ps.Name] += ps.Ms
+			times[ps.Name] = append(times[ps.Name], ps.Ms)
 		}
 	}
 	b.StopTimer()
 	gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-	if frames == 0 {
-		return
-	}
 	var total float64
 	for _, name := range names {
-		ms := sums[name] / float64(frames)
+		ms := median(times[name])
 		total += ms
 		b.ReportMetric(ms, strings.ReplaceAll(name, " ", "_")+"-ms")
 	}
-	b.ReportMetric(total, "gpu-ms")
+	b.ReportMetric(total, "passes-ms")
+	b.ReportMetric(median(walls), "frame-ms")
+}
+
+// median is the middle value of xs (the mean of the two middle ones for an even count), 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // 32³ = 32768 particles at 1280×720, as in the renderer's performance notes.
-func BenchmarkSurface32kNarrowRange(b *testing.B) { benchmarkSurface(b, 32, 1280, 720, "narrow-range") }
+func BenchmarkSurface32kNarrowRange(b *testing.B) {
+	benchmarkSurface(b, 32, 1280, 720, "render.smoothing=narrow-range")
+}
 func BenchmarkSurface32kCurvatureFlow(b *testing.B) {
-	benchmarkSurface(b, 32, 1280, 720, "curvature-flow")
+	benchmarkSurface(b, 32, 1280, 720, "render.smoothing=curvature-flow")
+}
+
+// BenchmarkSurfaceScale draws 20³ = 8000 and 32³ particles at 1280×720 at render.scale 1, 0.75 and 0.5, and as
+// particles: issue 31's table (run it with -wall on llvmpipe).
+func BenchmarkSurfaceScale(b *testing.B) {
+	for _, n := range []int{20, 32} {
+		for _, set := range [][]string{{"render.scale=1"}, {"render.scale=0.75"}, {"render.scale=0.5"}, {"render.mode=particles"}} {
+			b.Run(fmt.Sprintf("%dk/%s", n*n*n/1000, strings.TrimPrefix(set[0], "render.")), func(b *testing.B) {
+				benchmarkSurface(b, n, 1280, 720, set...)
+			})
+		}
+	}
 }

@@ -35,6 +35,12 @@ type frameState struct {
 	depth    *target   // the surface's current eye-depth image: the splats', then the smoothed one
 	meshed   bool      // render.mode mesh with a fluid mesh: the mesh's depth and thickness replace the splats'
 	mode     int32     // the render mode drawn: render.mode, or DrawAs's
+
+	// the still passes (sky, ground, tank, obstacles): where they draw (sceneFBO, or the background image),
+	// whether they draw (not when the background image holds their picture), and whether the background pass
+	// copies that image into sceneFBO (beginBackground)
+	stillFBO             uint32
+	drawStill, copyStill bool
 }
 
 // thickN is how many particles the thickness and tint passes add up: all, or Particles.ThicknessN.
@@ -72,7 +78,7 @@ func (r *Renderer) look(f *frameState) fluidLook {
 		}
 		return lookSpheres
 	}
-	if r.drawErr = r.surf.ensure(f.vp, r.set.thicknessHalf); r.drawErr != nil {
+	if r.drawErr = r.surf.ensure(f.vp, r.set.scale, r.set.thicknessHalf); r.drawErr != nil {
 		if f.p.Radius <= 0 {
 			return lookNone
 		}
@@ -98,7 +104,10 @@ type pass struct {
 // far as it matters (the tank's far walls are behind everything inside the tank), then the fluid. The scene
 // passes draw into the caller's target, or, for the fluid surface, into an image the composite reads.
 //
-//	sky, ground, tank, obstacles   the scene
+//	sky, ground, tank, obstacles   the scene's still part, into the background image (background.go) when the
+//	                               scene framebuffer can take a copy of it, and only when it changed
+//	background                     that image copied into the scene framebuffer
+//	bodies, paddle, solids         the scene's moving part
 //	particles                      render.mode particles: sphere impostors into the target
 //	ellipsoids                     render.mode ellipsoids: shaded ellipsoid impostors into the target
 //	splat                          fluid eye depth of the nearest ellipsoid per pixel (R32F), depth-tested
@@ -109,17 +118,23 @@ type pass struct {
 //	tint                           frames with materials: chords weighted by each particle's fluid colour
 //	                               (RGBA16F, the thickness image's size)
 //	smooth                         curvature flow iterations or the narrow-range filter on the eye depth
-//	composite                      the shaded surface over the scene (or a debug image) into the target
+//	composite                      the shaded surface over the scene (or a debug image) into the target; at
+//	                               render.scale < 1 the shaded water alone, premultiplied, into an image of
+//	                               the surface's size
+//	upsample                       render.scale < 1: that image over the full-size scene into the target
 //	spray                          lonely particles as white points into the target
 func (r *Renderer) framePasses() []pass {
-	always := func(*frameState) bool { return true }
 	look := func(l fluidLook) func(*frameState) bool { return func(f *frameState) bool { return f.fluid == l } }
 	surface := look(lookSurface)
+	still := func(f *frameState) bool { return f.drawStill }
 	return []pass{
-		{"sky", always, r.drawSky},
-		{"ground", func(*frameState) bool { return r.scene.ok && r.set.showGround }, r.drawGround},
-		{"tank", func(*frameState) bool { return r.set.showTank && r.tank.count > 0 }, r.drawTank},
-		{"obstacles", func(*frameState) bool { return r.set.showObstacles && r.obstacles.count > 0 }, r.drawObstacles},
+		{"sky", still, r.drawSky},
+		{"ground", func(f *frameState) bool { return f.drawStill && r.scene.ok && r.set.showGround }, r.drawGround},
+		{"tank", func(f *frameState) bool { return f.drawStill && r.set.showTank && r.tank.count > 0 }, r.drawTank},
+		{"obstacles", func(f *frameState) bool {
+			return f.drawStill && r.set.showObstacles && r.obstacles.count > 0
+		}, r.drawObstacles},
+		{"background", func(f *frameState) bool { return f.copyStill }, r.copyBackground},
 		{"bodies", func(f *frameState) bool { return len(r.bodies) > 0 && len(f.p.Bodies) > 0 }, r.drawBodies},
 		{"paddle", func(*frameState) bool { return r.paddle[3] > 0 && r.sphere.count > 0 }, r.drawPaddle},
 		{"solids", func(f *frameState) bool { return f.fluid != lookSpheres && f.fluid != lookNone && f.p.Phase != nil }, r.drawSolids},
@@ -130,6 +145,7 @@ func (r *Renderer) framePasses() []pass {
 		{"tint", func(f *frameState) bool { return f.fluid == lookSurface && f.tinted }, r.drawTint},
 		{"smooth", func(f *frameState) bool { return f.fluid == lookSurface && r.smoothingOn() }, r.drawSmooth},
 		{"composite", surface, r.drawComposite},
+		{"upsample", func(f *frameState) bool { return f.fluid == lookSurface && r.surf.scaled }, r.drawUpsample},
 		{"spray", func(f *frameState) bool { return f.fluid == lookSurface && r.sprayOn(f) }, r.drawSpray},
 	}
 }
@@ -150,6 +166,7 @@ type passState struct {
 	depthTest, depthWrite, blend bool
 	depthAlways                  bool   // depth function ALWAYS (to write depth everywhere), else LESS
 	additive                     bool   // with blend: ONE, ONE (else the translucent blend of beginFrame)
+	premultiplied                bool   // with blend: ONE, ONE_MINUS_SRC_ALPHA (colour premultiplied by alpha)
 	cull                         uint32 // 0: no culling, else gl.BACK or gl.FRONT
 }
 
@@ -164,6 +181,8 @@ func (s passState) apply() {
 	enable(gl.BLEND, s.blend)
 	if s.additive {
 		gl.BlendFunc(gl.ONE, gl.ONE)
+	} else if s.premultiplied {
+		gl.BlendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA)
 	} else {
 		gl.BlendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ZERO, gl.ONE)
 	}
@@ -181,6 +200,9 @@ func bindFramebuffer(fbo uint32, w, h int) {
 
 // bindScene makes the scene passes' framebuffer current.
 func (f *frameState) bindScene() { bindFramebuffer(f.sceneFBO, f.vp.W, f.vp.H) }
+
+// bindStill makes the still passes' framebuffer current.
+func (f *frameState) bindStill() { bindFramebuffer(f.stillFBO, f.vp.W, f.vp.H) }
 
 func enable(cap uint32, on bool) {
 	if on {
@@ -208,6 +230,7 @@ func (r *Renderer) beginFrame(f *frameState) {
 		gl.Clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT)
 		bindFramebuffer(f.target, f.vp.W, f.vp.H)
 	}
+	r.beginBackground(f)
 	gl.DepthFunc(gl.LESS)
 	// translucent passes blend colour only: the target's alpha stays the sky's 1, so screenshots and recordings
 	// are opaque and a compositor never sees through the window
@@ -224,7 +247,23 @@ func (r *Renderer) beginFrame(f *frameState) {
 		Clip:     [4]float32{f.cam.Near, f.cam.Far, 0, 0},
 	}
 	glh.Upload(r.frameUBO, 0, []frameBlock{block})
-	gl.BindBufferBase(gl.UNIFORM_BUFFER, frameBinding, r.frameUBO.ID())
+	if f.fluid == lookSurface && r.surf.scaled {
+		// the surface's passes draw images of its size: the same view, fewer pixels
+		sz := r.surf.size
+		block.Viewport = [4]float32{float32(sz.W), float32(sz.H), 1 / float32(sz.W), 1 / float32(sz.H)}
+		glh.Upload(r.scaledUBO, 0, []frameBlock{block})
+	}
+	r.bindFrameBlock(false)
+}
+
+// bindFrameBlock binds the per-frame block: the view's, or with scaled the one whose viewport is the size of the
+// surface's images (render.scale < 1), for the passes that draw into them.
+func (r *Renderer) bindFrameBlock(scaled bool) {
+	ubo := r.frameUBO
+	if scaled {
+		ubo = r.scaledUBO
+	}
+	gl.BindBufferBase(gl.UNIFORM_BUFFER, frameBinding, ubo.ID())
 }
 
 // endFrame leaves the state Draw documents.
@@ -233,6 +272,7 @@ func (r *Renderer) endFrame(f *frameState) {
 	gl.BindFramebuffer(gl.READ_FRAMEBUFFER, f.read)
 	passState{depthTest: true, depthWrite: true}.apply()
 	unbindTextures(surfaceTexUnits)
+	r.bindFrameBlock(false)
 	gl.CullFace(gl.BACK)
 	gl.UseProgram(0)
 	gl.BindVertexArray(0)
@@ -241,7 +281,7 @@ func (r *Renderer) endFrame(f *frameState) {
 
 // drawSky fills the background with a gradient over the view direction: one full-screen triangle, no depth.
 func (r *Renderer) drawSky(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{}.apply()
 	r.skyProg.Use()
 	alpha := float32(1)
@@ -256,7 +296,7 @@ func (r *Renderer) drawSky(f *frameState) {
 // drawGround draws a large square just below the domain floor, centred under the eye so it never ends in view;
 // its grid fades into the sky with distance.
 func (r *Renderer) drawGround(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{depthTest: true, depthWrite: true, blend: true}.apply()
 	fade := max(10*r.scene.extent, 20)
 	if f.cam.Far > 0 {
@@ -274,7 +314,7 @@ func (r *Renderer) drawGround(f *frameState) {
 // drawTank draws the domain box with front faces culled: only walls whose outward normal points away from the
 // eye (the far walls, and the floor seen from above) are drawn, so the near walls never hide the water.
 func (r *Renderer) drawTank(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{depthTest: true, depthWrite: true, blend: true, cull: gl.FRONT}.apply()
 	r.tankProg.Use()
 	r.tankProg.SetMat4("uModel", mgl32.Ident4())
@@ -285,7 +325,7 @@ func (r *Renderer) drawTank(f *frameState) {
 
 // drawObstacles draws the static obstacles as opaque lit stone.
 func (r *Renderer) drawObstacles(f *frameState) {
-	f.bindScene()
+	f.bindStill()
 	passState{depthTest: true, depthWrite: true, cull: gl.BACK}.apply()
 	r.meshProg.Use()
 	r.meshProg.SetMat4("uModel", mgl32.Ident4())

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
@@ -192,6 +193,7 @@ type settings struct {
 	showObstacles bool
 
 	// the fluid surface
+	scale          float32 // render.scale: the surface's images' resolution, a fraction of the view's
 	splatScale     float32
 	smoothing      int32
 	smoothIters    int32
@@ -219,8 +221,9 @@ type Renderer struct {
 	set    settings
 
 	skyProg, groundProg, tankProg, meshProg, particleProg *glh.Program
-	// the fluid surface's programs (surface.go)
+	// the fluid surface's programs (surface.go); compositeScaledProg and upsampleProg draw it at render.scale < 1
 	splatDepthProg, splatThickProg, thickBlurProg, ellipsoidProg *glh.Program
+	compositeScaledProg, upsampleProg, upsampleBlendProg         *glh.Program
 	splatTintProg                                                *glh.Program
 	meshDepthProg, meshThickProg                                 *glh.Program // ModeMesh's depth and thickness
 	curvatureProg, narrowProg, compositeProg, sprayProg          *glh.Program
@@ -229,6 +232,7 @@ type Renderer struct {
 	particles *glh.VertexArray // sphere impostors
 	instances *glh.VertexArray // ellipsoid splats and spray
 	frameUBO  *glh.Buffer
+	scaledUBO *glh.Buffer // the per-frame block of the surface's passes at render.scale < 1: their images' size
 	tank      gpuMesh
 	obstacles gpuMesh
 	bodies    []gpuMesh // one per rigid body, in its rest pose (SetBodies)
@@ -236,6 +240,9 @@ type Renderer struct {
 	paddle    [4]float32
 	scene     sceneInfo
 	surf      surfaceTargets
+	bg        background // the still passes' picture, kept while it holds (background.go)
+	// sceneCount counts SetScene calls: the background's picture is of one scene
+	sceneCount uint64
 
 	passes  []pass
 	timers  glh.Timers
@@ -286,6 +293,7 @@ func defaultSettings() *settings {
 		showGround:    true,
 		showObstacles: true,
 
+		scale:          1,
 		splatScale:     1,
 		smoothing:      SmoothNarrowRange,
 		smoothIters:    60,
@@ -334,30 +342,36 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		shaders.Int("VIEW_NORMALS", int(ModeNormals)),
 		shaders.Int("MAX_FILTER_RADIUS", maxFilterRadius),
 	}
+	scaled := []shaders.Define{{Name: "COMPOSITE_SCALED", Value: "1"}}
 	progs := []struct {
 		dst   **glh.Program
 		what  string
 		files []string
+		extra []shaders.Define
 	}{
-		{&r.skyProg, "sky", []string{"render_fullscreen.vert", "render_sky.frag"}},
-		{&r.groundProg, "ground", []string{"render_ground.vert", "render_ground.frag"}},
-		{&r.tankProg, "tank", []string{"render_mesh.vert", "render_tank.frag"}},
-		{&r.meshProg, "obstacle", []string{"render_mesh.vert", "render_mesh.frag"}},
-		{&r.particleProg, "particle", []string{"render_particles.vert", "render_particles.frag"}},
-		{&r.splatDepthProg, "fluid depth", []string{"render_ellipsoid.vert", "render_splat_depth.frag"}},
-		{&r.splatThickProg, "fluid thickness", []string{"render_ellipsoid.vert", "render_splat_thickness.frag"}},
-		{&r.splatTintProg, "fluid tint", []string{"render_ellipsoid.vert", "render_splat_tint.frag"}},
-		{&r.meshDepthProg, "fluid mesh depth", []string{"render_mesh.vert", "render_mesh_depth.frag"}},
-		{&r.meshThickProg, "fluid mesh thickness", []string{"render_mesh.vert", "render_mesh_thickness.frag"}},
-		{&r.thickBlurProg, "thickness blur", []string{"render_fullscreen.vert", "render_thickness_blur.frag"}},
-		{&r.ellipsoidProg, "ellipsoid", []string{"render_ellipsoid.vert", "render_ellipsoid_shade.frag"}},
-		{&r.curvatureProg, "curvature flow", []string{"render_fullscreen.vert", "render_smooth_curvature.frag"}},
-		{&r.narrowProg, "narrow-range filter", []string{"render_fullscreen.vert", "render_smooth_narrow.frag"}},
-		{&r.compositeProg, "composite", []string{"render_fullscreen.vert", "render_composite.frag"}},
-		{&r.sprayProg, "spray", []string{"render_spray.vert", "render_spray.frag"}},
+		{&r.skyProg, "sky", []string{"render_fullscreen.vert", "render_sky.frag"}, nil},
+		{&r.groundProg, "ground", []string{"render_ground.vert", "render_ground.frag"}, nil},
+		{&r.tankProg, "tank", []string{"render_mesh.vert", "render_tank.frag"}, nil},
+		{&r.meshProg, "obstacle", []string{"render_mesh.vert", "render_mesh.frag"}, nil},
+		{&r.particleProg, "particle", []string{"render_particles.vert", "render_particles.frag"}, nil},
+		{&r.splatDepthProg, "fluid depth", []string{"render_ellipsoid.vert", "render_splat_depth.frag"}, nil},
+		{&r.splatThickProg, "fluid thickness", []string{"render_ellipsoid.vert", "render_splat_thickness.frag"}, nil},
+		{&r.splatTintProg, "fluid tint", []string{"render_ellipsoid.vert", "render_splat_tint.frag"}, nil},
+		{&r.meshDepthProg, "fluid mesh depth", []string{"render_mesh.vert", "render_mesh_depth.frag"}, nil},
+		{&r.meshThickProg, "fluid mesh thickness", []string{"render_mesh.vert", "render_mesh_thickness.frag"}, nil},
+		{&r.thickBlurProg, "thickness blur", []string{"render_fullscreen.vert", "render_thickness_blur.frag"}, nil},
+		{&r.ellipsoidProg, "ellipsoid", []string{"render_ellipsoid.vert", "render_ellipsoid_shade.frag"}, nil},
+		{&r.curvatureProg, "curvature flow", []string{"render_fullscreen.vert", "render_smooth_curvature.frag"}, nil},
+		{&r.narrowProg, "narrow-range filter", []string{"render_fullscreen.vert", "render_smooth_narrow.frag"}, nil},
+		{&r.compositeProg, "composite", []string{"render_fullscreen.vert", "render_composite.frag"}, nil},
+		{&r.compositeScaledProg, "scaled composite", []string{"render_fullscreen.vert", "render_composite.frag"}, scaled},
+		{&r.upsampleProg, "upsample", []string{"render_fullscreen.vert", "render_upsample.frag"}, nil},
+		{&r.upsampleBlendProg, "upsample over a copy", []string{"render_fullscreen.vert", "render_upsample.frag"},
+			[]shaders.Define{{Name: "UPSAMPLE_BLEND", Value: "1"}}},
+		{&r.sprayProg, "spray", []string{"render_spray.vert", "render_spray.frag"}, nil},
 	}
 	for _, p := range progs {
-		prog, err := glh.NewProgram(fsys, defines, p.files...)
+		prog, err := glh.NewProgram(fsys, slices.Concat(defines, p.extra), p.files...)
 		if err != nil {
 			r.Delete()
 			return nil, fmt.Errorf("render: building the %s program: %w", p.what, err)
@@ -366,9 +380,11 @@ func newRenderer(fsys fs.FS) (*Renderer, error) {
 		*p.dst = prog
 	}
 	var err error
-	if r.frameUBO, err = glh.NewBuffer(int(sizeofFrameBlock), gl.DYNAMIC_DRAW); err != nil {
-		r.Delete()
-		return nil, fmt.Errorf("render: per-frame uniform buffer: %w", err)
+	for _, b := range []**glh.Buffer{&r.frameUBO, &r.scaledUBO} {
+		if *b, err = glh.NewBuffer(int(sizeofFrameBlock), gl.DYNAMIC_DRAW); err != nil {
+			r.Delete()
+			return nil, fmt.Errorf("render: per-frame uniform buffer: %w", err)
+		}
 	}
 	r.empty = glh.NewVertexArray()
 	r.particles = glh.NewVertexArray()
@@ -424,6 +440,11 @@ func (st *settings) register() *param.Set {
 	s.Vec3(&st.bodyColor, param.Spec{Name: "render.body_color", Label: "body colour", Group: g, Min: 0, Max: 1,
 		Desc: "RGB colour of the first rigid body; each next one takes this colour with its hue turned by the golden angle"})
 
+	s.Float(&st.scale, param.Spec{Name: "render.scale", Label: "resolution scale", Group: gs,
+		Min: 0.25, Max: 1,
+		Desc: "Resolution of the surface's images (depth, thickness, smoothing, shading) as a fraction of the view's; " +
+			"the shaded water is upsampled over the full-size scene. Lower is faster on a slow GPU or a software " +
+			"rasteriser; the filters' pixel radii scale along, so the water looks the same, only softer"})
 	s.Float(&st.splatScale, param.Spec{Name: "render.splat_scale", Label: "splat scale", Group: gs,
 		Min: 0.1, Max: 4, SoftMin: 0.5, SoftMax: 2,
 		Desc: "Size of each particle's ellipsoid (or sphere) in the surface, relative to its kernel (or radius)"})
@@ -468,6 +489,13 @@ func (st *settings) register() *param.Set {
 // WantsEllipsoids says whether the current render mode draws with each particle's anisotropic kernel
 // (Particles.Ellipsoids): every mode but particles. Without kernels those modes fall back to spheres.
 func (r *Renderer) WantsEllipsoids() bool { return r.set.mode != ModeParticles }
+
+// WantsNeighborCounts says whether a frame reads each particle's neighbour count (the w of the first vec4 of
+// Particles.Ellipsoids): only the surface's spray does, in render.mode surface with render.spray_neighbors above 0.
+// split asks about the window's side-by-side view, whose left half is the surface whatever the mode.
+func (r *Renderer) WantsNeighborCounts(split bool) bool {
+	return r.set.sprayNeighbors > 0 && (split || r.set.mode == ModeSurface)
+}
 
 // WantsMesh says whether the render mode draws a mesh of the fluid (Particles.Mesh): render.mode mesh.
 func (r *Renderer) WantsMesh() bool { return r.set.mode == ModeMesh }
@@ -528,6 +556,7 @@ func (r *Renderer) SetBodies(shapes []scene.Shape) {
 func (r *Renderer) SetScene(sc *scene.Scene) {
 	r.err = nil
 	r.scene = sceneInfo{}
+	r.sceneCount++
 	r.tank.Delete()
 	r.obstacles.Delete()
 	if sc == nil || r.deleted {
@@ -605,6 +634,11 @@ func (r *Renderer) Timings() ([]sim.Pass, bool) {
 	return passes, ok
 }
 
+// SetWallTimings makes Timings report each pass's wall time, finishing it (glFinish) before the next begins,
+// instead of GPU timer queries: slower, but true on a software rasteriser such as llvmpipe, whose timer queries
+// give one pass's work to another.
+func (r *Renderer) SetWallTimings(on bool) { r.timers.SetWall(on) }
+
 // Delete frees every GL object the renderer made; safe to call twice. The particle buffers are the caller's.
 func (r *Renderer) Delete() {
 	if r == nil {
@@ -617,7 +651,9 @@ func (r *Renderer) Delete() {
 	r.particles.Delete()
 	r.instances.Delete()
 	r.surf.Delete()
+	r.bg.Delete()
 	r.frameUBO.Delete()
+	r.scaledUBO.Delete()
 	r.tank.Delete()
 	r.obstacles.Delete()
 	for i := range r.bodies {
@@ -633,7 +669,8 @@ func (r *Renderer) Delete() {
 // programs lists every program the renderer owns.
 func (r *Renderer) programs() []*glh.Program {
 	return []*glh.Program{r.skyProg, r.groundProg, r.tankProg, r.meshProg, r.particleProg,
-		r.splatDepthProg, r.splatThickProg, r.splatTintProg, r.meshDepthProg, r.meshThickProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg}
+		r.splatDepthProg, r.splatThickProg, r.splatTintProg, r.meshDepthProg, r.meshThickProg, r.thickBlurProg, r.ellipsoidProg, r.curvatureProg, r.narrowProg, r.compositeProg, r.sprayProg,
+		r.compositeScaledProg, r.upsampleProg, r.upsampleBlendProg}
 }
 
 func vec3(v scene.Vec3) mgl32.Vec3 { return mgl32.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }

@@ -17,6 +17,7 @@ const (
 	unitSceneColor  = 2
 	unitSceneDepth  = 3
 	unitTint        = 4
+	unitWater       = 1 // the upsample pass's shaded water (it reads no thickness)
 	surfaceTexUnits = 5
 )
 
@@ -70,6 +71,7 @@ func (r *Renderer) drawEllipsoids(f *frameState) {
 // depth-tested against a copy of the scene's depth so that water behind obstacles and walls is hidden.
 func (r *Renderer) drawSplatDepth(f *frameState) {
 	t := r.surf.splat
+	r.bindFrameBlock(r.surf.scaled)
 	blitDepth(t, r.surf.scene.id, f.vp.W, f.vp.H)
 	t.bind()
 	gl.ClearColor(0, 0, 0, 0)
@@ -95,6 +97,7 @@ func (r *Renderer) drawSplatDepth(f *frameState) {
 // particles lining up along rays.
 func (r *Renderer) drawThickness(f *frameState) {
 	t := r.surf.thick
+	r.bindFrameBlock(r.surf.scaled)
 	if f.meshed {
 		// a closed mesh's chords: each back face adds its eye depth and each front face takes its own away, over
 		// every face along the ray (no depth test: a chord behind an obstacle still counts, unlike the splats')
@@ -119,7 +122,7 @@ func (r *Renderer) drawThickness(f *frameState) {
 	prog.Use()
 	prog.SetInt("uThickness", unitThickness)
 	prog.SetInt("uDepth", unitDepth)
-	prog.SetFloat("uMaxRadius", thicknessBlurMax)
+	prog.SetFloat("uMaxRadius", thicknessBlurMax*r.surf.pixelScale())
 	prog.SetFloat("uWorldRadius", thicknessBlurRadii*r.smoothRadius(f))
 	f.depth.color.Bind(unitDepth)
 	r.empty.Bind()
@@ -151,6 +154,7 @@ func (r *Renderer) beginAdditiveSplat(t *target, f *frameState) {
 // against the scene like the thickness, so the composite's colour is the mean over the fluid it sees through.
 func (r *Renderer) drawTint(f *frameState) {
 	t := r.surf.tint
+	r.bindFrameBlock(r.surf.scaled)
 	r.beginAdditiveSplat(t, f)
 	prog := r.splatTintProg
 	r.useSplatProgram(prog, f, true)
@@ -188,7 +192,13 @@ const pinholeDepth = 0.5
 // drawSmooth smooths the eye-depth image by ping-ponging full-screen passes between the two smoothing images,
 // leaving the splat image as it was. The first pass fills the splats' pinholes (render_smooth_fill.glsl) with the
 // method's program, so the method never sees them.
+//
+// At render.scale < 1 the radii and steps in pixels scale along (pixelScale): the narrow-range filter's largest
+// radius, and curvature flow's Δt, whose diffusion per iteration, Δt·f/(2z) pixels² of the image, is then as many
+// of the view's pixels.
 func (r *Renderer) drawSmooth(f *frameState) {
+	r.bindFrameBlock(r.surf.scaled)
+	ps := r.surf.pixelScale()
 	passState{}.apply()
 	r.empty.Bind()
 	threshold := r.set.depthThreshold * r.smoothRadius(f)
@@ -213,7 +223,7 @@ func (r *Renderer) drawSmooth(f *frameState) {
 		prog := r.curvatureProg
 		prog.Use()
 		prog.SetInt("uDepth", unitDepth)
-		prog.SetFloat("uDt", r.set.smoothDt)
+		prog.SetFloat("uDt", r.set.smoothDt*ps)
 		prog.SetFloat("uThreshold", threshold)
 		fill(prog)
 		for range r.set.smoothIters {
@@ -223,7 +233,7 @@ func (r *Renderer) drawSmooth(f *frameState) {
 		prog := r.narrowProg
 		prog.Use()
 		prog.SetInt("uDepth", unitDepth)
-		prog.SetFloat("uMaxRadius", r.set.filterRadius)
+		prog.SetFloat("uMaxRadius", r.set.filterRadius*ps)
 		prog.SetFloat("uWorldRadius", filterWorldRadii*r.smoothRadius(f))
 		prog.SetFloat("uRange", threshold)
 		fill(prog)
@@ -238,12 +248,20 @@ func (r *Renderer) drawSmooth(f *frameState) {
 
 // drawComposite shades the smoothed surface over the scene image into the target, writing every pixel's colour
 // and depth (the scene's where there is no water); in the depth, thickness and normals modes it shows those
-// images instead.
+// images instead. At render.scale < 1 it shades the water alone into the water image, the surface's size, for
+// drawUpsample to put over the scene.
 func (r *Renderer) drawComposite(f *frameState) {
-	bindFramebuffer(f.target, f.vp.W, f.vp.H)
-	passState{depthTest: true, depthWrite: true, depthAlways: true}.apply()
-	s := &r.set
 	prog := r.compositeProg
+	if r.surf.scaled {
+		r.bindFrameBlock(true)
+		r.surf.water.bind()
+		passState{}.apply()
+		prog = r.compositeScaledProg
+	} else {
+		bindFramebuffer(f.target, f.vp.W, f.vp.H)
+		passState{depthTest: true, depthWrite: true, depthAlways: true}.apply()
+	}
+	s := &r.set
 	prog.Use()
 	f.depth.color.Bind(unitDepth)
 	r.surf.shaded = f.depth
@@ -274,6 +292,49 @@ func (r *Renderer) drawComposite(f *frameState) {
 	unbindTextures(surfaceTexUnits)
 }
 
+// drawUpsample (render.scale < 1) puts the water the composite shaded at the surface's size over the full-size
+// scene image into the target, writing every pixel's colour and depth as the unscaled composite does: the water
+// filtered bilinearly (soft edges a surface pixel wide), hidden where the full-size scene is in front of it, so
+// obstacles keep sharp outlines over the water. When the target can take a copy of the scene image
+// (blitCompatible) it gets one, and the water is blended over it where there is any: on llvmpipe at 1280×720 the
+// copy and a pass that mostly discards take 9.5 ms, a pass that writes every pixel 14. Otherwise one pass does
+// both. In the debug views, which dim the scene beside the water, always the latter.
+func (r *Renderer) drawUpsample(f *frameState) {
+	r.bindFrameBlock(false)
+	prog := r.upsampleProg
+	if (f.mode == ModeSurface || f.mode == ModeMesh) && blitCompatible(f.target) {
+		prog = r.upsampleBlendProg
+	}
+	if prog == r.upsampleBlendProg {
+		gl.BindFramebuffer(gl.READ_FRAMEBUFFER, r.surf.scene.id)
+		gl.BindFramebuffer(gl.DRAW_FRAMEBUFFER, f.target)
+		w, h := int32(f.vp.W), int32(f.vp.H)
+		gl.BlitFramebuffer(0, 0, w, h, 0, 0, w, h, gl.COLOR_BUFFER_BIT|gl.DEPTH_BUFFER_BIT, gl.NEAREST)
+		bindFramebuffer(f.target, f.vp.W, f.vp.H)
+		passState{depthTest: true, depthWrite: true, blend: true, premultiplied: true}.apply()
+	} else {
+		bindFramebuffer(f.target, f.vp.W, f.vp.H)
+		passState{depthTest: true, depthWrite: true, depthAlways: true}.apply()
+	}
+	prog.Use()
+	r.surf.scene.color.Bind(unitSceneColor)
+	r.surf.scene.depth.Bind(unitSceneDepth)
+	r.surf.water.color.Bind(unitWater)
+	f.depth.color.Bind(unitDepth)
+	prog.SetInt("uSceneColor", unitSceneColor)
+	prog.SetInt("uSceneDepth", unitSceneDepth)
+	prog.SetInt("uWater", unitWater)
+	prog.SetInt("uDepth", unitDepth)
+	dim := float32(1)
+	if f.mode != ModeSurface && f.mode != ModeMesh {
+		dim = 0.3 // the debug views dim the scene, as the composite does
+	}
+	prog.SetFloat("uDim", dim)
+	r.empty.Bind()
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	unbindTextures(surfaceTexUnits)
+}
+
 // sprayOn says whether this frame has spray to draw: only particles with ellipsoids know their neighbour count.
 func (r *Renderer) sprayOn(f *frameState) bool {
 	return f.mode == ModeSurface && f.p.Ellipsoids != nil && r.set.sprayNeighbors > 0 && f.p.Radius > 0 && !f.meshed
@@ -282,6 +343,7 @@ func (r *Renderer) sprayOn(f *frameState) bool {
 // drawSpray draws the particles with fewer than render.spray_neighbors neighbours as round white points, depth
 // tested against the composite (scene and water).
 func (r *Renderer) drawSpray(f *frameState) {
+	r.bindFrameBlock(false)
 	bindFramebuffer(f.target, f.vp.W, f.vp.H)
 	passState{depthTest: true, depthWrite: true}.apply()
 	gl.Enable(gl.PROGRAM_POINT_SIZE)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 
 	gl "github.com/go-gl/gl/v4.1-core/gl"
 
@@ -80,14 +81,22 @@ func blitDepth(dst *target, src uint32, w, h int) {
 	gl.BlitFramebuffer(0, 0, int32(w), int32(h), 0, 0, int32(dst.w), int32(dst.h), gl.DEPTH_BUFFER_BIT, gl.NEAREST)
 }
 
-// surfaceTargets are the offscreen images of the fluid surface, re-created whenever the viewport changes size.
+// surfaceTargets are the offscreen images of the fluid surface, re-created whenever the viewport changes size. The
+// scene image has the viewport's size; the fluid's images have the surface's size, the viewport's times
+// render.scale (scaledSize), and the thickness's are half that with render.thickness_half.
 type surfaceTargets struct {
-	vp   Viewport
-	half bool // thickness at half size
+	vp    Viewport
+	scale float32 // render.scale
+	half  bool    // thickness at half size
+	size  Viewport
+	// scaled: the fluid's images are smaller than the viewport; the composite shades the water into water and
+	// the upsample pass puts it over the scene
+	scaled bool
 
 	scene  *target    // the opaque scene: RGBA8 colour and depth; the composite reads both
 	splat  *target    // the fluid's eye depth (R32F), with the scene's depth copied in for the depth test
 	smooth [2]*target // R32F ping-pong images of the smoothing passes
+	water  *target    // scaled only: the shaded water (RGBA8, premultiplied by its coverage in alpha)
 	// thickness, with the scene's depth copied in (scaled when half). R16F: blending into 32-bit float targets is
 	// not available everywhere (Apple's GL), and half floats hold a sum of chords well enough
 	thick *target
@@ -99,15 +108,27 @@ type surfaceTargets struct {
 	shaded *target // the eye-depth image the last composite read: splat or one of smooth
 }
 
-// ensure (re)makes the targets for viewport v; a failure leaves none.
-func (s *surfaceTargets) ensure(v Viewport, half bool) error {
-	if s.scene != nil && s.vp == v && s.half == half {
+// scaledSize is the size of the surface's images for viewport v at render.scale scale: each side scaled and
+// rounded, at least a pixel. A scale of 1 (or one that rounds to the viewport) is the viewport.
+func scaledSize(v Viewport, scale float32) Viewport {
+	if scale >= 1 || !(scale > 0) {
+		return v
+	}
+	side := func(n int) int { return max(1, int(math.Round(float64(n)*float64(scale)))) }
+	return Viewport{side(v.W), side(v.H)}
+}
+
+// ensure (re)makes the targets for viewport v at render.scale scale; a failure leaves none.
+func (s *surfaceTargets) ensure(v Viewport, scale float32, half bool) error {
+	if s.scene != nil && s.vp == v && s.scale == scale && s.half == half {
 		return nil
 	}
 	s.Delete()
-	tw, th := v.W, v.H
+	size := scaledSize(v, scale)
+	scaled := size != v
+	tw, th := size.W, size.H
 	if half {
-		tw, th = (v.W+1)/2, (v.H+1)/2
+		tw, th = (size.W+1)/2, (size.H+1)/2
 	}
 	var err error
 	mk := func(dst **target, w, h int, internal uint32, depth bool) {
@@ -116,17 +137,29 @@ func (s *surfaceTargets) ensure(v Viewport, half bool) error {
 		}
 	}
 	mk(&s.scene, v.W, v.H, gl.RGBA8, true)
-	mk(&s.splat, v.W, v.H, gl.R32F, true)
-	mk(&s.smooth[0], v.W, v.H, gl.R32F, false)
-	mk(&s.smooth[1], v.W, v.H, gl.R32F, false)
+	mk(&s.splat, size.W, size.H, gl.R32F, true)
+	mk(&s.smooth[0], size.W, size.H, gl.R32F, false)
+	mk(&s.smooth[1], size.W, size.H, gl.R32F, false)
 	mk(&s.thick, tw, th, gl.R16F, true)
 	mk(&s.blur, tw, th, gl.R16F, false)
+	if scaled {
+		mk(&s.water, size.W, size.H, gl.RGBA8, false)
+	}
 	if err != nil {
 		s.Delete()
 		return fmt.Errorf("render: fluid surface targets for a %dx%d viewport: %w", v.W, v.H, err)
 	}
-	s.vp, s.half = v, half
+	s.vp, s.scale, s.half, s.size, s.scaled = v, scale, half, size, scaled
 	return nil
+}
+
+// pixelScale is how many of the surface's pixels a pixel of the view spans (1 unscaled): what the filters' radii
+// and steps in pixels are multiplied by, so that they cover as much of the picture at any render.scale.
+func (s *surfaceTargets) pixelScale() float32 {
+	if !s.scaled {
+		return 1
+	}
+	return float32(s.size.W) / float32(s.vp.W)
 }
 
 // ensureTint makes the tint image, the thickness image's size, when there is none; the other targets must exist.
@@ -145,7 +178,7 @@ func (s *surfaceTargets) ensureTint() error {
 
 // Delete frees every target; safe to call twice.
 func (s *surfaceTargets) Delete() {
-	for _, t := range []*target{s.scene, s.splat, s.smooth[0], s.smooth[1], s.thick, s.blur, s.tint} {
+	for _, t := range []*target{s.scene, s.splat, s.smooth[0], s.smooth[1], s.thick, s.blur, s.tint, s.water} {
 		t.Delete()
 	}
 	*s = surfaceTargets{}

@@ -246,6 +246,10 @@ func (a *Anisotropy) N() int { return a.n }
 // ("anisotropy") — in milliseconds; results arrive a few frames late, and ok is false until the first does.
 func (a *Anisotropy) Timings() (passes []sim.Pass, totalMs float64, ok bool) { return a.timers.Poll() }
 
+// SetWallTimings makes Timings report wall time, each pass finished (glFinish) before the next begins, instead
+// of GPU timer queries (see glh.Timers.SetWall).
+func (a *Anisotropy) SetWallTimings(on bool) { a.timers.SetWall(on) }
+
 // Delete frees every GL object (and the programs when New compiled them); safe to call twice.
 func (a *Anisotropy) Delete() {
 	if a == nil {
