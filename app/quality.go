@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,18 +14,19 @@ import (
 // Adaptive start-up quality: the first time the window opens a scene the user did not size (no --particles, no
 // <mode>.particles or .spacing, no render.scale, no --load), it measures what this machine sustains — display frames
 // a second and simulated seconds a second, over a second of the real window — and steps the quality down until
-// the window holds qualityFPS with the simulation moving at qualitySpeed or better: first the surface's resolution
-// (render.scale), then the particle count. Where OpenGL is a software rasteriser (llvmpipe), a mode that steps on
+// the window holds qualityFPS with the simulation moving at qualitySpeed or better: the surface's resolution
+// (render.scale), the particle count, then cheaper pictures (qualityLooks: no anisotropic kernels, a quarter of the
+// resolution, spheres) and fewer particles still. Where OpenGL is a software rasteriser (llvmpipe), a mode that steps on
 // the GPU runs as its CPU twin instead: its compute shaders would run on the same cores, serialised on the GL
 // thread. The choice is a function of the measurements alone (nextQuality), so the panel can show it and why, and
 // a test can redo it.
 
 const (
-	qualityFPS    = 30   // display frames a second the chosen quality holds
-	qualitySpeed  = 0.25 // simulated seconds a wall second it still gives: the fluid visibly moves
-	qualityFloor  = 2000 // fewest particles the chooser goes down to
-	qualityProbes = 6    // most configurations measured
-	qualityScale  = 0.5  // the surface's resolution the chooser lowers render.scale to
+	qualityFPS       = 30   // display frames a second the chosen quality holds
+	qualitySpeed     = 0.25 // simulated seconds a wall second it still gives: the fluid visibly moves
+	qualityFloor     = 2000 // fewest particles the chooser goes down to
+	qualityLookFloor = 8000 // fewest particles before the picture gets cheaper than the surface at half resolution
+	qualityProbes    = 8    // most configurations measured
 
 	probeWarmup = 500 * time.Millisecond // after a change, before measuring: shaders compile, the first frames settle
 	probeLength = time.Second            // measured at least this long ...
@@ -32,13 +34,25 @@ const (
 	probeLimit  = 4 * time.Second        // unless this long passes first
 )
 
+// qualityLook is one rung of what the picture costs.
+type qualityLook struct {
+	Scale   float64 // render.scale: the surface's images at this fraction of the view
+	Kernels bool    // surface.enabled, and the spray that reads the kernels' neighbour counts
+	Spheres bool    // render.mode particles instead of the surface
+}
+
+// qualityLooks are the pictures the chooser tries, dearest first: the surface as the scene asks, at half the
+// resolution, without the anisotropic kernels (round splats, no spray: on llvmpipe the kernels cost 90 ms at 8k
+// particles), at a quarter of the resolution, and lit spheres.
+var qualityLooks = []qualityLook{{Scale: 1, Kernels: true}, {Scale: 0.5, Kernels: true}, {Scale: 0.5}, {Scale: 0.25}, {Spheres: true}}
+
 // qualityConfig is one configuration the chooser tries: the mode, the particle count (the mode's particles
-// parameter; 0 is the scene's own resolution) and the surface's resolution (render.scale; 0 where the renderer has
-// none).
+// parameter; 0 is the scene's own resolution) and the picture (an index into qualityLooks; 0 is the picture as
+// set).
 type qualityConfig struct {
 	Mode      string
 	Particles int
-	Scale     float64
+	Look      int
 }
 
 // qualitySample is what the window measured of one configuration.
@@ -61,7 +75,7 @@ type qualityPlan struct {
 	SoftwareGL bool   // a CPU rasteriser: llvmpipe, softpipe, SwiftShader
 	Compute    bool   // the start's mode steps on the GPU ...
 	Fallback   string // ... and this CPU mode takes the same parameters
-	HasScale   bool   // the renderer has render.scale
+	Looks      bool   // the picture is the surface at full resolution with kernels: the cheaper looks apply
 }
 
 // softwareGL says whether GL_RENDERER names a rasteriser that runs on the CPU.
@@ -98,28 +112,37 @@ func nextQuality(p qualityPlan, samples []qualitySample) (next qualityConfig, do
 		return last.Config, true, measured + fmt.Sprintf(" (%d tries, the most the chooser makes)", len(samples))
 	}
 	next = last.Config
-	if last.FPS < qualityFPS && p.HasScale && last.Config.Scale > qualityScale {
-		next.Scale = qualityScale
+	short := last.FPS < qualityFPS
+	cheaper := short && p.Looks && next.Look+1 < len(qualityLooks)
+	if cheaper && next.Look == 0 { // half the resolution first: the cheapest loss
+		next.Look++
 		return next, false, ""
 	}
-	if last.Count <= qualityFloor {
-		return last.Config, true, measured + fmt.Sprintf(": the fewest particles the chooser tries (%d)", qualityFloor)
+	floor := qualityFloor
+	if cheaper {
+		floor = qualityLookFloor
 	}
-	// Cost grows about linearly with the particles: scale the count by the worst shortfall, a little under it, at
-	// least halving and at most an eighth at a time; rounded to two figures.
-	ratio := 1.0
-	if last.FPS < qualityFPS {
-		ratio = math.Min(ratio, last.FPS/qualityFPS)
+	if last.Count > floor {
+		// Cost grows about linearly with the particles: scale the count by the worst shortfall, a little under it,
+		// at least halving and at most an eighth at a time; rounded to two figures.
+		ratio := 1.0
+		if short {
+			ratio = math.Min(ratio, last.FPS/qualityFPS)
+		}
+		if last.Speed < qualitySpeed {
+			ratio = math.Min(ratio, last.Speed/qualitySpeed)
+		}
+		ratio = math.Max(1.0/8, math.Min(0.5, 0.9*ratio))
+		next.Particles = max(floor, roundTwoFigures(float64(last.Count)*ratio))
+		if next != last.Config {
+			return next, false, ""
+		}
 	}
-	if last.Speed < qualitySpeed {
-		ratio = math.Min(ratio, last.Speed/qualitySpeed)
+	if cheaper {
+		next.Look++
+		return next, false, ""
 	}
-	ratio = math.Max(1.0/8, math.Min(0.5, 0.9*ratio))
-	next.Particles = max(qualityFloor, roundTwoFigures(float64(last.Count)*ratio))
-	if next == last.Config {
-		return last.Config, true, measured + fmt.Sprintf(": the fewest particles the chooser tries (%d)", qualityFloor)
-	}
-	return next, false, ""
+	return last.Config, true, measured + fmt.Sprintf(": the fewest particles and the cheapest picture the chooser tries (%d)", floor)
 }
 
 // roundTwoFigures rounds x to two significant figures: 7938 → 7900.
@@ -147,6 +170,7 @@ func groupThousands(n int) string {
 // applies its answer, one configuration after another until the chooser is done.
 type qualityProbe struct {
 	plan    qualityPlan
+	look    lookParams // the renderer's settings the looks change, as they were
 	samples []qualitySample
 	cur     qualityConfig
 
@@ -189,8 +213,15 @@ func (q *qualityProbe) configText(c qualityConfig) string {
 	} else {
 		s += "the scene's particles"
 	}
-	if q.plan.HasScale {
-		s += fmt.Sprintf(", surface at %.2g× resolution", c.Scale)
+	if q.plan.Looks {
+		switch l := qualityLooks[c.Look]; {
+		case l.Spheres:
+			s += ", drawn as spheres"
+		case l.Kernels:
+			s += fmt.Sprintf(", the surface at %.2g× resolution", l.Scale)
+		default:
+			s += fmt.Sprintf(", the surface at %.2g× resolution without anisotropic kernels", l.Scale)
+		}
 	}
 	return s
 }
@@ -237,10 +268,8 @@ func (v *viewer) applyQuality(c qualityConfig, now time.Time) {
 	q := v.quality
 	prev := q.cur
 	q.cur, q.measuring, q.changed = c, false, now
-	if c.Scale > 0 {
-		if p, ok := v.rend.Params().Lookup(renderPrefix + ".scale"); ok {
-			_ = p.Set(param.Value{F: c.Scale})
-		}
+	if q.plan.Looks {
+		q.look.apply(v, qualityLooks[c.Look])
 	}
 	if c.Mode != v.drv.Mode().Name {
 		if m, ok := findMode(v.modes, c.Mode); ok {
@@ -290,27 +319,86 @@ func (v *viewer) stopQuality(why string) {
 }
 
 // startQuality begins measuring, unless the user sized the run: a saved state, a particle count or spacing of
-// their own, a render.scale of their own, or a 2D mode (which draws no particles).
+// their own, or a 2D mode (which draws no particles). A picture of their own (render.mode, render.scale,
+// surface.enabled) keeps its look: only the particle count is chosen.
 func (v *viewer) startQuality(st *setup) {
 	if st.load != nil || v.drv.Mode().Flat {
 		return
 	}
-	for _, a := range append(append([]string(nil), st.solverSets...), st.renderSets...) {
+	for _, a := range st.solverSets {
 		name, _, _ := strings.Cut(a, "=")
-		if strings.HasSuffix(name, ".particles") || strings.HasSuffix(name, ".spacing") || strings.HasSuffix(name, ".cell") ||
-			name == renderPrefix+".scale" {
+		if strings.HasSuffix(name, ".particles") || strings.HasSuffix(name, ".spacing") || strings.HasSuffix(name, ".cell") {
 			return
 		}
 	}
 	start := qualityConfig{Mode: v.drv.Mode().Name, Particles: particleCount(v.drv.Params())}
-	if p, ok := v.rend.Params().Lookup(renderPrefix + ".scale"); ok {
-		start.Scale = p.Get().F
-	}
-	plan := qualityPlan{Start: start, Renderer: v.ctx.Renderer, SoftwareGL: softwareGL(v.ctx.Renderer), HasScale: start.Scale > 0}
+	plan := qualityPlan{Start: start, Renderer: v.ctx.Renderer, SoftwareGL: softwareGL(v.ctx.Renderer)}
 	if _, gpu := v.drv.(*gpuDriver); gpu {
 		plan.Compute, plan.Fallback = true, v.drv.Mode().Fallback
 	}
-	v.quality = &qualityProbe{plan: plan, cur: start}
+	q := &qualityProbe{plan: plan, cur: start}
+	var ok bool
+	q.look, ok = readLook(v)
+	plan.Looks = ok && q.look.mode == "surface" && q.look.scale == 1 && q.look.kernels
+	for _, a := range slices.Concat(st.renderSets, st.surfaceSets) {
+		name, _, _ := strings.Cut(a, "=")
+		if name == "render.mode" || name == "render.scale" || name == "surface.enabled" {
+			plan.Looks = false
+		}
+	}
+	q.plan = plan
+	v.quality = q
 	first, _, _ := nextQuality(plan, nil)
 	v.applyQuality(first, time.Now())
+}
+
+// lookParams are the renderer's and the surface's settings the looks change.
+type lookParams struct {
+	mode    string // render.mode
+	scale   float64
+	kernels bool
+	spray   int // render.spray_neighbors
+}
+
+func lookParam(v *viewer, name string) *param.Param {
+	for _, set := range []*param.Set{v.rend.Params(), v.surf.Params()} {
+		if p, ok := set.Lookup(name); ok {
+			return p
+		}
+	}
+	return nil
+}
+
+// readLook reads them; false when the renderer lacks one.
+func readLook(v *viewer) (lookParams, bool) {
+	mode, scale, kernels, spray := lookParam(v, "render.mode"), lookParam(v, "render.scale"), lookParam(v, "surface.enabled"), lookParam(v, "render.spray_neighbors")
+	if mode == nil || scale == nil || kernels == nil || spray == nil {
+		return lookParams{}, false
+	}
+	return lookParams{mode: mode.String(), scale: scale.Get().F, kernels: kernels.Get().B, spray: int(spray.Get().F)}, true
+}
+
+// apply sets the look l, starting from the settings as they were (lp).
+func (lp lookParams) apply(v *viewer, l qualityLook) {
+	mode := lp.mode
+	if l.Spheres {
+		mode = "particles"
+	}
+	spray := lp.spray
+	if !l.Kernels {
+		spray = 0 // the spray reads the kernels' neighbour counts; without it none are computed
+	}
+	scale := l.Scale
+	if l.Spheres {
+		scale = lp.scale
+	}
+	for _, a := range []string{"render.mode=" + mode, fmt.Sprintf("render.scale=%g", scale),
+		fmt.Sprintf("surface.enabled=%t", l.Kernels), fmt.Sprintf("render.spray_neighbors=%d", spray)} {
+		name, text, _ := strings.Cut(a, "=")
+		if p := lookParam(v, name); p != nil {
+			if val, err := p.Parse(text); err == nil {
+				_ = p.Set(val)
+			}
+		}
+	}
 }
