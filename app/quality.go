@@ -255,6 +255,11 @@ func (v *viewer) probeQuality(now time.Time) {
 	next, done, why := nextQuality(q.plan, q.samples)
 	if done {
 		q.done, q.why, q.chosen = true, why, next
+		if len(q.samples) > 1 {
+			// the scene ran on while the chooser tried: start it again at the chosen quality, so a dam break is
+			// seen breaking
+			v.reset()
+		}
 		v.status.set("quality: "+q.configText(next)+": "+why, false)
 		fmt.Fprintf(v.stderr, "slosh: quality: chose %s: %s\n", q.configText(next), why)
 		return
