@@ -169,6 +169,7 @@ func groupThousands(n int) string {
 // qualityProbe runs the chooser in the window: it measures the configuration running, asks nextQuality, and
 // applies its answer, one configuration after another until the chooser is done.
 type qualityProbe struct {
+	scene   string // the scene's Source
 	plan    qualityPlan
 	look    lookParams // the renderer's settings the looks change, as they were
 	samples []qualitySample
@@ -265,38 +266,33 @@ func (v *viewer) probeQuality(now time.Time) {
 		return
 	}
 	v.applyQuality(next, now)
+	v.status.set("measuring this machine: "+q.configText(next), false)
 }
 
 // applyQuality runs configuration c: the mode, the surface's resolution and the particle count, with a reset when
 // the mode or the count changes.
 func (v *viewer) applyQuality(c qualityConfig, now time.Time) {
 	q := v.quality
-	prev := q.cur
 	q.cur, q.measuring, q.changed = c, false, now
 	if q.plan.Looks {
 		q.look.apply(v, qualityLooks[c.Look])
 	}
-	if c.Mode != v.drv.Mode().Name {
-		if m, ok := findMode(v.modes, c.Mode); ok {
-			if err := carryCount(v.drv.Params(), c.Particles); err != nil {
-				v.status.set(err.Error(), true)
-			}
-			v.switchMode(m)
-			v.status.set("measuring this machine: "+q.configText(c), false)
+	count, hasCount := sim.ParamNamed(v.drv.Params(), "particles")
+	if hasCount && int(count.Get().F) != c.Particles {
+		if err := count.Set(param.Value{F: float64(c.Particles)}); err != nil {
+			v.status.set(err.Error(), true)
 			return
 		}
-	}
-	if c.Particles != prev.Particles {
-		if p, ok := sim.ParamNamed(v.drv.Params(), "particles"); ok {
-			if err := p.Set(param.Value{F: float64(c.Particles)}); err != nil {
-				v.status.set(err.Error(), true)
-				return
-			}
-			v.drv.ParamsChanged()
+		v.drv.ParamsChanged()
+		if c.Mode == v.drv.Mode().Name {
 			v.reset()
 		}
 	}
-	v.status.set("measuring this machine: "+q.configText(c), false)
+	if c.Mode != v.drv.Mode().Name {
+		if m, ok := findMode(v.modes, c.Mode); ok {
+			v.switchMode(m) // the count goes with the other parameters
+		}
+	}
 }
 
 // takeBackQuality returns to what the scene asks for: its particle count, the full surface resolution, the mode it
@@ -309,6 +305,8 @@ func (v *viewer) takeBackQuality() {
 	q.done = false
 	v.applyQuality(q.plan.Start, time.Now())
 	q.done, q.chosen, q.why = true, q.plan.Start, "taken back: the scene's own quality, whatever this machine shows"
+	v.qualityAuto = false
+	v.status.set("quality taken back: "+q.configText(q.chosen), false)
 }
 
 // stopQuality ends a probe the user took over (a mode, scene or particle count of their own, a pause).
@@ -317,6 +315,7 @@ func (v *viewer) stopQuality(why string) {
 	if q == nil || q.done {
 		return
 	}
+	v.qualityAuto = false
 	q.done, q.chosen, q.why = true, q.cur, "stopped measuring: "+why
 	if len(q.samples) == 0 {
 		v.quality = nil
@@ -327,7 +326,7 @@ func (v *viewer) stopQuality(why string) {
 // their own, or a 2D mode (which draws no particles). A picture of their own (render.mode, render.scale,
 // surface.enabled) keeps its look: only the particle count is chosen.
 func (v *viewer) startQuality(st *setup) {
-	if st.load != nil || v.drv.Mode().Flat {
+	if st.load != nil {
 		return
 	}
 	for _, a := range st.solverSets {
@@ -336,25 +335,88 @@ func (v *viewer) startQuality(st *setup) {
 			return
 		}
 	}
-	start := qualityConfig{Mode: v.drv.Mode().Name, Particles: particleCount(v.drv.Params())}
-	plan := qualityPlan{Start: start, Renderer: v.ctx.Renderer, SoftwareGL: softwareGL(v.ctx.Renderer)}
-	if _, gpu := v.drv.(*gpuDriver); gpu {
-		plan.Compute, plan.Fallback = true, v.drv.Mode().Fallback
-	}
-	q := &qualityProbe{plan: plan, cur: start}
-	var ok bool
-	q.look, ok = readLook(v)
-	plan.Looks = ok && q.look.mode == "surface" && q.look.scale == 1 && q.look.kernels
+	look, ok := readLook(v)
+	looks := ok && look.mode == "surface" && look.scale == 1 && look.kernels
 	for _, a := range slices.Concat(st.renderSets, st.surfaceSets) {
 		name, _, _ := strings.Cut(a, "=")
 		if name == "render.mode" || name == "render.scale" || name == "surface.enabled" {
-			plan.Looks = false
+			looks = false
 		}
 	}
-	q.plan = plan
+	v.qualityAuto = true
+	v.qualityPlan, v.qualityLook = qualityPlan{Renderer: v.ctx.Renderer, SoftwareGL: softwareGL(v.ctx.Renderer), Looks: looks}, look
+	if v.drv.Mode().Flat {
+		return // a 2D level draws no particles: the first 3D scene opened is chosen for
+	}
+	v.beginQuality(v.qualityPlan, look)
+}
+
+// beginQuality starts the chooser on the running scene with plan's machine and looks, from the running mode and
+// particle count.
+func (v *viewer) beginQuality(plan qualityPlan, look lookParams) {
+	plan.Start = qualityConfig{Mode: v.drv.Mode().Name, Particles: particleCount(v.drv.Params())}
+	plan.Compute, plan.Fallback = false, ""
+	if _, gpu := v.drv.(*gpuDriver); gpu {
+		plan.Compute, plan.Fallback = true, v.drv.Mode().Fallback
+	}
+	q := &qualityProbe{plan: plan, cur: plan.Start, look: look, scene: v.sc.Source}
 	v.quality = q
 	first, _, _ := nextQuality(plan, nil)
 	v.applyQuality(first, time.Now())
+	v.status.set("measuring this machine: "+q.configText(first), false)
+}
+
+// qualityInForce says whether the running particle count and picture are the chooser's: it finished, and the user
+// changed neither since.
+func (v *viewer) qualityInForce() bool {
+	q := v.quality
+	if q == nil || !q.done || len(q.samples) == 0 || particleCount(v.drv.Params()) != q.chosen.Particles {
+		return false
+	}
+	if q.plan.Looks {
+		cur, ok := readLook(v)
+		return ok && cur == q.look.with(qualityLooks[q.chosen.Look])
+	}
+	return true
+}
+
+// openScene opens a scene the user picked. While the chooser manages the quality (the user has not sized the run
+// since it chose), the scene opens at its own particle count and picture and the chooser measures it the first
+// time, or takes the choice it made for it before; otherwise the user's count carries over as it always does.
+func (v *viewer) openScene(name string) {
+	q := v.quality
+	if !v.qualityAuto || (q != nil && q.done && !v.qualityInForce()) {
+		v.qualityAuto = false
+		v.switchScene(name)
+		return
+	}
+	// a choice still being measured is dropped: the next scene is measured from its own quality
+	plan, look := v.qualityPlan, v.qualityLook
+	if q != nil {
+		if q.done && len(q.samples) > 0 {
+			v.qualityDone[q.scene] = q
+		}
+		if p, ok := sim.ParamNamed(v.drv.Params(), "particles"); ok {
+			_ = p.Set(param.Value{F: 0}) // the next scene at its own resolution
+		}
+		if plan.Looks {
+			look.apply(v, qualityLooks[0])
+		}
+	}
+	v.switchScene(name)
+	if v.drv.Mode().Flat {
+		v.quality = nil // a 2D level draws no particles: the next 3D scene is chosen for again
+		return
+	}
+	if done, ok := v.qualityDone[v.sc.Source]; ok {
+		v.quality = done
+		done.done = false
+		v.applyQuality(done.chosen, time.Now())
+		done.done = true
+		v.status.set("quality as chosen for this scene before: "+done.configText(done.chosen), false)
+		return
+	}
+	v.beginQuality(plan, look)
 }
 
 // lookParams are the renderer's and the surface's settings the looks change.
@@ -383,22 +445,23 @@ func readLook(v *viewer) (lookParams, bool) {
 	return lookParams{mode: mode.String(), scale: scale.Get().F, kernels: kernels.Get().B, spray: int(spray.Get().F)}, true
 }
 
+// with is the settings look l makes of the settings as they were (lp).
+func (lp lookParams) with(l qualityLook) lookParams {
+	out := lookParams{mode: lp.mode, scale: l.Scale, kernels: l.Kernels, spray: lp.spray}
+	if l.Spheres {
+		out.mode, out.scale = "particles", lp.scale
+	}
+	if !l.Kernels {
+		out.spray = 0 // the spray reads the kernels' neighbour counts; without it none are computed
+	}
+	return out
+}
+
 // apply sets the look l, starting from the settings as they were (lp).
 func (lp lookParams) apply(v *viewer, l qualityLook) {
-	mode := lp.mode
-	if l.Spheres {
-		mode = "particles"
-	}
-	spray := lp.spray
-	if !l.Kernels {
-		spray = 0 // the spray reads the kernels' neighbour counts; without it none are computed
-	}
-	scale := l.Scale
-	if l.Spheres {
-		scale = lp.scale
-	}
-	for _, a := range []string{"render.mode=" + mode, fmt.Sprintf("render.scale=%g", scale),
-		fmt.Sprintf("surface.enabled=%t", l.Kernels), fmt.Sprintf("render.spray_neighbors=%d", spray)} {
+	w := lp.with(l)
+	for _, a := range []string{"render.mode=" + w.mode, fmt.Sprintf("render.scale=%g", w.scale),
+		fmt.Sprintf("surface.enabled=%t", w.kernels), fmt.Sprintf("render.spray_neighbors=%d", w.spray)} {
 		name, text, _ := strings.Cut(a, "=")
 		if p := lookParam(v, name); p != nil {
 			if val, err := p.Parse(text); err == nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/slosh/slosh/gpu/gltest"
+	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/ui"
 )
 
@@ -182,8 +184,61 @@ func TestQualityProbeInTheWindow(t *testing.T) {
 	if !v.model.QualityChosen || !strings.Contains(v.model.Quality, "Chosen for this machine") || !strings.Contains(v.model.Quality, "2,000 particles") {
 		t.Fatalf("the panel's account: %q", v.model.Quality)
 	}
+
+	// another scene opens at its own resolution and is measured in turn; back on the first, its choice returns
+	// without measuring
+	sceneIdx := func(name string) int {
+		for i, n := range v.scenes {
+			if n == name {
+				return i
+			}
+		}
+		t.Fatalf("no scene %s", name)
+		return -1
+	}
+	first := q
+	v.fillModel()
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: sceneIdx("pool")})
+	if v.quality == first || v.quality == nil || v.quality.done || v.quality.plan.Start.Particles != 0 {
+		t.Fatalf("the pool is not measured from its own resolution: %+v", v.quality)
+	}
+	for k := 0; k < 400 && !v.quality.done; k++ {
+		clock = clock.Add(100 * time.Millisecond)
+		v.frame(clock)
+	}
+	if !v.quality.done || v.quality.scene != "builtin:pool" {
+		t.Fatalf("the pool's probe: %+v", v.quality)
+	}
+	v.fillModel()
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: sceneIdx("dambreak")})
+	if v.quality != first || !first.done || particleCount(v.drv.Params()) != qualityFloor {
+		t.Fatalf("back on the dam break: probe %p (first %p), %d particles", v.quality, first, particleCount(v.drv.Params()))
+	}
+	frames(t, v, "the dam break's chosen count again", func() bool { return v.drv.Stats().Particles < qualityFloor*2 })
+
+	// a count of the user's own ends the chooser's part: the next scene takes that count, unmeasured
+	p, _ := sim.ParamNamed(v.drv.Params(), "particles")
+	if err := p.Set(param.Value{F: 3000}); err != nil {
+		t.Fatal(err)
+	}
+	v.drv.ParamsChanged()
+	v.fillModel()
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: sceneIdx("pool")})
+	if v.qualityAuto || particleCount(v.drv.Params()) != 3000 || (v.quality != nil && !v.quality.done) {
+		t.Fatalf("after the user's own count: auto %v, %d particles", v.qualityAuto, particleCount(v.drv.Params()))
+	}
+	v.fillModel()
+	v.apply(ui.Actions{Mode: v.model.Mode, Scene: sceneIdx("dambreak")})
+
+	v.quality = first
+	v.fillModel()
 	v.apply(ui.Actions{Mode: v.model.Mode, Scene: v.model.Scene, QualityBack: true})
-	frames(t, v, "the scene's own count", func() bool { return v.drv.Stats().Particles == sceneCount })
+	for k := 0; k < 100 && v.drv.Stats().Particles != sceneCount; k++ {
+		settle(v, 50*time.Millisecond)
+	}
+	if n := v.drv.Stats().Particles; n != sceneCount {
+		t.Fatalf("taken back: %d particles (%d asked), want the scene's %d", n, particleCount(v.drv.Params()), sceneCount)
+	}
 	if v.fillModel(); !strings.Contains(v.model.Quality, "taken back") {
 		t.Fatalf("after taking it back, the panel says %q", v.model.Quality)
 	}

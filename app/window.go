@@ -116,12 +116,18 @@ type viewer struct {
 	viewFB *glh.Framebuffer // the view's target while the panels leave it only part of the window (region.go)
 
 	quality *qualityProbe // the quality chosen for this machine at start-up (quality.go); nil when the user chose
+	// qualityAuto: the chooser manages the quality (until the user sizes the run); what it chose for each scene by
+	// Source; the machine and the picture it started from, for the next scene
+	qualityAuto bool
+	qualityDone map[string]*qualityProbe
+	qualityPlan qualityPlan
+	qualityLook lookParams
 }
 
 // newViewer builds the renderer, the panel and the first mode's driver on the current context.
 func newViewer(modes []Mode, ctx *glh.Context, st *setup, glCap string, stderr io.Writer, pace time.Duration) (*viewer, error) {
 	v := &viewer{modes: modes, ctx: ctx, win: ctx.Window, glCap: glCap, stderr: stderr, pace: pace, sc: st.sc,
-		meshDone: make(chan captureResult, 4)}
+		meshDone: make(chan captureResult, 4), qualityDone: map[string]*qualityProbe{}}
 	var err error
 	if v.rend, err = render.New(); err != nil {
 		return nil, err
@@ -447,8 +453,9 @@ func (v *viewer) apply(a ui.Actions) {
 	switch {
 	case a.QualityBack:
 		v.takeBackQuality()
-	case a.Mode != v.model.Mode || a.Scene != v.model.Scene:
-		v.stopQuality("you chose another mode or scene")
+	case a.Mode != v.model.Mode:
+		v.stopQuality("you chose another mode")
+		v.qualityAuto = false
 	case a.Reset || a.ResetNeeded || a.ParamsChanged:
 		v.stopQuality("you changed the parameters")
 	case a.TogglePause || a.Step:
@@ -463,7 +470,7 @@ func (v *viewer) apply(a ui.Actions) {
 	case a.Mode != v.model.Mode && a.Mode >= 0 && a.Mode < len(v.modes):
 		v.switchMode(v.modes[a.Mode])
 	case a.Scene != v.model.Scene && a.Scene >= 0 && a.Scene < len(v.scenes):
-		v.switchScene(v.scenes[a.Scene])
+		v.openScene(v.scenes[a.Scene])
 	case a.Reset || a.ResetNeeded:
 		v.reset()
 	}
