@@ -111,6 +111,20 @@ func TestFrameBudgetChangesNoStep(t *testing.T) {
 	if ws.Stats().Steps < 4*frames {
 		t.Fatalf("%d steps in %d frames: the dam break should take at least 4 a frame", ws.Stats().Steps, frames)
 	}
+	// and that is what a headless run computes: frames stepped as `slosh run` steps them, the edits between the
+	// 11th and the 12th
+	_, hs := budgetRun(t, "dambreak")
+	stepFrames(t, hs, 11)
+	if err := hs.Params().Assign("pbf.vorticity=0.07"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hs.(sim.Hands).Drain([3]float32{0.2, 0.2, 0.2}, 0.15); err != nil {
+		t.Fatal(err)
+	}
+	stepFrames(t, hs, frames-11)
+	if !bytes.Equal(stateHash(t, ws), stateHash(t, hs)) {
+		t.Fatal("the GPU driver's whole frames differ from a headless run's")
+	}
 
 	// one substep a display frame: a budget of 1 ms at 1 ms a step
 	spread, ss := budgetRun(t, "dambreak")
