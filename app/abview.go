@@ -38,6 +38,7 @@ type abView struct {
 
 // toggleAB starts or stops the comparison (key b, the panel's button).
 func (v *viewer) toggleAB() {
+	v.stopQuality("you started a comparison") // two simulations would be measured as one
 	if v.ab.on {
 		v.leaveAB()
 		return
