@@ -43,6 +43,9 @@ type params struct {
 	R2, InvR, Kr, Ks    float32
 	Kn, Lambda, Rp      float32
 	InvSigmaRef         float32
+	InteriorN           uint32
+	InteriorOffset2     float32
+	_, _                uint32
 }
 
 // Defines are the constants the surface shaders need.
@@ -210,6 +213,7 @@ func (a *Anisotropy) upload(n int) {
 		N: uint32(n), Neps: uint32(max(c.Neps, 0)), Enabled: enabled,
 		R2: dv.R * dv.R, InvR: dv.InvR, Kr: c.Kr, Ks: c.Ks,
 		Kn: c.Kn, Lambda: c.Lambda, Rp: dv.ParticleRadius, InvSigmaRef: dv.InvSigmaRef,
+		InteriorN: uint32(dv.InteriorNeighbours), InteriorOffset2: dv.InteriorOffset2,
 	}
 	glh.Upload(a.ubo, 0, []params{block})
 }
