@@ -238,7 +238,8 @@ func (a *Anisotropy) allocate(n int) error {
 }
 
 // Ellipsoids is the output: RecordSize bytes per particle, in the order of the particles — the smoothed centre
-// with the neighbour count in w, then the three semi-axis vectors, longest first (sim/surface.Ellipsoid). It holds
+// with the neighbour count in w, then the three semi-axis vectors, longest first, the first with the interior flag
+// in w (sim/surface.Ellipsoid). It holds
 // at least N() records, stays valid until a Compute with more particles than it holds or Delete, and is nil before
 // the first Compute.
 func (a *Anisotropy) Ellipsoids() *glh.Buffer { return a.out }
