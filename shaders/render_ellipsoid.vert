@@ -11,7 +11,7 @@ layout(location = ATTR_POS) in vec4 aPos;   // xyz: particle position (the spher
 layout(location = ATTR_VEL) in vec4 aVel;   // xyz
 layout(location = ATTR_RHO) in float aRho;  // ρ/ρ0
 layout(location = ATTR_ELL0) in vec4 aEll0; // xyz: smoothed kernel centre, w: neighbour count
-layout(location = ATTR_ELL1) in vec4 aEll1; // xyz: semi-axis, world space, m
+layout(location = ATTR_ELL1) in vec4 aEll1; // xyz: semi-axis, world space, m; w: 1 for an interior particle
 layout(location = ATTR_ELL2) in vec4 aEll2;
 layout(location = ATTR_ELL3) in vec4 aEll3;
 
@@ -19,6 +19,7 @@ uniform bool uEllipsoids;  // the ELL attributes hold kernels; false: spheres of
 uniform float uRadius;     // sphere radius, m (also the fallback for a degenerate kernel)
 uniform float uScale;      // render.splat_scale
 uniform float uSprayBelow; // with kernels: fewer neighbours than this make a particle spray, not drawn here
+uniform bool uSkipInterior; // with kernels: leave out interior particles (the depth pass: never the nearest)
 
 out vec3 vRay;         // eye-space ray through the fragment, z = −1
 flat out vec3 vR0;     // rows of A⁻¹ (render_ellipsoid.glsl)
@@ -34,6 +35,10 @@ void cull() {
 }
 
 void main() {
+	if (uSkipInterior && uEllipsoids && aEll1.w != 0.0) {
+		cull(); // deep inside the fluid (sim/surface.Ellipsoid.Interior): first, the cheapest way out
+		return;
+	}
 	if (!liquid()) {
 		cull(); // a rigid body's particle (the body is drawn as its shape), or a grain's or solid's (drawSolids)
 		return;

@@ -17,6 +17,10 @@ layout(std140, binding = SURF_BIND_PARAMS) uniform SurfParams {
 	float lambda;      // λ
 	float rp;          // R_p, m
 	float invSigmaRef; // 1 / σ_ref, 1/m²
+	uint interiorN;    // the interior rule: at least this many neighbours
+	float interiorOffset2; // and a squared weighted mean offset below this, m²
+	uint pad1;
+	uint pad2;
 } S;
 
 // sim/surface.jacobiRotate: zero a_pq by a rotation in the (p, q) plane.
@@ -81,7 +85,26 @@ void surfRound(inout SurfEllipsoid e, float rad) {
 
 // sim/surface.(*Anisotropy).ellipsoid: the kernel of a particle at p with nb neighbours from its weighted sums
 // Σw, Σ w (x_j − x_i) (m) and Σ w (x_j − x_i)(x_j − x_i)ᵀ (diagonal cd, off-diagonal co = (xy, xz, yz)).
+// sim/surface.(*Anisotropy).interior: 1 for a particle deep inside the fluid (a full, balanced neighbourhood),
+// which the renderer's depth pass leaves out; else 0.
+float surfInterior(uint nb, float wsum, vec3 m) {
+	if (nb < S.interiorN) return 0.0;
+	float inv = 1.0 / wsum;
+	float mx = m.x * inv, my = m.y * inv, mz = m.z * inv;
+	if (!(mx * mx + my * my + mz * mz < S.interiorOffset2)) return 0.0;
+	return 1.0;
+}
+
+SurfEllipsoid surfEllipsoidShape(vec3 p, uint nb, float wsum, vec3 m, vec3 cd, vec3 co);
+
+// The kernel with the interior flag in the first axis's w (sim/surface.Ellipsoid.Interior).
 SurfEllipsoid surfEllipsoid(vec3 p, uint nb, float wsum, vec3 m, vec3 cd, vec3 co) {
+	SurfEllipsoid e = surfEllipsoidShape(p, nb, wsum, m, cd, co);
+	e.axes[0].w = surfInterior(nb, wsum, m);
+	return e;
+}
+
+SurfEllipsoid surfEllipsoidShape(vec3 p, uint nb, float wsum, vec3 m, vec3 cd, vec3 co) {
 	SurfEllipsoid e;
 	e.center = vec4(p, float(nb));
 	if (S.enabled == 0u) {

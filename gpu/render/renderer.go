@@ -202,6 +202,7 @@ type settings struct {
 	depthThreshold float32 // particle radii
 	thicknessScale float32
 	thicknessHalf  bool
+	cullInterior   bool    // the splat depth pass leaves out particles whose kernels are flagged interior
 	absorption     float32 // 1/m
 	refraction     float32
 	specular       float32
@@ -302,6 +303,7 @@ func defaultSettings() *settings {
 		depthThreshold: 6,
 		thicknessScale: 1,
 		thicknessHalf:  true,
+		cullInterior:   true,
 		absorption:     30,
 		refraction:     0.15,
 		specular:       0.8,
@@ -468,6 +470,8 @@ func (st *settings) register() *param.Set {
 		Desc: "Multiplies the water thickness that absorption and refraction see"})
 	s.Bool(&st.thicknessHalf, param.Spec{Name: "render.thickness_half", Label: "half-size thickness", Group: gs,
 		Desc: "Render the thickness image at half resolution (faster; it is smooth anyway)"})
+	s.Bool(&st.cullInterior, param.Spec{Name: "render.cull_interior", Label: "skip the interior in depth", Group: gs,
+		Desc: "Leave particles deep inside the fluid (a full neighbourhood) out of the splat depth pass: they are never the front-most; the thickness still counts them"})
 	s.Float(&st.absorption, param.Spec{Name: "render.absorption", Label: "absorption", Group: gs, Unit: "1/m",
 		Min: 0, Max: 1000, SoftMin: 0, SoftMax: 50,
 		Desc: "Beer–Lambert strength k: light through thickness t keeps exp(−k·(1 − water colour)·t)"})

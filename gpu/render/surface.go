@@ -42,7 +42,7 @@ func (r *Renderer) bindInstanceAttribs(f *frameState) {
 }
 
 // useSplatProgram makes prog (built on render_ellipsoid.vert) current with its vertex-stage uniforms set.
-// skipSpray leaves spray particles out.
+// skipSpray leaves spray particles out; interior particles are left out only where drawSplatDepth asks.
 func (r *Renderer) useSplatProgram(prog *glh.Program, f *frameState, skipSpray bool) {
 	prog.Use()
 	hasEll := f.p.Ellipsoids != nil
@@ -54,6 +54,7 @@ func (r *Renderer) useSplatProgram(prog *glh.Program, f *frameState, skipSpray b
 		spray = float32(r.set.sprayNeighbors)
 	}
 	prog.SetFloat("uSprayBelow", spray)
+	prog.SetInt("uSkipInterior", 0)
 }
 
 // drawEllipsoids (render.mode ellipsoids) ray-casts every particle's ellipsoid and shades it in the render.color
@@ -88,6 +89,8 @@ func (r *Renderer) drawSplatDepth(f *frameState) {
 	passState{depthTest: true, depthWrite: true}.apply()
 	r.bindInstanceAttribs(f)
 	r.useSplatProgram(r.splatDepthProg, f, true)
+	// interior particles (flagged by the kernels' pass) never give the nearest depth: leave them out
+	r.splatDepthProg.SetInt("uSkipInterior", boolInt(r.set.cullInterior))
 	gl.DrawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, int32(f.n))
 }
 

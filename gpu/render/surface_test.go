@@ -1024,3 +1024,54 @@ func TestTransparentBackground(t *testing.T) {
 		}
 	}
 }
+
+// render.cull_interior leaves particles whose kernels are flagged interior out of the splat depth pass, and only
+// out of it: with every particle of the pool flagged the depth image is empty, without the parameter it is not,
+// and the thickness image is the same either way.
+func TestCullInterior(t *testing.T) {
+	gltest.Acquire(t)
+	const w, h = 160, 120
+	r := newTestRenderer(t)
+	fb := newTestFramebuffer(t, w, h)
+	fs, cam := poolSetup(t, r)
+	flat := fs.flat()
+	for i := range flat {
+		flat[i].Axes[0][3] = 1 // Interior
+	}
+	var bufs FrameBuffers
+	t.Cleanup(bufs.Delete)
+	p, err := bufs.Upload(fs.frame())
+	if err == nil {
+		p, err = bufs.UploadEllipsoids(p, flat)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := func() (depth int, thick []float32) {
+		for _, d := range readRed(r.surf.splat) {
+			if d > 0 {
+				depth++
+			}
+		}
+		return depth, readRed(r.surf.thick)
+	}
+	setParam(t, r, "render.cull_interior", "false")
+	draw(t, r, fb, cam, p)
+	offDepth, offThick := covered()
+	setParam(t, r, "render.cull_interior", "true")
+	draw(t, r, fb, cam, p)
+	onDepth, onThick := covered()
+	if offDepth < w*h/10 || onDepth != 0 {
+		t.Errorf("fluid depth at %d pixels without culling, %d with every particle interior culled (want many, 0)", offDepth, onDepth)
+	}
+	// the thickness blur follows the depth image (an empty one leaves the chords unblurred), so compare totals
+	var on, off float64
+	for i := range offThick {
+		off += float64(offThick[i])
+		on += float64(onThick[i])
+	}
+	t.Logf("depth at %d pixels without culling; thickness totals %.2f culled, %.2f not", offDepth, on, off)
+	if !(off > 0) || math.Abs(on-off) > 0.03*off {
+		t.Errorf("thickness totals %g with the interior culled, %g without: the thickness must count every particle", on, off)
+	}
+}

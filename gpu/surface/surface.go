@@ -43,6 +43,9 @@ type params struct {
 	R2, InvR, Kr, Ks    float32
 	Kn, Lambda, Rp      float32
 	InvSigmaRef         float32
+	InteriorN           uint32
+	InteriorOffset2     float32
+	_, _                uint32
 }
 
 // Defines are the constants the surface shaders need.
@@ -210,6 +213,7 @@ func (a *Anisotropy) upload(n int) {
 		N: uint32(n), Neps: uint32(max(c.Neps, 0)), Enabled: enabled,
 		R2: dv.R * dv.R, InvR: dv.InvR, Kr: c.Kr, Ks: c.Ks,
 		Kn: c.Kn, Lambda: c.Lambda, Rp: dv.ParticleRadius, InvSigmaRef: dv.InvSigmaRef,
+		InteriorN: uint32(dv.InteriorNeighbours), InteriorOffset2: dv.InteriorOffset2,
 	}
 	glh.Upload(a.ubo, 0, []params{block})
 }
@@ -234,7 +238,8 @@ func (a *Anisotropy) allocate(n int) error {
 }
 
 // Ellipsoids is the output: RecordSize bytes per particle, in the order of the particles — the smoothed centre
-// with the neighbour count in w, then the three semi-axis vectors, longest first (sim/surface.Ellipsoid). It holds
+// with the neighbour count in w, then the three semi-axis vectors, longest first, the first with the interior flag
+// in w (sim/surface.Ellipsoid). It holds
 // at least N() records, stays valid until a Compute with more particles than it holds or Delete, and is nil before
 // the first Compute.
 func (a *Anisotropy) Ellipsoids() *glh.Buffer { return a.out }

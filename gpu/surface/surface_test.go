@@ -149,6 +149,9 @@ func compare(t *testing.T, what string, pos [][4]float32, cpu, gpu []csurface.El
 		if !finite(g) && finite(c) {
 			t.Fatalf("%s: particle %d: GPU kernel %v is not finite (CPU %v)", what, i, g, c)
 		}
+		if g.Interior() != c.Interior() {
+			t.Fatalf("%s: particle %d (%g neighbours): interior %v on the GPU, %v on the CPU", what, i, c.Center[3], g.Interior(), c.Interior())
+		}
 		if g.Center[3] != c.Center[3] {
 			t.Fatalf("%s: particle %d has %g neighbours on the GPU, %g on the CPU", what, i, g.Center[3], c.Center[3])
 		}
@@ -199,8 +202,11 @@ func TestMatchesCPU(t *testing.T) {
 		cpu, gpu := runBoth(t, g, cfg, pos)
 		dv, _ := csurface.Derive(&cfg, radiusP)
 		skip := borderline(pos, dv.R)
-		stretched, round := 0, 0
+		stretched, round, interior := 0, 0, 0
 		for i, e := range cpu {
+			if !skip[i] && e.Interior() {
+				interior++
+			}
 			if !skip[i] && e.Center[3] > float32(cfg.Neps) {
 				stretched++
 			} else if !skip[i] {
@@ -209,6 +215,9 @@ func TestMatchesCPU(t *testing.T) {
 		}
 		if stretched < len(pos)/2 || round < 100 {
 			t.Fatalf("%s: %d stretched and %d round kernels: the cloud does not test both", tc.name, stretched, round)
+		}
+		if interior == 0 || interior > len(pos)/2 {
+			t.Fatalf("%s: %d of %d particles interior: the cloud does not test the rule", tc.name, interior, len(pos))
 		}
 		compare(t, tc.name, pos, cpu, gpu, skip)
 	}

@@ -40,10 +40,24 @@ type Ellipsoid struct {
 	// Center is the smoothed kernel centre x̄_i in xyz; w is N_i, the number of neighbours within r (i excluded),
 	// as a float: particles with few neighbours are spray.
 	Center [4]float32
-	// Axes are the semi-axis vectors a_k e_k in world space (m), orthogonal, longest first; w = 0. Round kernels
-	// use the world axes x, y, z.
+	// Axes are the semi-axis vectors a_k e_k in world space (m), orthogonal, longest first. Round kernels use the
+	// world axes x, y, z. The first axis's w is 1 for an interior particle (Interior), else 0; the others' are 0.
 	Axes [3][4]float32
 }
+
+// Interior says whether the kernel's particle lies deep inside the fluid, so that it can never give the nearest
+// depth along a ray (the renderer leaves it out of the splat depth pass, not out of the thickness).
+func (e *Ellipsoid) Interior() bool { return e.Axes[0][3] != 0 }
+
+// The rule for interior particles, conservative: a neighbourhood at least InteriorFill full (N_i ≥ InteriorFill
+// times the neighbours of a particle inside a filled lattice, Derived.InteriorNeighbours) and balanced (the weighted
+// mean offset |x_i^w − x_i| below InteriorOffset·r). A ball of radius r missing at most a tenth of its volume has
+// its centre at least 0.6·r — 2.4 particle spacings at the default r — below a flat surface, behind two layers
+// of particles; near walls, obstacles and splashes neighbourhoods are cut and particles count as surface.
+const (
+	InteriorFill   = 0.9
+	InteriorOffset = 0.1
+)
 
 // Anisotropy computes Ellipsoids on the CPU; NewAnisotropy gives one with the default configuration. It reuses its buffers
 // between calls (nothing is allocated once they have grown to the particle count and the grid is unchanged) and
@@ -187,9 +201,11 @@ func (a *Anisotropy) ellipsoid(p [4]float32, nb int, wsum float32, m [3]float32,
 	cfg, dv := &a.Cfg, &a.dv
 	var e Ellipsoid
 	e.Center[3] = float32(nb)
+	interior := a.interior(nb, wsum, m)
 	if !cfg.Enabled {
 		e.Center[0], e.Center[1], e.Center[2] = p[0], p[1], p[2]
 		roundAxes(&e, dv.ParticleRadius*cfg.Ks)
+		e.Axes[0][3] = interior
 		return e
 	}
 	// the mean offset x_i^w − x_i, and the covariance about the mean: Σ w d dᵀ / Σ w − (x^w − x)(x^w − x)ᵀ,
@@ -201,6 +217,7 @@ func (a *Anisotropy) ellipsoid(p [4]float32, nb int, wsum float32, m [3]float32,
 	e.Center[2] = p[2] + cfg.Lambda*mz
 	if nb <= int(cfg.Neps) {
 		roundAxes(&e, dv.ParticleRadius*cfg.Kn)
+		e.Axes[0][3] = interior
 		return e
 	}
 	s := inv * dv.InvSigmaRef
@@ -213,6 +230,7 @@ func (a *Anisotropy) ellipsoid(p [4]float32, nb int, wsum float32, m [3]float32,
 	s1 := val[0]
 	if !(s1 > MinSigma && s1 < MaxSigma) { // coincident particles: no extent to stretch along
 		roundAxes(&e, dv.ParticleRadius*cfg.Kn)
+		e.Axes[0][3] = interior
 		return e
 	}
 	floor := s1 / cfg.Kr
@@ -222,7 +240,22 @@ func (a *Anisotropy) ellipsoid(p [4]float32, nb int, wsum float32, m [3]float32,
 		ak := scale * sig[k]
 		e.Axes[k] = [4]float32{ak * vec[k][0], ak * vec[k][1], ak * vec[k][2], 0}
 	}
+	e.Axes[0][3] = interior
 	return e
+}
+
+// interior is the flag of Ellipsoid.Interior (1 or 0) for a particle with nb neighbours and weighted sums Σw and
+// Σ w (x_j − x_i). Mirrors surfInterior in shaders/surface_common.glsl.
+func (a *Anisotropy) interior(nb int, wsum float32, m [3]float32) float32 {
+	if nb < a.dv.InteriorNeighbours {
+		return 0
+	}
+	inv := 1 / wsum
+	mx, my, mz := m[0]*inv, m[1]*inv, m[2]*inv
+	if !(mx*mx+my*my+mz*mz < a.dv.InteriorOffset2) {
+		return 0
+	}
+	return 1
 }
 
 // The largest eigenvalue, in units of σ_ref, below which a neighbourhood counts as a point (coincident particles)

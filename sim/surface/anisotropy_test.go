@@ -739,3 +739,31 @@ func BenchmarkAnisotropy32k(b *testing.B) {
 	b.ReportMetric(float64(len(pos)*b.N)/b.Elapsed().Seconds(), "particles/s")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/pass")
 }
+
+// The interior rule on a filled 16³ lattice: a particle is interior exactly when it lies deeper than the rule's
+// depth below every face (the outer two layers, where some lattice neighbour is missing, never are), and the flag
+// does not depend on the kernels being enabled.
+func TestInterior(t *testing.T) {
+	pos := lattice(16, 16, 16, [3]float32{0.2, 0.2, 0.2})
+	for _, enabled := range []bool{true, false} {
+		a := withConfig(func(c *Config) { c.Enabled = enabled })
+		es := compute(t, a, pos)
+		interior := 0
+		for i, e := range es {
+			x, y, z := i%16, i/16%16, i/256
+			depth := min(x, y, z, 15-x, 15-y, 15-z) // layers above it towards the nearest face
+			if depth < 2 && e.Interior() {
+				t.Fatalf("enabled %v: particle (%d, %d, %d), %d layers deep, is interior", enabled, x, y, z, depth)
+			}
+			if depth >= 4 && !e.Interior() {
+				t.Fatalf("enabled %v: particle (%d, %d, %d) with a full neighbourhood is not interior", enabled, x, y, z)
+			}
+			if e.Interior() {
+				interior++
+			}
+		}
+		if interior < 8*8*8 {
+			t.Fatalf("enabled %v: %d interior particles", enabled, interior)
+		}
+	}
+}

@@ -56,6 +56,10 @@ type Derived struct {
 	InvSigmaRef float32 // 1 / σ_ref
 	// LatticeNeighbours is N_i of a particle inside a filled lattice (the lattice points within r).
 	LatticeNeighbours int
+	// InteriorNeighbours and InteriorOffset2 are the interior rule's bounds (InteriorFill, InteriorOffset): at least
+	// that many neighbours, and a squared mean offset below that, m².
+	InteriorNeighbours int
+	InteriorOffset2    float32
 }
 
 // Derive computes the constants for a configuration and particle radius R_p (m).
@@ -93,12 +97,14 @@ func Derive(c *Config, particleRadius float64) (Derived, error) {
 		}
 	}
 	dv := Derived{
-		ParticleRadius:    float32(particleRadius),
-		R:                 float32(r),
-		InvR:              float32(1 / r),
-		SigmaRef:          float32(swx2 / sw * d * d),
-		InvSigmaRef:       float32(sw / (swx2 * d * d)),
-		LatticeNeighbours: count,
+		ParticleRadius:     float32(particleRadius),
+		R:                  float32(r),
+		InvR:               float32(1 / r),
+		SigmaRef:           float32(swx2 / sw * d * d),
+		InvSigmaRef:        float32(sw / (swx2 * d * d)),
+		LatticeNeighbours:  count,
+		InteriorNeighbours: int(math.Ceil(InteriorFill * float64(count))),
+		InteriorOffset2:    float32((InteriorOffset * r) * (InteriorOffset * r)),
 	}
 	if !(dv.SigmaRef > 0) || !(dv.InvSigmaRef > 0) || math.IsInf(float64(dv.SigmaRef), 0) || math.IsInf(float64(dv.InvSigmaRef), 0) || !(dv.R > 0) || math.IsInf(float64(dv.R), 0) {
 		return Derived{}, fmt.Errorf("surface: particle radius %g m is out of float32 range for a %g-spacing neighbourhood", particleRadius, c.Radius)
