@@ -12,14 +12,14 @@ import (
 )
 
 // Adaptive start-up quality: the first time the window opens a scene the user did not size (no --particles, no
-// <mode>.particles or .spacing, no render.scale, no --load), it measures what this machine sustains — display frames
-// a second and simulated seconds a second, over a second of the real window — and steps the quality down until
-// the window holds qualityFPS with the simulation moving at qualitySpeed or better: the surface's resolution
-// (render.scale), the particle count, then cheaper pictures (qualityLooks: no anisotropic kernels, a quarter of the
-// resolution, spheres) and fewer particles still. Where OpenGL is a software rasteriser (llvmpipe), a mode that steps on
-// the GPU runs as its CPU twin instead: its compute shaders would run on the same cores, serialised on the GL
-// thread. The choice is a function of the measurements alone (nextQuality), so the panel can show it and why, and
-// a test can redo it.
+// <mode>.particles or .spacing, no --load), it measures what this machine sustains — display frames a second and
+// simulated seconds a second, over a second of the real window — and steps the quality down until the window holds
+// qualityFPS with the simulation moving at qualitySpeed or better: the surface's resolution (render.scale), the
+// particle count, then cheaper pictures (qualityLooks: no anisotropic kernels, a quarter of the resolution,
+// spheres) and fewer particles still; a picture of the user's own (render.mode, render.scale, surface.enabled)
+// keeps its look. Where OpenGL is a software rasteriser (llvmpipe), a mode that steps on the GPU runs as its CPU
+// twin instead: its compute shaders would run on the same cores, serialised on the GL thread. The choice is a
+// function of the measurements alone (nextQuality), so the panel can show it and why, and a test can redo it.
 
 const (
 	qualityFPS       = 30   // display frames a second the chosen quality holds
@@ -247,6 +247,12 @@ func (v *viewer) probeQuality(now time.Time) {
 		return
 	}
 	st := v.drv.Stats()
+	if st.Time < q.simStart {
+		// the simulated time went back: a reset still on its way when measuring began (a CPU runner resets
+		// between frames) landed in the window; measure again
+		q.measuring, q.changed = false, now
+		return
+	}
 	secs := el.Seconds()
 	s := qualitySample{Config: q.cur, Count: st.Particles, FPS: float64(q.frames) / secs, Speed: (st.Time - q.simStart) / secs,
 		Substeps: st.Substeps, Seconds: secs, Frames: q.frames, FrameMs: 1000 * secs / float64(q.frames), Simulated: st.Time - q.simStart}
