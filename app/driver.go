@@ -38,8 +38,9 @@ type driver interface {
 	// SimSpeed is simulated seconds per wall second over the same time: 1 in real time, 0.4 when the steps the
 	// CFL condition asks for take longer than the frames they simulate (the slow-motion factor), 0 when paused.
 	SimSpeed() float64
-	// Do runs f on the solver between steps — at once for GPU modes, on the runner's goroutine for CPU modes —
-	// and then, when f succeeded, then on the GL thread (nil is nothing). f's message or error goes to the status
+	// Do runs f on the solver between simulated frames — for GPU modes at once, or when the frame the budget
+	// spread over display frames ends; on the runner's goroutine for CPU modes — and then, when f succeeded, then
+	// on the GL thread (nil is nothing). f's message or error goes to the status
 	// line; f returns "" for the quiet updates tools make every frame.
 	Do(f func(sim.Solver) (string, error), then func())
 	// PickFrame is the newest frame's particles on the CPU, for picking with the mouse; GPU modes read it back.
