@@ -13,28 +13,6 @@ import (
 // cullParticles is the size of the look test's dam break: 32k, the size issue 31 states the look at.
 const cullParticles = 32000
 
-// imageDiff compares two pictures of one size: the mean absolute difference over the colour channels (0–255), and
-// the fraction of pixels whose largest channel difference exceeds off.
-func imageDiff(a, b *image.RGBA, off int) (mad, fracOff float64) {
-	var sum, n, over int
-	for k := 0; k+3 < len(a.Pix); k += 4 {
-		worst := 0
-		for c := 0; c < 3; c++ {
-			d := int(a.Pix[k+c]) - int(b.Pix[k+c])
-			if d < 0 {
-				d = -d
-			}
-			sum += d
-			worst = max(worst, d)
-		}
-		n++
-		if worst > off {
-			over++
-		}
-	}
-	return float64(sum) / float64(3*n), float64(over) / float64(n)
-}
-
 // Leaving interior particles out of the splat depth pass (render.cull_interior) leaves the look of the 32k dam
 // break unchanged, four frames in, with the kernels of either pass: measured at 480×360 on llvmpipe, 21,483 of
 // 32,368 particles (66 %) interior, a mean absolute difference of 0.0092 (of 255) and 0.020 % of the pixels (35)
@@ -120,7 +98,7 @@ func TestCullInteriorLook(t *testing.T) {
 		}
 	}
 	for _, kernels := range []string{"gpu", "cpu"} {
-		mad, frac := imageDiff(pics[kernels+"false"], pics[kernels+"true"], 8)
+		mad, frac := gltest.PictureDiff(pics[kernels+"false"], pics[kernels+"true"], 8)
 		t.Logf("%s kernels: %d particles, %d interior (%.0f%%): mean absolute difference %.4f, %.3f%% of pixels off by more than 8",
 			kernels, frame.N, interior, 100*float64(interior)/float64(frame.N), mad, 100*frac)
 		if mad > 0.05 || frac > 0.0005 {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"image"
 	"math"
 	"testing"
 
@@ -11,28 +10,6 @@ import (
 
 	"github.com/slosh/slosh/gpu/gltest"
 )
-
-// pictureDiff compares two pictures of one size: the mean absolute difference over the colour channels (0–255),
-// and the fraction of pixels whose largest channel difference exceeds off.
-func pictureDiff(a, b *image.RGBA, off int) (mad, fracOff float64) {
-	var sum, n, over int
-	for k := 0; k+3 < len(a.Pix); k += 4 {
-		worst := 0
-		for c := 0; c < 3; c++ {
-			d := int(a.Pix[k+c]) - int(b.Pix[k+c])
-			if d < 0 {
-				d = -d
-			}
-			sum += d
-			worst = max(worst, d)
-		}
-		n++
-		if worst > off {
-			over++
-		}
-	}
-	return float64(sum) / float64(3*n), float64(over) / float64(n)
-}
 
 // TestSurfaceScale draws the resting pool, and a splash over it, at render.scale 1 and lower. At 1 the picture is
 // the unscaled renderer's, bit for bit, before and after drawing at another scale, and no upsample pass runs;
@@ -75,7 +52,7 @@ func TestSurfaceScale(t *testing.T) {
 			t.Errorf("scale %g: splat image %dx%d, scene %dx%d; want %dx%d and %dx%d", c.scale,
 				r.surf.splat.w, r.surf.splat.h, r.surf.scene.w, r.surf.scene.h, sw, sh, w, h)
 		}
-		mad, frac := pictureDiff(ref, img, 32)
+		mad, frac := gltest.PictureDiff(ref, img, 32)
 		t.Logf("scale %g: mean absolute difference %.3f, %.2f%% of pixels off by more than 32", c.scale, mad, 100*frac)
 		if mad > c.mad || frac > c.frac {
 			t.Errorf("scale %g: mean absolute difference %.3f (at most %g), %.2f%% of pixels off by more than 32 (at most %g%%)",
@@ -86,14 +63,14 @@ func TestSurfaceScale(t *testing.T) {
 		r.Draw(Viewport{w, h}, cam, p)
 		one := Screenshot(plain, w, h)
 		gl.BindFramebuffer(gl.FRAMEBUFFER, 0)
-		if mad, frac := pictureDiff(img, one, 1); frac > 0 {
+		if mad, frac := gltest.PictureDiff(img, one, 1); frac > 0 {
 			t.Errorf("scale %g: the one-pass upsample's picture differs from the blended one's: mean absolute "+
 				"difference %.4f, %.2f%% of pixels off by more than 1", c.scale, mad, 100*frac)
 		}
 	}
 	setParam(t, r, "render.scale", "1")
 	again := draw(t, r, fb, cam, p)
-	if mad, _ := pictureDiff(ref, again, 0); mad != 0 || r.surf.water != nil {
+	if mad, _ := gltest.PictureDiff(ref, again, 0); mad != 0 || r.surf.water != nil {
 		t.Errorf("back at scale 1 the picture differs (mean absolute difference %g) or the water image stays", mad)
 	}
 
@@ -108,7 +85,7 @@ func TestSurfaceScale(t *testing.T) {
 		setParam(t, r, "render.scale", "0.5")
 		half := draw(t, r, fb, cam, p)
 		save(t, half, "scale_0.5_"+c.mode)
-		mad, frac := pictureDiff(full, half, 32)
+		mad, frac := gltest.PictureDiff(full, half, 32)
 		t.Logf("%s at scale 0.5: mean absolute difference %.3f, %.2f%% of pixels off by more than 32", c.mode, mad, 100*frac)
 		if mad > c.mad || frac > c.frac {
 			t.Errorf("%s at scale 0.5: mean absolute difference %.3f (at most %g), %.2f%% of pixels off by more than 32 (at most %g%%)",
