@@ -2,7 +2,6 @@ package app
 
 import (
 	"image"
-	"io"
 	"testing"
 
 	"github.com/slosh/slosh/gpu/gltest"
@@ -24,29 +23,7 @@ func TestCullInteriorLook(t *testing.T) {
 		t.Skip("a 32k dam break on a software rasteriser")
 	}
 	const w, h = 480, 360
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: cullParticles})
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := newOffscreen(w, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer off.Delete()
-	if err := st.configureRender(off.rend.Params()); err != nil {
-		t.Fatal(err)
-	}
-	ss, err := openSession(modes, st, glInfo{ctx: ctx}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	for f := 0; f < 4; f++ {
-		if _, err := ss.frame(nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ss, st, off := offscreenRun(t, ctx, Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: cullParticles}, w, h, 4)
 	var frame sim.Frame
 	p0, err := ss.particles(&off.bufs, &frame)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 
+	"github.com/slosh/slosh/gpu/glh"
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/gpu/render"
 	"github.com/slosh/slosh/sim"
@@ -52,29 +53,7 @@ func projectBox(cam render.Camera, w, h int, lo, hi mgl32.Vec3) image.Rectangle 
 func TestOffscreenDambreak(t *testing.T) {
 	ctx := gltest.Acquire(t)
 	const w, h = 320, 240
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := newOffscreen(w, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer off.Delete()
-	if err := st.configureRender(off.rend.Params()); err != nil {
-		t.Fatal(err)
-	}
-	ss, err := openSession(modes, st, glInfo{ctx: ctx}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	for f := 0; f < 5; f++ {
-		if _, err := ss.frame(nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ss, st, off := offscreenRun(t, ctx, Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500}, w, h, 5)
 	var frame sim.Frame
 	p, err := ss.particles(&off.bufs, &frame)
 	if err != nil {
@@ -157,4 +136,35 @@ func TestSceneCameraSeesTheDomain(t *testing.T) {
 	if r.Min.X <= 0 || r.Min.Y <= 0 || r.Max.X >= 1600 || r.Max.Y >= 900 || r.Dy() < 450 {
 		t.Errorf("a scene without a camera frames its domain at %v in a 1600×900 view", r)
 	}
+}
+
+// offscreenRun is a headless session of o with an offscreen target of w×h configured by o's render settings,
+// after frames simulated frames; both are closed when the test ends.
+func offscreenRun(t *testing.T, ctx *glh.Context, o Options, w, h, frames int) (*session, *setup, *offscreen) {
+	t.Helper()
+	o.Stderr = io.Discard
+	modes := Modes()
+	st, err := prepare(modes, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := newOffscreen(w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(off.Delete)
+	if err := st.configureRender(off.rend.Params()); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := openSession(modes, st, glInfo{ctx: ctx}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ss.Close)
+	for f := 0; f < frames; f++ {
+		if _, err := ss.frame(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ss, st, off
 }
