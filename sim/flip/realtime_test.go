@@ -2,7 +2,6 @@ package flip
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -14,8 +13,7 @@ import (
 // step faster than flip.cfl cells a step (simtest.RealTimeRun, against CFL.SpeedLimit over the grid cell), and no
 // body's fastest surface point either (rigid.Solid.SurfaceSpeed).
 func TestRealTimeModeClampsSpeeds(t *testing.T) {
-	sc := simtest.Parse(t, strings.Replace(simtest.ThrownBlock, `"fluid"`,
-		`"bodies": [{"shape": "sphere", "center": [0.2, 0.2, 0.045], "radius": 0.03, "density": 500, "velocity": [0, -6, 0], "spin": [0, 0, 30]}], "fluid"`, 1))
+	sc := simtest.Parse(t, simtest.ThrownBlockWithBody)
 	s := New()
 	simtest.RealTimeOn(t, s, 2)
 	bodies := 0

@@ -3,7 +3,6 @@ package sph
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -18,8 +17,7 @@ import (
 // frame at this spacing, checks that side: its frames take the stability conditions' steps, over the cap, and
 // its speeds are clamped at their limit (4.5 m/s).
 func TestRealTimeModeClampsSpeeds(t *testing.T) {
-	sc := simtest.Parse(t, strings.Replace(simtest.ThrownBlock, `"fluid"`,
-		`"bodies": [{"shape": "sphere", "center": [0.2, 0.2, 0.045], "radius": 0.03, "density": 500, "velocity": [0, -6, 0], "spin": [0, 0, 30]}], "fluid"`, 1))
+	sc := simtest.Parse(t, simtest.ThrownBlockWithBody)
 	for _, tc := range []struct {
 		name string
 		sets []string

@@ -2,7 +2,6 @@ package voronoi
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/sim"
@@ -13,8 +12,7 @@ import (
 // body thrown down: every frame takes at most realtime_substeps steps and no particle, nor any body's fastest
 // point, ends a step faster than voronoi.cfl spacings a step (simtest.RealTimeRun, against CFL.SpeedLimit).
 func TestRealTimeModeClampsSpeeds(t *testing.T) {
-	sc := simtest.Parse(t, strings.Replace(simtest.ThrownBlock, `"fluid"`,
-		`"bodies": [{"shape": "sphere", "center": [0.2, 0.2, 0.045], "radius": 0.03, "density": 500, "velocity": [0, -6, 0], "spin": [0, 0, 30]}], "fluid"`, 1))
+	sc := simtest.Parse(t, simtest.ThrownBlockWithBody)
 	s := New()
 	simtest.RealTimeOn(t, s, 2)
 	bodies := 0
