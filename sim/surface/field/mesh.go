@@ -64,6 +64,7 @@ func (m *Mesher) Mesh(pos [][4]float32, cfg Config) (*mc.Mesh, Stats, error) {
 	}
 	st.Neighbours = time.Since(t)
 	if len(pos) == 0 {
+		m.keys = m.keys[:0] // Blocks reports no band
 		return &mc.Mesh{}, st, nil
 	}
 	m.empty = float32(m.f.empty())
@@ -334,4 +335,14 @@ func (m *Mesher) crossed(bi int, key [3]int) bool {
 		hi = max(hi, m.hi[b])
 	}
 	return lo < 0 && hi >= 0
+}
+
+// Blocks calls fn for each block of the last Mesh call's band, in z, y, x order: origin is its lowest grid point
+// (grid point (i, j, k) lies at Cell·(i, j, k)) and phi its 8³ values with i fastest, then j, then k; phi is the
+// mesher's own array, valid until the next Mesh call. Outside is φ at every grid point beyond the band.
+func (m *Mesher) Blocks(fn func(origin [3]int, phi []float32)) (outside float32) {
+	for bi, key := range m.keys {
+		fn([3]int{key[0] << blockBits, key[1] << blockBits, key[2] << blockBits}, m.vals[bi*blockPoints:(bi+1)*blockPoints])
+	}
+	return m.empty
 }
