@@ -1,0 +1,305 @@
+package vdb
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slosh/slosh/internal/testenv"
+	"github.com/slosh/slosh/sim/surface/field"
+)
+
+// openVDBPython is a Python interpreter that imports pyopenvdb (Debian's python3-openvdb installs it for the
+// system's /usr/bin/python3). Without one the round trips skip, or fail where tests may not skip.
+func openVDBPython(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			continue
+		}
+		if exec.Command(path, "-c", "import pyopenvdb").Run() == nil {
+			return path
+		}
+	}
+	const msg = "no python3 with pyopenvdb, OpenVDB's reader: install the Debian package python3-openvdb (make deps)"
+	if testenv.Required() {
+		t.Fatal(msg + ", and this test may not skip here (SLOSH_REQUIRE_GL=1 or CI)")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// readBack is what OpenVDB read from a file.
+type readBack struct {
+	Library []int
+	Grids   []struct {
+		Name, Class, Type string
+		Voxel             []float64
+		Background        float64
+		Active, Leaves    int64
+		BBox              [2][3]int
+		Values            []struct {
+			IJK    [3]int
+			Value  float64
+			Active bool
+		}
+	}
+}
+
+// openVDB writes grids to a file and reads it back with OpenVDB, sampling the voxels probes.
+func openVDB(t *testing.T, py string, probes [][3]int, grids ...*Grid) readBack {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "grids.vdb")
+	var buf bytes.Buffer
+	start := time.Now()
+	if err := Write(&buf, grids...); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes written in %v", buf.Len(), time.Since(start))
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if probes == nil {
+		probes = [][3]int{}
+	}
+	pj, _ := json.Marshal(probes)
+	args := []string{filepath.Join("testdata", "readvdb.py"), path, string(pj)}
+	for _, g := range grids {
+		args = append(args, g.Name)
+	}
+	cmd := exec.Command(py, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("OpenVDB did not read the file: %v\n%s", err, stderr.String())
+	}
+	// OpenVDB's warnings come first on stdout; the answer is the last line.
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) > 1 {
+		t.Errorf("OpenVDB said more than its answer:\n%s", strings.Join(lines[:len(lines)-1], "\n"))
+	}
+	var rb readBack
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rb); err != nil {
+		t.Fatalf("reading readvdb.py's answer: %v\n%s", err, out)
+	}
+	if len(rb.Grids) != len(grids) {
+		t.Fatalf("OpenVDB read %d grids, want %d", len(rb.Grids), len(grids))
+	}
+	return rb
+}
+
+// sphere samples φ = |x − c| − r on the blocks that meet the ball of radius r + 4 voxels.
+func sphere(c [3]float64, r, h float64) (origins [][3]int, phi []float32) {
+	reach := r + 4*h
+	lo := func(a int) int { return int(math.Floor((c[a]-reach)/h)) &^ 7 }
+	hi := func(a int) int { return int(math.Ceil((c[a] + reach) / h)) }
+	for z := lo(2); z <= hi(2); z += 8 {
+		for y := lo(1); y <= hi(1); y += 8 {
+			for x := lo(0); x <= hi(0); x += 8 {
+				// The block's nearest point to the centre.
+				var d2 float64
+				for a, o := range [3]int{x, y, z} {
+					q := math.Max(float64(o)*h, math.Min(c[a], float64(o+7)*h))
+					d2 += (q - c[a]) * (q - c[a])
+				}
+				if math.Sqrt(d2) > reach {
+					continue
+				}
+				origins = append(origins, [3]int{x, y, z})
+				for k := range 8 {
+					for j := range 8 {
+						for i := range 8 {
+							p := [3]float64{float64(x+i) * h, float64(y+j) * h, float64(z+k) * h}
+							d := math.Sqrt((p[0]-c[0])*(p[0]-c[0]) + (p[1]-c[1])*(p[1]-c[1]) + (p[2]-c[2])*(p[2]-c[2]))
+							phi = append(phi, float32(d-r))
+						}
+					}
+				}
+			}
+		}
+	}
+	return origins, phi
+}
+
+// checkGrid compares what OpenVDB read with the grid written, voxel size and values exactly.
+func checkGrid(t *testing.T, i int, rb readBack, g *Grid, probes [][3]int) {
+	t.Helper()
+	got := rb.Grids[i]
+	if got.Name != g.Name || got.Class != "level set" || got.Type != "float" {
+		t.Errorf("grid %d: name %q, class %q, type %q; want %q, level set, float", i, got.Name, got.Class, got.Type, g.Name)
+	}
+	if len(got.Voxel) != 3 || got.Voxel[0] != g.Voxel || got.Voxel[1] != g.Voxel || got.Voxel[2] != g.Voxel {
+		t.Errorf("grid %q: voxel size %v, want %g", g.Name, got.Voxel, g.Voxel)
+	}
+	if float32(got.Background) != g.Background {
+		t.Errorf("grid %q: background %g, want %g", g.Name, got.Background, g.Background)
+	}
+	if got.Active != g.ActiveVoxels() || got.Leaves != int64(g.Leaves()) {
+		t.Errorf("grid %q: %d active voxels in %d leaves, want %d in %d", g.Name, got.Active, got.Leaves, g.ActiveVoxels(), g.Leaves())
+	}
+	for k, v := range got.Values {
+		want, on := g.Value(probes[k])
+		if float32(v.Value) != want || v.Active != on {
+			t.Errorf("grid %q: voxel %v is %g (active %v), want %g (active %v)", g.Name, probes[k], v.Value, v.Active, want, on)
+		}
+	}
+}
+
+func TestSphereReadByOpenVDB(t *testing.T) {
+	py := openVDBPython(t)
+	const r, h = 1.0, 0.05 // 20 voxels of radius, centred off the origin so the tree spans negative coordinates
+	c := [3]float64{0.013, -0.021, 0.37}
+	origins, phi := sphere(c, r, h)
+	g, err := LevelSet("surface", h, origins, phi, float32(4*h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d blocks sampled: %d leaves, %d inside tiles, %d active voxels", len(origins), g.Leaves(), len(g.inside), g.ActiveVoxels())
+	// Probes: the centre (deep inside: a tile), far outside, and every voxel along the x axis through the centre.
+	ci := [3]int{int(math.Round(c[0] / h)), int(math.Round(c[1] / h)), int(math.Round(c[2] / h))}
+	probes := [][3]int{ci, {ci[0] + 100, ci[1], ci[2]}}
+	for i := -26; i <= 26; i++ {
+		probes = append(probes, [3]int{ci[0] + i, ci[1], ci[2]})
+	}
+	rb := openVDB(t, py, probes, g)
+	checkGrid(t, 0, rb, g, probes)
+	if v := rb.Grids[0].Values; len(v) == len(probes) {
+		if float32(v[0].Value) != -g.Background || v[0].Active {
+			t.Errorf("the centre reads %g (active %v), want −background %g: negative inside", v[0].Value, v[0].Active, -g.Background)
+		}
+		// The zero crossings along x lie within a voxel of the sphere.
+		var cross []float64
+		for k := 2; k+1 < len(v); k++ {
+			a, b := v[k].Value, v[k+1].Value
+			if (a < 0) != (b < 0) {
+				x := (float64(v[k].IJK[0]) + a/(a-b)) * h
+				cross = append(cross, math.Abs(x-c[0]))
+			}
+		}
+		if len(cross) != 2 {
+			t.Fatalf("%d zero crossings along x through the centre, want 2", len(cross))
+		}
+		for _, d := range cross {
+			if math.Abs(d-r) > h {
+				t.Errorf("a zero crossing %g m from the centre, want %g within a voxel %g", d, r, h)
+			}
+		}
+	}
+}
+
+func TestFluidBlockReadByOpenVDB(t *testing.T) {
+	py := openVDBPython(t)
+	const s = 0.02
+	var pos [][4]float32
+	for k := range 12 {
+		for j := range 10 {
+			for i := range 16 {
+				pos = append(pos, [4]float32{float32(0.1 + s*float64(i)), float32(0.05 + s*float64(j)), float32(0.2 + s*float64(k))})
+			}
+		}
+	}
+	cfg := field.DefaultConfig(s)
+	var m field.Mesher
+	mesh, _, err := m.Mesh(pos, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var origins [][3]int
+	var phi []float32
+	outside := m.Blocks(func(o [3]int, v []float32) {
+		origins = append(origins, o)
+		phi = append(phi, v...)
+	})
+	g, err := LevelSet("surface", cfg.Cell, origins, phi, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d particles, %d blocks sampled: %d leaves, %d inside tiles, %d active voxels", len(pos), len(origins), g.Leaves(), len(g.inside), g.ActiveVoxels())
+	// Probes: the voxels nearest some of the mesh's vertices, which lie on the zero level set.
+	var probes [][3]int
+	for v := 0; v < len(mesh.Positions); v += max(1, len(mesh.Positions)/40) {
+		p := mesh.Positions[v]
+		probes = append(probes, [3]int{int(math.Round(float64(p[0]) / cfg.Cell)), int(math.Round(float64(p[1]) / cfg.Cell)), int(math.Round(float64(p[2]) / cfg.Cell))})
+	}
+	rb := openVDB(t, py, probes, g)
+	checkGrid(t, 0, rb, g, probes)
+	for _, v := range rb.Grids[0].Values {
+		if !v.Active || math.Abs(v.Value) > cfg.Cell {
+			t.Errorf("voxel %v beside a mesh vertex reads %g (active %v), want an active value within a voxel %g of zero", v.IJK, v.Value, v.Active, cfg.Cell)
+		}
+	}
+}
+
+func TestTwoGridsReadByOpenVDB(t *testing.T) {
+	py := openVDBPython(t)
+	o1, p1 := sphere([3]float64{0.5, 0.5, 0.5}, 0.3, 0.02)
+	o2, p2 := sphere([3]float64{-2, 0, 0}, 0.2, 0.01)
+	a, err := LevelSet("surface", 0.02, o1, p1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LevelSet("drop", 0.01, o2, p2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := openVDB(t, py, nil, a, b)
+	checkGrid(t, 0, rb, a, nil)
+	checkGrid(t, 1, rb, b, nil)
+}
+
+func TestLevelSetRefuses(t *testing.T) {
+	one := make([]float32, 512)
+	for _, c := range []struct {
+		name    string
+		grid    string
+		voxel   float64
+		origins [][3]int
+		phi     []float32
+		want    string
+	}{
+		{"no name", "", 1, nil, nil, "name"},
+		{"zero voxel", "s", 0, nil, nil, "voxel size"},
+		{"NaN voxel", "s", math.NaN(), nil, nil, "voxel size"},
+		{"short values", "s", 1, [][3]int{{0, 0, 0}}, one[:511], "values"},
+		{"unaligned", "s", 1, [][3]int{{4, 0, 0}}, one, "multiple of 8"},
+		{"far", "s", 1, [][3]int{{0, 0, 1 << 31}}, one, "multiple of 8"},
+		{"twice", "s", 1, [][3]int{{0, 0, 0}, {0, 0, 0}}, append(one, one...), "twice"},
+		{"NaN", "s", 1, [][3]int{{0, 0, 0}}, append([]float32{float32(math.NaN())}, one[1:]...), "NaN"},
+		{"too many", "s", 1, make([][3]int, MaxLeaves+1), nil, "MaxLeaves"},
+	} {
+		_, err := LevelSet(c.grid, c.voxel, c.origins, c.phi, 1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error about %s", c.name, err, c.want)
+		}
+	}
+	g, _ := LevelSet("s", 1, nil, nil, 1)
+	if err := Write(&bytes.Buffer{}, g, g); err == nil || !strings.Contains(err.Error(), "two grids") {
+		t.Errorf("two grids of one name: %v", err)
+	}
+}
+
+// The file is a function of its grids: equal grids make equal bytes.
+func TestWriteDeterministic(t *testing.T) {
+	o, p := sphere([3]float64{0, 0, 0}, 0.2, 0.02)
+	var files [2]bytes.Buffer
+	for i := range files {
+		g, err := LevelSet("surface", 0.02, o, p, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(&files[i], g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0].Bytes(), files[1].Bytes()) {
+		t.Error("two writes of one grid differ")
+	}
+}
