@@ -169,12 +169,35 @@ func TestSphereReadByOpenVDB(t *testing.T) {
 	for i := -26; i <= 26; i++ {
 		probes = append(probes, [3]int{ci[0] + i, ci[1], ci[2]})
 	}
+	// And every voxel within half a voxel of the sphere, all of which must be active: a missing leaf shows.
+	axis := len(probes)
+	for i := ci[0] - 22; i <= ci[0]+22; i++ {
+		for j := ci[1] - 22; j <= ci[1]+22; j++ {
+			for k := ci[2] - 22; k <= ci[2]+22; k++ {
+				x, y, z := float64(i)*h-c[0], float64(j)*h-c[1], float64(k)*h-c[2]
+				if math.Abs(math.Sqrt(x*x+y*y+z*z)-r) < h/2 {
+					probes = append(probes, [3]int{i, j, k})
+				}
+			}
+		}
+	}
 	rb := openVDB(t, py, probes, g)
 	checkGrid(t, 0, rb, g, probes)
 	if v := rb.Grids[0].Values; len(v) == len(probes) {
 		if float32(v[0].Value) != -g.Background || v[0].Active {
 			t.Errorf("the centre reads %g (active %v), want −background %g: negative inside", v[0].Value, v[0].Active, -g.Background)
 		}
+		// Active voxels hold the sphere's signed distance itself, negative inside; those at the surface are active.
+		for n, p := range v[2:] {
+			x := float64(p.IJK[0])*h - c[0]
+			y, z := float64(p.IJK[1])*h-c[1], float64(p.IJK[2])*h-c[2]
+			want := float32(math.Sqrt(x*x+y*y+z*z) - r)
+			if (p.Active || n+2 >= axis) && float32(p.Value) != want || n+2 >= axis && !p.Active {
+				t.Errorf("voxel %v reads %g (active %v), want the signed distance %g", p.IJK, p.Value, p.Active, want)
+			}
+		}
+		t.Logf("%d voxels at the sphere read back active with their distances", len(v)-axis)
+		v = v[:axis]
 		// The zero crossings along x lie within a voxel of the sphere.
 		var cross []float64
 		for k := 2; k+1 < len(v); k++ {
@@ -225,13 +248,27 @@ func TestFluidBlockReadByOpenVDB(t *testing.T) {
 	t.Logf("%d particles, %d blocks sampled: %d leaves, %d inside tiles, %d active voxels", len(pos), len(origins), g.Leaves(), len(g.inside), g.ActiveVoxels())
 	// Probes: the voxels nearest some of the mesh's vertices, which lie on the zero level set.
 	var probes [][3]int
-	for v := 0; v < len(mesh.Positions); v += max(1, len(mesh.Positions)/40) {
-		p := mesh.Positions[v]
-		probes = append(probes, [3]int{int(math.Round(float64(p[0]) / cfg.Cell)), int(math.Round(float64(p[1]) / cfg.Cell)), int(math.Round(float64(p[2]) / cfg.Cell))})
+	seen := map[[3]int]bool{}
+	for _, p := range mesh.Positions {
+		c := [3]int{int(math.Round(float64(p[0]) / cfg.Cell)), int(math.Round(float64(p[1]) / cfg.Cell)), int(math.Round(float64(p[2]) / cfg.Cell))}
+		if !seen[c] {
+			seen[c] = true
+			probes = append(probes, c)
+		}
 	}
+	t.Logf("%d mesh vertices, %d voxels beside them", len(mesh.Positions), len(probes))
+	// And the block's centre, inside, and a voxel beyond the band, outside.
+	probes = append(probes, [3]int{int(0.25 / cfg.Cell), int(0.14 / cfg.Cell), int(0.31 / cfg.Cell)}, [3]int{-50, 0, 0})
 	rb := openVDB(t, py, probes, g)
 	checkGrid(t, 0, rb, g, probes)
-	for _, v := range rb.Grids[0].Values {
+	vs := rb.Grids[0].Values
+	if len(vs) != len(probes) {
+		t.Fatalf("%d values read for %d probes", len(vs), len(probes))
+	}
+	if in, out := vs[len(vs)-2], vs[len(vs)-1]; !(in.Value < 0) || float32(out.Value) != g.Background {
+		t.Errorf("the block's centre reads %g, want negative; a voxel outside reads %g, want the background %g", in.Value, out.Value, g.Background)
+	}
+	for _, v := range vs[:len(vs)-2] {
 		if !v.Active || math.Abs(v.Value) > cfg.Cell {
 			t.Errorf("voxel %v beside a mesh vertex reads %g (active %v), want an active value within a voxel %g of zero", v.IJK, v.Value, v.Active, cfg.Cell)
 		}
