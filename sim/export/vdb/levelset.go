@@ -1,5 +1,6 @@
-// Package vdb writes OpenVDB files (file format 224, as OpenVDB 6 to 12 read them) in pure Go: sparse float grids
-// of the standard tree Tree<Root, Internal 5, Internal 4, Leaf 3> holding narrow-band level sets, uncompressed.
+// Package vdb writes OpenVDB files (file format 224; the tests read them with OpenVDB 10) in pure Go: sparse
+// float grids of the standard tree Tree<Root, Internal 5, Internal 4, Leaf 3> holding narrow-band level sets, with
+// OpenVDB's active-mask compression (each node's active values, its inactive ones told by ±background and a mask).
 //
 // The layout follows OpenVDB's io::Archive::write: a header (magic, format and library versions, a UUID), the
 // file's metadata, then per grid a descriptor (name, type, the offsets of its parts), its compression flags, its

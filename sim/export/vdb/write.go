@@ -14,13 +14,25 @@ import (
 // The file format: OPENVDB_MAGIC, OPENVDB_FILE_VERSION 224 (per-grid compression flags, node masks before
 // values), and the library version written beside it.
 const (
-	magic         = 0x56444220
-	fileVersion   = 224
-	libraryMajor  = 10
-	libraryMinor  = 0
-	gridType      = "Tree_float_5_4_3"
-	compressNone  = 0
-	noMaskAllVals = 6 // io::NO_MASK_AND_ALL_VALS: every value follows, active or not
+	magic        = 0x56444220
+	fileVersion  = 224
+	libraryMajor = 10
+	libraryMinor = 0
+	gridType     = "Tree_float_5_4_3"
+	// io::COMPRESS_ACTIVE_MASK: a node's values are its active ones, its inactive ones told by at most two values
+	// and a mask choosing between them (io::writeCompressedValues).
+	compressActiveMask = 2
+)
+
+// The metadata byte before a node's values (io::writeCompressedValues), saying how its inactive values are told.
+const (
+	noMaskOrInactiveVals    = iota // all +background
+	noMaskAndMinusBG               // all −background
+	noMaskAndOneInactiveVal        // all one other value, which follows
+	maskAndNoInactiveVals          // −background or +background, by a mask
+	maskAndOneInactiveVal          // one other value or +background, by a mask
+	maskAndTwoInactiveVals         // two other values, by a mask
+	noMaskAndAllVals               // more than two: every value follows
 )
 
 // node4 is an internal node of 16³ slots of 8³ voxels; node5 one of 32³ slots of node4s.
@@ -111,14 +123,6 @@ func slot5(o [3]int32) int32 {
 	return (o[0]&m)>>node4Bits<<10 | (o[1]&m)>>node4Bits<<5 | (o[2]&m)>>node4Bits
 }
 
-// Sizes of the parts written per node.
-const (
-	node5Topology = 12 + 2*(1<<15)/8 + 1 + 4*(1<<15) // origin, child and value masks, metadata, tile values
-	node4Topology = 2*(1<<12)/8 + 1 + 4*(1<<12)
-	leafTopology  = leafSize / 8
-	leafBuffer    = leafSize/8 + 1 + 4*leafSize // value mask, metadata, values
-)
-
 // Write writes one OpenVDB file holding grids, whose names must differ. Offsets in the file count from w's first
 // byte written here. The file's UUID is a hash of its grids, so equal grids make equal files.
 func Write(w io.Writer, grids ...*Grid) error {
@@ -150,10 +154,12 @@ func Write(w io.Writer, grids ...*Grid) error {
 	e.bytes(fileMeta.Bytes())
 	e.u32(uint32(len(grids)))
 
+	var body bytes.Buffer
 	for _, g := range grids {
 		ns := g.tree()
-		var head bytes.Buffer // metadata and transform
-		he := &enc{w: &head}
+		body.Reset()
+		he := &enc{w: &body} // the grid after its descriptor
+		he.u32(compressActiveMask)
 		g.meta(he)
 		he.str("UniformScaleMap")
 		// ScaleMap::write: the scale, the voxel size, the inverse scale, its square and its half, as Vec3d.
@@ -163,14 +169,9 @@ func Write(w io.Writer, grids ...*Grid) error {
 				he.f64(v)
 			}
 		}
-		topology := int64(4 + 4 + 4 + 4) // buffer count, background, tiles, children
-		for _, n5 := range ns {
-			topology += node5Topology
-			for _, n4 := range n5.children {
-				topology += node4Topology + int64(len(n4.leaves))*leafTopology
-			}
-		}
-		buffers := int64(len(g.leaves)) * leafBuffer
+		g.topology(he, ns)
+		blocks := he.n
+		g.buffers(he, ns)
 
 		// Descriptor (io::GridDescriptor::writeHeader, writeStreamPos): name, type, instance parent, then the
 		// offsets of the grid, of its leaf buffers and of its end.
@@ -178,22 +179,10 @@ func Write(w io.Writer, grids ...*Grid) error {
 		e.str(gridType)
 		e.str("")
 		gridPos := e.n + 3*8
-		blockPos := gridPos + 4 + int64(head.Len()) + topology
-		endPos := blockPos + buffers
 		e.u64(uint64(gridPos))
-		e.u64(uint64(blockPos))
-		e.u64(uint64(endPos))
-
-		e.u32(compressNone)
-		e.bytes(head.Bytes())
-		g.topology(e, ns)
-		if e.err == nil && e.n != blockPos {
-			return fmt.Errorf("vdb: grid %q: topology ends at byte %d, not %d", g.Name, e.n, blockPos)
-		}
-		g.buffers(e, ns)
-		if e.err == nil && e.n != endPos {
-			return fmt.Errorf("vdb: grid %q: leaf buffers end at byte %d, not %d", g.Name, e.n, endPos)
-		}
+		e.u64(uint64(gridPos + blocks))
+		e.u64(uint64(gridPos + he.n))
+		e.bytes(body.Bytes())
 	}
 	if e.err != nil {
 		return fmt.Errorf("vdb: %w", e.err)
@@ -232,7 +221,7 @@ func (g *Grid) meta(e *enc) {
 		e.metaVec3i("file_bbox_max", hi)
 		e.metaVec3i("file_bbox_min", lo)
 	}
-	e.metaString("file_compression", "none")
+	e.metaString("file_compression", "active values")
 	e.str("file_voxel_count")
 	e.str("int64")
 	e.u32(8)
@@ -245,7 +234,7 @@ func (g *Grid) meta(e *enc) {
 }
 
 // topology writes Tree::writeTopology: one buffer, the root's background, no tiles, its children (each with its
-// masks and values, every value written), and each leaf's value mask.
+// masks and tile values), and each leaf's value mask.
 func (g *Grid) topology(e *enc, ns []node5) {
 	e.u32(1)
 	e.f32(g.Background)
@@ -261,15 +250,15 @@ func (g *Grid) topology(e *enc, ns []node5) {
 			child[s>>6] |= 1 << (s & 63)
 		}
 		e.words(child[:])
-		e.zeros(len(child) * 8) // no active tiles
-		e.u8(noMaskAllVals)
-		for s := range 1 << 15 {
-			if child[s>>6]>>(s&63)&1 == 1 {
-				e.f32(0)
-			} else {
-				e.f32(g.Background)
+		var none [len(child)]uint64 // no active tiles
+		e.words(none[:])
+		vals := make([]float32, 1<<15)
+		for s := range vals {
+			if child[s>>6]>>(s&63)&1 == 0 {
+				vals[s] = g.Background
 			}
 		}
+		e.values(vals, none[:], child[:], g.Background)
 		for _, n4 := range n5.children {
 			var child, in [1 << 12 / 64]uint64
 			for _, s := range n4.slots {
@@ -279,18 +268,19 @@ func (g *Grid) topology(e *enc, ns []node5) {
 				in[s>>6] |= 1 << (s & 63)
 			}
 			e.words(child[:])
-			e.zeros(len(child) * 8)
-			e.u8(noMaskAllVals)
-			for s := range 1 << 12 {
+			var none [len(child)]uint64
+			e.words(none[:])
+			vals := make([]float32, 1<<12)
+			for s := range vals {
 				switch {
 				case child[s>>6]>>(s&63)&1 == 1:
-					e.f32(0)
 				case in[s>>6]>>(s&63)&1 == 1:
-					e.f32(-g.Background)
+					vals[s] = -g.Background
 				default:
-					e.f32(g.Background)
+					vals[s] = g.Background
 				}
 			}
+			e.values(vals, none[:], child[:], g.Background)
 			for _, l := range n4.leaves {
 				e.words(g.leaves[l].active[:])
 			}
@@ -305,8 +295,7 @@ func (g *Grid) buffers(e *enc, ns []node5) {
 			for _, li := range n4.leaves {
 				l := &g.leaves[li]
 				e.words(l.active[:])
-				e.u8(noMaskAllVals)
-				e.floats(l.phi[:])
+				e.values(l.phi[:], l.active[:], nil, g.Background)
 			}
 		}
 	}
@@ -367,20 +356,92 @@ func (e *enc) words(ws []uint64) {
 	}
 }
 
-func (e *enc) zeros(n int) {
-	clear(e.buf[:])
-	for n > 0 {
-		k := min(n, len(e.buf))
-		e.bytes(e.buf[:k])
-		n -= k
+// floats writes vs, a buffer at a time.
+func (e *enc) floats(vs []float32) {
+	for len(vs) > 0 {
+		k := min(len(vs), len(e.buf)/4)
+		for i, v := range vs[:k] {
+			binary.LittleEndian.PutUint32(e.buf[4*i:], math.Float32bits(v))
+		}
+		e.bytes(e.buf[:4*k])
+		vs = vs[k:]
 	}
 }
 
-func (e *enc) floats(vs []float32) {
-	for i, v := range vs {
-		binary.LittleEndian.PutUint32(e.buf[4*i:], math.Float32bits(v))
+// values writes a node's values as io::writeCompressedValues does under COMPRESS_ACTIVE_MASK: the metadata byte
+// (io::MaskCompress's choice), the inactive values it needs, the mask choosing between two, then the active values.
+// Slots of child nodes (child, nil for leaves) are neither.
+func (e *enc) values(vals []float32, active, child []uint64, bg float32) {
+	on := func(m []uint64, i int) bool { return m != nil && m[i>>6]>>(i&63)&1 == 1 }
+	inactive := [2]float32{bg, bg}
+	n := 0
+	for i, v := range vals {
+		if on(active, i) || on(child, i) {
+			continue
+		}
+		if n > 0 && v == inactive[0] || n > 1 && v == inactive[1] {
+			continue
+		}
+		if n < 2 {
+			inactive[n] = v
+		}
+		if n++; n > 2 {
+			break
+		}
 	}
-	e.bytes(e.buf[:4*len(vs)])
+	meta := uint8(noMaskOrInactiveVals)
+	switch {
+	case n == 1 && inactive[0] == -bg:
+		meta = noMaskAndMinusBG
+	case n == 1 && inactive[0] != bg:
+		meta = noMaskAndOneInactiveVal
+	case n == 2 && inactive[0] != bg && inactive[1] != bg:
+		meta = maskAndTwoInactiveVals
+	case n == 2 && inactive[1] == bg && inactive[0] == -bg:
+		meta = maskAndNoInactiveVals
+	case n == 2 && inactive[1] == bg:
+		meta = maskAndOneInactiveVal
+	case n == 2: // inactive[0] is the background: the other value comes first
+		inactive[0], inactive[1] = inactive[1], inactive[0]
+		meta = maskAndOneInactiveVal
+		if inactive[0] == -bg {
+			meta = maskAndNoInactiveVals
+		}
+	case n > 2:
+		meta = noMaskAndAllVals
+	}
+	e.u8(meta)
+	switch meta {
+	case noMaskAndOneInactiveVal, maskAndOneInactiveVal:
+		e.f32(inactive[0])
+	case maskAndTwoInactiveVals:
+		e.f32(inactive[0])
+		e.f32(inactive[1])
+	case noMaskAndAllVals:
+		e.floats(vals)
+		return
+	}
+	if meta >= maskAndNoInactiveVals {
+		sel := make([]uint64, (len(vals)+63)/64)
+		for i, v := range vals {
+			if !on(active, i) && v == inactive[1] {
+				sel[i>>6] |= 1 << (i & 63)
+			}
+		}
+		e.words(sel)
+	}
+	buf := e.buf[:0:len(e.buf)]
+	for i, v := range vals {
+		if !on(active, i) {
+			continue
+		}
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+		if len(buf) == cap(buf) {
+			e.bytes(buf)
+			buf = buf[:0]
+		}
+	}
+	e.bytes(buf)
 }
 
 // str writes a string as its length (uint32) and bytes (io::writeString).

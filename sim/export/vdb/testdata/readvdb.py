@@ -1,13 +1,17 @@
 """Reads a VDB file with OpenVDB's own Python module and prints what the Go tests check, as JSON.
 
-Usage: readvdb.py FILE 'JSON list of [i, j, k] voxels to sample' [GRID NAMES IN THE ORDER TO PRINT]
+Usage: readvdb.py FILE 'JSON list of [i, j, k] voxels to sample'|@FILE_OF_IT [GRID NAMES IN THE ORDER TO PRINT]
 """
 import json
 import sys
 
 import pyopenvdb as vdb
 
-path, probes, order = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
+path, probes, order = sys.argv[1], sys.argv[2], sys.argv[3:]
+if probes.startswith("@"):
+    with open(probes[1:]) as f:
+        probes = f.read()
+probes = json.loads(probes)
 grids, meta = vdb.readAll(path)
 grids.sort(key=lambda g: order.index(g.name) if g.name in order else len(order))
 out = []
