@@ -305,9 +305,14 @@ func TestTwoGridsReadByOpenVDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb := openVDB(t, py, nil, a, b)
+	empty, err := LevelSet("empty", 0.01, nil, nil, 1) // a frame with no fluid
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := openVDB(t, py, nil, a, b, empty)
 	checkGrid(t, 0, rb, a, nil)
 	checkGrid(t, 1, rb, b, nil)
+	checkGrid(t, 2, rb, empty, nil)
 }
 
 func TestLevelSetRefuses(t *testing.T) {
