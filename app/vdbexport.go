@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 	"time"
@@ -32,12 +31,9 @@ func newVDBExport(s field.Settings) *vdbExport {
 // write samples frame n (f) and writes it to dir atomically (never through a link), returning the file's name.
 func (e *vdbExport) write(dir string, n int, f *sim.Frame) (string, error) {
 	start := time.Now()
-	if _, _, err := e.mesher.surface(f, e.settings); err != nil {
-		return "", err
-	}
-	cfg, err := e.settings.Config(2*float64(f.Radius), 0)
+	cfg, err := e.mesher.sample(f, e.settings)
 	if err != nil {
-		return "", fmt.Errorf("vdb: %w", err)
+		return "", err
 	}
 	e.origins, e.phi = e.origins[:0], e.phi[:0]
 	outside := e.mesher.mesher.Blocks(func(o [3]int, v []float32) {
