@@ -2,6 +2,7 @@ package vdb
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"os"
@@ -361,5 +362,61 @@ func TestWriteDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(files[0].Bytes(), files[1].Bytes()) {
 		t.Error("two writes of one grid differ")
+	}
+}
+
+// Without OpenVDB at hand: the header and each grid's descriptor, whose offsets must lead from one grid to the
+// next and end at the file's end (OpenVDB seeks by them).
+func TestWriteLayout(t *testing.T) {
+	o1, p1 := sphere([3]float64{0.5, 0.5, 0.5}, 0.3, 0.02)
+	a, err := LevelSet("surface", 0.02, o1, p1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LevelSet("empty", 0.02, nil, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, a, b); err != nil {
+		t.Fatal(err)
+	}
+	f := buf.Bytes()
+	p := 0
+	u32 := func() uint32 { v := binary.LittleEndian.Uint32(f[p:]); p += 4; return v }
+	u64 := func() uint64 { v := binary.LittleEndian.Uint64(f[p:]); p += 8; return v }
+	str := func() string { n := int(u32()); s := string(f[p : p+n]); p += n; return s }
+	if m, v := u64(), u32(); m != 0x56444220 || v != 224 {
+		t.Fatalf("magic %#x, format %d", m, v)
+	}
+	p += 8 + 1 // library version, "has grid offsets"
+	if id := string(f[p : p+36]); id[8] != '-' || id[14] != '4' {
+		t.Errorf("UUID %q", id)
+	}
+	p += 36
+	for range u32() { // the file's metadata
+		str()
+		str()
+		str()
+	}
+	if n := u32(); n != 2 {
+		t.Fatalf("%d grids", n)
+	}
+	for _, g := range []*Grid{a, b} {
+		name, typ, parent := str(), str(), str()
+		grid, blocks, end := u64(), u64(), u64()
+		if name != g.Name || typ != "Tree_float_5_4_3" || parent != "" || grid != uint64(p) || !(blocks > grid && end >= blocks) {
+			t.Fatalf("descriptor %q %q %q, offsets %d %d %d at byte %d", name, typ, parent, grid, blocks, end, p)
+		}
+		if c := u32(); c != 2 {
+			t.Errorf("grid %q: compression %d, want the active mask's 2", name, c)
+		}
+		if want := uint64(g.Leaves()) * (64 + 1); end-blocks < want {
+			t.Errorf("grid %q: %d bytes of leaf buffers for %d leaves", name, end-blocks, g.Leaves())
+		}
+		p = int(end)
+	}
+	if p != len(f) {
+		t.Errorf("the last grid ends at byte %d of %d", p, len(f))
 	}
 }
