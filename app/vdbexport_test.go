@@ -19,6 +19,12 @@ func TestExportVDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a headless run of the app and OpenVDB's reader; make test runs it")
 	}
+	// A 2D mode has no fluid surface: a usage error, before anything is simulated.
+	flat := ExportOptions{Options: Options{Scene: "reduced-1", Mode: "reduced", Stderr: io.Discard}, Frames: 1,
+		Out: filepath.Join(t.TempDir(), "flat"), VDB: true, Stdout: io.Discard}
+	if err := Export(flat); err == nil || !strings.Contains(err.Error(), "--vdb") {
+		t.Errorf("a 2D mode's export with --vdb: %v, want a usage error naming --vdb", err)
+	}
 	py := ""
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
 		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import pyopenvdb").Run() == nil {
