@@ -147,11 +147,8 @@ func Write(w io.Writer, grids ...*Grid) error {
 	e.u32(libraryMinor)
 	e.u8(1)
 	e.bytes([]byte(uuid(grids)))
-	var fileMeta bytes.Buffer
-	me := &enc{w: &fileMeta}
-	me.u32(1)
-	me.metaString("creator", "slosh")
-	e.bytes(fileMeta.Bytes())
+	e.u32(1) // the file's metadata
+	e.metaString("creator", "slosh")
 	e.u32(uint32(len(grids)))
 
 	var body bytes.Buffer
