@@ -33,14 +33,32 @@ const MaxLeaves = 1 << 17
 // maxCoord bounds voxel coordinates, well within OpenVDB's int32 coordinates.
 const maxCoord = 1 << 30
 
-// Grid is a named float level set: its leaves hold signed distances in world units (negative inside) within
-// HalfWidth voxels of the surface, ±Background elsewhere.
+// Grid is a named float grid: a level set (LevelSet), whose leaves hold signed distances in world units (negative
+// inside) within HalfWidth voxels of the surface and ±Background elsewhere, or a fog volume (Fog), densities from 0
+// outside to 1 inside.
 type Grid struct {
 	Name       string
 	Voxel      float64 // the voxel size, m
-	Background float32 // HalfWidth × Voxel
+	Background float32 // a level set's HalfWidth × Voxel; a fog volume's 0
+	fog        bool
 	leaves     []leaf
-	inside     [][3]int32 // leaf-sized blocks wholly inside, stored as tiles of −Background
+	inside     [][3]int32 // leaf-sized blocks wholly inside: inactive tiles of −Background, or a fog's active 1
+}
+
+// class is the grid's class as OpenVDB's metadata names it.
+func (g *Grid) class() string {
+	if g.fog {
+		return "fog volume"
+	}
+	return "level set"
+}
+
+// insideTile is the value of a tile wholly inside, and whether it is active.
+func (g *Grid) insideTile() (float32, bool) {
+	if g.fog {
+		return 1, true
+	}
+	return -g.Background, false
 }
 
 type leaf struct {
@@ -52,9 +70,12 @@ type leaf struct {
 // Leaves is the number of leaf nodes stored.
 func (g *Grid) Leaves() int { return len(g.leaves) }
 
-// ActiveVoxels is the number of active voxels, the band's.
+// ActiveVoxels is the number of active voxels: a level set's band, a fog volume's inside.
 func (g *Grid) ActiveVoxels() int64 {
 	var n int64
+	if _, on := g.insideTile(); on {
+		n = int64(len(g.inside)) * leafSize
+	}
 	for i := range g.leaves {
 		for _, w := range g.leaves[i].active {
 			n += int64(popcount(w))
@@ -74,10 +95,40 @@ func (g *Grid) Value(c [3]int) (float32, bool) {
 	}
 	for _, in := range g.inside {
 		if in == o {
-			return -g.Background, false
+			return g.insideTile()
 		}
 	}
 	return g.Background, false
+}
+
+// Fog is level set g as a fog volume named name, as OpenVDB's tools::sdfToFogVolume makes one: 0 outside (inactive,
+// the background), −φ/Background inside the band and 1 beyond it, all of the inside active.
+func Fog(g *Grid, name string) (*Grid, error) {
+	if g.fog {
+		return nil, fmt.Errorf("vdb: grid %q is a fog volume already", g.Name)
+	}
+	if name == "" || len(name) > 256 {
+		return nil, fmt.Errorf("vdb: grid name %q must have 1 to 256 bytes", name)
+	}
+	f := &Grid{Name: name, Voxel: g.Voxel, fog: true, inside: append([][3]int32(nil), g.inside...)}
+	f.leaves = make([]leaf, 0, len(g.leaves))
+	for i := range g.leaves {
+		src := &g.leaves[i]
+		l := leaf{origin: src.origin}
+		any := false
+		for n, v := range src.phi {
+			if v >= 0 {
+				continue // outside: 0, inactive
+			}
+			l.phi[n] = min(1, -v/g.Background)
+			l.active[n>>6] |= 1 << (n & 63)
+			any = true
+		}
+		if any {
+			f.leaves = append(f.leaves, l)
+		}
+	}
+	return f, nil
 }
 
 // LevelSet builds the narrow-band level set named name from φ sampled at the voxels of 8³ blocks: block b has its

@@ -138,8 +138,8 @@ func sphere(c [3]float64, r, h float64) (origins [][3]int, phi []float32) {
 func checkGrid(t *testing.T, i int, rb readBack, g *Grid, probes [][3]int) {
 	t.Helper()
 	got := rb.Grids[i]
-	if got.Name != g.Name || got.Class != "level set" || got.Type != "float" {
-		t.Errorf("grid %d: name %q, class %q, type %q; want %q, level set, float", i, got.Name, got.Class, got.Type, g.Name)
+	if got.Name != g.Name || got.Class != g.class() || got.Type != "float" {
+		t.Errorf("grid %d: name %q, class %q, type %q; want %q, %s, float", i, got.Name, got.Class, got.Type, g.Name, g.class())
 	}
 	if len(got.Voxel) != 3 || got.Voxel[0] != g.Voxel || got.Voxel[1] != g.Voxel || got.Voxel[2] != g.Voxel {
 		t.Errorf("grid %q: voxel size %v, want %g", g.Name, got.Voxel, g.Voxel)
@@ -291,6 +291,46 @@ func TestFluidBlockReadByOpenVDB(t *testing.T) {
 		if !v.Active || math.Abs(v.Value) > cfg.Cell {
 			t.Errorf("voxel %v beside a mesh vertex reads %g (active %v), want an active value within a voxel %g of zero", v.IJK, v.Value, v.Active, cfg.Cell)
 		}
+	}
+}
+
+// A fog volume of the sphere: 0 outside, rising through the band to 1 inside, the inside active (tiles too).
+func TestFogReadByOpenVDB(t *testing.T) {
+	py := openVDBPython(t)
+	const r, h = 0.5, 0.02
+	c := [3]float64{0.3, 0.2, 0.1}
+	origins, phi := sphere(c, r, h)
+	ls, err := LevelSet("surface", h, origins, phi, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fog, err := Fog(ls, "density")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fog.inside) == 0 {
+		t.Fatal("no inside tiles to test")
+	}
+	ci := [3]int{int(math.Round(c[0] / h)), int(math.Round(c[1] / h)), int(math.Round(c[2] / h))}
+	var probes [][3]int
+	for i := ci[0] - 28; i <= ci[0]+28; i++ {
+		for j := ci[1] - 28; j <= ci[1]+28; j++ {
+			for k := ci[2] - 28; k <= ci[2]+28; k += 2 {
+				probes = append(probes, [3]int{i, j, k})
+			}
+		}
+	}
+	rb := openVDB(t, py, probes, ls, fog)
+	checkGrid(t, 0, rb, ls, probes)
+	checkGrid(t, 1, rb, fog, probes)
+	if v, on := fog.Value(ci); v != 1 || !on {
+		t.Errorf("the fog's centre is %g (active %v), want 1, active", v, on)
+	}
+	if v, on := fog.Value([3]int{ci[0] + 40, ci[1], ci[2]}); v != 0 || on {
+		t.Errorf("the fog outside is %g (active %v), want 0, inactive", v, on)
+	}
+	if _, err := Fog(fog, "again"); err == nil {
+		t.Error("a fog volume of a fog volume")
 	}
 }
 

@@ -208,12 +208,20 @@ func (g *Grid) meta(e *enc) {
 			}
 		}
 	}
+	if _, on := g.insideTile(); on {
+		for _, o := range g.inside {
+			n += leafSize
+			for a := range 3 {
+				lo[a], hi[a] = min(lo[a], o[a]), max(hi[a], o[a]+leafSide-1)
+			}
+		}
+	}
 	count := uint32(5)
 	if n > 0 {
 		count += 2
 	}
 	e.u32(count)
-	e.metaString("class", "level set")
+	e.metaString("class", g.class())
 	if n > 0 {
 		e.metaVec3i("file_bbox_max", hi)
 		e.metaVec3i("file_bbox_min", lo)
@@ -264,20 +272,24 @@ func (g *Grid) topology(e *enc, ns []node5) {
 			for _, s := range n4.inside {
 				in[s>>6] |= 1 << (s & 63)
 			}
+			tile, on := g.insideTile()
+			var active [len(child)]uint64 // a fog volume's inside tiles
+			if on {
+				active = in
+			}
 			e.words(child[:])
-			var none [len(child)]uint64
-			e.words(none[:])
+			e.words(active[:])
 			vals := make([]float32, 1<<12)
 			for s := range vals {
 				switch {
 				case child[s>>6]>>(s&63)&1 == 1:
 				case in[s>>6]>>(s&63)&1 == 1:
-					vals[s] = -g.Background
+					vals[s] = tile
 				default:
 					vals[s] = g.Background
 				}
 			}
-			e.values(vals, none[:], child[:], g.Background)
+			e.values(vals, active[:], child[:], g.Background)
 			for _, l := range n4.leaves {
 				e.words(g.leaves[l].active[:])
 			}
@@ -303,7 +315,7 @@ func uuid(grids []*Grid) string {
 	h := sha256.New()
 	var b [8]byte
 	for _, g := range grids {
-		h.Write([]byte(g.Name))
+		h.Write([]byte(g.Name + "\x00" + g.class()))
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(g.Voxel))
 		h.Write(b[:])
 		for i := range g.leaves {
