@@ -17,9 +17,10 @@ BENCH_OUT ?= captures/bench
 FUZZTIME ?= 1m
 FUZZFLAGS ?= -fuzzminimizetime 10s
 
-# What building (GLFW's X11 headers, OpenGL) and testing (a virtual display, video tools) need on Debian/Ubuntu.
+# What building (GLFW's X11 headers, OpenGL) and testing (a virtual display, video tools, OpenVDB's reader) need on
+# Debian/Ubuntu.
 APT_PACKAGES := libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev \
-	libgl1-mesa-dev xvfb ffmpeg
+	libgl1-mesa-dev xvfb ffmpeg python3-openvdb
 
 .PHONY: deps build run test bench peers fuzz clean
 

@@ -101,7 +101,8 @@ func commands(stdout, stderr io.Writer) []command {
 				"(binary PLY: x y z, vx vy vz, density, id, body) that Blender and Houdini import, and DIR/" + app.SidecarName + "\n" +
 				"with the scene, the parameters and the software version. With --mesh, also the fluid's surface meshed\n" +
 				"from the particles (DIR/surface_000001.obj on: closed, with normals; mesh.* settings) and each rigid\n" +
-				"body at its pose (DIR/body0_000001.obj on).",
+				"body at its pose (DIR/body0_000001.obj on). With --vdb, the same surface as an OpenVDB narrow-band\n" +
+				"level set named surface (DIR/surface_000001.vdb on; voxels of mesh.cell spacings).",
 			examples: `  slosh export --scene dambreak --frames 120 --out cache/dambreak
   slosh export --scene duck-pond --frames 60 --out cache/ducks --mesh obj --set mesh.cell=0.4
   slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain`,
@@ -111,6 +112,7 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.IntVar(&o.Frames, "frames", 60, "frames to simulate and write")
 				fs.StringVar(&o.Out, "out", "", "`folder` for the frames and the sidecar")
 				fs.StringVar(&o.Mesh, "mesh", "", "also write each frame's fluid surface and rigid bodies as meshes: `obj` or ply")
+				fs.BoolVar(&o.VDB, "vdb", false, "also write each frame's fluid surface as an OpenVDB level set (surface_000001.vdb on)")
 				o.Stdout = stdout
 				return func() error { return app.Export(o) }
 			},

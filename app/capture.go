@@ -145,7 +145,12 @@ func (v *viewer) toggleExport() {
 		meshes = newMeshExport(format, v.surf.cfg.mesh, v.surf.set)
 		what += " and " + strings.ToUpper(format) + " meshes"
 	}
-	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params(), meshes, v.bodyShapes())
+	var vdbs *vdbExport
+	if v.capCfg.VDB {
+		vdbs = newVDBExport(v.surf.cfg.mesh)
+		what += " and VDB level sets"
+	}
+	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params(), meshes, vdbs, v.bodyShapes())
 	if err != nil {
 		v.status.set(err.Error(), true)
 		return

@@ -29,7 +29,10 @@ type ExportOptions struct {
 	// Mesh, when set (export.MeshOBJ or export.MeshPLY), also writes each frame's fluid surface as a mesh (each
 	// granular material's surface apart from the liquid's: an OBJ object, or a PLY file, of its own) and each rigid
 	// body's shape at its pose, beside the particles.
-	Mesh   string
+	Mesh string
+	// VDB also writes each frame's fluid surface as an OpenVDB level set (surface_000001.vdb on, sim/export/vdb)
+	// from the implicit surface the meshes are made from, its voxel size mesh.cell × the particle spacing.
+	VDB    bool
 	Stdout io.Writer
 }
 
@@ -57,17 +60,26 @@ func Export(o ExportOptions) error {
 		return err
 	}
 	var meshes *meshExport
+	var vdbs *vdbExport
 	if o.Mesh != "" && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--mesh: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid to mesh: export without --mesh", st.mode.Name)
 	}
-	if o.Mesh != "" {
+	if o.VDB && (st.mode.Flat || st.sc.IsFlat()) {
+		return usagef("--vdb: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid surface: export without --vdb", st.mode.Name)
+	}
+	if o.Mesh != "" || o.VDB {
 		vs := defaultViewSettings()
 		set := param.NewSet()
 		vs.register(set)
 		if err := st.configureSurface(set); err != nil {
 			return err
 		}
-		meshes = newMeshExport(o.Mesh, vs.mesh, set)
+		if o.Mesh != "" {
+			meshes = newMeshExport(o.Mesh, vs.mesh, set)
+		}
+		if o.VDB {
+			vdbs = newVDBExport(vs.mesh)
+		}
 	}
 	ss, _, err := openHeadless(modes, st, o.GLCap, stderr)
 	if err != nil {
@@ -79,6 +91,7 @@ func Export(o ExportOptions) error {
 		return err
 	}
 	cw.setMeshes(meshes, bodyShapes(st.sc))
+	cw.setVDB(vdbs)
 	if cw.note != "" {
 		fmt.Fprintln(stderr, "slosh: note: "+cw.note)
 	}
@@ -107,6 +120,9 @@ func Export(o ExportOptions) error {
 	if meshes != nil {
 		what = "frames, " + strings.ToUpper(o.Mesh) + " meshes"
 	}
+	if vdbs != nil {
+		what += ", VDB level sets"
+	}
 	fmt.Fprintf(orStdout(o.Stdout), "wrote %d %s and %s to %s\n", o.Frames, what, SidecarName, o.Out)
 	return nil
 }
@@ -119,6 +135,7 @@ type cacheWriter struct {
 	car    export.Sidecar
 	note   string // temporary files of an earlier export that could not be removed; "" when none
 	meshes *meshExport
+	vdb    *vdbExport    // the fluid's level sets; nil without
 	shapes []scene.Shape // the rigid bodies' shapes, for their meshes
 	// matComments name each material number in the header of a frame with a material column
 	matComments []string
@@ -135,12 +152,24 @@ func (c *cacheWriter) setMeshes(m *meshExport, shapes []scene.Shape) {
 	}
 }
 
-// meshNote is what the last frame's meshes were, for the progress line: "" without meshes.
-func (c *cacheWriter) meshNote() string {
-	if c.meshes == nil {
-		return ""
+// setVDB makes the writer write every frame's fluid surface as an OpenVDB level set with v (nil: none).
+func (c *cacheWriter) setVDB(v *vdbExport) {
+	c.vdb = v
+	if v != nil {
+		c.car.VDBGrids = []string{"surface"}
 	}
-	return fmt.Sprintf(", %d triangles meshed in %s", c.meshes.last.Triangles, c.meshes.took.Round(time.Millisecond))
+}
+
+// meshNote is what the last frame's meshes and level set were, for the progress line: "" without either.
+func (c *cacheWriter) meshNote() string {
+	var s string
+	if c.meshes != nil {
+		s = fmt.Sprintf(", %d triangles meshed in %s", c.meshes.last.Triangles, c.meshes.took.Round(time.Millisecond))
+	}
+	if c.vdb != nil && c.vdb.last != nil {
+		s += fmt.Sprintf(", %d voxels in the level set (%s)", c.vdb.last.ActiveVoxels(), c.vdb.took.Round(time.Millisecond))
+	}
+	return s
 }
 
 // newCacheWriter makes the folder (with its parents) for an export of mode's frames of sc with params, and
@@ -196,6 +225,14 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 		for b, name := range files.bodies {
 			c.car.BodyMeshes[b] = append(c.car.BodyMeshes[b], name)
 		}
+	}
+	if c.vdb != nil {
+		name, err := c.vdb.write(c.dir, n, f)
+		if err != nil {
+			return fmt.Errorf("export: frame %d: %w (frames 1–%d are in %s)", n, err, n-1, c.dir)
+		}
+		c.car.VDB = append(c.car.VDB, name)
+		c.car.VDBVoxelSize = c.vdb.last.Voxel
 	}
 	c.car.Files = append(c.car.Files, filepath.Base(path))
 	c.car.ParticleRadius = float64(f.Radius)
@@ -261,6 +298,7 @@ func softwareVersion() string {
 type liveExport struct {
 	dir    string
 	meshes string // the mesh format, "" without meshes
+	vdb    bool   // with level sets
 	jobs   chan *sim.Frame
 	free   chan *sim.Frame
 	done   chan struct{}
@@ -273,14 +311,16 @@ type liveExport struct {
 const exportQueue = 4
 
 // startLiveExport starts writing frames of mode (with params) of sc into dir; with meshes (nil: none) each frame's
-// fluid surface and bodies (of shapes, as the export starts) as meshes too.
-func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set, meshes *meshExport, shapes []scene.Shape) (*liveExport, error) {
+// fluid surface and bodies (of shapes, as the export starts) as meshes too, and with vdb (nil: none) the fluid's
+// surface as a level set.
+func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set, meshes *meshExport, vdb *vdbExport, shapes []scene.Shape) (*liveExport, error) {
 	cw, err := newCacheWriter(dir, mode, sc, params)
 	if err != nil {
 		return nil, err
 	}
 	cw.setMeshes(meshes, shapes)
-	e := &liveExport{dir: dir, meshes: cw.car.MeshFormat, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
+	cw.setVDB(vdb)
+	e := &liveExport{dir: dir, meshes: cw.car.MeshFormat, vdb: vdb != nil, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
 	for i := 0; i < exportQueue+1; i++ {
 		e.free <- new(sim.Frame)
 	}
@@ -348,6 +388,9 @@ func (e *liveExport) summary() (string, bool) {
 	what := "PLY"
 	if e.meshes != "" {
 		what += " and " + strings.ToUpper(e.meshes) + " meshes"
+	}
+	if e.vdb {
+		what += " and VDB level sets"
 	}
 	return fmt.Sprintf("exported %d frames to %s (%s, with %s)", e.frames(), e.dir, what, SidecarName), false
 }

@@ -67,6 +67,23 @@ func (m *frameMesher) mesh(f *sim.Frame, pos [][4]float32, s field.Settings) (*t
 	return mesh, st, nil
 }
 
+// sample samples the implicit surface of f's fluid (as surface meshes it) with the settings s, without marching
+// it: its blocks are then the mesher's (field.Mesher.Blocks). It returns the field's configuration.
+func (m *frameMesher) sample(f *sim.Frame, s field.Settings) (field.Config, error) {
+	if !(f.Radius > 0) {
+		return field.Config{}, fmt.Errorf("mesh: the frame has no particle radius (%g)", f.Radius)
+	}
+	cfg, err := s.Config(2*float64(f.Radius), 0)
+	if err != nil {
+		return cfg, fmt.Errorf("mesh: %w", err)
+	}
+	pos, _ := fluidOnly(f, &m.pos, &m.ids)
+	if _, err := m.mesher.Sample(pos, cfg); err != nil {
+		return cfg, fmt.Errorf("mesh: %w (mesh.cell is the grid's Cell, in particle spacings)", err)
+	}
+	return cfg, nil
+}
+
 // fluidOnly is f's liquid particles' positions and ids (sim.Frame.Liquid): f's own arrays when every particle is
 // liquid, else copies into *pos and *ids without the bodies' particles (their shapes are meshed and drawn instead)
 // and without grains and solids (drawn as particles, never as the water's surface).

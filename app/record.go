@@ -33,6 +33,7 @@ type captureConfig struct {
 	Panel       bool  // recordings include the panel
 	Transparent bool  // screenshots have a transparent background
 	Meshes      int32 // index into captureMeshes: what the particle export and Save mesh write
+	VDB         bool  // the particle export also writes the fluid's surface as OpenVDB level sets
 }
 
 // What capture.meshes can be: the particle export without meshes, or with them in one of the export formats.
@@ -55,6 +56,8 @@ func (c *captureConfig) register(s *param.Set) {
 		Desc: "Screenshots (F12) have a transparent background: alpha comes from the fluid and the objects alone"})
 	s.Choice(&c.Meshes, param.Spec{Name: "capture.meshes", Label: "Export meshes", Group: "Capture", Items: captureMeshes,
 		Desc: "The particle export also writes each frame's fluid surface and rigid bodies as OBJ or PLY meshes (mesh.* settings); Save mesh writes the current frame's in this format (OBJ when none)"})
+	s.Bool(&c.VDB, param.Spec{Name: "capture.vdb", Label: "Export VDB level sets", Group: "Capture",
+		Desc: "The particle export also writes each frame's fluid surface as an OpenVDB level set named surface (surface_000001.vdb on; mesh.* settings, voxels of mesh.cell spacings) for Blender and Houdini"})
 }
 
 func (c *captureConfig) fps() float64 {

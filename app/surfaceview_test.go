@@ -66,6 +66,9 @@ func TestViewerMeshes(t *testing.T) {
 	if err := v.capSet.SetString("capture.meshes", "ply"); err != nil {
 		t.Fatal(err)
 	}
+	if err := v.capSet.SetString("capture.vdb", "true"); err != nil {
+		t.Fatal(err)
+	}
 	v.toggleExport()
 	if v.export == nil {
 		t.Fatalf("export not started: %q", v.status.msg)
@@ -78,7 +81,10 @@ func TestViewerMeshes(t *testing.T) {
 	if car.MeshFormat != "ply" || len(car.Meshes) != car.Frames || len(car.BodyMeshes) != 10 || len(car.BodyMeshes[9]) != car.Frames {
 		t.Fatalf("sidecar: %d frames, format %q, meshes %v, %d bodies' meshes", car.Frames, car.MeshFormat, car.Meshes, len(car.BodyMeshes))
 	}
-	for _, name := range append(car.Meshes, car.BodyMeshes[9]...) {
+	if len(car.VDB) != car.Frames || len(car.VDBGrids) != 1 || !(car.VDBVoxelSize > 0) {
+		t.Fatalf("sidecar: %d frames, level sets %v of %v, voxel size %g", car.Frames, car.VDB, car.VDBGrids, car.VDBVoxelSize)
+	}
+	for _, name := range append(append(car.Meshes, car.BodyMeshes[9]...), car.VDB...) {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() < 200 {
 			t.Errorf("%s: %v", name, err)
 		}

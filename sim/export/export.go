@@ -178,7 +178,7 @@ func FrameName(dir string, frame int) string {
 }
 
 // IsFileName reports whether name is the base name of a file an export writes beside its sidecar: a frame
-// (FrameName: frame_NNNNNN.ply), a surface mesh (SurfaceName: surface_NNNNNN.obj or .ply), a body's mesh
+// (FrameName: frame_NNNNNN.ply), a surface mesh or level set (SurfaceName: surface_NNNNNN.obj, .ply or .vdb), a body's mesh
 // (BodyName: bodyB_NNNNNN.obj or .ply) or a material's surface (MaterialSurfaceName: materialK_NNNNNN.obj or
 // .ply), numbered as those functions number them. An export clears the stale
 // temporary files of these names only, and leaves a user's own files in its folder alone.
@@ -186,6 +186,11 @@ func IsFileName(name string) bool {
 	if rest, ok := strings.CutPrefix(name, "frame_"); ok {
 		n, ok := strings.CutSuffix(rest, ".ply")
 		return ok && numbered(n, 6)
+	}
+	if rest, ok := strings.CutPrefix(name, "surface_"); ok {
+		if n, ok := strings.CutSuffix(rest, "."+VDB); ok {
+			return numbered(n, 6)
+		}
 	}
 	stem, ok := cutExt(name)
 	if !ok {

@@ -22,6 +22,10 @@ const (
 // MeshFormats lists the mesh formats in the order help text names them.
 var MeshFormats = []string{MeshOBJ, MeshPLY}
 
+// VDB is the extension of the fluid's surface as an OpenVDB level set (`slosh export --vdb`, sim/export/vdb):
+// SurfaceName(dir, n, VDB) is surface_NNNNNN.vdb.
+const VDB = "vdb"
+
 // SurfaceName is the file of frame n's fluid surface mesh in dir: surface_NNNNNN.obj or .ply, numbered like
 // FrameName so that Blender and Houdini read the meshes as a sequence beside the particle frames.
 func SurfaceName(dir string, n int, format string) string {

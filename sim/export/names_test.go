@@ -8,7 +8,7 @@ import (
 // IsFileName knows every name FrameName, SurfaceName, BodyName and MaterialSurfaceName make, and nothing else.
 func TestIsFileName(t *testing.T) {
 	for _, n := range []int{0, 1, 999999, 1000000, 12345678} {
-		names := []string{FrameName("d", n)}
+		names := []string{FrameName("d", n), SurfaceName("d", n, VDB)}
 		for _, f := range MeshFormats {
 			names = append(names, SurfaceName("d", n, f), BodyName("d", 0, n, f), BodyName("d", 255, n, f),
 				MaterialSurfaceName("d", 1, n, f), MaterialSurfaceName("d", 16, n, f))
@@ -25,6 +25,7 @@ func TestIsFileName(t *testing.T) {
 		"body_000001.ply", "bodyx_000001.ply", "body01_000001.ply", "body1-000001.ply", "body1_01.obj",
 		"slosh-export.json", ".frame_000001.ply.3.tmp", "material_000001.ply", "materialx_000001.obj",
 		"material01_000001.ply", "material1_000001.stl", "sand_000001.obj",
+		"body0_000001.vdb", "material1_000001.vdb", "frame_000001.vdb", "surface_00001.vdb", "surface_000001.vdb.tmp",
 	} {
 		if IsFileName(name) {
 			t.Errorf("IsFileName(%q) is true", name)

@@ -9,8 +9,9 @@ import (
 )
 
 // SidecarFormat is the version of the sidecar layout this package writes.
-// 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition); 3: the mesh fields; 4: materials.
-const SidecarFormat = 4
+// 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition); 3: the mesh fields; 4: materials;
+// 5: the OpenVDB level sets (vdb, vdb_grids, vdb_voxel_size).
+const SidecarFormat = 5
 
 // Sidecar describes an export: what made the frames and what they hold. WriteSidecar writes it as indented JSON
 // with the keys in the struct tags.
@@ -50,6 +51,13 @@ type Sidecar struct {
 	Meshes     []string                   `json:"meshes,omitempty"`
 	BodyMeshes [][]string                 `json:"body_meshes,omitempty"`
 	MeshParams map[string]json.RawMessage `json:"mesh_params,omitempty"`
+
+	// With level sets (`slosh export --vdb`): the OpenVDB file of each frame (SurfaceName with VDB), the grids each
+	// holds ("surface": the fluid's narrow-band level set, negative inside, in m) and their voxel size, m (mesh.cell
+	// × the particle spacing; the last frame's when the particles' radius changed).
+	VDB          []string `json:"vdb,omitempty"`
+	VDBGrids     []string `json:"vdb_grids,omitempty"`
+	VDBVoxelSize float64  `json:"vdb_voxel_size,omitempty"`
 
 	Created time.Time `json:"created"` // when the export was made; WriteSidecar uses the current time when zero
 }

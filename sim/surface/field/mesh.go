@@ -57,38 +57,15 @@ func (m *Mesher) Field() *Field { return &m.f }
 // Mesh meshes the zero level set of the particles' implicit function (closed, manifold, counter-clockwise seen
 // from outside). It refuses a bad config, non-finite positions and a band beyond MaxSamples.
 func (m *Mesher) Mesh(pos [][4]float32, cfg Config) (*mc.Mesh, Stats, error) {
-	st := Stats{Particles: len(pos)}
-	t := time.Now()
-	if err := m.f.reset(pos, cfg); err != nil {
+	st, err := m.Sample(pos, cfg)
+	if err != nil {
 		return nil, st, err
 	}
-	st.Neighbours = time.Since(t)
 	if len(pos) == 0 {
 		return &mc.Mesh{}, st, nil
 	}
-	m.empty = float32(m.f.empty())
-	pool := par.Pool{Workers: cfg.workers()}
 
-	t = time.Now()
-	if err := m.band(); err != nil {
-		return nil, st, err
-	}
-	st.Band = time.Since(t)
-	st.Blocks = len(m.keys)
-	st.Samples = len(m.keys) * blockPoints
-
-	t = time.Now()
-	m.sample(pool)
-	st.Sample = time.Since(t)
-
-	t = time.Now()
-	for range cfg.Smooth {
-		m.smooth(pool)
-	}
-	m.ranges(pool)
-	st.Smooth = time.Since(t)
-
-	t = time.Now()
+	t := time.Now()
 	b, err := mc.NewBuilder([3]float64{}, cfg.Cell)
 	if err != nil {
 		return nil, st, fmt.Errorf("field: %w", err)
@@ -127,6 +104,43 @@ func (m *Mesher) Mesh(pos [][4]float32, cfg Config) (*mc.Mesh, Stats, error) {
 	st.March = time.Since(t)
 	st.Triangles = len(mesh.Triangles)
 	return mesh, st, nil
+}
+
+// Sample samples the particles' implicit function on its band of blocks, as Mesh does before marching, for
+// Blocks; it refuses what Mesh refuses.
+func (m *Mesher) Sample(pos [][4]float32, cfg Config) (Stats, error) {
+	st := Stats{Particles: len(pos)}
+	t := time.Now()
+	if err := m.f.reset(pos, cfg); err != nil {
+		return st, err
+	}
+	st.Neighbours = time.Since(t)
+	if len(pos) == 0 {
+		m.keys = m.keys[:0] // Blocks reports no band
+		return st, nil
+	}
+	m.empty = float32(m.f.empty())
+	pool := par.Pool{Workers: cfg.workers()}
+
+	t = time.Now()
+	if err := m.band(); err != nil {
+		return st, err
+	}
+	st.Band = time.Since(t)
+	st.Blocks = len(m.keys)
+	st.Samples = len(m.keys) * blockPoints
+
+	t = time.Now()
+	m.sample(pool)
+	st.Sample = time.Since(t)
+
+	t = time.Now()
+	for range cfg.Smooth {
+		m.smooth(pool)
+	}
+	m.ranges(pool)
+	st.Smooth = time.Since(t)
+	return st, nil
 }
 
 // band finds the blocks holding a grid point within R + margin cells of some particle, where margin covers the
@@ -334,4 +348,14 @@ func (m *Mesher) crossed(bi int, key [3]int) bool {
 		hi = max(hi, m.hi[b])
 	}
 	return lo < 0 && hi >= 0
+}
+
+// Blocks calls fn for each block of the last Mesh call's band, in z, y, x order: origin is its lowest grid point
+// (grid point (i, j, k) lies at Cell·(i, j, k)) and phi its 8³ values with i fastest, then j, then k; phi is the
+// mesher's own array, valid until the next Mesh call. Outside is φ at every grid point beyond the band.
+func (m *Mesher) Blocks(fn func(origin [3]int, phi []float32)) (outside float32) {
+	for bi, key := range m.keys {
+		fn([3]int{key[0] << blockBits, key[1] << blockBits, key[2] << blockBits}, m.vals[bi*blockPoints:(bi+1)*blockPoints])
+	}
+	return m.empty
 }
