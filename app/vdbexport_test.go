@@ -25,20 +25,7 @@ func TestExportVDB(t *testing.T) {
 	if err := Export(flat); err == nil || !strings.Contains(err.Error(), "--vdb") {
 		t.Errorf("a 2D mode's export with --vdb: %v, want a usage error naming --vdb", err)
 	}
-	py := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import pyopenvdb").Run() == nil {
-			py = path
-			break
-		}
-	}
-	if py == "" {
-		const msg = "no python3 with pyopenvdb, OpenVDB's reader: install the Debian package python3-openvdb (make deps)"
-		if testenv.Required() {
-			t.Fatal(msg + ", and this test may not skip here (SLOSH_REQUIRE_GL=1 or CI)")
-		}
-		t.Skip(msg)
-	}
+	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
 	dir := filepath.Join(t.TempDir(), "cache")
 	o := ExportOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Stderr: io.Discard,
 		Sets: []string{"mesh.cell=0.4"}}, Frames: 2, Out: dir, VDB: true, Stdout: io.Discard}

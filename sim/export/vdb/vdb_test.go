@@ -20,21 +20,7 @@ import (
 // system's /usr/bin/python3). Without one the round trips skip, or fail where tests may not skip.
 func openVDBPython(t *testing.T) string {
 	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		path, err := exec.LookPath(p)
-		if err != nil {
-			continue
-		}
-		if exec.Command(path, "-c", "import pyopenvdb").Run() == nil {
-			return path
-		}
-	}
-	const msg = "no python3 with pyopenvdb, OpenVDB's reader: install the Debian package python3-openvdb (make deps)"
-	if testenv.Required() {
-		t.Fatal(msg + ", and this test may not skip here (SLOSH_REQUIRE_GL=1 or CI)")
-	}
-	t.Skip(msg)
-	return ""
+	return testenv.Python(t, "pyopenvdb", "python3-openvdb")
 }
 
 // readBack is what OpenVDB read from a file.
