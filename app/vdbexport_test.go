@@ -3,7 +3,9 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +30,7 @@ func TestExportVDB(t *testing.T) {
 	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
 	dir := filepath.Join(t.TempDir(), "cache")
 	o := ExportOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Stderr: io.Discard,
-		Sets: []string{"mesh.cell=0.4"}}, Frames: 2, Out: dir, VDB: true, Stdout: io.Discard}
+		Sets: []string{"mesh.cell=0.4"}}, Frames: 2, Out: dir, VDB: true, Mesh: "obj", Stdout: io.Discard}
 	if err := Export(o); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,13 @@ func TestExportVDB(t *testing.T) {
 		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 			t.Fatalf("%s: %v", name, err)
 		}
-		out, err := exec.Command(py, filepath.Join("..", "sim", "export", "vdb", "testdata", "readvdb.py"), path, "[]").Output()
+		// the voxels nearest the vertices of the same frame's exported mesh (voxel (i,j,k) lies at voxel·(i,j,k))
+		probes := meshVoxels(t, filepath.Join(dir, strings.TrimSuffix(name, ".vdb")+".obj"), voxel)
+		probeFile := filepath.Join(t.TempDir(), "probes.json")
+		if data, err := json.Marshal(probes); err != nil || os.WriteFile(probeFile, data, 0o644) != nil {
+			t.Fatalf("probes: %v", err)
+		}
+		out, err := exec.Command(py, filepath.Join("..", "sim", "export", "vdb", "testdata", "readvdb.py"), path, "@"+probeFile).Output()
 		if err != nil {
 			t.Fatalf("OpenVDB did not read %s: %v", name, err)
 		}
@@ -54,6 +62,10 @@ func TestExportVDB(t *testing.T) {
 				Voxel       []float64
 				Background  float64
 				Active      int64
+				Values      []struct {
+					Value  float64
+					Active bool
+				}
 			}
 		}
 		if err := json.Unmarshal(lines[len(lines)-1], &rb); err != nil {
@@ -67,8 +79,48 @@ func TestExportVDB(t *testing.T) {
 			float32(g.Background) != float32(3*voxel) || g.Active == 0 {
 			t.Errorf("%s: %+v; want surface, a level set, voxel %g, background %g, active voxels", name, g, voxel, float32(3*voxel))
 		}
+		// the level set's zero crossing lies within a voxel of the mesh: the voxel nearest each vertex is in the
+		// band and its distance is at most a voxel (issue 32's read-back check, through the export command)
+		if len(g.Values) != len(probes) || len(probes) < 100 {
+			t.Fatalf("%s: %d values for %d mesh vertices", name, len(g.Values), len(probes))
+		}
+		far := 0
+		for k, v := range g.Values {
+			if !v.Active || math.Abs(v.Value) > voxel {
+				if far++; far <= 3 {
+					t.Errorf("%s: voxel %v beside a mesh vertex reads %g (active %v), more than a voxel (%g) from the surface",
+						name, probes[k], v.Value, v.Active, voxel)
+				}
+			}
+		}
+		if far > 0 {
+			t.Errorf("%s: %d of %d mesh vertices lie more than a voxel from the level set's zero crossing", name, far, len(probes))
+		}
 		if !strings.HasPrefix(name, "surface_") {
 			t.Errorf("%s: not named like the surface meshes", name)
 		}
 	}
+}
+
+// meshVoxels reads an OBJ's vertices and returns the voxel nearest each (voxel (i,j,k) at voxel·(i,j,k)), once each.
+func meshVoxels(t *testing.T, path string, voxel float64) [][3]int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[3]int]bool{}
+	var out [][3]int
+	for _, line := range strings.Split(string(data), "\n") {
+		var x, y, z float64
+		if n, _ := fmt.Sscanf(line, "v %g %g %g", &x, &y, &z); n != 3 {
+			continue
+		}
+		ijk := [3]int{int(math.Round(x / voxel)), int(math.Round(y / voxel)), int(math.Round(z / voxel))}
+		if !seen[ijk] {
+			seen[ijk] = true
+			out = append(out, ijk)
+		}
+	}
+	return out
 }
