@@ -31,9 +31,10 @@ type ExportOptions struct {
 	// body's shape at its pose, beside the particles.
 	Mesh string
 	// VDB also writes each frame's fluid surface as an OpenVDB level set (surface_000001.vdb on, sim/export/vdb)
-	// from the implicit surface the meshes are made from, its voxel size mesh.cell × the particle spacing.
-	VDB    bool
-	Stdout io.Writer
+	// from the implicit surface the meshes are made from, its voxel size mesh.cell × the particle spacing;
+	// VDBDensity adds a fog volume named density to each file (1 inside the fluid, 0 outside the band).
+	VDB, VDBDensity bool
+	Stdout          io.Writer
 }
 
 // SidecarName is the sidecar's file name in an export folder.
@@ -64,6 +65,9 @@ func Export(o ExportOptions) error {
 	if o.Mesh != "" && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--mesh: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid to mesh: export without --mesh", st.mode.Name)
 	}
+	if o.VDBDensity && !o.VDB {
+		return usagef("--vdb-density adds a fog volume to the VDB files: add --vdb")
+	}
 	if o.VDB && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--vdb: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid surface: export without --vdb", st.mode.Name)
 	}
@@ -78,7 +82,7 @@ func Export(o ExportOptions) error {
 			meshes = newMeshExport(o.Mesh, vs.mesh, set)
 		}
 		if o.VDB {
-			vdbs = newVDBExport(vs.mesh)
+			vdbs = newVDBExport(vs.mesh, o.VDBDensity)
 		}
 	}
 	ss, _, err := openHeadless(modes, st, o.GLCap, stderr)
@@ -156,7 +160,7 @@ func (c *cacheWriter) setMeshes(m *meshExport, shapes []scene.Shape) {
 func (c *cacheWriter) setVDB(v *vdbExport) {
 	c.vdb = v
 	if v != nil {
-		c.car.VDBGrids = []string{"surface"}
+		c.car.VDBGrids = v.grids()
 	}
 }
 

@@ -34,6 +34,7 @@ type captureConfig struct {
 	Transparent bool  // screenshots have a transparent background
 	Meshes      int32 // index into captureMeshes: what the particle export and Save mesh write
 	VDB         bool  // the particle export also writes the fluid's surface as OpenVDB level sets
+	VDBDensity  bool  // and a density fog volume beside each
 }
 
 // What capture.meshes can be: the particle export without meshes, or with them in one of the export formats.
@@ -58,6 +59,8 @@ func (c *captureConfig) register(s *param.Set) {
 		Desc: "The particle export also writes each frame's fluid surface and rigid bodies as OBJ or PLY meshes (mesh.* settings); Save mesh writes the current frame's in this format (OBJ when none)"})
 	s.Bool(&c.VDB, param.Spec{Name: "capture.vdb", Label: "Export VDB level sets", Group: "Capture",
 		Desc: "The particle export also writes each frame's fluid surface as an OpenVDB level set named surface (surface_000001.vdb on; mesh.* settings, voxels of mesh.cell spacings) for Blender and Houdini"})
+	s.Bool(&c.VDBDensity, param.Spec{Name: "capture.vdb_density", Label: "VDB density fog", Group: "Capture",
+		Desc: "With capture.vdb, each VDB file also holds a fog volume named density: 1 inside the fluid, falling to 0 across the level set's band (what Blender and Houdini render as smoke or a volume)"})
 }
 
 func (c *captureConfig) fps() float64 {

@@ -17,6 +17,7 @@ import (
 // the particle spacing).
 type vdbExport struct {
 	settings field.Settings
+	density  bool // each file also holds a fog volume named density (vdb.Fog: 1 inside, falling to 0 across the band)
 	mesher   *frameMesher
 	origins  [][3]int  // the band's blocks, reused between frames
 	phi      []float32 // and their values
@@ -24,8 +25,16 @@ type vdbExport struct {
 	took     time.Duration
 }
 
-func newVDBExport(s field.Settings) *vdbExport {
-	return &vdbExport{settings: s, mesher: newFrameMesher()}
+func newVDBExport(s field.Settings, density bool) *vdbExport {
+	return &vdbExport{settings: s, density: density, mesher: newFrameMesher()}
+}
+
+// grids are the names of the grids each file holds, in order.
+func (e *vdbExport) grids() []string {
+	if e.density {
+		return []string{"surface", "density"}
+	}
+	return []string{"surface"}
 }
 
 // write samples frame n (f) and writes it to dir atomically (never through a link), returning the file's name.
@@ -47,8 +56,16 @@ func (e *vdbExport) write(dir string, n int, f *sim.Frame) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	grids := []*vdb.Grid{g}
+	if e.density {
+		fog, err := vdb.Fog(g, "density")
+		if err != nil {
+			return "", err
+		}
+		grids = append(grids, fog)
+	}
 	path := export.SurfaceName(dir, n, export.VDB)
-	if err := atomicfile.Write(path, func(w io.Writer) error { return vdb.Write(w, g) }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return vdb.Write(w, grids...) }); err != nil {
 		return "", err
 	}
 	e.last, e.took = g, time.Since(start)

@@ -124,3 +124,61 @@ func meshVoxels(t *testing.T, path string, voxel float64) [][3]int {
 	}
 	return out
 }
+
+// --vdb-density adds a fog volume named density beside the level set, as OpenVDB's sdfToFogVolume makes one: read
+// back by OpenVDB, a fog volume whose voxel in the middle of the dam break's column (its centre, 0.25 0.3 0.3,
+// a frame in) is 1 and active, and whose voxel in the air above the far end is 0.
+func TestExportVDBDensity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a headless run of the app and OpenVDB's reader; make test runs it")
+	}
+	if err := Export(ExportOptions{Options: Options{Scene: "dambreak", Stderr: io.Discard}, Frames: 1,
+		Out: filepath.Join(t.TempDir(), "no-vdb"), VDBDensity: true, Stdout: io.Discard}); err == nil || !strings.Contains(err.Error(), "--vdb") {
+		t.Errorf("--vdb-density without --vdb: %v, want a usage error naming --vdb", err)
+	}
+	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
+	dir := filepath.Join(t.TempDir(), "cache")
+	if err := Export(ExportOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Stderr: io.Discard},
+		Frames: 1, Out: dir, VDB: true, VDBDensity: true, Stdout: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	car := readSidecar(t, dir)
+	if len(car.VDB) != 1 || strings.Join(car.VDBGrids, ",") != "surface,density" {
+		t.Fatalf("sidecar: vdb %v, grids %v; want one file of surface and density", car.VDB, car.VDBGrids)
+	}
+	voxel := car.VDBVoxelSize
+	probes := [][3]int{
+		{int(math.Round(0.25 / voxel)), int(math.Round(0.3 / voxel)), int(math.Round(0.3 / voxel))},
+		{int(math.Round(1.5 / voxel)), int(math.Round(0.9 / voxel)), int(math.Round(0.3 / voxel))},
+	}
+	data, _ := json.Marshal(probes)
+	out, err := exec.Command(py, filepath.Join("..", "sim", "export", "vdb", "testdata", "readvdb.py"),
+		filepath.Join(dir, car.VDB[0]), string(data), "surface", "density").Output()
+	if err != nil {
+		t.Fatalf("OpenVDB did not read %s: %v", car.VDB[0], err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	var rb struct {
+		Grids []struct {
+			Name, Class string
+			Active      int64
+			Values      []struct {
+				Value  float64
+				Active bool
+			}
+		}
+	}
+	if err := json.Unmarshal(lines[len(lines)-1], &rb); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rb.Grids) != 2 || rb.Grids[0].Name != "surface" || rb.Grids[1].Name != "density" {
+		t.Fatalf("grids %+v; want surface and density", rb.Grids)
+	}
+	fog := rb.Grids[1]
+	if fog.Class != "fog volume" || fog.Active == 0 || len(fog.Values) != 2 {
+		t.Fatalf("density: %+v; want an active fog volume", fog)
+	}
+	if in, air := fog.Values[0], fog.Values[1]; in.Value != 1 || !in.Active || air.Value != 0 || air.Active {
+		t.Errorf("density inside the column %+v (want 1, active), in the air %+v (want 0, inactive)", in, air)
+	}
+}
