@@ -102,7 +102,8 @@ func commands(stdout, stderr io.Writer) []command {
 				"with the scene, the parameters and the software version. With --mesh, also the fluid's surface meshed\n" +
 				"from the particles (DIR/surface_000001.obj on: closed, with normals; mesh.* settings) and each rigid\n" +
 				"body at its pose (DIR/body0_000001.obj on). With --vdb, the same surface as an OpenVDB narrow-band\n" +
-				"level set named surface (DIR/surface_000001.vdb on; voxels of mesh.cell spacings).",
+				"level set named surface (DIR/surface_000001.vdb on; voxels of mesh.cell spacings). With --usd, the whole\n" +
+				"run as one USD stage, DIR/slosh.usda, playing a layer per frame (DIR/usd_000001.usda on).",
 			examples: `  slosh export --scene dambreak --frames 120 --out cache/dambreak
   slosh export --scene duck-pond --frames 60 --out cache/ducks --mesh obj --set mesh.cell=0.4
   slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain`,
@@ -114,6 +115,7 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.StringVar(&o.Mesh, "mesh", "", "also write each frame's fluid surface and rigid bodies as meshes: `obj` or ply")
 				fs.BoolVar(&o.VDB, "vdb", false, "also write each frame's fluid surface as an OpenVDB level set (surface_000001.vdb on)")
 				fs.BoolVar(&o.VDBDensity, "vdb-density", false, "with --vdb, each VDB file also holds a fog volume named density (1 inside the fluid)")
+				fs.BoolVar(&o.USD, "usd", false, "also write the run as one USD stage, slosh.usda: particles, surfaces, bodies and camera, a layer per frame")
 				o.Stdout = stdout
 				return func() error { return app.Export(o) }
 			},

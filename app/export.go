@@ -17,6 +17,7 @@ import (
 	"github.com/slosh/slosh/internal/atomicfile"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/export/usd"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
 )
@@ -34,7 +35,11 @@ type ExportOptions struct {
 	// from the implicit surface the meshes are made from, its voxel size mesh.cell × the particle spacing;
 	// VDBDensity adds a fog volume named density to each file (1 inside the fluid, 0 outside the band).
 	VDB, VDBDensity bool
-	Stdout          io.Writer
+	// USD also writes the run as one USD stage (slosh.usda, sim/export/usd): the particles, the liquid's and each
+	// granular material's surface meshed as Mesh does, the rigid bodies moving and the scene's camera, each frame
+	// a layer of its own (usd_000001.usda on) that the stage plays as value clips.
+	USD    bool
+	Stdout io.Writer
 }
 
 // SidecarName is the sidecar's file name in an export folder.
@@ -71,7 +76,11 @@ func Export(o ExportOptions) error {
 	if o.VDB && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--vdb: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid surface: export without --vdb", st.mode.Name)
 	}
-	if o.Mesh != "" || o.VDB {
+	if o.USD && (st.mode.Flat || st.sc.IsFlat()) {
+		return usagef("--usd: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid to mesh: export without --usd", st.mode.Name)
+	}
+	var stage *usdExport
+	if o.Mesh != "" || o.VDB || o.USD {
 		vs := defaultViewSettings()
 		set := param.NewSet()
 		vs.register(set)
@@ -83,6 +92,9 @@ func Export(o ExportOptions) error {
 		}
 		if o.VDB {
 			vdbs = newVDBExport(vs.mesh, o.VDBDensity)
+		}
+		if o.USD {
+			stage = newUSDExport(vs.mesh, st.sc, usdCamera(st.sc), fmt.Sprintf("slosh %s, mode %s, scene %s", softwareVersion(), st.mode.Name, st.sc.Name))
 		}
 	}
 	ss, _, err := openHeadless(modes, st, o.GLCap, stderr)
@@ -96,6 +108,7 @@ func Export(o ExportOptions) error {
 	}
 	cw.setMeshes(meshes, bodyShapes(st.sc))
 	cw.setVDB(vdbs)
+	cw.setUSD(stage)
 	if cw.note != "" {
 		fmt.Fprintln(stderr, "slosh: note: "+cw.note)
 	}
@@ -127,6 +140,9 @@ func Export(o ExportOptions) error {
 	if vdbs != nil {
 		what += ", VDB level sets"
 	}
+	if stage != nil {
+		what += ", the USD stage " + usd.RootName + " with its frame layers"
+	}
 	fmt.Fprintf(orStdout(o.Stdout), "wrote %d %s and %s to %s\n", o.Frames, what, SidecarName, o.Out)
 	return nil
 }
@@ -140,6 +156,7 @@ type cacheWriter struct {
 	note   string // temporary files of an earlier export that could not be removed; "" when none
 	meshes *meshExport
 	vdb    *vdbExport    // the fluid's level sets; nil without
+	usd    *usdExport    // the USD stage; nil without
 	shapes []scene.Shape // the rigid bodies' shapes, for their meshes
 	// matComments name each material number in the header of a frame with a material column
 	matComments []string
@@ -161,6 +178,15 @@ func (c *cacheWriter) setVDB(v *vdbExport) {
 	c.vdb = v
 	if v != nil {
 		c.car.VDBGrids = v.grids()
+	}
+}
+
+// setUSD makes the writer write the run as a USD stage with u (nil: none).
+func (c *cacheWriter) setUSD(u *usdExport) {
+	c.usd = u
+	if u != nil {
+		u.setGrains(c.car.Materials)
+		c.car.USD = usd.RootName
 	}
 }
 
@@ -186,7 +212,9 @@ func newCacheWriter(dir, mode string, sc *scene.Scene, params *param.Set) (*cach
 		return nil, fmt.Errorf("export: cannot make the folder %s: %w (choose a writable folder)", dir, err)
 	}
 	var note string
-	ours := func(base string) bool { return base == SidecarName || export.IsFileName(base) } // not a user's .notes.1.tmp
+	ours := func(base string) bool { // not a user's .notes.1.tmp
+		return base == SidecarName || export.IsFileName(base) || usd.IsFileName(base)
+	}
 	if _, err := atomicfile.RemoveStaleOf(dir, ours, time.Now()); err != nil {
 		note = err.Error() // names them (another user's, in a shared folder): the export goes on beside them
 	}
@@ -216,6 +244,7 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 	if err := writePLYFile(path, f.N, cols, comments...); err != nil {
 		return fmt.Errorf("export: %w (frames 1–%d are in %s)", err, n-1, c.dir)
 	}
+	var made *surfaces
 	if c.meshes != nil {
 		files, err := c.meshes.write(c.dir, n, f, c.shapes, comment)
 		if err != nil {
@@ -229,6 +258,7 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 		for b, name := range files.bodies {
 			c.car.BodyMeshes[b] = append(c.car.BodyMeshes[b], name)
 		}
+		made = &files.made
 	}
 	if c.vdb != nil {
 		name, err := c.vdb.write(c.dir, n, f)
@@ -237,6 +267,13 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 		}
 		c.car.VDB = append(c.car.VDB, name)
 		c.car.VDBVoxelSize = c.vdb.last.Voxel
+	}
+	if c.usd != nil {
+		name, err := c.usd.write(c.dir, n, f, made)
+		if err != nil {
+			return fmt.Errorf("export: frame %d: %w (frames 1–%d are in %s)", n, err, n-1, c.dir)
+		}
+		c.car.USDFrames = append(c.car.USDFrames, name)
 	}
 	c.car.Files = append(c.car.Files, filepath.Base(path))
 	c.car.ParticleRadius = float64(f.Radius)

@@ -216,6 +216,7 @@ type frameMeshes struct {
 	surface string
 	grains  []string // PLY: each granular material's surface (setGrains' order); OBJ: none, they are in surface
 	bodies  []string
+	made    surfaces // the surfaces themselves, for the USD stage
 }
 
 // write meshes frame n (f, with the bodies' shapes) into dir, each file atomically, and returns the names written.
@@ -268,6 +269,7 @@ func (e *meshExport) write(dir string, n int, f *sim.Frame, shapes []scene.Shape
 		return out, err
 	}
 	out.surface = filepath.Base(path)
+	out.made = surfaces{surface: surface, grains: grains}
 	out.bodies = make([]string, len(bodies))
 	for b, m := range bodies {
 		bp := export.BodyName(dir, b, n, e.format)

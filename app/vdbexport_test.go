@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/internal/testenv"
+	"github.com/slosh/slosh/sim/export"
 )
 
 // `slosh export --vdb` writes each frame's fluid surface as an OpenVDB level set beside the frames, listed in the
@@ -36,7 +37,7 @@ func TestExportVDB(t *testing.T) {
 	}
 	car := readSidecar(t, dir)
 	voxel := float64(float32(0.4)) * 2 * car.ParticleRadius
-	if car.Format != 5 || len(car.VDB) != 2 || car.VDB[1] != "surface_000002.vdb" || len(car.VDBGrids) != 1 ||
+	if car.Format != export.SidecarFormat || len(car.VDB) != 2 || car.VDB[1] != "surface_000002.vdb" || len(car.VDBGrids) != 1 ||
 		car.VDBGrids[0] != "surface" || car.VDBVoxelSize != voxel {
 		t.Fatalf("sidecar: format %d, vdb %v, grids %v, voxel size %g (want %g)", car.Format, car.VDB, car.VDBGrids, car.VDBVoxelSize, voxel)
 	}

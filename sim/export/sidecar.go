@@ -10,8 +10,8 @@ import (
 
 // SidecarFormat is the version of the sidecar layout this package writes.
 // 2: time_step and steps replace steps_per_frame (substeps follow a CFL condition); 3: the mesh fields; 4: materials;
-// 5: the OpenVDB level sets (vdb, vdb_grids, vdb_voxel_size).
-const SidecarFormat = 5
+// 5: the OpenVDB level sets (vdb, vdb_grids, vdb_voxel_size); 6: the USD stage (usd, usd_frames).
+const SidecarFormat = 6
 
 // Sidecar describes an export: what made the frames and what they hold. WriteSidecar writes it as indented JSON
 // with the keys in the struct tags.
@@ -58,6 +58,11 @@ type Sidecar struct {
 	VDB          []string `json:"vdb,omitempty"`
 	VDBGrids     []string `json:"vdb_grids,omitempty"`
 	VDBVoxelSize float64  `json:"vdb_voxel_size,omitempty"`
+
+	// With a USD stage (`slosh export --usd`): the root stage that plays the run (sim/export/usd: slosh.usda) and
+	// each frame's layer, in frame order.
+	USD       string   `json:"usd,omitempty"`
+	USDFrames []string `json:"usd_frames,omitempty"`
 
 	Created time.Time `json:"created"` // when the export was made; WriteSidecar uses the current time when zero
 }
