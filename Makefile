@@ -22,25 +22,30 @@ FUZZFLAGS ?= -fuzzminimizetime 10s
 APT_PACKAGES := libx11-dev libxrandr-dev libxinerama-dev libxcursor-dev libxi-dev libxxf86vm-dev \
 	libgl1-mesa-dev xvfb ffmpeg python3-openvdb
 
-.PHONY: deps build run test bench peers fuzz clean
+.PHONY: deps build run test bench peers fuzz interop clean
 
-# deps installs only what is missing, so it is quiet and fast when everything is there.
-deps:
-	@missing=""
+# apt_install installs the Debian packages named in $(1) that are missing, and only those, so that it is quiet and
+# fast when everything is there.
+define apt_install
+	missing=""
 	if command -v dpkg-query >/dev/null 2>&1; then
-		for p in $(APT_PACKAGES); do
+		for p in $(1); do
 			dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"
 		done
 	else
-		echo "make deps: no dpkg here; install the equivalents of:$(foreach p,$(APT_PACKAGES), $(p))" >&2
+		echo "make $@: no dpkg here; install the equivalents of:$(foreach p,$(1), $(p))" >&2
 	fi
 	if [ -n "$$missing" ]; then
 		sudo=""
 		if [ "$$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-		echo "make deps: installing$$missing"
+		echo "make $@: installing$$missing"
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 	fi
+endef
+
+deps:
+	@$(call apt_install,$(APT_PACKAGES))
 	$(GO) mod download
 
 build:
@@ -128,6 +133,38 @@ fuzz:
 		done
 	done <<<"$$pkgs"
 	echo "make fuzz: $$found fuzz targets ran for $(FUZZTIME) each"
+
+# interop checks that the tools artists finish shots in read what `slosh export` writes (issue 32): Debian's Blender,
+# headless, imports a frame's OpenVDB level set and fog volume and its OBJ mesh, checks them and renders the level
+# set with Cycles (INTEROP_OUT/blender-vdb.png); TinyUSDZ, an independent USD reader (npm, run in Node), reads every
+# layer of the USD stage against the PLY frames and OBJ meshes. Debian 12 has no USD library and builds Blender
+# without USD, hence TinyUSDZ (tools/interop/readusd.mjs says what it checks and what it cannot).
+INTEROP_OUT ?= captures/interop
+TINYUSDZ := tinyusdz@0.9.0-rc10
+interop: deps build
+	@start=$$(date +%s)
+	pkgs="blender"
+	# Node from Debian unless one is there already (NodeSource's nodejs carries its own npm, which Debian's conflicts with)
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then pkgs="$$pkgs nodejs npm"; fi
+	$(call apt_install,$$pkgs)
+	if [ ! -f build/interop/node_modules/tinyusdz/tinyusdz.wasm ]; then
+		mkdir -p build/interop
+		npm install --silent --no-audit --no-fund --prefix build/interop $(TINYUSDZ)
+	fi
+	rm -rf $(INTEROP_OUT)
+	./$(BIN) export --scene dambreak --mode pbf-cpu --particles 16000 --frames 45 --out $(INTEROP_OUT) \
+		--mesh obj --vdb --vdb-density --usd
+	voxel=$$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["vdb_voxel_size"])' $(INTEROP_OUT)/slosh-export.json)
+	log=$(INTEROP_OUT)/blender.log
+	if ! blender -b --factory-startup --python tools/interop/blender_vdb.py -- $(INTEROP_OUT)/surface_000045.vdb \
+		$(INTEROP_OUT)/surface_000045.obj "$$voxel" --render $(CURDIR)/$(INTEROP_OUT)/blender-vdb.png >"$$log" 2>&1; then
+		tail -n 30 "$$log" >&2
+		echo "make interop: Blender's check failed (all its output: $$log)" >&2
+		exit 1
+	fi
+	grep '^{' "$$log"
+	node tools/interop/readusd.mjs $(INTEROP_OUT) $(CURDIR)/build/interop/node_modules/tinyusdz
+	echo "make interop: passed in $$(( $$(date +%s) - start )) s"
 
 clean:
 	rm -f $(BIN)
