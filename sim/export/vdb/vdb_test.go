@@ -29,12 +29,15 @@ type readBack struct {
 	Grids   []struct {
 		Name, Class, Type string
 		Voxel             []float64
-		Background        float64
+		Background        float64   // a float grid's
+		VecBackground     []float64 `json:"vec_background"` // a vector grid's
+		VectorType        string    `json:"vector_type"`
 		Active, Leaves    int64
 		BBox              [2][3]int
 		Values            []struct {
 			IJK    [3]int
-			Value  float64
+			Value  float64   // a float grid's
+			Vec    []float64 // a vector grid's
 			Active bool
 		}
 	}
@@ -124,8 +127,16 @@ func sphere(c [3]float64, r, h float64) (origins [][3]int, phi []float32) {
 func checkGrid(t *testing.T, i int, rb readBack, g *Grid, probes [][3]int) {
 	t.Helper()
 	got := rb.Grids[i]
-	if got.Name != g.Name || got.Class != g.class() || got.Type != "float" {
-		t.Errorf("grid %d: name %q, class %q, type %q; want %q, %s, float", i, got.Name, got.Class, got.Type, g.Name, g.class())
+	class, typ := g.class(), "float"
+	if g.kind == vector {
+		class, typ = "unknown", "vec3s"
+		if got.VectorType != "contravariant relative" || len(got.VecBackground) != 3 ||
+			got.VecBackground[0] != 0 || got.VecBackground[1] != 0 || got.VecBackground[2] != 0 {
+			t.Errorf("grid %q: vector type %q, background %v; want contravariant relative, (0, 0, 0)", g.Name, got.VectorType, got.VecBackground)
+		}
+	}
+	if got.Name != g.Name || got.Class != class || got.Type != typ {
+		t.Errorf("grid %d: name %q, class %q, type %q; want %q, %s, %s", i, got.Name, got.Class, got.Type, g.Name, class, typ)
 	}
 	if len(got.Voxel) != 3 || got.Voxel[0] != g.Voxel || got.Voxel[1] != g.Voxel || got.Voxel[2] != g.Voxel {
 		t.Errorf("grid %q: voxel size %v, want %g", g.Name, got.Voxel, g.Voxel)
@@ -137,6 +148,13 @@ func checkGrid(t *testing.T, i int, rb readBack, g *Grid, probes [][3]int) {
 		t.Errorf("grid %q: %d active voxels in %d leaves, want %d in %d", g.Name, got.Active, got.Leaves, g.ActiveVoxels(), g.Leaves())
 	}
 	for k, v := range got.Values {
+		if g.kind == vector {
+			want, on := g.Vector(probes[k])
+			if len(v.Vec) != 3 || float32(v.Vec[0]) != want[0] || float32(v.Vec[1]) != want[1] || float32(v.Vec[2]) != want[2] || v.Active != on {
+				t.Errorf("grid %q: voxel %v is %v (active %v), want %v (active %v)", g.Name, probes[k], v.Vec, v.Active, want, on)
+			}
+			continue
+		}
 		want, on := g.Value(probes[k])
 		if float32(v.Value) != want || v.Active != on {
 			t.Errorf("grid %q: voxel %v is %g (active %v), want %g (active %v)", g.Name, probes[k], v.Value, v.Active, want, on)
@@ -444,5 +462,105 @@ func TestWriteLayout(t *testing.T) {
 	}
 	if p != len(f) {
 		t.Errorf("the last grid ends at byte %d of %d", p, len(f))
+	}
+}
+
+// A vector grid on a sphere's band, each voxel's vector a function of its coordinates (negative zeros among them),
+// read back by OpenVDB as vec3s on the level set's very voxels; and one on an empty level set.
+func TestVectorsReadByOpenVDB(t *testing.T) {
+	py := openVDBPython(t)
+	const r, h = 0.4, 0.02
+	c := [3]float64{-0.11, 0.2, 0.05}
+	origins, phi := sphere(c, r, h)
+	ls, err := LevelSet("surface", h, origins, phi, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voxels := ls.ActiveLeafVoxels(nil)
+	if int64(len(voxels)) != ls.ActiveVoxels() {
+		t.Fatalf("%d active leaf voxels listed, %d active", len(voxels), ls.ActiveVoxels())
+	}
+	vs := make([][3]float32, len(voxels))
+	for n, v := range voxels {
+		vs[n] = [3]float32{float32(v[0]) * 0.25, float32(v[1]) - 3.5, float32(-v[2]) * 1e-3}
+	}
+	vel, err := Vectors(ls, "velocity", vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := LevelSet("empty", h, nil, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := Vectors(empty, "still", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Probes: every active voxel, and a lattice through the box (inactive voxels, zero, among them).
+	var probes [][3]int
+	for _, v := range voxels {
+		probes = append(probes, [3]int{int(v[0]), int(v[1]), int(v[2])})
+	}
+	ci := [3]int{int(math.Round(c[0] / h)), int(math.Round(c[1] / h)), int(math.Round(c[2] / h))}
+	for i := ci[0] - 26; i <= ci[0]+26; i += 2 {
+		for j := ci[1] - 26; j <= ci[1]+26; j += 3 {
+			for k := ci[2] - 26; k <= ci[2]+26; k += 2 {
+				probes = append(probes, [3]int{i, j, k})
+			}
+		}
+	}
+	for n, v := range voxels {
+		if got, on := vel.Vector(probes[n]); got != vs[n] || !on {
+			t.Fatalf("voxel %v holds %v (active %v), want %v, active", v, got, on, vs[n])
+		}
+	}
+	rb := openVDB(t, py, probes, ls, vel, none)
+	checkGrid(t, 0, rb, ls, probes)
+	checkGrid(t, 1, rb, vel, probes)
+	checkGrid(t, 2, rb, none, probes)
+	if got := rb.Grids[1]; got.Active != rb.Grids[0].Active || got.Voxel[0] != rb.Grids[0].Voxel[0] {
+		t.Errorf("velocity: %d active voxels of %v m, the level set %d of %v m", got.Active, got.Voxel, rb.Grids[0].Active, rb.Grids[0].Voxel)
+	}
+	if rb.Grids[2].Active != 0 || rb.Grids[2].Type != "vec3s" {
+		t.Errorf("the empty vector grid: %d active voxels, type %q", rb.Grids[2].Active, rb.Grids[2].Type)
+	}
+}
+
+func TestVectorsRefuses(t *testing.T) {
+	origins, phi := sphere([3]float64{}, 0.1, 0.02)
+	ls, err := LevelSet("surface", 0.02, origins, phi, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fog, err := Fog(ls, "density")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ls.ActiveVoxels()
+	good := make([][3]float32, n)
+	bad := make([][3]float32, n)
+	bad[n/2][1] = float32(math.Inf(-1))
+	for _, c := range []struct {
+		what string
+		g    *Grid
+		name string
+		vs   [][3]float32
+		want string
+	}{
+		{"of a fog volume", fog, "v", good, "not a level set"},
+		{"unnamed", ls, "", good, "name"},
+		{"one short", ls, "v", good[1:], "vectors for the"},
+		{"infinite", ls, "v", bad, "finite"},
+	} {
+		if _, err := Vectors(c.g, c.name, c.vs); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error about %s", c.what, err, c.want)
+		}
+	}
+	v, err := Vectors(ls, "v", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Vectors(v, "again", good); err == nil {
+		t.Error("a vector grid of a vector grid")
 	}
 }
