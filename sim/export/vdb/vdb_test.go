@@ -564,3 +564,159 @@ func TestVectorsRefuses(t *testing.T) {
 		t.Error("a vector grid of a vector grid")
 	}
 }
+
+// fluidVelocity samples the level set of particles at pos (field.DefaultConfig(s)) and their velocities vel on its
+// band (field.Field.Means), as the app's export does.
+func fluidVelocity(t *testing.T, pos, vel [][4]float32, s float64) (ls, v *Grid, voxels [][3]int32, cfg field.Config) {
+	t.Helper()
+	cfg = field.DefaultConfig(s)
+	m := field.NewMesher()
+	if _, err := m.Sample(pos, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var origins [][3]int
+	var phi []float32
+	outside := m.Blocks(func(o [3]int, v []float32) {
+		origins = append(origins, o)
+		phi = append(phi, v...)
+	})
+	ls, err := LevelSet("surface", cfg.Cell, origins, phi, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voxels = ls.ActiveLeafVoxels(nil)
+	vs := make([][3]float32, len(voxels))
+	if err := m.Field().Means(vs, vel, voxels); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = Vectors(ls, "velocity", vs); err != nil {
+		t.Fatal(err)
+	}
+	return ls, v, voxels, cfg
+}
+
+// A block of particles moving as a rigid body, its velocity read back by OpenVDB at every voxel of the level set's
+// band: a translation by (1, 2, 3) m/s as (1, 2, 3) within 1e-5 wherever a particle is within R of the voxel (zero
+// where none is, every voxel inside the liquid among the former). A rotation v = ω × (x − c) about the block's
+// centre c is linear in x, so the kernel-weighted mean reads ω × (x̄ − c), x̄ the kernel-weighted mean position
+// about the voxel (brute force here): that within 1e-5 relative; and ω × (x − c) at the voxel itself within |ω|·R
+// anywhere in the band (x̄ lies within R of x) and within 1.25·|ω|·h inside the liquid (h the voxel; measured
+// 1.07·|ω|·h: the band reaches only 3h inside, where the particles within R lie mostly on the liquid's side).
+func TestVelocityReadByOpenVDB(t *testing.T) {
+	py := openVDBPython(t)
+	const s = 0.02
+	var pos [][4]float32
+	for k := range 12 {
+		for j := range 10 {
+			for i := range 16 {
+				pos = append(pos, [4]float32{float32(0.1 + s*float64(i)), float32(0.05 + s*float64(j)), float32(0.2 + s*float64(k))})
+			}
+		}
+	}
+	c := [3]float64{0.1 + 7.5*s, 0.05 + 4.5*s, 0.2 + 5.5*s}
+	omega := [3]float64{0.5, -1.5, 2.5}
+	rot := func(p [3]float64) [3]float64 {
+		r := [3]float64{p[0] - c[0], p[1] - c[1], p[2] - c[2]}
+		return [3]float64{omega[1]*r[2] - omega[2]*r[1], omega[2]*r[0] - omega[0]*r[2], omega[0]*r[1] - omega[1]*r[0]}
+	}
+	wn := math.Sqrt(omega[0]*omega[0] + omega[1]*omega[1] + omega[2]*omega[2])
+	uniform := make([][4]float32, len(pos))
+	spin := make([][4]float32, len(pos))
+	for i, p := range pos {
+		uniform[i] = [4]float32{1, 2, 3}
+		r := rot([3]float64{float64(p[0]), float64(p[1]), float64(p[2])})
+		spin[i] = [4]float32{float32(r[0]), float32(r[1]), float32(r[2])}
+	}
+	for _, tc := range []struct {
+		name string
+		vel  [][4]float32
+	}{{"translation", uniform}, {"rotation", spin}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ls, v, voxels, cfg := fluidVelocity(t, pos, tc.vel, s)
+			probes := make([][3]int, len(voxels))
+			for n, p := range voxels {
+				probes[n] = [3]int{int(p[0]), int(p[1]), int(p[2])}
+			}
+			rb := openVDB(t, py, probes, ls, v)
+			checkGrid(t, 0, rb, ls, probes)
+			checkGrid(t, 1, rb, v, probes)
+			got := rb.Grids[1]
+			if got.Name != "velocity" || got.Type != "vec3s" || got.Active != rb.Grids[0].Active || got.Active != int64(len(voxels)) ||
+				len(got.Voxel) != 3 || got.Voxel[0] != rb.Grids[0].Voxel[0] {
+				t.Fatalf("velocity: %q of %s, %d active voxels of %v m; want velocity, vec3s, the level set's %d of %v m",
+					got.Name, got.Type, got.Active, got.Voxel, rb.Grids[0].Active, rb.Grids[0].Voxel)
+			}
+			if len(got.Values) != len(probes) {
+				t.Fatalf("%d values for %d probes", len(got.Values), len(probes))
+			}
+			var near, far, inside int
+			var worstIn, worst float64
+			for n, p := range got.Values {
+				x := [3]float64{cfg.Cell * float64(p.IJK[0]), cfg.Cell * float64(p.IJK[1]), cfg.Cell * float64(p.IJK[2])}
+				var k float64
+				var kx [3]float64
+				for _, q := range pos {
+					d0, d1, d2 := float64(q[0])-x[0], float64(q[1])-x[1], float64(q[2])-x[2]
+					if s2 := (d0*d0 + d1*d1 + d2*d2) / (cfg.Support * cfg.Support); s2 < 1 {
+						w := (1 - s2) * (1 - s2) * (1 - s2)
+						k += w
+						kx[0] += w * float64(q[0])
+						kx[1] += w * float64(q[1])
+						kx[2] += w * float64(q[2])
+					}
+				}
+				reach := k > 0
+				phi, _ := ls.Value(probes[n])
+				if !p.Active || len(p.Vec) != 3 {
+					t.Fatalf("voxel %v of the band reads %v, active %v", p.IJK, p.Vec, p.Active)
+				}
+				if !reach {
+					far++
+					if p.Vec[0] != 0 || p.Vec[1] != 0 || p.Vec[2] != 0 {
+						t.Errorf("voxel %v, beyond R of every particle, reads %v, want zero", p.IJK, p.Vec)
+					}
+					if phi < 0 {
+						t.Errorf("voxel %v inside the liquid (φ %g) is beyond R of every particle", p.IJK, phi)
+					}
+					continue
+				}
+				near++
+				dist := func(w [3]float64) float64 {
+					return math.Sqrt((p.Vec[0]-w[0])*(p.Vec[0]-w[0]) + (p.Vec[1]-w[1])*(p.Vec[1]-w[1]) + (p.Vec[2]-w[2])*(p.Vec[2]-w[2]))
+				}
+				if tc.name == "translation" {
+					d := dist([3]float64{1, 2, 3})
+					worst = max(worst, d)
+					if d > 1e-5 {
+						t.Errorf("voxel %v reads %v, want (1, 2, 3) within 1e-5", p.IJK, p.Vec)
+					}
+					if phi < 0 {
+						inside++
+						worstIn = max(worstIn, d)
+					}
+					continue
+				}
+				mean := rot([3]float64{kx[0] / k, kx[1] / k, kx[2] / k})
+				if d := dist(mean); d > 1e-5*(1+math.Sqrt(mean[0]*mean[0]+mean[1]*mean[1]+mean[2]*mean[2])) {
+					t.Errorf("voxel %v reads %v, want ω × (x̄ − c) = %v within 1e-5", p.IJK, p.Vec, mean)
+				}
+				d := dist(rot(x))
+				worst = max(worst, d)
+				tol := wn * cfg.Support
+				if phi < 0 {
+					inside++
+					worstIn = max(worstIn, d)
+					tol = 1.25 * wn * cfg.Cell
+				}
+				if d > tol {
+					t.Errorf("voxel %v (φ %g) reads %v, want ω × (x − c) = %v within %g", p.IJK, phi, p.Vec, rot(x), tol)
+				}
+			}
+			t.Logf("%d band voxels: %d within R of a particle (%d inside the liquid), %d beyond; from the rigid motion's velocity at the voxel at most %.3g m/s, %.3g inside (|ω|·h = %.3g, |ω|·R = %.3g)",
+				len(got.Values), near, inside, far, worst, worstIn, wn*cfg.Cell, wn*cfg.Support)
+			if near == 0 || inside == 0 {
+				t.Errorf("no band voxels near the particles (%d) or inside the liquid (%d) to check", near, inside)
+			}
+		})
+	}
+}
