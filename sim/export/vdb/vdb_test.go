@@ -720,3 +720,32 @@ func TestVelocityReadByOpenVDB(t *testing.T) {
 		})
 	}
 }
+
+// The metadata byte before a node's values tells its inactive values as OpenVDB's MaskCompress does, the
+// background before −background: a fog volume's or a vector grid's inactive zeros are the background (0), not
+// −background (−0, which the writer told them as before vector grids came).
+func TestValuesMetadata(t *testing.T) {
+	for _, c := range []struct {
+		what   string
+		w      int
+		vals   []float32
+		active []uint64
+		bg     value
+		want   uint8
+	}{
+		{"a fog's zeros", 1, []float32{0, 0, 0.5, 0}, []uint64{4}, value{}, noMaskOrInactiveVals},
+		{"a vector grid's zeros", 3, []float32{0, 0, 0, 1, 2, 3}, []uint64{2}, value{}, noMaskOrInactiveVals},
+		{"a level set's inside", 1, []float32{-3, -3, 0.5}, []uint64{4}, value{3}, noMaskAndMinusBG},
+		{"a level set's outside", 1, []float32{3, 3, 0.5}, []uint64{4}, value{3}, noMaskOrInactiveVals},
+		{"both sides", 1, []float32{-3, 3, 0.5}, []uint64{4}, value{3}, maskAndNoInactiveVals},
+		{"a fog's inside tile and outside", 1, []float32{1, 0, 0.5}, []uint64{4}, value{}, maskAndOneInactiveVal},
+		{"three values", 1, []float32{1, 0, 2, 0.5}, []uint64{8}, value{}, noMaskAndAllVals},
+	} {
+		var b bytes.Buffer
+		e := &enc{w: &b}
+		e.values(c.vals, c.w, c.active, nil, c.bg)
+		if e.err != nil || b.Len() == 0 || b.Bytes()[0] != c.want {
+			t.Errorf("%s: metadata %v, want %d (%v)", c.what, b.Bytes()[:min(1, b.Len())], c.want, e.err)
+		}
+	}
+}
