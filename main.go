@@ -115,6 +115,7 @@ func commands(stdout, stderr io.Writer) []command {
 				fs.StringVar(&o.Mesh, "mesh", "", "also write each frame's fluid surface and rigid bodies as meshes: `obj` or ply")
 				fs.BoolVar(&o.VDB, "vdb", false, "also write each frame's fluid surface as an OpenVDB level set (surface_000001.vdb on)")
 				fs.BoolVar(&o.VDBDensity, "vdb-density", false, "with --vdb, each VDB file also holds a fog volume named density (1 inside the fluid)")
+				fs.BoolVar(&o.VDBVelocity, "vdb-velocity", false, "with --vdb, each VDB file also holds a vector grid named velocity on the level set's band")
 				fs.BoolVar(&o.USD, "usd", false, "also write the run as one USD stage, slosh.usda: particles, surfaces, bodies and camera, a layer per frame")
 				o.Stdout = stdout
 				return func() error { return app.Export(o) }

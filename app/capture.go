@@ -147,7 +147,7 @@ func (v *viewer) toggleExport() {
 	}
 	var vdbs *vdbExport
 	if v.capCfg.VDB {
-		vdbs = newVDBExport(v.surf.cfg.mesh, v.capCfg.VDBDensity)
+		vdbs = newVDBExport(v.surf.cfg.mesh, v.capCfg.VDBDensity, v.capCfg.VDBVelocity)
 		what += " and VDB level sets"
 	}
 	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params(), meshes, vdbs, v.bodyShapes())

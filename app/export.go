@@ -35,6 +35,7 @@ type ExportOptions struct {
 	// from the implicit surface the meshes are made from, its voxel size mesh.cell × the particle spacing;
 	// VDBDensity adds a fog volume named density to each file (1 inside the fluid, 0 outside the band).
 	VDB, VDBDensity bool
+	VDBVelocity     bool // adds a vector grid named velocity on the level set's band (the particles' velocities)
 	// USD also writes the run as one USD stage (slosh.usda, sim/export/usd): the particles, the liquid's and each
 	// granular material's surface meshed as Mesh does, the rigid bodies moving and the scene's camera, each frame
 	// a layer of its own (usd_000001.usda on) that the stage plays as value clips.
@@ -73,6 +74,9 @@ func Export(o ExportOptions) error {
 	if o.VDBDensity && !o.VDB {
 		return usagef("--vdb-density adds a fog volume to the VDB files: add --vdb")
 	}
+	if o.VDBVelocity && !o.VDB {
+		return usagef("--vdb-velocity adds a velocity grid to the VDB files: add --vdb")
+	}
 	if o.VDB && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--vdb: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid surface: export without --vdb", st.mode.Name)
 	}
@@ -91,7 +95,7 @@ func Export(o ExportOptions) error {
 			meshes = newMeshExport(o.Mesh, vs.mesh, set)
 		}
 		if o.VDB {
-			vdbs = newVDBExport(vs.mesh, o.VDBDensity)
+			vdbs = newVDBExport(vs.mesh, o.VDBDensity, o.VDBVelocity)
 		}
 		if o.USD {
 			stage = newUSDExport(vs.mesh, st.sc, usdCamera(st.sc), fmt.Sprintf("slosh %s, mode %s, scene %s", softwareVersion(), st.mode.Name, st.sc.Name))

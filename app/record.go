@@ -35,6 +35,7 @@ type captureConfig struct {
 	Meshes      int32 // index into captureMeshes: what the particle export and Save mesh write
 	VDB         bool  // the particle export also writes the fluid's surface as OpenVDB level sets
 	VDBDensity  bool  // and a density fog volume beside each
+	VDBVelocity bool  // and a velocity vector grid on each level set's band
 }
 
 // What capture.meshes can be: the particle export without meshes, or with them in one of the export formats.
@@ -61,6 +62,8 @@ func (c *captureConfig) register(s *param.Set) {
 		Desc: "The particle export also writes each frame's fluid surface as an OpenVDB level set named surface (surface_000001.vdb on; mesh.* settings, voxels of mesh.cell spacings) for Blender and Houdini"})
 	s.Bool(&c.VDBDensity, param.Spec{Name: "capture.vdb_density", Label: "VDB density fog", Group: "Capture",
 		Desc: "With capture.vdb, each VDB file also holds a fog volume named density: 1 inside the fluid, falling to 0 across the level set's band (what Blender and Houdini render as smoke or a volume)"})
+	s.Bool(&c.VDBVelocity, param.Spec{Name: "capture.vdb_velocity", Label: "VDB velocity", Group: "Capture",
+		Desc: "With capture.vdb, each VDB file also holds a vector grid named velocity on the level set's band: the liquid particles' velocities averaged with the surface's kernel, zero where no particle is within its radius (for motion blur and for driving spray or foam)"})
 }
 
 func (c *captureConfig) fps() float64 {

@@ -13,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/internal/testenv"
+	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/surface/field"
 )
 
 // `slosh export --vdb` writes each frame's fluid surface as an OpenVDB level set beside the frames, listed in the
@@ -181,5 +183,196 @@ func TestExportVDBDensity(t *testing.T) {
 	}
 	if in, air := fog.Values[0], fog.Values[1]; in.Value != 1 || !in.Active || air.Value != 0 || air.Active {
 		t.Errorf("density inside the column %+v (want 1, active), in the air %+v (want 0, inactive)", in, air)
+	}
+}
+
+// vdbRead is what readvdb.py printed of a file's grids.
+type vdbRead struct {
+	Grids []struct {
+		Name, Class, Type string
+		VectorType        string `json:"vector_type"`
+		Voxel             []float64
+		Active            int64
+		Values            []struct {
+			Value  float64   // a float grid's
+			Vec    []float64 // a vector grid's
+			Active bool
+		}
+	}
+}
+
+// readVDB reads the VDB file at path with OpenVDB (python py), sampling probes, its grids in the order given.
+func readVDB(t *testing.T, py, path string, probes [][3]int, order ...string) vdbRead {
+	t.Helper()
+	probeFile := filepath.Join(t.TempDir(), "probes.json")
+	if probes == nil {
+		probes = [][3]int{}
+	}
+	if data, err := json.Marshal(probes); err != nil || os.WriteFile(probeFile, data, 0o644) != nil {
+		t.Fatalf("probes: %v", err)
+	}
+	args := append([]string{filepath.Join("..", "sim", "export", "vdb", "testdata", "readvdb.py"), path, "@" + probeFile}, order...)
+	out, err := exec.Command(py, args...).Output()
+	if err != nil {
+		t.Fatalf("OpenVDB did not read %s: %v", path, err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	var rb vdbRead
+	if err := json.Unmarshal(lines[len(lines)-1], &rb); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, out)
+	}
+	if len(rb.Grids) != len(order) {
+		t.Fatalf("%s: %d grids, want %v", path, len(rb.Grids), order)
+	}
+	for i, g := range rb.Grids {
+		if g.Name != order[i] || len(g.Values) != len(probes) {
+			t.Fatalf("%s: grid %d is %q with %d values; want %q with %d", path, i, g.Name, len(g.Values), order[i], len(probes))
+		}
+	}
+	return rb
+}
+
+// --vdb-velocity adds a vector grid named velocity on the level set's band, after the density: read back by
+// OpenVDB, vec3s, a velocity ("contravariant relative"), of the level set's voxel size and active voxels; at the
+// voxels beside the frame's mesh, the kernel-weighted mean of the velocities of the particles of the frame's PLY
+// within the surface's kernel radius, summed here over every particle (1e-5 relative).
+func TestExportVDBVelocity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a headless run of the app and OpenVDB's reader; make test runs it")
+	}
+	if err := Export(ExportOptions{Options: Options{Scene: "dambreak", Stderr: io.Discard}, Frames: 1,
+		Out: filepath.Join(t.TempDir(), "no-vdb"), VDBVelocity: true, Stdout: io.Discard}); err == nil || !strings.Contains(err.Error(), "--vdb") {
+		t.Errorf("--vdb-velocity without --vdb: %v, want a usage error naming --vdb", err)
+	}
+	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
+	dir := filepath.Join(t.TempDir(), "cache")
+	if err := Export(ExportOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Stderr: io.Discard},
+		Frames: 2, Out: dir, VDB: true, VDBDensity: true, VDBVelocity: true, Mesh: "obj", Stdout: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	car := readSidecar(t, dir)
+	if len(car.VDB) != 2 || strings.Join(car.VDBGrids, ",") != "surface,density,velocity" {
+		t.Fatalf("sidecar: vdb %v, grids %v; want two files of surface, density and velocity", car.VDB, car.VDBGrids)
+	}
+	voxel := car.VDBVoxelSize
+	cfg, err := field.DefaultSettings().Config(2*car.ParticleRadius, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Cell != voxel {
+		t.Fatalf("the default mesh settings' cell %g, the files' voxel %g", cfg.Cell, voxel)
+	}
+	// the last frame's particles (the dam break's are all water)
+	f, err := os.Open(filepath.Join(dir, car.Files[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, cols, _, err := export.ReadPLY(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := strings.Join(export.Names(cols), " "); !strings.HasPrefix(names, "x y z vx vy vz ") || strings.Contains(names, "body") {
+		t.Fatalf("the frame's columns: %s", names)
+	}
+	probes := meshVoxels(t, filepath.Join(dir, strings.TrimSuffix(car.VDB[1], ".vdb")+".obj"), voxel)
+	rb := readVDB(t, py, filepath.Join(dir, car.VDB[1]), probes, "surface", "density", "velocity")
+	surf, vel := rb.Grids[0], rb.Grids[2]
+	if vel.Type != "vec3s" || vel.Class != "unknown" || vel.VectorType != "contravariant relative" ||
+		len(vel.Voxel) != 3 || vel.Voxel[0] != surf.Voxel[0] || vel.Active != surf.Active || vel.Active == 0 {
+		t.Fatalf("velocity: %s, class %s, vector type %q, voxel %v, %d active voxels; want vec3s, unknown, contravariant relative, the surface's voxel %v and %d",
+			vel.Type, vel.Class, vel.VectorType, vel.Voxel, vel.Active, surf.Voxel, surf.Active)
+	}
+	var fastest float64
+	for k, v := range vel.Values {
+		x := [3]float64{voxel * float64(probes[k][0]), voxel * float64(probes[k][1]), voxel * float64(probes[k][2])}
+		var w float64
+		var wv [3]float64
+		for i := range n {
+			d := [3]float64{float64(cols[0].F32[i]) - x[0], float64(cols[1].F32[i]) - x[1], float64(cols[2].F32[i]) - x[2]}
+			if q := (d[0]*d[0] + d[1]*d[1] + d[2]*d[2]) / (cfg.Support * cfg.Support); q < 1 {
+				k := (1 - q) * (1 - q) * (1 - q)
+				w += k
+				for a := range 3 {
+					wv[a] += k * float64(cols[3+a].F32[i])
+				}
+			}
+		}
+		var want [3]float64
+		if w > 0 {
+			want = [3]float64{wv[0] / w, wv[1] / w, wv[2] / w}
+		}
+		size := math.Sqrt(want[0]*want[0] + want[1]*want[1] + want[2]*want[2])
+		fastest = max(fastest, size)
+		off := math.Sqrt((v.Vec[0]-want[0])*(v.Vec[0]-want[0]) + (v.Vec[1]-want[1])*(v.Vec[1]-want[1]) + (v.Vec[2]-want[2])*(v.Vec[2]-want[2]))
+		if v.Active != surf.Values[k].Active || off > 1e-5*(1+size) {
+			t.Fatalf("voxel %v: velocity %v (active %v), surface active %v; want the surface's band and the particles' mean %v",
+				probes[k], v.Vec, v.Active, surf.Values[k].Active, want)
+		}
+	}
+	t.Logf("%d voxels at the surface read the particles' mean velocities, the fastest %.3g m/s", len(probes), fastest)
+}
+
+// The velocity grid takes only the liquid's particles, the ones the surface is made from: a block of water moving
+// at (1, 2, 3) m/s with a rigid body's particles moving otherwise beside and inside it reads (1, 2, 3) at every band
+// voxel (zero beyond R of the water); a frame without particles writes a file of empty grids.
+func TestVDBVelocityLiquidOnly(t *testing.T) {
+	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
+	const s = 0.02
+	var fr sim.Frame
+	for i := range 20 { // first a body's particles, in a row through the block and beyond it
+		fr.Pos = append(fr.Pos, [4]float32{float32(s * float64(i)), 3.5 * s, 3.5 * s})
+		fr.Vel = append(fr.Vel, [4]float32{-5, 0, 0})
+		fr.Body = append(fr.Body, 0)
+	}
+	for k := range 8 {
+		for j := range 8 {
+			for i := range 10 {
+				fr.Pos = append(fr.Pos, [4]float32{float32(s * float64(i)), float32(s * float64(j)), float32(s * float64(k))})
+				fr.Vel = append(fr.Vel, [4]float32{1, 2, 3})
+				fr.Body = append(fr.Body, -1)
+			}
+		}
+	}
+	fr.N, fr.Radius = len(fr.Pos), s/2
+	for i := range fr.N {
+		fr.ID = append(fr.ID, uint32(i))
+	}
+	dir := t.TempDir()
+	e := newVDBExport(field.DefaultSettings(), false, true)
+	name, err := e.write(dir, 1, &fr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probes [][3]int
+	for _, v := range e.last.ActiveLeafVoxels(nil) {
+		probes = append(probes, [3]int{int(v[0]), int(v[1]), int(v[2])})
+	}
+	rb := readVDB(t, py, filepath.Join(dir, name), probes, "surface", "velocity")
+	if rb.Grids[1].Active != rb.Grids[0].Active || rb.Grids[1].Active != int64(len(probes)) || len(probes) == 0 {
+		t.Fatalf("velocity: %d active voxels, the surface %d, its leaves %d", rb.Grids[1].Active, rb.Grids[0].Active, len(probes))
+	}
+	moving := 0
+	for k, v := range rb.Grids[1].Values {
+		if v.Vec[0] == 0 && v.Vec[1] == 0 && v.Vec[2] == 0 {
+			continue
+		}
+		moving++
+		if math.Abs(v.Vec[0]-1) > 1e-5 || math.Abs(v.Vec[1]-2) > 1e-5 || math.Abs(v.Vec[2]-3) > 1e-5 {
+			t.Fatalf("voxel %v reads %v, want the water's (1, 2, 3): the body's particles left out", probes[k], v.Vec)
+		}
+	}
+	if moving < len(probes)/2 {
+		t.Errorf("%d of %d band voxels read the water's velocity", moving, len(probes))
+	}
+
+	empty := sim.Frame{Radius: s / 2}
+	name, err = e.write(dir, 2, &empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb = readVDB(t, py, filepath.Join(dir, name), nil, "surface", "velocity")
+	if rb.Grids[0].Active != 0 || rb.Grids[1].Active != 0 || rb.Grids[1].Type != "vec3s" {
+		t.Errorf("an empty frame: %d and %d active voxels, velocity of %s; want none, vec3s", rb.Grids[0].Active, rb.Grids[1].Active, rb.Grids[1].Type)
 	}
 }

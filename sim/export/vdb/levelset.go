@@ -1,6 +1,7 @@
 // Package vdb writes OpenVDB files (file format 224; the tests read them with OpenVDB 10) in pure Go: sparse
-// float grids of the standard tree Tree<Root, Internal 5, Internal 4, Leaf 3> holding narrow-band level sets, with
-// OpenVDB's active-mask compression (each node's active values, its inactive ones told by ±background and a mask).
+// grids of the standard tree Tree<Root, Internal 5, Internal 4, Leaf 3> holding narrow-band level sets and fog
+// volumes (float) and vectors on a level set's band (vec3s, three float32 a voxel, say a velocity), with OpenVDB's
+// active-mask compression (each node's active values, its inactive ones told by ±background and a mask).
 //
 // The layout follows OpenVDB's io::Archive::write: a header (magic, format and library versions, a UUID), the
 // file's metadata, then per grid a descriptor (name, type, the offsets of its parts), its compression flags, its
@@ -12,6 +13,7 @@ package vdb
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Tree geometry: leaves of 8³ voxels, internal nodes of 16³ leaves (128³ voxels) under nodes of 32³ of those
@@ -33,44 +35,92 @@ const MaxLeaves = 1 << 17
 // maxCoord bounds voxel coordinates, well within OpenVDB's int32 coordinates.
 const maxCoord = 1 << 30
 
-// Grid is a named float grid: a level set (LevelSet), whose leaves hold signed distances in world units (negative
-// inside) within HalfWidth voxels of the surface and ±Background elsewhere, or a fog volume (Fog), densities from 0
-// outside to 1 inside.
+// Grid is a named grid: a level set (LevelSet), whose leaves hold signed distances in world units (negative
+// inside) within HalfWidth voxels of the surface and ±Background elsewhere; a fog volume (Fog), densities from 0
+// outside to 1 inside; or a grid of vectors (Vectors) on a level set's band, (0, 0, 0) elsewhere.
 type Grid struct {
 	Name       string
 	Voxel      float64 // the voxel size, m
-	Background float32 // a level set's HalfWidth × Voxel; a fog volume's 0
-	fog        bool
+	Background float32 // a level set's HalfWidth × Voxel; a fog volume's 0; each component of a vector grid's
+	kind       kind
 	leaves     []leaf
+	vals       []float32  // leaf n's values, vals[n·leafSize·w : (n+1)·leafSize·w] for w = kind.width() a voxel
 	inside     [][3]int32 // leaf-sized blocks wholly inside: inactive tiles of −Background, or a fog's active 1
 }
 
-// class is the grid's class as OpenVDB's metadata names it.
-func (g *Grid) class() string {
-	if g.fog {
-		return "fog volume"
+// kind is what a grid holds, and so its value type and class.
+type kind uint8
+
+const (
+	levelSet kind = iota
+	fogVolume
+	vector // vec3s, a velocity: OpenVDB's vector type "contravariant relative", class unknown
+)
+
+// width is the number of floats of each value.
+func (k kind) width() int {
+	if k == vector {
+		return 3
 	}
-	return "level set"
+	return 1
+}
+
+// treeType is the tree's type name in the file, valueType its value's.
+func (k kind) treeType() string {
+	if k == vector {
+		return "Tree_vec3s_5_4_3"
+	}
+	return "Tree_float_5_4_3"
+}
+
+// class is the grid's class as OpenVDB's metadata names it; "" for unknown, which OpenVDB leaves unwritten.
+func (g *Grid) class() string {
+	switch g.kind {
+	case fogVolume:
+		return "fog volume"
+	case levelSet:
+		return "level set"
+	}
+	return ""
+}
+
+// value is one voxel's value, its first width() components used.
+type value [3]float32
+
+// background is the grid's background value.
+func (g *Grid) background() value {
+	if g.kind == vector {
+		return value{}
+	}
+	return value{g.Background}
 }
 
 // insideTile is the value of a tile wholly inside, and whether it is active.
-func (g *Grid) insideTile() (float32, bool) {
-	if g.fog {
-		return 1, true
+func (g *Grid) insideTile() (value, bool) {
+	switch g.kind {
+	case fogVolume:
+		return value{1}, true
+	case levelSet:
+		return value{-g.Background}, false
 	}
-	return -g.Background, false
+	return g.background(), false
 }
 
 type leaf struct {
 	origin [3]int32
 	active [leafSize / 64]uint64 // bit n: voxel n = x<<6 | y<<3 | z is active
-	phi    [leafSize]float32     // in OpenVDB's order, x slowest
+}
+
+// leafVals is leaf n's values, in OpenVDB's order (x slowest), width() floats a voxel.
+func (g *Grid) leafVals(n int) []float32 {
+	w := g.kind.width() * leafSize
+	return g.vals[n*w : (n+1)*w]
 }
 
 // Leaves is the number of leaf nodes stored.
 func (g *Grid) Leaves() int { return len(g.leaves) }
 
-// ActiveVoxels is the number of active voxels: a level set's band, a fog volume's inside.
+// ActiveVoxels is the number of active voxels: a level set's band, a fog volume's inside, a vector grid's band.
 func (g *Grid) ActiveVoxels() int64 {
 	var n int64
 	if _, on := g.insideTile(); on {
@@ -84,13 +134,31 @@ func (g *Grid) ActiveVoxels() int64 {
 	return n
 }
 
-// Value is the grid's value at voxel (i, j, k) and whether it is active (for tests and checks).
-func (g *Grid) Value(c [3]int) (float32, bool) {
+// ActiveLeafVoxels appends to dst the coordinates of the active voxels of g's leaves — all of a level set's or a
+// vector grid's active voxels, a fog volume's but for its inside tiles — in the order Vectors takes values in.
+func (g *Grid) ActiveLeafVoxels(dst [][3]int32) [][3]int32 {
+	for i := range g.leaves {
+		l := &g.leaves[i]
+		for w, m := range l.active {
+			for ; m != 0; m &= m - 1 {
+				n := int32(w<<6 | trailingZeros(m))
+				dst = append(dst, [3]int32{l.origin[0] + n>>6, l.origin[1] + n>>3&7, l.origin[2] + n&7})
+			}
+		}
+	}
+	return dst
+}
+
+// at is the grid's value at voxel (i, j, k) and whether it is active.
+func (g *Grid) at(c [3]int) (value, bool) {
 	o := [3]int32{int32(c[0] &^ (leafSide - 1)), int32(c[1] &^ (leafSide - 1)), int32(c[2] &^ (leafSide - 1))}
+	w := g.kind.width()
 	for i := range g.leaves {
 		if l := &g.leaves[i]; l.origin == o {
 			n := (c[0]&(leafSide-1))<<(2*leafBits) | (c[1]&(leafSide-1))<<leafBits | c[2]&(leafSide-1)
-			return l.phi[n], l.active[n>>6]>>(n&63)&1 == 1
+			var v value
+			copy(v[:w], g.leafVals(i)[n*w:])
+			return v, l.active[n>>6]>>(n&63)&1 == 1
 		}
 	}
 	for _, in := range g.inside {
@@ -98,34 +166,95 @@ func (g *Grid) Value(c [3]int) (float32, bool) {
 			return g.insideTile()
 		}
 	}
-	return g.Background, false
+	return g.background(), false
+}
+
+// Value is a float grid's value at voxel (i, j, k) and whether it is active (for tests and checks); a vector
+// grid's x component.
+func (g *Grid) Value(c [3]int) (float32, bool) {
+	v, on := g.at(c)
+	return v[0], on
+}
+
+// Vector is a vector grid's value at voxel (i, j, k) and whether it is active (for tests and checks).
+func (g *Grid) Vector(c [3]int) ([3]float32, bool) {
+	v, on := g.at(c)
+	return v, on
+}
+
+// checkName refuses a grid name OpenVDB would not take back.
+func checkName(name string) error {
+	if name == "" || len(name) > 256 {
+		return fmt.Errorf("vdb: grid name %q must have 1 to 256 bytes", name)
+	}
+	return nil
 }
 
 // Fog is level set g as a fog volume named name, as OpenVDB's tools::sdfToFogVolume makes one: 0 outside (inactive,
 // the background), −φ/Background inside the band and 1 beyond it, all of the inside active.
 func Fog(g *Grid, name string) (*Grid, error) {
-	if g.fog {
-		return nil, fmt.Errorf("vdb: grid %q is a fog volume already", g.Name)
+	if g.kind != levelSet {
+		return nil, fmt.Errorf("vdb: grid %q is not a level set", g.Name)
 	}
-	if name == "" || len(name) > 256 {
-		return nil, fmt.Errorf("vdb: grid name %q must have 1 to 256 bytes", name)
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
-	f := &Grid{Name: name, Voxel: g.Voxel, fog: true, inside: append([][3]int32(nil), g.inside...)}
+	f := &Grid{Name: name, Voxel: g.Voxel, kind: fogVolume, inside: append([][3]int32(nil), g.inside...)}
 	f.leaves = make([]leaf, 0, len(g.leaves))
+	f.vals = make([]float32, 0, len(g.vals))
 	for i := range g.leaves {
-		src := &g.leaves[i]
-		l := leaf{origin: src.origin}
+		src := g.leafVals(i)
+		l := leaf{origin: g.leaves[i].origin}
+		var d [leafSize]float32
 		any := false
-		for n, v := range src.phi {
+		for n, v := range src {
 			if v >= 0 {
 				continue // outside: 0, inactive
 			}
-			l.phi[n] = min(1, -v/g.Background)
+			d[n] = min(1, -v/g.Background)
 			l.active[n>>6] |= 1 << (n & 63)
 			any = true
 		}
 		if any {
 			f.leaves = append(f.leaves, l)
+			f.vals = append(f.vals, d[:]...)
+		}
+	}
+	return f, nil
+}
+
+// Vectors is a grid of vectors named name on level set g's band, as OpenVDB keeps a velocity beside a level set:
+// its active voxels are g's, voxel n of g.ActiveLeafVoxels holding vs[n], and every other voxel is (0, 0, 0),
+// inactive (the background). The values must be finite.
+func Vectors(g *Grid, name string, vs [][3]float32) (*Grid, error) {
+	if g.kind != levelSet {
+		return nil, fmt.Errorf("vdb: grid %q is not a level set", g.Name)
+	}
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if n := g.ActiveVoxels(); int64(len(vs)) != n {
+		return nil, fmt.Errorf("vdb: %d vectors for the %d active voxels of %q", len(vs), n, g.Name)
+	}
+	for i, v := range vs {
+		for a, c := range v {
+			if math.IsNaN(float64(c)) || math.IsInf(float64(c), 0) {
+				return nil, fmt.Errorf("vdb: vector %d's component %d is %g, want finite", i, a, c)
+			}
+		}
+	}
+	// g's leaves are at most MaxLeaves, so these are at most 3 × 4 bytes × its voxels.
+	f := &Grid{Name: name, Voxel: g.Voxel, kind: vector, leaves: append([]leaf(nil), g.leaves...)}
+	f.vals = make([]float32, len(f.leaves)*leafSize*3)
+	k := 0
+	for i := range f.leaves {
+		d := f.leafVals(i)
+		for w, m := range f.leaves[i].active {
+			for ; m != 0; m &= m - 1 {
+				n := w<<6 | trailingZeros(m)
+				copy(d[3*n:3*n+3], vs[k][:])
+				k++
+			}
 		}
 	}
 	return f, nil
@@ -138,9 +267,10 @@ func Fog(g *Grid, name string) (*Grid, error) {
 // along each axis; inactive voxels hold ±Background by their sign. Blocks with no active voxel and one sign are
 // dropped (inside ones become tiles of −Background), so the grid grows with the surface, not the volume.
 func LevelSet(name string, voxel float64, origins [][3]int, phi []float32, outside float32) (*Grid, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
 	switch {
-	case name == "" || len(name) > 256:
-		return nil, fmt.Errorf("vdb: grid name %q must have 1 to 256 bytes", name)
 	case !(voxel > 0) || math.IsInf(voxel, 1):
 		return nil, fmt.Errorf("vdb: voxel size %g must be positive and finite", voxel)
 	case len(origins) > MaxLeaves:
@@ -235,6 +365,7 @@ func LevelSet(name string, voxel float64, origins [][3]int, phi []float32, outsi
 			}
 		}
 		var l leaf
+		var vals [leafSize]float32
 		var any, allIn, allOut = false, true, true
 		v := phi[b*leafSize : (b+1)*leafSize]
 		for k := range leafSide {
@@ -248,13 +379,13 @@ func LevelSet(name string, voxel float64, origins [][3]int, phi []float32, outsi
 					n := i<<(2*leafBits) | j<<leafBits | k
 					switch {
 					case band>>i&1 == 1 && f > -bg && f < bg:
-						l.phi[n] = f
+						vals[n] = f
 						l.active[n>>6] |= 1 << (n & 63)
 						any = true
 					case f < 0:
-						l.phi[n] = -bg
+						vals[n] = -bg
 					default:
-						l.phi[n] = bg
+						vals[n] = bg
 					}
 					if f < 0 {
 						allOut = false
@@ -269,6 +400,7 @@ func LevelSet(name string, voxel float64, origins [][3]int, phi []float32, outsi
 		switch {
 		case any || !allIn && !allOut:
 			g.leaves = append(g.leaves, l)
+			g.vals = append(g.vals, vals[:]...)
 		case allIn:
 			g.inside = append(g.inside, l.origin)
 		}
@@ -307,10 +439,6 @@ func split(c int) (int, int) {
 	return 0, c
 }
 
-func popcount(w uint64) int {
-	n := 0
-	for ; w != 0; w &= w - 1 {
-		n++
-	}
-	return n
-}
+func popcount(w uint64) int { return bits.OnesCount64(w) }
+
+func trailingZeros(w uint64) int { return bits.TrailingZeros64(w) }

@@ -18,7 +18,6 @@ const (
 	fileVersion  = 224
 	libraryMajor = 10
 	libraryMinor = 0
-	gridType     = "Tree_float_5_4_3"
 	// io::COMPRESS_ACTIVE_MASK: a node's values are its active ones, its inactive ones told by at most two values
 	// and a mask choosing between them (io::writeCompressedValues).
 	compressActiveMask = 2
@@ -173,7 +172,7 @@ func Write(w io.Writer, grids ...*Grid) error {
 		// Descriptor (io::GridDescriptor::writeHeader, writeStreamPos): name, type, instance parent, then the
 		// offsets of the grid, of its leaf buffers and of its end.
 		e.str(g.Name)
-		e.str(gridType)
+		e.str(g.kind.treeType())
 		e.str("")
 		gridPos := e.n + 3*8
 		e.u64(uint64(gridPos))
@@ -216,12 +215,21 @@ func (g *Grid) meta(e *enc) {
 			}
 		}
 	}
-	count := uint32(5)
+	count := uint32(4)
 	if n > 0 {
 		count += 2
 	}
+	class := g.class()
+	if class != "" {
+		count++
+	}
+	if g.kind == vector {
+		count++
+	}
 	e.u32(count)
-	e.metaString("class", g.class())
+	if class != "" {
+		e.metaString("class", class)
+	}
 	if n > 0 {
 		e.metaVec3i("file_bbox_max", hi)
 		e.metaVec3i("file_bbox_min", lo)
@@ -236,13 +244,19 @@ func (g *Grid) meta(e *enc) {
 	e.u32(1)
 	e.u8(0)
 	e.metaString("name", g.Name)
+	if g.kind == vector {
+		// GridBase::META_VECTOR_TYPE: a velocity transforms as a displacement does (VEC_CONTRAVARIANT_RELATIVE).
+		e.metaString("vector_type", "contravariant relative")
+	}
 }
 
 // topology writes Tree::writeTopology: one buffer, the root's background, no tiles, its children (each with its
 // masks and tile values), and each leaf's value mask.
 func (g *Grid) topology(e *enc, ns []node5) {
+	w := g.kind.width()
+	bg := g.background()
 	e.u32(1)
-	e.f32(g.Background)
+	e.value(bg, w)
 	e.u32(0)
 	e.u32(uint32(len(ns)))
 	for _, n5 := range ns {
@@ -257,13 +271,13 @@ func (g *Grid) topology(e *enc, ns []node5) {
 		e.words(child[:])
 		var none [len(child)]uint64 // no active tiles
 		e.words(none[:])
-		vals := make([]float32, 1<<15)
-		for s := range vals {
+		vals := make([]float32, w<<15)
+		for s := range 1 << 15 {
 			if child[s>>6]>>(s&63)&1 == 0 {
-				vals[s] = g.Background
+				copy(vals[w*s:w*s+w], bg[:w])
 			}
 		}
-		e.values(vals, none[:], child[:], g.Background)
+		e.values(vals, w, none[:], child[:], bg)
 		for _, n4 := range n5.children {
 			var child, in [1 << 12 / 64]uint64
 			for _, s := range n4.slots {
@@ -279,17 +293,17 @@ func (g *Grid) topology(e *enc, ns []node5) {
 			}
 			e.words(child[:])
 			e.words(active[:])
-			vals := make([]float32, 1<<12)
-			for s := range vals {
+			vals := make([]float32, w<<12)
+			for s := range 1 << 12 {
 				switch {
 				case child[s>>6]>>(s&63)&1 == 1:
 				case in[s>>6]>>(s&63)&1 == 1:
-					vals[s] = tile
+					copy(vals[w*s:w*s+w], tile[:w])
 				default:
-					vals[s] = g.Background
+					copy(vals[w*s:w*s+w], bg[:w])
 				}
 			}
-			e.values(vals, active[:], child[:], g.Background)
+			e.values(vals, w, active[:], child[:], bg)
 			for _, l := range n4.leaves {
 				e.words(g.leaves[l].active[:])
 			}
@@ -299,12 +313,13 @@ func (g *Grid) topology(e *enc, ns []node5) {
 
 // buffers writes each leaf's value mask and values (LeafNode::writeBuffers) in the topology's order.
 func (g *Grid) buffers(e *enc, ns []node5) {
+	w, bg := g.kind.width(), g.background()
 	for _, n5 := range ns {
 		for _, n4 := range n5.children {
 			for _, li := range n4.leaves {
 				l := &g.leaves[li]
 				e.words(l.active[:])
-				e.values(l.phi[:], l.active[:], nil, g.Background)
+				e.values(g.leafVals(int(li)), w, l.active[:], nil, bg)
 			}
 		}
 	}
@@ -315,14 +330,14 @@ func uuid(grids []*Grid) string {
 	h := sha256.New()
 	var b [8]byte
 	for _, g := range grids {
-		h.Write([]byte(g.Name + "\x00" + g.class()))
+		h.Write([]byte(g.Name + "\x00" + g.kind.treeType() + "\x00" + g.class()))
 		binary.LittleEndian.PutUint64(b[:], math.Float64bits(g.Voxel))
 		h.Write(b[:])
 		for i := range g.leaves {
 			l := &g.leaves[i]
 			binary.Write(h, binary.LittleEndian, l.origin)
 			binary.Write(h, binary.LittleEndian, l.active)
-			binary.Write(h, binary.LittleEndian, l.phi)
+			binary.Write(h, binary.LittleEndian, g.leafVals(i))
 		}
 		binary.Write(h, binary.LittleEndian, g.inside)
 	}
@@ -377,17 +392,35 @@ func (e *enc) floats(vs []float32) {
 	}
 }
 
-// values writes a node's values as io::writeCompressedValues does under COMPRESS_ACTIVE_MASK: the metadata byte
-// (io::MaskCompress's choice), the inactive values it needs, the mask choosing between two, then the active values.
-// Slots of child nodes (child, nil for leaves) are neither.
-func (e *enc) values(vals []float32, active, child []uint64, bg float32) {
+// value writes v's first w components.
+func (e *enc) value(v value, w int) {
+	for _, c := range v[:w] {
+		e.f32(c)
+	}
+}
+
+// values writes a node's values, w floats each, as io::writeCompressedValues does under COMPRESS_ACTIVE_MASK: the
+// metadata byte (io::MaskCompress's choice), the inactive values it needs, the mask choosing between two, then the
+// active values. Slots of child nodes (child, nil for leaves) are neither. Values compare as OpenVDB's do, exactly
+// and componentwise, so −0 is 0 and a vector grid's −background is its background.
+func (e *enc) values(vals []float32, w int, active, child []uint64, bg value) {
 	on := func(m []uint64, i int) bool { return m != nil && m[i>>6]>>(i&63)&1 == 1 }
-	inactive := [2]float32{bg, bg}
+	get := func(i int) value {
+		var v value
+		copy(v[:w], vals[w*i:w*i+w])
+		return v
+	}
+	var minusBG value
+	for a := range w {
+		minusBG[a] = -bg[a]
+	}
+	inactive := [2]value{bg, bg}
 	n := 0
-	for i, v := range vals {
+	for i := range len(vals) / w {
 		if on(active, i) || on(child, i) {
 			continue
 		}
+		v := get(i)
 		if n > 0 && v == inactive[0] || n > 1 && v == inactive[1] {
 			continue
 		}
@@ -400,20 +433,21 @@ func (e *enc) values(vals []float32, active, child []uint64, bg float32) {
 	}
 	meta := uint8(noMaskOrInactiveVals)
 	switch {
-	case n == 1 && inactive[0] == -bg:
+	case n == 1 && inactive[0] == bg:
+	case n == 1 && inactive[0] == minusBG:
 		meta = noMaskAndMinusBG
-	case n == 1 && inactive[0] != bg:
+	case n == 1:
 		meta = noMaskAndOneInactiveVal
 	case n == 2 && inactive[0] != bg && inactive[1] != bg:
 		meta = maskAndTwoInactiveVals
-	case n == 2 && inactive[1] == bg && inactive[0] == -bg:
+	case n == 2 && inactive[1] == bg && inactive[0] == minusBG:
 		meta = maskAndNoInactiveVals
 	case n == 2 && inactive[1] == bg:
 		meta = maskAndOneInactiveVal
 	case n == 2: // inactive[0] is the background: the other value comes first
 		inactive[0], inactive[1] = inactive[1], inactive[0]
 		meta = maskAndOneInactiveVal
-		if inactive[0] == -bg {
+		if inactive[0] == minusBG {
 			meta = maskAndNoInactiveVals
 		}
 	case n > 2:
@@ -422,32 +456,34 @@ func (e *enc) values(vals []float32, active, child []uint64, bg float32) {
 	e.u8(meta)
 	switch meta {
 	case noMaskAndOneInactiveVal, maskAndOneInactiveVal:
-		e.f32(inactive[0])
+		e.value(inactive[0], w)
 	case maskAndTwoInactiveVals:
-		e.f32(inactive[0])
-		e.f32(inactive[1])
+		e.value(inactive[0], w)
+		e.value(inactive[1], w)
 	case noMaskAndAllVals:
 		e.floats(vals)
 		return
 	}
 	if meta >= maskAndNoInactiveVals {
-		sel := make([]uint64, (len(vals)+63)/64)
-		for i, v := range vals {
-			if !on(active, i) && v == inactive[1] {
+		sel := make([]uint64, (len(vals)/w+63)/64)
+		for i := range len(vals) / w {
+			if !on(active, i) && get(i) == inactive[1] {
 				sel[i>>6] |= 1 << (i & 63)
 			}
 		}
 		e.words(sel)
 	}
 	buf := e.buf[:0:len(e.buf)]
-	for i, v := range vals {
+	for i := range len(vals) / w {
 		if !on(active, i) {
 			continue
 		}
-		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
-		if len(buf) == cap(buf) {
+		if len(buf)+4*w > cap(buf) {
 			e.bytes(buf)
 			buf = buf[:0]
+		}
+		for _, c := range vals[w*i : w*i+w] {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(c))
 		}
 	}
 	e.bytes(buf)

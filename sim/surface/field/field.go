@@ -138,6 +138,7 @@ type Field struct {
 	r2   float64   // R²
 	inv2 float64   // 1/R²
 	p    []float32 // positions in the neighbour grid's order, xyz packed
+	v    []float32 // Means' vectors in that order, xyz packed
 	g    *grid.Grid
 	ids  []uint32
 }
