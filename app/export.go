@@ -181,6 +181,7 @@ func (c *cacheWriter) setMeshes(m *meshExport, shapes []scene.Shape) {
 func (c *cacheWriter) setVDB(v *vdbExport) {
 	c.vdb = v
 	if v != nil {
+		v.setGrains(c.car.Materials)
 		c.car.VDBGrids = v.grids()
 	}
 }

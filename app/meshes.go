@@ -41,6 +41,12 @@ func (m *frameMesher) surface(f *sim.Frame, s field.Settings) (*trimesh.Mesh, fi
 // or solid, Material k; not a body's) with the settings s, as surface meshes the liquid's: sand's or dough's own
 // surface, apart from the water's. A frame without such particles gives an empty mesh.
 func (m *frameMesher) grains(f *sim.Frame, k int, s field.Settings) (*trimesh.Mesh, field.Stats, error) {
+	return m.mesh(f, m.grainPositions(f, k), s)
+}
+
+// grainPositions are the positions of f's particles of material number k that are not liquid and not a body's,
+// copied into the mesher's scratch.
+func (m *frameMesher) grainPositions(f *sim.Frame, k int) [][4]float32 {
 	m.pos = m.pos[:0]
 	for i, p := range f.Pos[:f.N] {
 		if i < len(f.Phase) && f.Phase[i] != scene.PhaseLiquid && i < len(f.Material) && int(f.Material[i]) == k &&
@@ -48,7 +54,7 @@ func (m *frameMesher) grains(f *sim.Frame, k int, s field.Settings) (*trimesh.Me
 			m.pos = append(m.pos, p)
 		}
 	}
-	return m.mesh(f, m.pos, s)
+	return m.pos
 }
 
 // mesh meshes the surface of the particles at pos, of f's radius, with the settings s.
@@ -70,6 +76,18 @@ func (m *frameMesher) mesh(f *sim.Frame, pos [][4]float32, s field.Settings) (*t
 // sample samples the implicit surface of f's fluid (as surface meshes it) with the settings s, without marching
 // it: its blocks are then the mesher's (field.Mesher.Blocks). It returns the field's configuration.
 func (m *frameMesher) sample(f *sim.Frame, s field.Settings) (field.Config, error) {
+	pos, _ := fluidOnly(f, &m.pos, &m.ids)
+	return m.samplePositions(f, pos, s)
+}
+
+// sampleGrains samples the implicit surface of f's particles of material number k that are not liquid, as grains
+// meshes them, without marching it.
+func (m *frameMesher) sampleGrains(f *sim.Frame, k int, s field.Settings) (field.Config, error) {
+	return m.samplePositions(f, m.grainPositions(f, k), s)
+}
+
+// samplePositions samples the implicit surface of the particles at pos, of f's radius, with the settings s.
+func (m *frameMesher) samplePositions(f *sim.Frame, pos [][4]float32, s field.Settings) (field.Config, error) {
 	if !(f.Radius > 0) {
 		return field.Config{}, fmt.Errorf("mesh: the frame has no particle radius (%g)", f.Radius)
 	}
@@ -77,7 +95,6 @@ func (m *frameMesher) sample(f *sim.Frame, s field.Settings) (field.Config, erro
 	if err != nil {
 		return cfg, fmt.Errorf("mesh: %w", err)
 	}
-	pos, _ := fluidOnly(f, &m.pos, &m.ids)
 	if _, err := m.mesher.Sample(pos, cfg); err != nil {
 		return cfg, fmt.Errorf("mesh: %w (mesh.cell is the grid's Cell, in particle spacings)", err)
 	}

@@ -16,7 +16,8 @@ import (
 
 // vdbExport writes each frame's fluid surface as an OpenVDB level set (sim/export/vdb) named "surface": the same
 // implicit surface the meshes are made from (the mesh.* settings), its voxels the sampling grid's (mesh.cell ×
-// the particle spacing).
+// the particle spacing). Each granular material (sand, dough) gets a level set of its own, named as its surface
+// is in OBJ files (grainObjects), from its grains alone, as the meshes keep it apart from the liquid.
 type vdbExport struct {
 	settings field.Settings
 	density  bool // each file also holds a fog volume named density (vdb.Fog: 1 inside, falling to 0 across the band)
@@ -25,8 +26,9 @@ type vdbExport struct {
 	// none is
 	velocity bool
 	mesher   *frameMesher
-	origins  [][3]int  // the band's blocks, reused between frames
-	phi      []float32 // and their values
+	grains   []grainObject // the granular materials, each a level set named grainGrid
+	origins  [][3]int      // the band's blocks, reused between frames
+	phi      []float32     // and their values
 	vel      [][4]float32
 	voxels   [][3]int32   // the band's voxels
 	vs       [][3]float32 // and their velocities
@@ -38,6 +40,9 @@ func newVDBExport(s field.Settings, density, velocity bool) *vdbExport {
 	return &vdbExport{settings: s, density: density, velocity: velocity, mesher: newFrameMesher()}
 }
 
+// setGrains makes each file hold a level set of each granular material of mats (export.SceneMaterials).
+func (e *vdbExport) setGrains(mats []export.Material) { e.grains = grainObjects(mats) }
+
 // grids are the names of the grids each file holds, in order.
 func (e *vdbExport) grids() []string {
 	names := []string{"surface"}
@@ -47,7 +52,33 @@ func (e *vdbExport) grids() []string {
 	if e.velocity {
 		names = append(names, "velocity")
 	}
+	for _, g := range e.grains {
+		names = append(names, e.grainGrid(g))
+	}
 	return names
+}
+
+// grainGrid is the name of g's level set: its object name, with its material number added when that is the name
+// of one of the liquid's grids.
+func (e *vdbExport) grainGrid(g grainObject) string {
+	switch g.object {
+	case "surface", "density", "velocity":
+		return fmt.Sprintf("%s_%d", g.object, g.number)
+	}
+	return g.object
+}
+
+// levelSet is the level set named name of the surface the mesher sampled last, with cfg.
+func (e *vdbExport) levelSet(name string, cfg field.Config) (*vdb.Grid, error) {
+	e.origins, e.phi = e.origins[:0], e.phi[:0]
+	outside := e.mesher.mesher.Blocks(func(o [3]int, v []float32) {
+		e.origins = append(e.origins, o)
+		e.phi = append(e.phi, v...)
+	})
+	if len(e.origins) == 0 {
+		outside = float32(cfg.Support - cfg.Radius) // nothing there: an empty grid, still a file of the sequence
+	}
+	return vdb.LevelSet(name, cfg.Cell, e.origins, e.phi, outside)
 }
 
 // write samples frame n (f) and writes it to dir atomically (never through a link), returning the file's name.
@@ -57,15 +88,7 @@ func (e *vdbExport) write(dir string, n int, f *sim.Frame) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e.origins, e.phi = e.origins[:0], e.phi[:0]
-	outside := e.mesher.mesher.Blocks(func(o [3]int, v []float32) {
-		e.origins = append(e.origins, o)
-		e.phi = append(e.phi, v...)
-	})
-	if len(e.origins) == 0 {
-		outside = float32(cfg.Support - cfg.Radius) // no fluid: an empty grid, still a file of the sequence
-	}
-	g, err := vdb.LevelSet("surface", cfg.Cell, e.origins, e.phi, outside)
+	g, err := e.levelSet("surface", cfg)
 	if err != nil {
 		return "", err
 	}
@@ -83,6 +106,17 @@ func (e *vdbExport) write(dir string, n int, f *sim.Frame) (string, error) {
 			return "", err
 		}
 		grids = append(grids, v)
+	}
+	for _, gr := range e.grains {
+		cfg, err := e.mesher.sampleGrains(f, gr.number, e.settings)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", gr.object, err)
+		}
+		ls, err := e.levelSet(e.grainGrid(gr), cfg)
+		if err != nil {
+			return "", err
+		}
+		grids = append(grids, ls)
 	}
 	path := export.SurfaceName(dir, n, export.VDB)
 	if err := atomicfile.Write(path, func(w io.Writer) error { return vdb.Write(w, grids...) }); err != nil {

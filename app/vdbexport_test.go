@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/slosh/slosh/internal/testenv"
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
+	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/surface/field"
 )
 
@@ -101,6 +103,98 @@ func TestExportVDB(t *testing.T) {
 		}
 		if !strings.HasPrefix(name, "surface_") {
 			t.Errorf("%s: not named like the surface meshes", name)
+		}
+		// OpenVDB's own mesher puts the surface where slosh's marching cubes did: the two meshes' boxes agree to a
+		// quarter of a voxel (the two methods place vertices differently within a voxel; a half-voxel shift of the
+		// grid, Blender 3.4's, would fail)
+		lo, hi := objBounds(t, filepath.Join(dir, strings.TrimSuffix(name, ".vdb")+".obj"))
+		m := openVDBMeshes(t, py, path)["surface"]
+		for k := range 3 {
+			if m.Faces == 0 || math.Abs(m.Lo[k]-lo[k]) > voxel/4 || math.Abs(m.Hi[k]-hi[k]) > voxel/4 {
+				t.Errorf("%s: OpenVDB meshes the level set to %v–%v (%d faces), the OBJ spans %v–%v: more than a quarter voxel (%g) apart",
+					name, m.Lo, m.Hi, m.Faces, lo, hi, voxel/4)
+				break
+			}
+		}
+	}
+}
+
+// vdbMesh is a level set grid meshed by OpenVDB's own mesher (testdata/meshvdb.py): its box and face count.
+type vdbMesh struct {
+	Lo, Hi []float64
+	Faces  int
+}
+
+// openVDBMeshes meshes every level set grid of the VDB file at path with OpenVDB, by grid name.
+func openVDBMeshes(t *testing.T, py, path string) map[string]vdbMesh {
+	t.Helper()
+	out, err := exec.Command(py, filepath.Join("..", "sim", "export", "vdb", "testdata", "meshvdb.py"), path).Output()
+	if err != nil {
+		t.Fatalf("OpenVDB did not mesh %s: %v", path, err)
+	}
+	var m map[string]vdbMesh
+	if err := json.Unmarshal(bytes.TrimSpace(out), &m); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, out)
+	}
+	return m
+}
+
+// objBounds is the box of an OBJ file's vertices.
+func objBounds(t *testing.T, path string) (lo, hi [3]float64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for _, line := range strings.Split(string(data), "\n") {
+		var v [3]float64
+		if n, _ := fmt.Sscanf(line, "v %g %g %g", &v[0], &v[1], &v[2]); n != 3 {
+			continue
+		}
+		for k := range 3 {
+			lo[k], hi[k] = min(lo[k], v[k]), max(hi[k], v[k])
+		}
+	}
+	return lo, hi
+}
+
+// Sand gets a level set of its own beside the liquid's (issue 32: "solid materials as their own level sets"): a
+// block of water beside a block of sand gives a file with grids surface and sand, each a level set that OpenVDB
+// meshes around its own block's particles and not the other's.
+func TestExportVDBSand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("OpenVDB's reader; make test runs it")
+	}
+	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
+	const n, h = 6, 0.02
+	f := sandAndWater(n, n, 3, h)
+	water, sand := [2]float64{h, n * h}, [2]float64{(n + 4) * h, (2*n + 3) * h} // the blocks' particles in x
+	dir := t.TempDir()
+	cw, err := newCacheWriter(dir, "flip", sandFrameScene(), param.NewSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw.setVDB(newVDBExport(field.DefaultSettings(), false, false))
+	if err := cw.write(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.finish(); err != nil {
+		t.Fatal(err)
+	}
+	car := readSidecar(t, dir)
+	if !slices.Equal(car.VDBGrids, []string{"surface", "sand"}) || len(car.VDB) != 1 {
+		t.Fatalf("sidecar: grids %v, files %v; want surface and sand", car.VDBGrids, car.VDB)
+	}
+	meshes := openVDBMeshes(t, py, filepath.Join(dir, car.VDB[0]))
+	for name, want := range map[string][2]float64{"surface": water, "sand": sand} {
+		m, ok := meshes[name]
+		if !ok || m.Faces == 0 {
+			t.Fatalf("no level set %s in %v", name, meshes)
+		}
+		// its box in x is its particles' box widened by at most the surface's reach (two spacings)
+		if m.Lo[0] > want[0] || m.Hi[0] < want[1] || m.Lo[0] < want[0]-2*h || m.Hi[0] > want[1]+2*h {
+			t.Errorf("%s spans x %.3f–%.3f, its particles %.3f–%.3f", name, m.Lo[0], m.Hi[0], want[0], want[1])
 		}
 	}
 }
