@@ -150,7 +150,12 @@ func (v *viewer) toggleExport() {
 		vdbs = newVDBExport(v.surf.cfg.mesh, v.capCfg.VDBDensity, v.capCfg.VDBVelocity)
 		what += " and VDB level sets"
 	}
-	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params(), meshes, vdbs, v.bodyShapes())
+	var stage *usdExport
+	if v.capCfg.USD && !v.flatMode() {
+		stage = newUSDExport(v.surf.cfg.mesh, v.sc, usdCamera(v.sc), fmt.Sprintf("slosh %s, mode %s, scene %s", softwareVersion(), v.drv.Mode().Name, v.sc.Name))
+		what += " and a USD stage"
+	}
+	e, err := startLiveExport(dir, v.drv.Mode().Name, v.sc, v.drv.Params(), meshes, vdbs, stage, v.bodyShapes())
 	if err != nil {
 		v.status.set(err.Error(), true)
 		return

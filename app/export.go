@@ -345,6 +345,7 @@ type liveExport struct {
 	dir    string
 	meshes string // the mesh format, "" without meshes
 	vdb    bool   // with level sets
+	usd    bool   // with a USD stage
 	jobs   chan *sim.Frame
 	free   chan *sim.Frame
 	done   chan struct{}
@@ -357,16 +358,17 @@ type liveExport struct {
 const exportQueue = 4
 
 // startLiveExport starts writing frames of mode (with params) of sc into dir; with meshes (nil: none) each frame's
-// fluid surface and bodies (of shapes, as the export starts) as meshes too, and with vdb (nil: none) the fluid's
-// surface as a level set.
-func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set, meshes *meshExport, vdb *vdbExport, shapes []scene.Shape) (*liveExport, error) {
+// fluid surface and bodies (of shapes, as the export starts) as meshes too, with vdb (nil: none) the fluid's
+// surface as a level set, and with stage (nil: none) the run as a USD stage.
+func startLiveExport(dir, mode string, sc *scene.Scene, params *param.Set, meshes *meshExport, vdb *vdbExport, stage *usdExport, shapes []scene.Shape) (*liveExport, error) {
 	cw, err := newCacheWriter(dir, mode, sc, params)
 	if err != nil {
 		return nil, err
 	}
 	cw.setMeshes(meshes, shapes)
 	cw.setVDB(vdb)
-	e := &liveExport{dir: dir, meshes: cw.car.MeshFormat, vdb: vdb != nil, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
+	cw.setUSD(stage)
+	e := &liveExport{dir: dir, meshes: cw.car.MeshFormat, vdb: vdb != nil, usd: stage != nil, jobs: make(chan *sim.Frame, exportQueue), free: make(chan *sim.Frame, exportQueue+1), done: make(chan struct{})}
 	for i := 0; i < exportQueue+1; i++ {
 		e.free <- new(sim.Frame)
 	}
@@ -437,6 +439,9 @@ func (e *liveExport) summary() (string, bool) {
 	}
 	if e.vdb {
 		what += " and VDB level sets"
+	}
+	if e.usd {
+		what += " and the USD stage " + usd.RootName
 	}
 	return fmt.Sprintf("exported %d frames to %s (%s, with %s)", e.frames(), e.dir, what, SidecarName), false
 }

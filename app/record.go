@@ -36,6 +36,7 @@ type captureConfig struct {
 	VDB         bool  // the particle export also writes the fluid's surface as OpenVDB level sets
 	VDBDensity  bool  // and a density fog volume beside each
 	VDBVelocity bool  // and a velocity vector grid on each level set's band
+	USD         bool  // the particle export also writes the run as a USD stage
 }
 
 // What capture.meshes can be: the particle export without meshes, or with them in one of the export formats.
@@ -64,6 +65,8 @@ func (c *captureConfig) register(s *param.Set) {
 		Desc: "With capture.vdb, each VDB file also holds a fog volume named density: 1 inside the fluid, falling to 0 across the level set's band (what Blender and Houdini render as smoke or a volume)"})
 	s.Bool(&c.VDBVelocity, param.Spec{Name: "capture.vdb_velocity", Label: "VDB velocity", Group: "Capture",
 		Desc: "With capture.vdb, each VDB file also holds a vector grid named velocity on the level set's band: the liquid particles' velocities averaged with the surface's kernel, zero where no particle is within its radius (for motion blur and for driving spray or foam)"})
+	s.Bool(&c.USD, param.Spec{Name: "capture.usd", Label: "Export a USD stage", Group: "Capture",
+		Desc: "The particle export also writes the run as one USD stage, slosh.usda, for Houdini, Omniverse and usdview: the particles, the liquid's and each granular material's surface (mesh.* settings), the rigid bodies moving and the camera, each frame a layer of its own (usd_000001.usda on)"})
 }
 
 func (c *captureConfig) fps() float64 {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/slosh/slosh/gpu/gltest"
 	"github.com/slosh/slosh/gpu/render"
+	"github.com/slosh/slosh/sim/export/usd"
 	"github.com/slosh/slosh/sim/mesh"
 	"github.com/slosh/slosh/sim/param"
 	"github.com/slosh/slosh/sim/scene"
@@ -69,6 +71,9 @@ func TestViewerMeshes(t *testing.T) {
 	if err := v.capSet.SetString("capture.vdb", "true"); err != nil {
 		t.Fatal(err)
 	}
+	if err := v.capSet.SetString("capture.usd", "true"); err != nil {
+		t.Fatal(err)
+	}
 	v.toggleExport()
 	if v.export == nil {
 		t.Fatalf("export not started: %q", v.status.msg)
@@ -84,7 +89,15 @@ func TestViewerMeshes(t *testing.T) {
 	if len(car.VDB) != car.Frames || len(car.VDBGrids) != 1 || !(car.VDBVoxelSize > 0) {
 		t.Fatalf("sidecar: %d frames, level sets %v of %v, voxel size %g", car.Frames, car.VDB, car.VDBGrids, car.VDBVoxelSize)
 	}
-	for _, name := range append(append(car.Meshes, car.BodyMeshes[9]...), car.VDB...) {
+	// the stage: a layer per frame, and a root that plays them all with the ten bodies moving
+	if car.USD != usd.RootName || len(car.USDFrames) != car.Frames {
+		t.Fatalf("sidecar: %d frames, USD stage %q with %d layers", car.Frames, car.USD, len(car.USDFrames))
+	}
+	root, err := os.ReadFile(filepath.Join(dir, car.USD))
+	if err != nil || !strings.Contains(string(root), fmt.Sprintf("endTimeCode = %d\n", car.Frames)) || !strings.Contains(string(root), `def Mesh "Body9"`) {
+		t.Fatalf("the root stage (%v):\n%.600s", err, root)
+	}
+	for _, name := range append(append(append(car.Meshes, car.BodyMeshes[9]...), car.VDB...), car.USDFrames...) {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() < 200 {
 			t.Errorf("%s: %v", name, err)
 		}
