@@ -136,35 +136,44 @@ fuzz:
 
 # interop checks that the tools artists finish shots in read what `slosh export` writes (issue 32): Debian's Blender,
 # headless, imports a frame's OpenVDB level set and fog volume and its OBJ mesh, checks them and renders the level
-# set with Cycles (INTEROP_OUT/blender-vdb.png); TinyUSDZ, an independent USD reader (npm, run in Node), reads every
-# layer of the USD stage against the PLY frames and OBJ meshes. Debian 12 has no USD library and builds Blender
-# without USD, hence TinyUSDZ (tools/interop/readusd.mjs says what it checks and what it cannot).
+# set with Cycles (INTEROP_OUT/blender-vdb.png); Pixar's OpenUSD (Autodesk's WebAssembly build of it, from the npm
+# package three-usdz-loader, run in Node) plays the USD stage and every time code is checked against the PLY frame
+# and the OBJ mesh, and Blender renders three of its time codes (INTEROP_OUT/blender-usd.png). Debian 12 has no USD
+# library and builds Blender without USD, hence that build (tools/interop/usdstage.cjs says what it checks).
 INTEROP_OUT ?= captures/interop
-TINYUSDZ := tinyusdz@0.9.0-rc10
+USD_WASM := three-usdz-loader@1.0.9
+USD_WASM_DIR := $(CURDIR)/build/interop/node_modules/three-usdz-loader/external
 interop: deps build
 	@start=$$(date +%s)
 	pkgs="blender"
 	# Node from Debian unless one is there already (NodeSource's nodejs carries its own npm, which Debian's conflicts with)
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then pkgs="$$pkgs nodejs npm"; fi
 	$(call apt_install,$$pkgs)
-	if [ ! -f build/interop/node_modules/tinyusdz/tinyusdz.wasm ]; then
+	if [ ! -f $(USD_WASM_DIR)/emHdBindings.wasm ]; then
 		mkdir -p build/interop
-		npm install --silent --no-audit --no-fund --prefix build/interop $(TINYUSDZ)
+		npm install --silent --no-audit --no-fund --prefix build/interop $(USD_WASM)
 	fi
 	rm -rf $(INTEROP_OUT)
 	./$(BIN) export --scene dambreak --mode pbf-cpu --particles 16000 --frames 45 --out $(INTEROP_OUT) \
 		--mesh obj --vdb --vdb-density --usd
-	voxel=$$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["vdb_voxel_size"])' $(INTEROP_OUT)/slosh-export.json)
-	log=$(INTEROP_OUT)/blender.log
-	if ! blender -b --factory-startup --python tools/interop/blender_vdb.py -- $(INTEROP_OUT)/surface_000045.vdb \
-		$(INTEROP_OUT)/surface_000045.obj "$$voxel" --render $(CURDIR)/$(INTEROP_OUT)/blender-vdb.png >"$$log" 2>&1; then
-		tail -n 30 "$$log" >&2
-		echo "make interop: Blender's check failed (all its output: $$log)" >&2
-		exit 1
-	fi
-	grep '^{' "$$log"
-	node tools/interop/readusd.mjs $(INTEROP_OUT) $(CURDIR)/build/interop/node_modules/tinyusdz
-	echo "make interop: passed in $$(( $$(date +%s) - start )) s"
+	out=$(CURDIR)/$(INTEROP_OUT)
+	voxel=$$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["vdb_voxel_size"])' $$out/slosh-export.json)
+	blend() { # runs Blender headless on a script of tools/interop, its output in a log shown when it fails
+		log="$$out/blender-$$1.log"
+		if ! blender -b --factory-startup --python "tools/interop/$$1.py" -- "$${@:2}" >"$$log" 2>&1; then
+			tail -n 30 "$$log" >&2
+			echo "make interop: Blender's $$1 failed (all its output: $$log)" >&2
+			exit 1
+		fi
+	}
+	blend blender_vdb $$out/surface_000045.vdb $$out/surface_000045.obj "$$voxel" --render $$out/blender-vdb.png
+	grep '^{' "$$out/blender-blender_vdb.log"
+	USD_WASM_DIR=$(USD_WASM_DIR) node --require ./tools/interop/usdwasm-prelude.cjs tools/interop/usdstage.cjs \
+		$$out $$out 1 20 45
+	blend blender_usd $$out/usd-t $$out/usd_1.obj $$out/usd_20.obj $$out/usd_45.obj
+	ffmpeg -loglevel error -y -i $$out/usd-t1.png -i $$out/usd-t20.png -i $$out/usd-t45.png \
+		-filter_complex hstack=inputs=3 $$out/blender-usd.png
+	echo "make interop: passed in $$(( $$(date +%s) - start )) s; renders: $(INTEROP_OUT)/blender-vdb.png, $(INTEROP_OUT)/blender-usd.png"
 
 clean:
 	rm -f $(BIN)

@@ -13,8 +13,12 @@ import json
 import math
 import sys
 
+import os
+
 import bpy
-import mathutils
+
+sys.path.insert(0, os.path.dirname(__file__))
+import look  # noqa: E402  (Blender runs this file as a script: its folder is not on the path)
 
 args = sys.argv[sys.argv.index("--") + 1:]
 vdb_path, obj_path, voxel = args[0], args[1], float(args[2])
@@ -76,52 +80,9 @@ result = {
 }
 
 if render and not failures:
-    # the level set as water over a floor, lit by a sun and the sky, seen from the front and above
     obj.hide_render = True
     vol.hide_render = True
-    water = bpy.data.materials.new("water")
-    water.use_nodes = True
-    bsdf = water.node_tree.nodes["Principled BSDF"]
-    bsdf.inputs["Base Color"].default_value = (0.55, 0.75, 0.95, 1)
-    bsdf.inputs["Roughness"].default_value = 0.05
-    bsdf.inputs["Transmission"].default_value = 0.9
-    bsdf.inputs["IOR"].default_value = 1.33
-    level.data.materials.append(water)
-    centre = mathutils.Vector([(olo[i] + ohi[i]) / 2 for i in range(3)])
-    size = max(ohi[i] - olo[i] for i in range(3))
-    floor = bpy.data.objects.new("floor", bpy.data.meshes.new("floor"))
-    s = 3 * size
-    floor.data.from_pydata([(centre.x - s, olo[1] - 0.002, centre.z - s), (centre.x + s, olo[1] - 0.002, centre.z - s),
-                            (centre.x + s, olo[1] - 0.002, centre.z + s), (centre.x - s, olo[1] - 0.002, centre.z + s)],
-                           [], [(0, 3, 2, 1)])
-    grey = bpy.data.materials.new("floor")
-    grey.diffuse_color = (0.5, 0.5, 0.5, 1)
-    floor.data.materials.append(grey)
-    scene.collection.objects.link(floor)
-    # slosh is Y-up: the camera looks along −z from in front, raised, at the fluid's middle
-    cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
-    cam.location = centre + mathutils.Vector((0.3 * size, 0.55 * size, 1.05 * size))
-    back = (cam.location - centre).normalized()  # the camera looks down its −z, with +y (slosh's up) up
-    right = mathutils.Vector((0, 1, 0)).cross(back).normalized()
-    cam.rotation_euler = mathutils.Matrix((right, back.cross(right), back)).transposed().to_euler()
-    cam.data.lens = 28
-    scene.collection.objects.link(cam)
-    scene.camera = cam
-    sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", "SUN"))
-    sun.data.energy = 3
-    sun.rotation_euler = mathutils.Euler((math.radians(-60), 0, math.radians(20)))  # down −y, from behind the camera
-    scene.collection.objects.link(sun)
-    world = bpy.data.worlds.new("sky")
-    world.use_nodes = True
-    world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.6, 0.7, 0.85, 1)
-    scene.world = world
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = 64
-    scene.cycles.use_denoising = False  # Debian builds Blender without OpenImageDenoise
-    scene.render.resolution_x, scene.render.resolution_y = 640, 360
-    scene.render.filepath = render
-    bpy.ops.render.render(write_still=True)
+    look.render_water([level], olo, ohi, render)
     result["render"] = render
 
 print(json.dumps(result))
