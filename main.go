@@ -103,7 +103,7 @@ func commands(stdout, stderr io.Writer) []command {
 				"from the particles (DIR/surface_000001.obj on: closed, with normals; mesh.* settings) and each rigid\n" +
 				"body at its pose (DIR/body0_000001.obj on). With --vdb, the same surface as an OpenVDB narrow-band\n" +
 				"level set named surface (DIR/surface_000001.vdb on; voxels of mesh.cell spacings). With --usd, the whole\n" +
-				"run as one USD stage, DIR/slosh.usda, playing a layer per frame (DIR/usd_000001.usda on).",
+				"run as one USD stage, DIR/slosh.usda, playing a layer per frame (DIR/usd.000001.usda on).",
 			examples: `  slosh export --scene dambreak --frames 120 --out cache/dambreak
   slosh export --scene duck-pond --frames 60 --out cache/ducks --mesh obj --set mesh.cell=0.4
   slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain`,

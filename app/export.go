@@ -38,7 +38,7 @@ type ExportOptions struct {
 	VDBVelocity     bool // adds a vector grid named velocity on the level set's band (the particles' velocities)
 	// USD also writes the run as one USD stage (slosh.usda, sim/export/usd): the particles, the liquid's and each
 	// granular material's surface meshed as Mesh does, the rigid bodies moving and the scene's camera, each frame
-	// a layer of its own (usd_000001.usda on) that the stage plays as value clips.
+	// a layer of its own (usd.000001.usda on) that the stage plays as value clips.
 	USD    bool
 	Stdout io.Writer
 }
@@ -79,6 +79,9 @@ func Export(o ExportOptions) error {
 	}
 	if o.VDB && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--vdb: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid surface: export without --vdb", st.mode.Name)
+	}
+	if o.USD && o.Frames > usd.MaxFrames {
+		return usagef("--usd: %d frames, but a USD stage numbers its frames' layers with six digits: at most %d frames", o.Frames, usd.MaxFrames)
 	}
 	if o.USD && (st.mode.Flat || st.sc.IsFlat()) {
 		return usagef("--usd: mode %s plays a 2D scene, whose tracers mark the flow and are no fluid to mesh: export without --usd", st.mode.Name)

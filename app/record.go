@@ -66,7 +66,7 @@ func (c *captureConfig) register(s *param.Set) {
 	s.Bool(&c.VDBVelocity, param.Spec{Name: "capture.vdb_velocity", Label: "VDB velocity", Group: "Capture",
 		Desc: "With capture.vdb, each VDB file also holds a vector grid named velocity on the level set's band: the liquid particles' velocities averaged with the surface's kernel, zero where no particle is within its radius (for motion blur and for driving spray or foam)"})
 	s.Bool(&c.USD, param.Spec{Name: "capture.usd", Label: "Export a USD stage", Group: "Capture",
-		Desc: "The particle export also writes the run as one USD stage, slosh.usda, for Houdini, Omniverse and usdview: the particles, the liquid's and each granular material's surface (mesh.* settings), the rigid bodies moving and the camera, each frame a layer of its own (usd_000001.usda on)"})
+		Desc: "The particle export also writes the run as one USD stage, slosh.usda, for Houdini, Omniverse and usdview: the particles, the liquid's and each granular material's surface (mesh.* settings), the rigid bodies moving and the camera, each frame a layer of its own (usd.000001.usda on)"})
 }
 
 func (c *captureConfig) fps() float64 {

@@ -45,6 +45,11 @@ func TestExportUSD(t *testing.T) {
 	if err := Export(flat); err == nil || !strings.Contains(err.Error(), "--usd") {
 		t.Errorf("a 2D mode's export with --usd: %v, want a usage error naming --usd", err)
 	}
+	long := ExportOptions{Options: Options{Scene: "dambreak", Stderr: io.Discard}, Frames: usd.MaxFrames + 1,
+		Out: filepath.Join(t.TempDir(), "long"), USD: true, Stdout: io.Discard}
+	if err := Export(long); err == nil || !strings.Contains(err.Error(), "--usd") {
+		t.Errorf("--usd with %d frames: %v, want a usage error naming --usd", long.Frames, err)
+	}
 	export2 := func(mesh string) string {
 		dir := filepath.Join(t.TempDir(), "cache")
 		o := ExportOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Stderr: io.Discard,
@@ -56,14 +61,14 @@ func TestExportUSD(t *testing.T) {
 	}
 	dir := export2("obj")
 	car := readSidecar(t, dir)
-	if car.Format != export.SidecarFormat || car.USD != usd.RootName || len(car.USDFrames) != 2 || car.USDFrames[1] != "usd_000002.usda" {
+	if car.Format != export.SidecarFormat || car.USD != usd.RootName || len(car.USDFrames) != 2 || car.USDFrames[1] != "usd.000002.usda" {
 		t.Fatalf("sidecar: format %d, usd %q, frames %v", car.Format, car.USD, car.USDFrames)
 	}
 	root, err := os.ReadFile(filepath.Join(dir, usd.RootName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"endTimeCode = 2", "framesPerSecond = 60", "@./usd_000002.usda@", `def Camera "Camera"`, `def Mesh "Surface"`} {
+	for _, want := range []string{"endTimeCode = 2", "framesPerSecond = 60", "templateEndTime = 2", `def Camera "Camera"`, `def Mesh "Surface"`} {
 		if !bytes.Contains(root, []byte(want)) {
 			t.Errorf("the root stage lacks %q", want)
 		}

@@ -6,15 +6,17 @@
 // # The layout
 //
 // A run of hundreds of frames with a hundred thousand particles is gigabytes of samples, so it is not one file.
-// Each frame is a layer of its own, usd_000001.usda on (FrameName), holding that frame's values as time samples at
+// Each frame is a layer of its own, usd.000001.usda on (FrameName), holding that frame's values as time samples at
 // its time code; the small root stage, slosh.usda (RootName), defines the prims and stitches the frames together
-// with USD's value clips — the mechanism USD provides for per-frame caches (the `clips` metadata on /World: each
-// frame's layer is the active clip at its time code). A manifest layer, usd_manifest.usda (ManifestName), declares
-// which attributes the clips supply, so that a reader opening the stage need not open every frame to find out.
+// with USD's value clips — the mechanism USD provides for per-frame caches (the `clips` metadata on /World, a
+// template naming usd.######.usda from 1 to the last frame: each frame's layer is the active clip at its time
+// code). The root is a few hundred bytes whatever the run's length, so rewriting it after every frame is cheap. A
+// manifest layer, usd_manifest.usda (ManifestName), declares which attributes the clips supply, so that a reader
+// opening the stage need not open every frame to find out.
 //
 //	slosh.usda            the stage: time range, frame rate, up axis, units; /World and its prims; the clips
 //	usd_manifest.usda     the attributes the clips hold, without values
-//	usd_000001.usda ...   frame 1's samples; each also opens on its own as a one-frame stage
+//	usd.000001.usda ...   frame 1's samples; each also opens on its own as a one-frame stage
 //
 // Opening slosh.usda plays the run. Time code k is frame k (startTimeCode 1), timeCodesPerSecond the export's
 // frame rate, metersPerUnit 1 and upAxis Y, as slosh's scenes are.
@@ -54,8 +56,9 @@ const (
 	ManifestName = "usd_manifest.usda"
 )
 
-// FrameName is the layer of frame n (counting from 1), relative to the root stage: usd_000001.usda on.
-func FrameName(n int) string { return fmt.Sprintf("usd_%06d.usda", n) }
+// FrameName is the layer of frame n (counting from 1), relative to the root stage: usd.000001.usda on. The
+// number sits between dots because USD's clip templates take only a section of #s (usd.######.usda).
+func FrameName(n int) string { return fmt.Sprintf("usd.%06d.usda", n) }
 
 // IsFileName reports whether name is the base name of a file this package writes (RootName, ManifestName or a
 // FrameName).
@@ -63,7 +66,7 @@ func IsFileName(name string) bool {
 	if name == RootName || name == ManifestName {
 		return true
 	}
-	rest, ok := strings.CutPrefix(name, "usd_")
+	rest, ok := strings.CutPrefix(name, "usd.")
 	if !ok {
 		return false
 	}
@@ -410,10 +413,13 @@ func transform(b sim.BodyState) ([4][4]float64, bool) {
 	return m, true
 }
 
+// MaxFrames is the most frames a stage plays: its clip template numbers the layers with six digits.
+const MaxFrames = 999999
+
 // WriteStage writes the root stage for s's frames, FrameName(1..s.Frames) beside it.
 func WriteStage(w io.Writer, s *Stage) error {
-	if s.Frames < 1 {
-		return fmt.Errorf("usd: a stage needs at least one frame")
+	if s.Frames < 1 || s.Frames > MaxFrames {
+		return fmt.Errorf("usd: a stage of %d frames: it plays 1 to %d", s.Frames, MaxFrames)
 	}
 	if !(s.FPS > 0) || math.IsInf(s.FPS, 0) {
 		return fmt.Errorf("usd: frame rate %g", s.FPS)
@@ -434,26 +440,14 @@ func WriteStage(w io.Writer, s *Stage) error {
 	e.line(`def Xform "World" (`)
 	e.line("    clips = {")
 	e.line("        dictionary default = {")
-	e.str("            double2[] active = [")
-	for k := range s.Frames {
-		e.sep(k)
-		e.buf = fmt.Appendf(e.buf, "(%d, %d)", k+1, k)
-	}
-	e.line("]")
-	e.str("            asset[] assetPaths = [")
-	for k := range s.Frames {
-		e.sep(k)
-		e.str("@./" + FrameName(k+1) + "@")
-	}
-	e.line("]")
+	// a template rather than lists: the root stays a few hundred bytes however long the run, though it is
+	// rewritten after every frame
+	e.line(`            string templateAssetPath = "./usd.######.usda"`)
+	e.line("            double templateStartTime = 1")
+	e.line(fmt.Sprintf("            double templateEndTime = %d", s.Frames))
+	e.line("            double templateStride = 1")
 	e.line("            asset manifestAssetPath = @./" + ManifestName + "@")
 	e.line(`            string primPath = "/World"`)
-	e.str("            double2[] times = [")
-	for k := range s.Frames {
-		e.sep(k)
-		e.buf = fmt.Appendf(e.buf, "(%d, %d)", k+1, k+1)
-	}
-	e.line("]")
 	e.line("        }")
 	e.line("    }")
 	e.line(")")

@@ -3,6 +3,7 @@ package usd
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -294,9 +295,10 @@ func TestStageManifestAndFramesAgree(t *testing.T) {
 	for k, want := range map[string]string{
 		"startTimeCode": "1", "endTimeCode": "3", "framesPerSecond": "60", "timeCodesPerSecond": "60",
 		"upAxis": `"Y"`, "metersPerUnit": "1", "defaultPrim": `"World"`,
-		"clips.assetPaths":        "[@./usd_000001.usda@, @./usd_000002.usda@, @./usd_000003.usda@]",
-		"clips.active":            "[(1, 0), (2, 1), (3, 2)]",
-		"clips.times":             "[(1, 1), (2, 2), (3, 3)]",
+		"clips.templateAssetPath": `"./usd.######.usda"`,
+		"clips.templateStartTime": "1",
+		"clips.templateEndTime":   "3",
+		"clips.templateStride":    "1",
 		"clips.manifestAssetPath": "@./usd_manifest.usda@",
 		"clips.primPath":          `"/World"`,
 	} {
@@ -375,6 +377,13 @@ func TestRefusesWhatUSDCannotHold(t *testing.T) {
 	if err := WriteStage(&bytes.Buffer{}, &Stage{FPS: 60}); err == nil {
 		t.Error("a stage of no frames was written")
 	}
+	if err := WriteStage(&bytes.Buffer{}, &Stage{FPS: 60, Frames: MaxFrames + 1}); err == nil {
+		t.Error("a stage of more frames than the template numbers was written")
+	}
+	// the template's six #s are FrameName's six digits
+	if got := strings.Replace("usd.######.usda", "######", fmt.Sprintf("%06d", 42), 1); got != FrameName(42) {
+		t.Errorf("the template names frame 42 %s, FrameName %s", got, FrameName(42))
+	}
 	if err := WriteStage(&bytes.Buffer{}, &Stage{FPS: 60, Frames: 1, Camera: &Camera{FovY: 40, Aspect: 1, Near: 1, Far: 2}}); err == nil {
 		t.Error("a camera whose eye is its target was written")
 	}
@@ -401,14 +410,14 @@ func TestEmptyFrame(t *testing.T) {
 
 func TestIsFileName(t *testing.T) {
 	for name, want := range map[string]bool{
-		"slosh.usda": true, "usd_manifest.usda": true, "usd_000001.usda": true, "usd_1234567.usda": true,
-		"usd_00001.usda": false, "usd_0000001.usda": false, "usd_00000a.usda": false, "scene.usda": false,
-		"usd_000001.usd": false, "frame_000001.ply": false,
+		"slosh.usda": true, "usd_manifest.usda": true, "usd.000001.usda": true, "usd.1234567.usda": true,
+		"usd.00001.usda": false, "usd.0000001.usda": false, "usd.00000a.usda": false, "scene.usda": false,
+		"usd.000001.usd": false, "usd_000001.usda": false, "frame_000001.ply": false,
 	} {
 		if IsFileName(name) != want {
 			t.Errorf("IsFileName(%q) = %v", name, !want)
 		}
-		if want && !strings.HasPrefix(name, "usd_1") && name != RootName && name != ManifestName && name != FrameName(1) {
+		if want && !strings.HasPrefix(name, "usd.1") && name != RootName && name != ManifestName && name != FrameName(1) {
 			t.Errorf("%s is not a name the package writes", name)
 		}
 	}
