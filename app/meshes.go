@@ -179,10 +179,15 @@ type grainObject struct {
 // with its object name: its name made an object name, with its number added when another material
 // (or the liquid, liquidObject) has that name.
 func grainObjects(mats []export.Material) []grainObject {
+	return surfaceObjects(mats, scene.Kind.OwnSurface)
+}
+
+// surfaceObjects are the materials of mats whose kind include takes, named as grainObjects names them.
+func surfaceObjects(mats []export.Material, include func(scene.Kind) bool) []grainObject {
 	var out []grainObject
 	used := map[string]bool{liquidObject: true}
 	for _, m := range mats {
-		if !scene.Kind(m.Kind).OwnSurface() {
+		if !include(scene.Kind(m.Kind)) {
 			continue
 		}
 		name := export.ObjectName(m.Name)

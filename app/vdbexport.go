@@ -11,13 +11,14 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/export/vdb"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/surface/field"
 )
 
 // vdbExport writes each frame's fluid surface as an OpenVDB level set (sim/export/vdb) named "surface": the same
 // implicit surface the meshes are made from (the mesh.* settings), its voxels the sampling grid's (mesh.cell ×
-// the particle spacing). Each granular material (sand, dough) gets a level set of its own, named as its surface
-// is in OBJ files (grainObjects), from its grains alone, as the meshes keep it apart from the liquid.
+// the particle spacing). Each granular material (sand, dough) and each solid gets a level set of its own, named as
+// its surface is in OBJ files (grainObjects), from its own particles out of the liquid phase (setGrains).
 type vdbExport struct {
 	settings field.Settings
 	density  bool // each file also holds a fog volume named density (vdb.Fog: 1 inside, falling to 0 across the band)
@@ -40,8 +41,13 @@ func newVDBExport(s field.Settings, density, velocity bool) *vdbExport {
 	return &vdbExport{settings: s, density: density, velocity: velocity, mesher: newFrameMesher()}
 }
 
-// setGrains makes each file hold a level set of each granular material of mats (export.SceneMaterials).
-func (e *vdbExport) setGrains(mats []export.Material) { e.grains = grainObjects(mats) }
+// setGrains makes each file hold a level set of each material of mats (export.SceneMaterials) that is not a liquid:
+// sand and dough, as the meshes have them, and Solenthaler's solids too (the meshes leave those as particles, since
+// they melt; a level set of a material's particles in the solid phase shows the part still solid, and what melted
+// joins the liquid's surface).
+func (e *vdbExport) setGrains(mats []export.Material) {
+	e.grains = surfaceObjects(mats, func(k scene.Kind) bool { return k.OwnSurface() || k.Solid() })
+}
 
 // grids are the names of the grids each file holds, in order.
 func (e *vdbExport) grids() []string {

@@ -17,6 +17,7 @@ import (
 	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/surface/field"
 )
 
@@ -159,9 +160,10 @@ func objBounds(t *testing.T, path string) (lo, hi [3]float64) {
 	return lo, hi
 }
 
-// Sand gets a level set of its own beside the liquid's (issue 32: "solid materials as their own level sets"): a
-// block of water beside a block of sand gives a file with grids surface and sand, each a level set that OpenVDB
-// meshes around its own block's particles and not the other's.
+// Sand and solids get level sets of their own beside the liquid's (issue 32: "solid materials (sand, solids) as
+// their own level sets"): a block of water beside a block of sand, or of jelly (an elastic solid), gives a file with
+// grids surface and the material's, each a level set that OpenVDB meshes around its own block's particles and not
+// the other's.
 func TestExportVDBSand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("OpenVDB's reader; make test runs it")
@@ -169,32 +171,37 @@ func TestExportVDBSand(t *testing.T) {
 	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
 	const n, h = 6, 0.02
 	f := sandAndWater(n, n, 3, h)
-	water, sand := [2]float64{h, n * h}, [2]float64{(n + 4) * h, (2*n + 3) * h} // the blocks' particles in x
-	dir := t.TempDir()
-	cw, err := newCacheWriter(dir, "flip", sandFrameScene(), param.NewSet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cw.setVDB(newVDBExport(field.DefaultSettings(), false, false))
-	if err := cw.write(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := cw.finish(); err != nil {
-		t.Fatal(err)
-	}
-	car := readSidecar(t, dir)
-	if !slices.Equal(car.VDBGrids, []string{"surface", "sand"}) || len(car.VDB) != 1 {
-		t.Fatalf("sidecar: grids %v, files %v; want surface and sand", car.VDBGrids, car.VDB)
-	}
-	meshes := openVDBMeshes(t, py, filepath.Join(dir, car.VDB[0]))
-	for name, want := range map[string][2]float64{"surface": water, "sand": sand} {
-		m, ok := meshes[name]
-		if !ok || m.Faces == 0 {
-			t.Fatalf("no level set %s in %v", name, meshes)
+	water, other := [2]float64{h, n * h}, [2]float64{(n + 4) * h, (2*n + 3) * h} // the blocks' particles in x
+	jelly := sandFrameScene()
+	jelly.Materials[0].Name, jelly.Materials[0].Kind = "jelly", scene.KindElastic
+	for _, sc := range []*scene.Scene{sandFrameScene(), jelly} {
+		name := sc.Materials[0].Name
+		dir := t.TempDir()
+		cw, err := newCacheWriter(dir, "sph", sc, param.NewSet())
+		if err != nil {
+			t.Fatal(err)
 		}
-		// its box in x is its particles' box widened by at most the surface's reach (two spacings)
-		if m.Lo[0] > want[0] || m.Hi[0] < want[1] || m.Lo[0] < want[0]-2*h || m.Hi[0] > want[1]+2*h {
-			t.Errorf("%s spans x %.3f–%.3f, its particles %.3f–%.3f", name, m.Lo[0], m.Hi[0], want[0], want[1])
+		cw.setVDB(newVDBExport(field.DefaultSettings(), false, false))
+		if err := cw.write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := cw.finish(); err != nil {
+			t.Fatal(err)
+		}
+		car := readSidecar(t, dir)
+		if !slices.Equal(car.VDBGrids, []string{"surface", name}) || len(car.VDB) != 1 {
+			t.Fatalf("sidecar: grids %v, files %v; want surface and %s", car.VDBGrids, car.VDB, name)
+		}
+		meshes := openVDBMeshes(t, py, filepath.Join(dir, car.VDB[0]))
+		for grid, want := range map[string][2]float64{"surface": water, name: other} {
+			m, ok := meshes[grid]
+			if !ok || m.Faces == 0 {
+				t.Fatalf("no level set %s in %v", grid, meshes)
+			}
+			// its box in x is its particles' box widened by at most the surface's reach (two spacings)
+			if m.Lo[0] > want[0] || m.Hi[0] < want[1] || m.Lo[0] < want[0]-2*h || m.Hi[0] > want[1]+2*h {
+				t.Errorf("%s spans x %.3f–%.3f, its particles %.3f–%.3f", grid, m.Lo[0], m.Hi[0], want[0], want[1])
+			}
 		}
 	}
 }
