@@ -91,25 +91,45 @@ func TestExportDoesNotWriteThroughLinks(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "mine" {
 		t.Errorf("the sidecar link's target now holds %d bytes", len(b))
 	}
+	// and links named like a USD stage's layer and its root
+	o.USD = true
+	for _, name := range []string{"usd.000001.usda", "slosh.usda", "usd_manifest.usda"} {
+		o.Out = t.TempDir()
+		if err := os.Symlink(victim, filepath.Join(o.Out, name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := Export(o); err == nil || !strings.Contains(err.Error(), name+": it is a symbolic link") {
+			t.Errorf("exporting over a link named %s: %v", name, err)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "mine" {
+			t.Errorf("the %s link's target now holds %d bytes", name, len(b))
+		}
+	}
 }
 
-// A killed export's temporary files are removed by the next export into the folder, once they are old.
+// A killed export's temporary files (a frame's, a USD layer's) are removed by the next export into the folder, once
+// they are old.
 func TestExportRemovesStaleTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	stale := filepath.Join(dir, ".frame_000007.ply.123456.tmp")
-	if err := os.WriteFile(stale, []byte("half a frame"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	staleUSD := filepath.Join(dir, ".usd.000007.usda.123456.tmp")
 	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{stale, staleUSD} {
+		if err := os.WriteFile(f, []byte("half a frame"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f, old, old); err != nil {
+			t.Fatal(err)
+		}
 	}
 	o := ExportOptions{Options: Options{Scene: "pool", Mode: "pbf-cpu", Particles: 500, Stderr: io.Discard}, Frames: 1, Out: dir, Stdout: io.Discard}
 	if err := Export(o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(stale); err == nil {
-		t.Error("the stale temporary file is still there")
+	for _, f := range []string{stale, staleUSD} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("the stale temporary file %s is still there", filepath.Base(f))
+		}
 	}
 }
 
