@@ -17,6 +17,21 @@ import (
 )
 
 // readSidecar reads and decodes the export sidecar in dir.
+// readPLYFile reads a PLY frame an export wrote: its particle count and columns.
+func readPLYFile(t testing.TB, path string) (int, []export.Column) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, cols, _, err := export.ReadPLY(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return n, cols
+}
+
 func readSidecar(t testing.TB, dir string) export.Sidecar {
 	t.Helper()
 	var car export.Sidecar
@@ -123,15 +138,7 @@ func TestExportMeshes(t *testing.T) {
 	}
 	// the last frame's particles (the bodies have fallen into the water by then): fluid and each body's
 	last := len(car.Files) - 1
-	f, err := os.Open(filepath.Join(dir, car.Files[last]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, cols, _, err := export.ReadPLY(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, cols := readPLYFile(t, filepath.Join(dir, car.Files[last]))
 	body := cols[len(cols)-1].I32
 	fluid := 0
 	type box struct{ lo, hi [3]float64 }

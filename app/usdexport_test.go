@@ -40,11 +40,7 @@ func TestExportUSD(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two headless exports; make test runs them")
 	}
-	flat := ExportOptions{Options: Options{Scene: "reduced-1", Mode: "reduced", Stderr: io.Discard}, Frames: 1,
-		Out: filepath.Join(t.TempDir(), "flat"), USD: true, Stdout: io.Discard}
-	if err := Export(flat); err == nil || !strings.Contains(err.Error(), "--usd") {
-		t.Errorf("a 2D mode's export with --usd: %v, want a usage error naming --usd", err)
-	}
+	refusesFlat(t, "--usd", func(o *ExportOptions) { o.USD = true })
 	long := ExportOptions{Options: Options{Scene: "dambreak", Stderr: io.Discard}, Frames: usd.MaxFrames + 1,
 		Out: filepath.Join(t.TempDir(), "long"), USD: true, Stdout: io.Discard}
 	if err := Export(long); err == nil || !strings.Contains(err.Error(), "--usd") {
@@ -79,15 +75,7 @@ func TestExportUSD(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(filepath.Join(dir, car.Files[k]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, cols, _, err := export.ReadPLY(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		n, cols := readPLYFile(t, filepath.Join(dir, car.Files[k]))
 		pts := tuple.FindAllString(usdSample(t, string(text), "Particles", "points"), -1)
 		if len(pts) != n {
 			t.Fatalf("%s: %d points, the PLY frame %d", name, len(pts), n)

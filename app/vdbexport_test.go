@@ -27,12 +27,7 @@ func TestExportVDB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a headless run of the app and OpenVDB's reader; make test runs it")
 	}
-	// A 2D mode has no fluid surface: a usage error, before anything is simulated.
-	flat := ExportOptions{Options: Options{Scene: "reduced-1", Mode: "reduced", Stderr: io.Discard}, Frames: 1,
-		Out: filepath.Join(t.TempDir(), "flat"), VDB: true, Stdout: io.Discard}
-	if err := Export(flat); err == nil || !strings.Contains(err.Error(), "--vdb") {
-		t.Errorf("a 2D mode's export with --vdb: %v, want a usage error naming --vdb", err)
-	}
+	refusesFlat(t, "--vdb", func(o *ExportOptions) { o.VDB = true })
 	py := testenv.Python(t, "pyopenvdb", "python3-openvdb")
 	dir := filepath.Join(t.TempDir(), "cache")
 	o := ExportOptions{Options: Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Stderr: io.Discard,
@@ -117,6 +112,18 @@ func TestExportVDB(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// refusesFlat checks that an export of a 2D mode with the option flag (set sets it) is a usage error naming flag,
+// before anything is simulated: a 2D mode's tracers mark the flow and make no fluid surface.
+func refusesFlat(t *testing.T, flag string, set func(*ExportOptions)) {
+	t.Helper()
+	flat := ExportOptions{Options: Options{Scene: "reduced-1", Mode: "reduced", Stderr: io.Discard}, Frames: 1,
+		Out: filepath.Join(t.TempDir(), "flat"), Stdout: io.Discard}
+	set(&flat)
+	if err := Export(flat); err == nil || !strings.Contains(err.Error(), flag) {
+		t.Errorf("a 2D mode's export with %s: %v, want a usage error naming it", flag, err)
 	}
 }
 
@@ -364,15 +371,7 @@ func TestExportVDBVelocity(t *testing.T) {
 		t.Fatalf("the default mesh settings' cell %g, the files' voxel %g", cfg.Cell, voxel)
 	}
 	// the last frame's particles (the dam break's are all water)
-	f, err := os.Open(filepath.Join(dir, car.Files[1]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, cols, _, err := export.ReadPLY(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, cols := readPLYFile(t, filepath.Join(dir, car.Files[1]))
 	if names := strings.Join(export.Names(cols), " "); !strings.HasPrefix(names, "x y z vx vy vz ") || strings.Contains(names, "body") {
 		t.Fatalf("the frame's columns: %s", names)
 	}

@@ -44,26 +44,13 @@ func BenchmarkSphere40(b *testing.B) {
 // A block of 40³ fluid particles, sampled by sim/surface/field at its default cell of half a spacing (the sampling
 // is not timed).
 func BenchmarkFluidBlock64k(b *testing.B) {
-	const s = 0.02
-	var pos [][4]float32
-	for k := range 40 {
-		for j := range 40 {
-			for i := range 40 {
-				pos = append(pos, [4]float32{float32(0.1 + s*float64(i)), float32(0.05 + s*float64(j)), float32(0.2 + s*float64(k))})
-			}
-		}
-	}
-	cfg := field.DefaultConfig(s)
+	pos := particleBlock(40, 40, 40, 0.02)
+	cfg := field.DefaultConfig(0.02)
 	var m field.Mesher
 	if _, _, err := m.Mesh(pos, cfg); err != nil {
 		b.Fatal(err)
 	}
-	var origins [][3]int
-	var phi []float32
-	outside := m.Blocks(func(o [3]int, v []float32) {
-		origins = append(origins, o)
-		phi = append(phi, v...)
-	})
+	origins, phi, outside := sampledBlocks(&m)
 	benchmarkLevelSet(b, cfg.Cell, origins, phi, outside)
 }
 

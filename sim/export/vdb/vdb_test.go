@@ -244,26 +244,14 @@ func TestSphereReadByOpenVDB(t *testing.T) {
 func TestFluidBlockReadByOpenVDB(t *testing.T) {
 	py := openVDBPython(t)
 	const s = 0.02
-	var pos [][4]float32
-	for k := range 12 {
-		for j := range 10 {
-			for i := range 16 {
-				pos = append(pos, [4]float32{float32(0.1 + s*float64(i)), float32(0.05 + s*float64(j)), float32(0.2 + s*float64(k))})
-			}
-		}
-	}
+	pos := particleBlock(16, 10, 12, s)
 	cfg := field.DefaultConfig(s)
 	var m field.Mesher
 	mesh, _, err := m.Mesh(pos, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var origins [][3]int
-	var phi []float32
-	outside := m.Blocks(func(o [3]int, v []float32) {
-		origins = append(origins, o)
-		phi = append(phi, v...)
-	})
+	origins, phi, outside := sampledBlocks(&m)
 	g, err := LevelSet("surface", cfg.Cell, origins, phi, outside)
 	if err != nil {
 		t.Fatal(err)
@@ -565,6 +553,29 @@ func TestVectorsRefuses(t *testing.T) {
 	}
 }
 
+// particleBlock is a block of nx × ny × nz particles spacing s apart, its corner at (0.1, 0.05, 0.2).
+func particleBlock(nx, ny, nz int, s float64) [][4]float32 {
+	var pos [][4]float32
+	for k := range nz {
+		for j := range ny {
+			for i := range nx {
+				pos = append(pos, [4]float32{float32(0.1 + s*float64(i)), float32(0.05 + s*float64(j)), float32(0.2 + s*float64(k))})
+			}
+		}
+	}
+	return pos
+}
+
+// sampledBlocks collects the band's blocks m sampled last (field.Mesher.Blocks): their origins, their values one
+// block after another, and the value outside them.
+func sampledBlocks(m *field.Mesher) (origins [][3]int, phi []float32, outside float32) {
+	outside = m.Blocks(func(o [3]int, v []float32) {
+		origins = append(origins, o)
+		phi = append(phi, v...)
+	})
+	return origins, phi, outside
+}
+
 // fluidVelocity samples the level set of particles at pos (field.DefaultConfig(s)) and their velocities vel on its
 // band (field.Field.Means), as the app's export does.
 func fluidVelocity(t *testing.T, pos, vel [][4]float32, s float64) (ls, v *Grid, voxels [][3]int32, cfg field.Config) {
@@ -574,12 +585,7 @@ func fluidVelocity(t *testing.T, pos, vel [][4]float32, s float64) (ls, v *Grid,
 	if _, err := m.Sample(pos, cfg); err != nil {
 		t.Fatal(err)
 	}
-	var origins [][3]int
-	var phi []float32
-	outside := m.Blocks(func(o [3]int, v []float32) {
-		origins = append(origins, o)
-		phi = append(phi, v...)
-	})
+	origins, phi, outside := sampledBlocks(m)
 	ls, err := LevelSet("surface", cfg.Cell, origins, phi, outside)
 	if err != nil {
 		t.Fatal(err)
@@ -605,14 +611,7 @@ func fluidVelocity(t *testing.T, pos, vel [][4]float32, s float64) (ls, v *Grid,
 func TestVelocityReadByOpenVDB(t *testing.T) {
 	py := openVDBPython(t)
 	const s = 0.02
-	var pos [][4]float32
-	for k := range 12 {
-		for j := range 10 {
-			for i := range 16 {
-				pos = append(pos, [4]float32{float32(0.1 + s*float64(i)), float32(0.05 + s*float64(j)), float32(0.2 + s*float64(k))})
-			}
-		}
-	}
+	pos := particleBlock(16, 10, 12, s)
 	c := [3]float64{0.1 + 7.5*s, 0.05 + 4.5*s, 0.2 + 5.5*s}
 	omega := [3]float64{0.5, -1.5, 2.5}
 	rot := func(p [3]float64) [3]float64 {
