@@ -138,7 +138,8 @@ fuzz:
 # headless, imports a frame's OpenVDB level set and fog volume and its OBJ mesh, checks them and renders the level
 # set with Cycles (INTEROP_OUT/blender-vdb.png); Pixar's OpenUSD (Autodesk's WebAssembly build of it, from the npm
 # package three-usdz-loader, run in Node) plays the USD stage and every time code is checked against the PLY frame
-# and the OBJ mesh, and Blender renders three of its time codes (INTEROP_OUT/blender-usd.png). Debian 12 has no USD
+# and the OBJ meshes (the dam break's surface; the duck pond's bodies, each moved by its transform), and Blender
+# renders three of the dam break's time codes (INTEROP_OUT/blender-usd.png). Debian 12 has no USD
 # library and builds Blender without USD, hence that build (tools/interop/usdstage.cjs says what it checks).
 INTEROP_OUT ?= captures/interop
 USD_WASM := three-usdz-loader@1.0.9
@@ -170,6 +171,11 @@ interop: deps build
 	grep '^{' "$$out/blender-blender_vdb.log"
 	USD_WASM_DIR=$(USD_WASM_DIR) node --require ./tools/interop/usdwasm-prelude.cjs tools/interop/usdstage.cjs \
 		$$out $$out 1 20 45
+	# rigid bodies: the duck pond's ten ducks, each moved by its transform, against their OBJ meshes
+	./$(BIN) export --scene duck-pond --mode pbf-cpu --particles 6000 --frames 10 --out $(INTEROP_OUT)/ducks \
+		--mesh obj --usd
+	USD_WASM_DIR=$(USD_WASM_DIR) node --require ./tools/interop/usdwasm-prelude.cjs tools/interop/usdstage.cjs \
+		$$out/ducks
 	blend blender_usd $$out/usd-t $$out/usd_1.obj $$out/usd_20.obj $$out/usd_45.obj
 	ffmpeg -loglevel error -y -i $$out/usd-t1.png -i $$out/usd-t20.png -i $$out/usd-t45.png \
 		-filter_complex hstack=inputs=3 $$out/blender-usd.png

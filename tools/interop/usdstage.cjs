@@ -1,8 +1,8 @@
 // The USD side of `make interop`: Pixar's OpenUSD itself — Autodesk's WebAssembly build of it with its Hydra
 // bindings (hdEmscripten), as the npm package three-usdz-loader ships it — opens the stage of a `slosh export
 // --usd --mesh obj` folder, composes the value clips, and plays it: at every time code Hydra hands this script's
-// render delegate the particles (a points prim) and the liquid's surface (a mesh), which are checked against the
-// PLY frame and the OBJ mesh of the same frame. Debian 12 packages no USD library and builds Blender without USD,
+// render delegate the particles (a points prim), the liquid's surface and the rigid bodies (meshes, each body's
+// with its transform), which are checked against the PLY frame and the OBJ meshes of the same frame. Debian 12 packages no USD library and builds Blender without USD,
 // hence this build.
 //
 //   USD_WASM_DIR=DIR node --require tools/interop/usdwasm-prelude.cjs tools/interop/usdstage.cjs EXPORT_DIR [OBJ_DIR T...]
@@ -56,7 +56,7 @@ const check = (ok, what) => { if (!ok) failures.push(what); };
     `the stage runs ${stage.GetStartTimeCode()}–${stage.GetEndTimeCode()}, the export wrote ${car.frames} frames`);
   check(Math.abs(stage.GetTimeCodesPerSecond() - 1 / car.frame_dt) < 1e-9, `${stage.GetTimeCodesPerSecond()} time codes a second`);
 
-  let points = 0, faces = 0;
+  let points = 0, faces = 0, bodies = 0;
   for (let t = 1; t <= car.frames; t++) {
     driver.SetTime(t);
     driver.Draw();
@@ -80,6 +80,27 @@ const check = (ok, what) => { if (!ok) failures.push(what); };
     check(surface.points.length === 3 * verts && surface.indices.length === 3 * objFaces,
       `time ${t}: the surface has ${surface.points.length / 3} vertices and ${surface.indices.length / 3} triangles, the OBJ ${verts} and ${objFaces}`);
     faces += surface.indices.length / 3;
+    // each rigid body: its shape as placed, moved by the transform Hydra hands over (USD's row vectors, the
+    // translation in the last row), is the body's OBJ mesh of the frame
+    for (let b = 0; b < (car.body_meshes ?? []).length; b++) {
+      const body = prims[`/World/Bodies/Body${b}`];
+      const want = (fs.readFileSync(path.join(dir, car.body_meshes[b][t - 1]), "utf8").match(/^v .*$/gm) ?? [])
+        .map((l) => l.split(/\s+/).slice(1, 4).map(Number));
+      if (!body || !body.points || !body.transform || body.points.length !== 3 * want.length) {
+        failures.push(`time ${t}: body ${b} has ${body?.points?.length / 3} vertices and transform ${body?.transform}, its OBJ ${want.length} vertices`);
+        continue;
+      }
+      const m = body.transform;
+      let worst = 0;
+      for (let v = 0; v < want.length; v++) {
+        const [x, y, z] = body.points.slice(3 * v, 3 * v + 3);
+        for (let k = 0; k < 3; k++) {
+          worst = Math.max(worst, Math.abs(x * m[k] + y * m[4 + k] + z * m[8 + k] + m[12 + k] - want[v][k]));
+        }
+      }
+      check(worst < 1e-5, `time ${t}: body ${b} lies ${worst} m from its OBJ mesh`);
+      bodies = Math.max(bodies, b + 1);
+    }
     if (objDir && dumpTimes.includes(t)) {
       const lines = [`# the liquid's surface at time code ${t} of ${car.usd}, as OpenUSD composed it`];
       for (let i = 0; i < surface.points.length; i += 3) lines.push(`v ${surface.points[i]} ${surface.points[i + 1]} ${surface.points[i + 2]}`);
@@ -87,6 +108,6 @@ const check = (ok, what) => { if (!ok) failures.push(what); };
       fs.writeFileSync(path.join(objDir, `usd_${t}.obj`), lines.join("\n") + "\n");
     }
   }
-  console.log(JSON.stringify({ reader: "OpenUSD (three-usdz-loader 1.0.9's WebAssembly build)", frames: car.frames, particles: points, surface_triangles: faces, failures }));
+  console.log(JSON.stringify({ reader: "OpenUSD (three-usdz-loader 1.0.9's WebAssembly build)", frames: car.frames, particles: points, surface_triangles: faces, bodies, failures }));
   process.exit(failures.length ? 1 : 0);
 })().catch((e) => { console.error("usdstage:", e); process.exit(1); });
