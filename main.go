@@ -96,7 +96,7 @@ func commands(stdout, stderr io.Writer) []command {
 		},
 		{
 			name:     "export",
-			synopsis: "export --scene S --frames N --out DIR [--mesh obj|ply] [--mode M] [--set name=value ...]",
+			synopsis: "export --scene S --frames N --out DIR [--mesh obj|ply] [--vdb] [--usd] [--mode M] [--set name=value ...]",
 			summary: "Simulate without a window and write every frame as a particle cache: DIR/frame_000001.ply on\n" +
 				"(binary PLY: x y z, vx vy vz, density, id, body) that Blender and Houdini import, and DIR/" + app.SidecarName + "\n" +
 				"with the scene, the parameters and the software version. With --mesh, also the fluid's surface meshed\n" +
@@ -106,7 +106,8 @@ func commands(stdout, stderr io.Writer) []command {
 				"run as one USD stage, DIR/slosh.usda, playing a layer per frame (DIR/usd.000001.usda on).",
 			examples: `  slosh export --scene dambreak --frames 120 --out cache/dambreak
   slosh export --scene duck-pond --frames 60 --out cache/ducks --mesh obj --set mesh.cell=0.4
-  slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain`,
+  slosh export --scene fountain --mode pbf-cpu --particles 20000 --frames 240 --out cache/fountain
+  slosh export --scene duck-pond --frames 120 --out cache/ducks --vdb --vdb-velocity --usd`,
 			flags: func(fs *flag.FlagSet) func() error {
 				var o app.ExportOptions
 				common(fs, &o.Options)
