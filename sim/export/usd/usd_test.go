@@ -40,7 +40,7 @@ var (
 )
 
 // readLayer reads the usda this package writes, line by line (it is not a general usda reader: the real readers
-// are OpenUSD's, and the interop check runs TinyUSDZ on these files). It fails the test on any line it does not
+// are OpenUSD's, which `make interop` runs on these files). It fails the test on any line it does not
 // understand, so a change to the writer's layout shows here.
 func readLayer(t *testing.T, text string) *layer {
 	t.Helper()
