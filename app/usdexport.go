@@ -78,8 +78,8 @@ type surfaces struct {
 // manifest for frames 1..n. It returns the frame layer's name.
 func (u *usdExport) write(dir string, n int, f *sim.Frame, made *surfaces) (string, error) {
 	start := time.Now()
-	fd := usd.FrameData{N: n, Particles: f, Attrs: usd.FrameAttrs(f),
-		Doc: fmt.Sprintf("slosh frame %d, t=%.6f s", n, f.Time)}
+	primvars, cols := usd.FramePrimvars(f)
+	fd := usd.FrameData{N: n, Particles: f, Columns: cols, Doc: fmt.Sprintf("slosh frame %d, t=%.6f s", n, f.Time)}
 	if made != nil {
 		fd.Surface = made.surface
 	} else {
@@ -123,7 +123,7 @@ func (u *usdExport) write(dir string, n int, f *sim.Frame, made *surfaces) (stri
 		return "", err
 	}
 	u.stage.Frames = n
-	u.stage.Attrs |= fd.Attrs
+	u.stage.Primvars = usd.AddPrimvars(u.stage.Primvars, primvars)
 	u.stage.Radius = float64(f.Radius)
 	if err := u.writeStage(dir); err != nil {
 		return "", err

@@ -25,8 +25,9 @@
 //
 //	/World                       Xform, the clips' anchor
 //	/World/Particles             Points: points, velocities (m/s), ids (int64, stable across frames), widths
-//	                             (constant, the particles' diameter), extent, and the primvars density (ρ/ρ0),
-//	                             body, material, phase and temperature where the run has them (vertex interpolation)
+//	                             (constant, the particles' diameter), extent, and as vertex primvars the other
+//	                             columns of the particle export (export.FrameColumns: density ρ/ρ0, and body,
+//	                             material, phase and temperature where the run has them)
 //	/World/Surface               Mesh: the liquid's surface, triangles wound counter-clockwise seen from outside
 //	                             (USD's rightHanded orientation), vertex normals
 //	/World/Grains/<material>     Mesh: a granular material's surface (sand, dough), apart from the liquid's
@@ -42,11 +43,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/trimesh"
 )
 
@@ -82,51 +85,45 @@ func IsFileName(name string) bool {
 	return true
 }
 
-// Attr is a per-particle value of the Points prim beside its positions, velocities and ids.
-type Attr int
-
-// The per-particle values a frame may carry: each is a vertex primvar named as String says.
-const (
-	Density     Attr = iota // ρ/ρ0, float
-	Body                    // the rigid body a particle belongs to, −1 for fluid, int
-	Material                // the scene's material number, int
-	Phase                   // 0 liquid, 1 granular, 2 solid (scene.Phase), int
-	Temperature             // °C, float
-	numAttrs
-)
-
-var attrNames = [numAttrs]string{"density", "body", "material", "phase", "temperature"}
-
-// String is the primvar's name without its namespace: "density".
-func (a Attr) String() string { return attrNames[a] }
-
-func (a Attr) usdType() string {
-	if a == Density || a == Temperature {
-		return "float[]"
-	}
-	return "int[]"
+// Primvar is a per-particle value of the Points prim beside its positions, velocities and ids: one of the columns
+// the particle export writes (export.FrameColumns: density, body, material, phase, temperature, ...), so that a
+// value a solver adds to its frames reaches the PLY frames and the stage alike. Its USD type follows the column's:
+// float[], int[] or uint[].
+type Primvar struct {
+	Name, Type string
 }
 
-// Attrs is a set of Attr.
-type Attrs uint32
+// skipped are the columns the Points prim holds as its own attributes rather than as primvars.
+func skipped(name string) bool {
+	switch name {
+	case "x", "y", "z", "vx", "vy", "vz", "id":
+		return true
+	}
+	return false
+}
 
-// Has says whether a is in the set.
-func (s Attrs) Has(a Attr) bool { return s&(1<<a) != 0 }
+// FramePrimvars are the primvars of f's columns (export.FrameColumns), in their order, with the columns.
+func FramePrimvars(f *sim.Frame) ([]Primvar, []export.Column) {
+	var pv []Primvar
+	var cols []export.Column
+	for _, c := range export.FrameColumns(f) {
+		if skipped(c.Name) {
+			continue
+		}
+		pv = append(pv, Primvar{Name: c.Name, Type: c.Type() + "[]"})
+		cols = append(cols, c)
+	}
+	return pv, cols
+}
 
-// FrameAttrs are the per-particle values f carries: density always, body in scenes with bodies, material and
-// phase in runs with materials or phases, temperature where the solver has heat.
-func FrameAttrs(f *sim.Frame) Attrs {
-	s := Attrs(1 << Density)
-	if f.Body != nil {
-		s |= 1 << Body
+// AddPrimvars adds to have those of more it lacks, keeping the order in which they came.
+func AddPrimvars(have []Primvar, more []Primvar) []Primvar {
+	for _, p := range more {
+		if !slices.Contains(have, p) {
+			have = append(have, p)
+		}
 	}
-	if f.Material != nil || f.Phase != nil {
-		s |= 1<<Material | 1<<Phase
-	}
-	if f.Temperature != nil {
-		s |= 1 << Temperature
-	}
-	return s
+	return have
 }
 
 // Camera is the stage's camera: where it is, what it looks at, which way is up, its vertical field of view in
@@ -143,7 +140,8 @@ type Stage struct {
 	FPS    float64 // frames per simulated second
 	Frames int     // frames written: time codes 1..Frames, layers FrameName(1..Frames)
 	Radius float64 // the particles' radius, m: their widths are twice it
-	Attrs  Attrs   // the per-particle values the frames carry
+	// Primvars are the per-particle values the frames carry (AddPrimvars of each frame's FramePrimvars).
+	Primvars []Primvar
 	// Surface says the frames carry the liquid's surface; Grains names the granular materials' surfaces (each a
 	// valid identifier, export.ObjectName), in the frames' order.
 	Surface bool
@@ -156,10 +154,11 @@ type Stage struct {
 // FrameData is one frame's samples.
 type FrameData struct {
 	N         int        // its time code, counting from 1
-	Particles *sim.Frame // positions, velocities, ids and the values Attrs names
-	Attrs     Attrs
-	Surface   *trimesh.Mesh // the liquid's surface; nil when the stage has none
-	Grains    []Grain       // each granular material's, in Stage.Grains' order
+	Particles *sim.Frame // positions, velocities and ids; its other values are Columns
+	// Columns are the frame's other per-particle values, written as primvars (FramePrimvars' columns).
+	Columns []export.Column
+	Surface *trimesh.Mesh // the liquid's surface; nil when the stage has none
+	Grains  []Grain       // each granular material's, in Stage.Grains' order
 	// Poses are the rigid bodies' poses, in Stage.Bodies' order; nil when the bodies are not written this frame.
 	Poses []sim.BodyState
 	Doc   string
@@ -197,7 +196,7 @@ func WriteFrame(w io.Writer, f *FrameData) error {
 	e.line(`    def Points "Particles"`)
 	e.line("    {")
 	e.indent = "        "
-	if err := e.particles(f.N, p, f.Attrs); err != nil {
+	if err := e.particles(f.N, p, f.Columns); err != nil {
 		return fmt.Errorf("usd: frame %d: %w", f.N, err)
 	}
 	e.line("    }")
@@ -245,7 +244,7 @@ func WriteFrame(w io.Writer, f *FrameData) error {
 }
 
 // particles writes the Points prim's samples at time code n.
-func (e *enc) particles(n int, p *sim.Frame, attrs Attrs) error {
+func (e *enc) particles(n int, p *sim.Frame, cols []export.Column) error {
 	lo, hi := [3]float32{}, [3]float32{}
 	for i := range p.N {
 		for k := range 3 {
@@ -290,24 +289,25 @@ func (e *enc) particles(n int, p *sim.Frame, attrs Attrs) error {
 			e.vec3(hi[0]+r, hi[1]+r, hi[2]+r)
 		})
 	}
-	for a := range numAttrs {
-		if !attrs.Has(a) {
-			continue
+	for _, c := range cols {
+		if c.Type() == "" || c.Len() != p.N {
+			return fmt.Errorf("column %s: %d values of type %q for %d particles", c.Name, c.Len(), c.Type(), p.N)
 		}
-		e.sampled(a.usdType(), "primvars:"+a.String(), n, true, func() {
+		for i, v := range c.F32 {
+			if !finite(v) {
+				return fmt.Errorf("particle %d (id %d) has a non-finite %s", i, p.ID[i], c.Name)
+			}
+		}
+		e.sampled(c.Type()+"[]", "primvars:"+c.Name, n, true, func() {
 			for i := range p.N {
 				e.sep(i)
-				switch a {
-				case Density:
-					e.f32(at(p.Rho, i, 0))
-				case Temperature:
-					e.f32(at(p.Temperature, i, 0))
-				case Body:
-					e.buf = strconv.AppendInt(e.buf, int64(at(p.Body, i, -1)), 10)
-				case Material:
-					e.buf = strconv.AppendInt(e.buf, int64(at(p.Material, i, 0)), 10)
-				case Phase:
-					e.buf = strconv.AppendInt(e.buf, int64(at(p.Phase, i, 0)), 10)
+				switch {
+				case c.F32 != nil:
+					e.f32(c.F32[i])
+				case c.I32 != nil:
+					e.buf = strconv.AppendInt(e.buf, int64(c.I32[i]), 10)
+				default:
+					e.buf = strconv.AppendUint(e.buf, uint64(c.U32[i]), 10)
 				}
 			}
 		})
@@ -489,13 +489,11 @@ func (e *enc) prims(s *Stage, manifest bool) {
 	e.line("        vector3f[] velocities")
 	e.line("        int64[] ids")
 	e.line("        float3[] extent")
-	for a := range numAttrs {
-		if s.Attrs.Has(a) {
-			if manifest {
-				e.line("        " + a.usdType() + " primvars:" + a.String())
-			} else {
-				e.line("        " + a.usdType() + " primvars:" + a.String() + ` (interpolation = "vertex")`)
-			}
+	for _, p := range s.Primvars {
+		if manifest {
+			e.line("        " + p.Type + " primvars:" + p.Name)
+		} else {
+			e.line("        " + p.Type + " primvars:" + p.Name + ` (interpolation = "vertex")`)
 		}
 	}
 	if !manifest {

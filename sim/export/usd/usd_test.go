@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/slosh/slosh/sim"
+	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/rigid"
 	"github.com/slosh/slosh/sim/scene"
 	"github.com/slosh/slosh/sim/trimesh"
@@ -175,7 +176,8 @@ func triangle(z float32) *trimesh.Mesh {
 // The frame's values read back bit for bit: each float32 is written as the shortest decimal that names it.
 func TestFrameValuesReadBackExactly(t *testing.T) {
 	f := testFrame()
-	fd := &FrameData{N: 7, Particles: f, Attrs: FrameAttrs(f), Surface: triangle(0.5),
+	_, cols := FramePrimvars(f)
+	fd := &FrameData{N: 7, Particles: f, Columns: cols, Surface: triangle(0.5),
 		Grains: []Grain{{Name: "sand", Mesh: triangle(0.25)}}, Poses: f.Bodies, Doc: "a \"test\"\nframe"}
 	var buf bytes.Buffer
 	if err := WriteFrame(&buf, fd); err != nil {
@@ -217,6 +219,13 @@ func TestFrameValuesReadBackExactly(t *testing.T) {
 		}
 		if int32(body[i]) != f.Body[i] || uint8(mat[i]) != f.Material[i] || scene.Phase(phase[i]) != f.Phase[i] {
 			t.Errorf("particle %d: body %v material %v phase %v", i, body[i], mat[i], phase[i])
+		}
+	}
+	// every column of the particle export is on the stage: a value a solver adds to its frames needs no word here
+	for _, c := range export.FrameColumns(f) {
+		key := "/World/Particles.primvars:" + c.Name
+		if _, ok := l.attrs[key]; !ok && !skipped(c.Name) {
+			t.Errorf("the PLY frame's column %s is not on the stage", c.Name)
 		}
 	}
 	ext := get("/World/Particles.extent", 6)
@@ -282,7 +291,8 @@ func TestBodyTransformIsThePose(t *testing.T) {
 func TestStageManifestAndFramesAgree(t *testing.T) {
 	f := testFrame()
 	cam := &Camera{Eye: [3]float64{0.8, 1.1, 2.3}, Target: [3]float64{0.8, 0.3, 0.3}, Up: [3]float64{0, 1, 0}, FovY: 40, Aspect: 16.0 / 9, Near: 0.01, Far: 100}
-	s := &Stage{Doc: "test", FPS: 60, Frames: 3, Radius: float64(f.Radius), Attrs: FrameAttrs(f), Surface: true,
+	primvars, cols := FramePrimvars(f)
+	s := &Stage{Doc: "test", FPS: 60, Frames: 3, Radius: float64(f.Radius), Primvars: AddPrimvars(nil, primvars), Surface: true,
 		Grains: []string{"sand"}, Bodies: []*trimesh.Mesh{triangle(0)}, Camera: cam}
 	var root, manifest bytes.Buffer
 	if err := WriteStage(&root, s); err != nil {
@@ -308,7 +318,7 @@ func TestStageManifestAndFramesAgree(t *testing.T) {
 	}
 	for n := 1; n <= 3; n++ {
 		var buf bytes.Buffer
-		fd := &FrameData{N: n, Particles: f, Attrs: s.Attrs, Surface: triangle(0), Grains: []Grain{{"sand", triangle(1)}}, Poses: f.Bodies}
+		fd := &FrameData{N: n, Particles: f, Columns: cols, Surface: triangle(0), Grains: []Grain{{"sand", triangle(1)}}, Poses: f.Bodies}
 		if err := WriteFrame(&buf, fd); err != nil {
 			t.Fatal(err)
 		}
@@ -361,6 +371,12 @@ func TestRefusesWhatUSDCannotHold(t *testing.T) {
 		t.Errorf("NaN position: %v", err)
 	}
 	f = testFrame()
+	f.Temperature[2] = float32(math.Inf(1))
+	_, cols := FramePrimvars(f)
+	if err := WriteFrame(&bytes.Buffer{}, &FrameData{N: 1, Particles: f, Columns: cols}); err == nil || !strings.Contains(err.Error(), "temperature") {
+		t.Errorf("an infinite temperature: %v", err)
+	}
+	f = testFrame()
 	bad := triangle(0)
 	bad.Triangles[1][2] = 9
 	if err := WriteFrame(&bytes.Buffer{}, &FrameData{N: 1, Particles: f, Surface: bad}); err == nil || !strings.Contains(err.Error(), "triangle 1") {
@@ -393,7 +409,8 @@ func TestRefusesWhatUSDCannotHold(t *testing.T) {
 func TestEmptyFrame(t *testing.T) {
 	f := &sim.Frame{Radius: 0.01}
 	var buf bytes.Buffer
-	if err := WriteFrame(&buf, &FrameData{N: 2, Particles: f, Attrs: FrameAttrs(f), Surface: &trimesh.Mesh{}}); err != nil {
+	_, cols := FramePrimvars(f)
+	if err := WriteFrame(&buf, &FrameData{N: 2, Particles: f, Columns: cols, Surface: &trimesh.Mesh{}}); err != nil {
 		t.Fatal(err)
 	}
 	l := readLayer(t, buf.String())
