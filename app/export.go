@@ -277,7 +277,7 @@ func (c *cacheWriter) write(f *sim.Frame) error {
 		c.car.VDBVoxelSize = c.vdb.last.Voxel
 	}
 	if c.usd != nil {
-		name, err := c.usd.write(c.dir, n, f, made)
+		name, err := c.usd.write(c.dir, n, f, cols, made)
 		if err != nil {
 			return fmt.Errorf("export: frame %d: %w (frames 1–%d are in %s)", n, err, n-1, c.dir)
 		}

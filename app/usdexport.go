@@ -74,11 +74,11 @@ type surfaces struct {
 	grains  []*trimesh.Mesh // in grainObjects' order
 }
 
-// write writes frame n (f) into dir, meshing its surfaces unless made holds them, then the root stage and the
-// manifest for frames 1..n. It returns the frame layer's name.
-func (u *usdExport) write(dir string, n int, f *sim.Frame, made *surfaces) (string, error) {
+// write writes frame n (f, whose PLY columns are cols) into dir, meshing its surfaces unless made holds them, then
+// the root stage and the manifest for frames 1..n. It returns the frame layer's name.
+func (u *usdExport) write(dir string, n int, f *sim.Frame, cols []export.Column, made *surfaces) (string, error) {
 	start := time.Now()
-	primvars, cols := usd.FramePrimvars(f)
+	primvars, cols := usd.FramePrimvars(cols)
 	fd := usd.FrameData{N: n, Particles: f, Columns: cols, Doc: fmt.Sprintf("slosh frame %d, t=%.6f s", n, f.Time)}
 	if made != nil {
 		fd.Surface = made.surface

@@ -102,11 +102,12 @@ func skipped(name string) bool {
 	return false
 }
 
-// FramePrimvars are the primvars of f's columns (export.FrameColumns), in their order, with the columns.
-func FramePrimvars(f *sim.Frame) ([]Primvar, []export.Column) {
+// FramePrimvars are the primvars of a frame's columns (export.FrameColumns, as the PLY frame has them), in their
+// order, with those columns.
+func FramePrimvars(all []export.Column) ([]Primvar, []export.Column) {
 	var pv []Primvar
 	var cols []export.Column
-	for _, c := range export.FrameColumns(f) {
+	for _, c := range all {
 		if skipped(c.Name) {
 			continue
 		}

@@ -176,7 +176,7 @@ func triangle(z float32) *trimesh.Mesh {
 // The frame's values read back bit for bit: each float32 is written as the shortest decimal that names it.
 func TestFrameValuesReadBackExactly(t *testing.T) {
 	f := testFrame()
-	_, cols := FramePrimvars(f)
+	_, cols := FramePrimvars(export.FrameColumns(f))
 	fd := &FrameData{N: 7, Particles: f, Columns: cols, Surface: triangle(0.5),
 		Grains: []Grain{{Name: "sand", Mesh: triangle(0.25)}}, Poses: f.Bodies, Doc: "a \"test\"\nframe"}
 	var buf bytes.Buffer
@@ -291,7 +291,7 @@ func TestBodyTransformIsThePose(t *testing.T) {
 func TestStageManifestAndFramesAgree(t *testing.T) {
 	f := testFrame()
 	cam := &Camera{Eye: [3]float64{0.8, 1.1, 2.3}, Target: [3]float64{0.8, 0.3, 0.3}, Up: [3]float64{0, 1, 0}, FovY: 40, Aspect: 16.0 / 9, Near: 0.01, Far: 100}
-	primvars, cols := FramePrimvars(f)
+	primvars, cols := FramePrimvars(export.FrameColumns(f))
 	s := &Stage{Doc: "test", FPS: 60, Frames: 3, Radius: float64(f.Radius), Primvars: AddPrimvars(nil, primvars), Surface: true,
 		Grains: []string{"sand"}, Bodies: []*trimesh.Mesh{triangle(0)}, Camera: cam}
 	var root, manifest bytes.Buffer
@@ -372,7 +372,7 @@ func TestRefusesWhatUSDCannotHold(t *testing.T) {
 	}
 	f = testFrame()
 	f.Temperature[2] = float32(math.Inf(1))
-	_, cols := FramePrimvars(f)
+	_, cols := FramePrimvars(export.FrameColumns(f))
 	if err := WriteFrame(&bytes.Buffer{}, &FrameData{N: 1, Particles: f, Columns: cols}); err == nil || !strings.Contains(err.Error(), "temperature") {
 		t.Errorf("an infinite temperature: %v", err)
 	}
@@ -409,7 +409,7 @@ func TestRefusesWhatUSDCannotHold(t *testing.T) {
 func TestEmptyFrame(t *testing.T) {
 	f := &sim.Frame{Radius: 0.01}
 	var buf bytes.Buffer
-	_, cols := FramePrimvars(f)
+	_, cols := FramePrimvars(export.FrameColumns(f))
 	if err := WriteFrame(&buf, &FrameData{N: 2, Particles: f, Columns: cols, Surface: &trimesh.Mesh{}}); err != nil {
 		t.Fatal(err)
 	}
