@@ -119,6 +119,24 @@ func fluidOnly(f *sim.Frame, pos *[][4]float32, ids *[]uint32) ([][4]float32, []
 	return *pos, *ids
 }
 
+// liquidVelocities are the velocities of f's liquid particles, in fluidOnly's order: f's own array when every
+// particle is liquid, else a copy into *vel.
+func liquidVelocities(f *sim.Frame, vel *[][4]float32) ([][4]float32, error) {
+	if len(f.Vel) < f.N {
+		return nil, fmt.Errorf("the frame has %d velocities for %d particles", len(f.Vel), f.N)
+	}
+	if f.Body == nil && f.Phase == nil {
+		return f.Vel[:f.N], nil
+	}
+	*vel = (*vel)[:0]
+	for i, v := range f.Vel[:f.N] {
+		if f.Liquid(i) {
+			*vel = append(*vel, v)
+		}
+	}
+	return *vel, nil
+}
+
 // bodies returns each rigid body's shape (shapes, in the solver's order) tessellated at its pose in poses. The
 // tessellations are kept while the shapes stay the same.
 func (m *frameMesher) bodies(shapes []scene.Shape, poses []sim.BodyState) ([]*trimesh.Mesh, error) {

@@ -27,12 +27,16 @@ type usdExport struct {
 	shapes   []scene.Shape
 	stage    usd.Stage
 	took     time.Duration
+	// the liquid's positions, ids and velocities of a frame with bodies or grains, reused between frames
+	pos [][4]float32
+	ids []uint32
+	vel [][4]float32
 }
 
 // newUSDExport exports sc's run with the mesh settings s, the camera cam (nil: none) and a doc line for the stage.
 func newUSDExport(s field.Settings, sc *scene.Scene, cam *usd.Camera, doc string) *usdExport {
 	return &usdExport{settings: s, mesher: newFrameMesher(), shapes: bodyShapes(sc),
-		stage: usd.Stage{Doc: doc, FPS: 1 / FrameDt, Surface: true, Camera: cam}}
+		stage: usd.Stage{Doc: doc, FPS: 1 / FrameDt, Surface: true, SurfaceVelocities: true, Camera: cam}}
 }
 
 // setGrains makes the export mesh each granular material of mats apart from the liquid, under /World/Grains.
@@ -89,6 +93,11 @@ func (u *usdExport) write(dir string, n int, f *sim.Frame, cols []export.Column,
 		}
 		fd.Surface = m
 	}
+	v, err := u.surfaceVelocities(f, fd.Surface)
+	if err != nil {
+		return "", err
+	}
+	fd.SurfaceVelocities = v
 	for k, g := range u.grains {
 		var m *trimesh.Mesh
 		if made != nil && k < len(made.grains) {
@@ -130,6 +139,29 @@ func (u *usdExport) write(dir string, n int, f *sim.Frame, cols []export.Column,
 	}
 	u.took = time.Since(start)
 	return name, nil
+}
+
+// surfaceVelocities are the liquid's velocities at the vertices of its surface m: at each, the mean of the liquid
+// particles' velocities weighted with the surface's own kernel (field.Field.MeansAt, as the VDB's velocity grid).
+func (u *usdExport) surfaceVelocities(f *sim.Frame, m *trimesh.Mesh) ([][3]float32, error) {
+	pos, _ := fluidOnly(f, &u.pos, &u.ids)
+	vel, err := liquidVelocities(f, &u.vel)
+	if err != nil {
+		return nil, fmt.Errorf("usd: %w", err)
+	}
+	cfg, err := u.settings.Config(2*float64(f.Radius), 0)
+	if err != nil {
+		return nil, fmt.Errorf("usd: %w", err)
+	}
+	fld, err := field.New(pos, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("usd: surface velocities: %w", err)
+	}
+	out := make([][3]float32, len(m.Positions))
+	if err := fld.MeansAt(out, vel, m.Positions); err != nil {
+		return nil, fmt.Errorf("usd: surface velocities: %w", err)
+	}
+	return out, nil
 }
 
 // writeStage writes the manifest and the root stage for the frames written so far.

@@ -2,7 +2,9 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,9 @@ import (
 
 	"github.com/slosh/slosh/sim/export"
 	"github.com/slosh/slosh/sim/export/usd"
+	"github.com/slosh/slosh/sim/param"
+	"github.com/slosh/slosh/sim/scene"
+	"github.com/slosh/slosh/sim/surface/field"
 )
 
 // usdSample is the one time sample of attribute name of the prim named prim in a frame layer, as written: the
@@ -104,3 +109,77 @@ func TestExportUSD(t *testing.T) {
 }
 
 func fmtF32(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
+
+// The surface's velocities on the stage are the liquid's (for motion blur): a block of water moving at (1, 2, 3)
+// m/s beside sand moving at (−5, 0, 0), one spacing apart, has (1, 2, 3) at every vertex of its surface (a weighted
+// mean of equal vectors, to float32 rounding; the sand's would pull it away); spinning at ω about its centre c, each
+// vertex x reads ω × (x̄ − c) with x̄ the kernel-weighted mean of the particles within R of it, so within |ω|·R of
+// ω × (x − c).
+func TestUSDSurfaceVelocities(t *testing.T) {
+	const n, h = 6, 0.02
+	omega := [3]float32{0, 0, 2}
+	for _, spin := range []bool{false, true} {
+		f := sandAndWater(n, n, 1, h)
+		c := [3]float32{h + (n-1)*h/2, h + (n-1)*h/2, h + (n-1)*h/2} // the water block's centre
+		for i := range f.N {
+			switch {
+			case f.Phase[i] != scene.PhaseLiquid:
+				f.Vel[i] = [4]float32{-5, 0, 0, 0}
+			case spin:
+				r := [3]float32{f.Pos[i][0] - c[0], f.Pos[i][1] - c[1], f.Pos[i][2] - c[2]}
+				f.Vel[i] = [4]float32{omega[1]*r[2] - omega[2]*r[1], omega[2]*r[0] - omega[0]*r[2], omega[0]*r[1] - omega[1]*r[0], 0}
+			default:
+				f.Vel[i] = [4]float32{1, 2, 3, 0}
+			}
+		}
+		dir := t.TempDir()
+		cw, err := newCacheWriter(dir, "flip", sandFrameScene(), param.NewSet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := field.DefaultSettings()
+		cw.setUSD(newUSDExport(s, sandFrameScene(), nil, "test"))
+		if err := cw.write(f); err != nil {
+			t.Fatal(err)
+		}
+		text, err := os.ReadFile(filepath.Join(dir, usd.FrameName(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tuple := regexp.MustCompile(`\(([^()]*)\)`)
+		parse := func(name string) [][3]float64 {
+			var out [][3]float64
+			for _, m := range tuple.FindAllStringSubmatch(usdSample(t, string(text), "Surface", name), -1) {
+				var v [3]float64
+				if _, err := fmt.Sscanf(m[1], "%g, %g, %g", &v[0], &v[1], &v[2]); err != nil {
+					t.Fatalf("%s %q: %v", name, m[1], err)
+				}
+				out = append(out, v)
+			}
+			return out
+		}
+		pts, vel := parse("points"), parse("velocities")
+		if len(pts) == 0 || len(vel) != len(pts) {
+			t.Fatalf("%d surface velocities for %d vertices", len(vel), len(pts))
+		}
+		cfg, err := s.Config(2*float64(f.Radius), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bound := 2 * cfg.Support // |ω| R
+		worst := 0.0
+		for k, x := range pts {
+			want := [3]float64{1, 2, 3}
+			if spin {
+				r := [3]float64{x[0] - float64(c[0]), x[1] - float64(c[1]), x[2] - float64(c[2])}
+				want = [3]float64{-2 * r[1], 2 * r[0], 0}
+			}
+			d := math.Sqrt((vel[k][0]-want[0])*(vel[k][0]-want[0]) + (vel[k][1]-want[1])*(vel[k][1]-want[1]) + (vel[k][2]-want[2])*(vel[k][2]-want[2]))
+			worst = max(worst, d)
+			if !spin && d > 1e-5 || spin && d > bound {
+				t.Fatalf("spin %v: vertex %v reads %v, want %v", spin, x, vel[k], want)
+			}
+		}
+		t.Logf("spin %v: %d vertices, farthest %.3g m/s from ω × (x − c) or the translation (bound %.3g)", spin, len(pts), worst, bound)
+	}
+}

@@ -135,18 +135,9 @@ func (e *vdbExport) write(dir string, n int, f *sim.Frame) (string, error) {
 // velocities is the grid named velocity on level set g's band, from the velocities of f's liquid particles, the
 // ones its surface was sampled from (fluidOnly's).
 func (e *vdbExport) velocities(f *sim.Frame, g *vdb.Grid) (*vdb.Grid, error) {
-	if len(f.Vel) < f.N {
-		return nil, fmt.Errorf("vdb velocity: the frame has %d velocities for %d particles", len(f.Vel), f.N)
-	}
-	vel := f.Vel[:f.N]
-	if f.Body != nil || f.Phase != nil {
-		e.vel = e.vel[:0]
-		for i, v := range vel {
-			if f.Liquid(i) {
-				e.vel = append(e.vel, v)
-			}
-		}
-		vel = e.vel
+	vel, err := liquidVelocities(f, &e.vel)
+	if err != nil {
+		return nil, fmt.Errorf("vdb velocity: %w", err)
 	}
 	e.voxels = g.ActiveLeafVoxels(e.voxels[:0])
 	e.vs = slices.Grow(e.vs[:0], len(e.voxels))[:len(e.voxels)]

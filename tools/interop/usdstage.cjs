@@ -79,6 +79,8 @@ const check = (ok, what) => { if (!ok) failures.push(what); };
     const verts = (obj.match(/^v /gm) ?? []).length, objFaces = (obj.match(/^f /gm) ?? []).length;
     check(surface.points.length === 3 * verts && surface.indices.length === 3 * objFaces,
       `time ${t}: the surface has ${surface.points.length / 3} vertices and ${surface.indices.length / 3} triangles, the OBJ ${verts} and ${objFaces}`);
+    check(surface.primvars.velocities === surface.points.length,
+      `time ${t}: the surface has ${surface.primvars.velocities / 3} velocities for ${surface.points.length / 3} vertices`);
     faces += surface.indices.length / 3;
     // each rigid body: its shape as placed, moved by the transform Hydra hands over (USD's row vectors, the
     // translation in the last row), is the body's OBJ mesh of the frame

@@ -29,7 +29,8 @@
 //	                             columns of the particle export (export.FrameColumns: density ρ/ρ0, and body,
 //	                             material, phase and temperature where the run has them)
 //	/World/Surface               Mesh: the liquid's surface, triangles wound counter-clockwise seen from outside
-//	                             (USD's rightHanded orientation), vertex normals
+//	                             (USD's rightHanded orientation), vertex normals, and velocities at the vertices
+//	                             (the particles' mean, for motion blur)
 //	/World/Grains/<material>     Mesh: a granular material's surface (sand, dough), apart from the liquid's
 //	/World/Bodies/Body<b>        Mesh: rigid body b as the scene placed it, moved by xformOp:transform over time
 //	/World/Camera                Camera: the scene's view
@@ -147,6 +148,8 @@ type Stage struct {
 	// valid identifier, export.ObjectName), in the frames' order.
 	Surface bool
 	Grains  []string
+	// SurfaceVelocities says the frames carry the surface's velocities at its vertices.
+	SurfaceVelocities bool
 	// Bodies are the rigid bodies' shapes tessellated where the scene placed them; each frame's Poses move them.
 	Bodies []*trimesh.Mesh
 	Camera *Camera // nil: none
@@ -159,7 +162,10 @@ type FrameData struct {
 	// Columns are the frame's other per-particle values, written as primvars (FramePrimvars' columns).
 	Columns []export.Column
 	Surface *trimesh.Mesh // the liquid's surface; nil when the stage has none
-	Grains  []Grain       // each granular material's, in Stage.Grains' order
+	// SurfaceVelocities are the surface's velocities at its vertices, one a vertex (for motion blur: the mesh's
+	// topology changes every frame, so a renderer cannot difference its points); nil: none.
+	SurfaceVelocities [][3]float32
+	Grains            []Grain // each granular material's, in Stage.Grains' order
 	// Poses are the rigid bodies' poses, in Stage.Bodies' order; nil when the bodies are not written this frame.
 	Poses []sim.BodyState
 	Doc   string
@@ -207,6 +213,22 @@ func WriteFrame(w io.Writer, f *FrameData) error {
 		e.indent = "        "
 		if err := e.mesh(f.N, f.Surface); err != nil {
 			return fmt.Errorf("usd: frame %d: the surface: %w", f.N, err)
+		}
+		if v := f.SurfaceVelocities; v != nil {
+			if len(v) != len(f.Surface.Positions) {
+				return fmt.Errorf("usd: frame %d: %d surface velocities for %d vertices", f.N, len(v), len(f.Surface.Positions))
+			}
+			for i, u := range v {
+				if !finite(u[0]) || !finite(u[1]) || !finite(u[2]) {
+					return fmt.Errorf("usd: frame %d: the surface's velocity at vertex %d is not finite", f.N, i)
+				}
+			}
+			e.sampled("vector3f[]", "velocities", f.N, true, func() {
+				for i, u := range v {
+					e.sep(i)
+					e.vec3(u[0], u[1], u[2])
+				}
+			})
 		}
 		e.line("    }")
 	}
@@ -519,6 +541,9 @@ func (e *enc) prims(s *Stage, manifest bool) {
 		e.line("    " + spec("Mesh", "Surface"))
 		e.line("    {")
 		meshAttrs("        ")
+		if s.SurfaceVelocities {
+			e.line("        vector3f[] velocities")
+		}
 		e.line("    }")
 	}
 	if len(s.Grains) > 0 {

@@ -16,6 +16,25 @@ func (f *Field) Means(dst [][3]float32, vs [][4]float32, pts [][3]int32) error {
 	if len(dst) != len(pts) {
 		panic(fmt.Sprintf("field: Means of %d points into %d", len(pts), len(dst)))
 	}
+	h := f.cfg.Cell
+	return f.means(dst, vs, func(n int) [3]float64 {
+		p := pts[n]
+		return [3]float64{h * float64(p[0]), h * float64(p[1]), h * float64(p[2])}
+	})
+}
+
+// MeansAt is Means at the positions xs, m (a mesh's vertices, say).
+func (f *Field) MeansAt(dst [][3]float32, vs [][4]float32, xs [][3]float32) error {
+	if len(dst) != len(xs) {
+		panic(fmt.Sprintf("field: MeansAt of %d points into %d", len(xs), len(dst)))
+	}
+	return f.means(dst, vs, func(n int) [3]float64 {
+		return [3]float64{float64(xs[n][0]), float64(xs[n][1]), float64(xs[n][2])}
+	})
+}
+
+// means sets dst[n] to the mean at point at(n), for every n of dst.
+func (f *Field) means(dst [][3]float32, vs [][4]float32, at func(n int) [3]float64) error {
 	n := len(f.p) / 3
 	if len(vs) != n {
 		return fmt.Errorf("field: %d vectors for %d particles", len(vs), n)
@@ -32,11 +51,9 @@ func (f *Field) Means(dst [][3]float32, vs [][4]float32, pts [][3]int32) error {
 	for k, i := range f.g.Order[:n] {
 		f.v[3*k], f.v[3*k+1], f.v[3*k+2] = vs[i][0], vs[i][1], vs[i][2]
 	}
-	h := f.cfg.Cell
-	par.Pool{Workers: f.cfg.workers()}.For(len(pts), 256, func(lo, hi int) {
-		for n := lo; n < hi; n++ {
-			p := pts[n]
-			dst[n] = f.mean([3]float64{h * float64(p[0]), h * float64(p[1]), h * float64(p[2])})
+	par.Pool{Workers: f.cfg.workers()}.For(len(dst), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			dst[k] = f.mean(at(k))
 		}
 	})
 	return nil

@@ -34,9 +34,8 @@ func TestMeansBruteForce(t *testing.T) {
 	if err := f.Means(got, vs, pts); err != nil {
 		t.Fatal(err)
 	}
-	var zero, some int
-	for n, p := range pts {
-		x := [3]float64{cfg.Cell * float64(p[0]), cfg.Cell * float64(p[1]), cfg.Cell * float64(p[2])}
+	// brute is the mean at x over every particle, and whether any is within R
+	brute := func(x [3]float64) ([3]float64, bool) {
 		var k float64
 		var kv [3]float64
 		for i, q := range pos {
@@ -49,9 +48,15 @@ func TestMeansBruteForce(t *testing.T) {
 				}
 			}
 		}
-		var want [3]float64
-		if k > 0 {
-			want = [3]float64{kv[0] / k, kv[1] / k, kv[2] / k}
+		if !(k > 0) {
+			return [3]float64{}, false
+		}
+		return [3]float64{kv[0] / k, kv[1] / k, kv[2] / k}, true
+	}
+	var zero, some int
+	for n, p := range pts {
+		want, ok := brute([3]float64{cfg.Cell * float64(p[0]), cfg.Cell * float64(p[1]), cfg.Cell * float64(p[2])})
+		if ok {
 			some++
 		} else {
 			zero++
@@ -79,6 +84,24 @@ func TestMeansBruteForce(t *testing.T) {
 	for n := range pts {
 		if serial[n] != got[n] {
 			t.Fatalf("point %v: %v on one worker, %v on several", pts[n], serial[n], got[n])
+		}
+	}
+	// MeansAt at points that are not grid points (the grid points moved by a third of a cell) is the brute force
+	// there too
+	xs := make([][3]float32, len(pts))
+	for n, p := range pts {
+		xs[n] = [3]float32{float32(cfg.Cell * (float64(p[0]) + 1.0/3)), float32(cfg.Cell * float64(p[1])), float32(cfg.Cell * (float64(p[2]) - 1.0/3))}
+	}
+	at := make([][3]float32, len(pts))
+	if err := f.MeansAt(at, vs, xs); err != nil {
+		t.Fatal(err)
+	}
+	for n, x := range xs {
+		want, _ := brute([3]float64{float64(x[0]), float64(x[1]), float64(x[2])})
+		for a := range 3 {
+			if math.Abs(float64(at[n][a])-want[a]) > 1e-5*(1+math.Abs(want[a])) {
+				t.Fatalf("point %v: MeansAt %v, brute force %v", x, at[n], want)
+			}
 		}
 	}
 	if err := f.Means(got, vs[1:], pts); err == nil || !strings.Contains(err.Error(), "vectors for") {
