@@ -49,12 +49,18 @@ func (m *frameMesher) grains(f *sim.Frame, k int, s field.Settings) (*trimesh.Me
 func (m *frameMesher) grainPositions(f *sim.Frame, k int) [][4]float32 {
 	m.pos = m.pos[:0]
 	for i, p := range f.Pos[:f.N] {
-		if i < len(f.Phase) && f.Phase[i] != scene.PhaseLiquid && i < len(f.Material) && int(f.Material[i]) == k &&
-			(i >= len(f.Body) || f.Body[i] < 0) {
+		if grainOf(f, i, k) {
 			m.pos = append(m.pos, p)
 		}
 	}
 	return m.pos
+}
+
+// grainOf says whether particle i of f is of material number k and not liquid, nor a body's: one of the particles
+// that make that material's own surface.
+func grainOf(f *sim.Frame, i, k int) bool {
+	return i < len(f.Phase) && f.Phase[i] != scene.PhaseLiquid && i < len(f.Material) && int(f.Material[i]) == k &&
+		(i >= len(f.Body) || f.Body[i] < 0)
 }
 
 // mesh meshes the surface of the particles at pos, of f's radius, with the settings s.

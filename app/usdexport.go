@@ -36,7 +36,7 @@ type usdExport struct {
 // newUSDExport exports sc's run with the mesh settings s, the camera cam (nil: none) and a doc line for the stage.
 func newUSDExport(s field.Settings, sc *scene.Scene, cam *usd.Camera, doc string) *usdExport {
 	return &usdExport{settings: s, mesher: newFrameMesher(), shapes: bodyShapes(sc),
-		stage: usd.Stage{Doc: doc, FPS: 1 / FrameDt, Surface: true, SurfaceVelocities: true, Camera: cam}}
+		stage: usd.Stage{Doc: doc, FPS: 1 / FrameDt, Surface: true, Velocities: true, Camera: cam}}
 }
 
 // setGrains makes the export mesh each granular material of mats apart from the liquid, under /World/Grains.
@@ -93,11 +93,14 @@ func (u *usdExport) write(dir string, n int, f *sim.Frame, cols []export.Column,
 		}
 		fd.Surface = m
 	}
-	v, err := u.surfaceVelocities(f, fd.Surface)
+	pos, _ := fluidOnly(f, &u.pos, &u.ids)
+	vel, err := liquidVelocities(f, &u.vel)
 	if err != nil {
+		return "", fmt.Errorf("usd: %w", err)
+	}
+	if fd.SurfaceVelocities, err = u.vertexVelocities(f, pos, vel, fd.Surface); err != nil {
 		return "", err
 	}
-	fd.SurfaceVelocities = v
 	for k, g := range u.grains {
 		var m *trimesh.Mesh
 		if made != nil && k < len(made.grains) {
@@ -108,7 +111,17 @@ func (u *usdExport) write(dir string, n int, f *sim.Frame, cols []export.Column,
 				return "", fmt.Errorf("%s: %w", g.object, err)
 			}
 		}
-		fd.Grains = append(fd.Grains, usd.Grain{Name: g.object, Mesh: m})
+		u.pos, u.vel = u.pos[:0], u.vel[:0]
+		for i := range f.N {
+			if grainOf(f, i, g.number) {
+				u.pos, u.vel = append(u.pos, f.Pos[i]), append(u.vel, f.Vel[i])
+			}
+		}
+		v, err := u.vertexVelocities(f, u.pos, u.vel, m)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", g.object, err)
+		}
+		fd.Grains = append(fd.Grains, usd.Grain{Name: g.object, Mesh: m, Velocities: v})
 	}
 	if n == 1 {
 		// the bodies' shapes as placed, once: the frames move them
@@ -141,14 +154,10 @@ func (u *usdExport) write(dir string, n int, f *sim.Frame, cols []export.Column,
 	return name, nil
 }
 
-// surfaceVelocities are the liquid's velocities at the vertices of its surface m: at each, the mean of the liquid
-// particles' velocities weighted with the surface's own kernel (field.Field.MeansAt, as the VDB's velocity grid).
-func (u *usdExport) surfaceVelocities(f *sim.Frame, m *trimesh.Mesh) ([][3]float32, error) {
-	pos, _ := fluidOnly(f, &u.pos, &u.ids)
-	vel, err := liquidVelocities(f, &u.vel)
-	if err != nil {
-		return nil, fmt.Errorf("usd: %w", err)
-	}
+// vertexVelocities are the velocities at the vertices of m, the surface of the particles at pos (of f's radius)
+// moving at vel: at each vertex, the mean of their velocities weighted with the surface's own kernel
+// (field.Field.MeansAt, as the VDB's velocity grid).
+func (u *usdExport) vertexVelocities(f *sim.Frame, pos, vel [][4]float32, m *trimesh.Mesh) ([][3]float32, error) {
 	cfg, err := u.settings.Config(2*float64(f.Radius), 0)
 	if err != nil {
 		return nil, fmt.Errorf("usd: %w", err)

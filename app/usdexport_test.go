@@ -112,7 +112,7 @@ func fmtF32(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 
 
 // The surface's velocities on the stage are the liquid's (for motion blur): a block of water moving at (1, 2, 3)
 // m/s beside sand moving at (−5, 0, 0), one spacing apart, has (1, 2, 3) at every vertex of its surface (a weighted
-// mean of equal vectors, to float32 rounding; the sand's would pull it away); spinning at ω about its centre c, each
+// mean of equal vectors, to float32 rounding; the sand's would pull it away), and the sand's surface (−5, 0, 0); spinning at ω about its centre c, each
 // vertex x reads ω × (x̄ − c) with x̄ the kernel-weighted mean of the particles within R of it, so within |ω|·R of
 // ω × (x − c).
 func TestUSDSurfaceVelocities(t *testing.T) {
@@ -181,5 +181,15 @@ func TestUSDSurfaceVelocities(t *testing.T) {
 			}
 		}
 		t.Logf("spin %v: %d vertices, farthest %.3g m/s from ω × (x − c) or the translation (bound %.3g)", spin, len(pts), worst, bound)
+		// the sand's own surface moves with the sand
+		sandVel := tuple.FindAllStringSubmatch(usdSample(t, string(text), "sand", "velocities"), -1)
+		if len(sandVel) == 0 {
+			t.Fatal("the sand's surface has no velocities")
+		}
+		for _, v := range sandVel {
+			if v[1] != "-5, 0, 0" {
+				t.Fatalf("the sand's surface reads %s, want -5, 0, 0", v[1])
+			}
+		}
 	}
 }

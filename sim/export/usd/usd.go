@@ -148,8 +148,8 @@ type Stage struct {
 	// valid identifier, export.ObjectName), in the frames' order.
 	Surface bool
 	Grains  []string
-	// SurfaceVelocities says the frames carry the surface's velocities at its vertices.
-	SurfaceVelocities bool
+	// Velocities says the frames carry the surfaces' (the liquid's and the grains') velocities at their vertices.
+	Velocities bool
 	// Bodies are the rigid bodies' shapes tessellated where the scene placed them; each frame's Poses move them.
 	Bodies []*trimesh.Mesh
 	Camera *Camera // nil: none
@@ -163,7 +163,7 @@ type FrameData struct {
 	Columns []export.Column
 	Surface *trimesh.Mesh // the liquid's surface; nil when the stage has none
 	// SurfaceVelocities are the surface's velocities at its vertices, one a vertex (for motion blur: the mesh's
-	// topology changes every frame, so a renderer cannot difference its points); nil: none.
+	// topology changes every frame, so a renderer cannot difference its points); nil: none (and so for Grains).
 	SurfaceVelocities [][3]float32
 	Grains            []Grain // each granular material's, in Stage.Grains' order
 	// Poses are the rigid bodies' poses, in Stage.Bodies' order; nil when the bodies are not written this frame.
@@ -173,8 +173,9 @@ type FrameData struct {
 
 // Grain is a granular material's surface in a frame, under the name the stage gives it.
 type Grain struct {
-	Name string
-	Mesh *trimesh.Mesh
+	Name       string
+	Mesh       *trimesh.Mesh
+	Velocities [][3]float32 // at the mesh's vertices, as FrameData.SurfaceVelocities; nil: none
 }
 
 // WriteFrame writes f as a layer that supplies its frame's values to the stage (and opens on its own as a
@@ -211,24 +212,8 @@ func WriteFrame(w io.Writer, f *FrameData) error {
 		e.line(`    def Mesh "Surface"`)
 		e.line("    {")
 		e.indent = "        "
-		if err := e.mesh(f.N, f.Surface); err != nil {
+		if err := e.mesh(f.N, f.Surface, f.SurfaceVelocities); err != nil {
 			return fmt.Errorf("usd: frame %d: the surface: %w", f.N, err)
-		}
-		if v := f.SurfaceVelocities; v != nil {
-			if len(v) != len(f.Surface.Positions) {
-				return fmt.Errorf("usd: frame %d: %d surface velocities for %d vertices", f.N, len(v), len(f.Surface.Positions))
-			}
-			for i, u := range v {
-				if !finite(u[0]) || !finite(u[1]) || !finite(u[2]) {
-					return fmt.Errorf("usd: frame %d: the surface's velocity at vertex %d is not finite", f.N, i)
-				}
-			}
-			e.sampled("vector3f[]", "velocities", f.N, true, func() {
-				for i, u := range v {
-					e.sep(i)
-					e.vec3(u[0], u[1], u[2])
-				}
-			})
 		}
 		e.line("    }")
 	}
@@ -239,7 +224,7 @@ func WriteFrame(w io.Writer, f *FrameData) error {
 		for _, g := range f.Grains {
 			e.line("        def Mesh " + quote(g.Name))
 			e.line("        {")
-			if err := e.mesh(f.N, g.Mesh); err != nil {
+			if err := e.mesh(f.N, g.Mesh, g.Velocities); err != nil {
 				return fmt.Errorf("usd: frame %d: %s's surface: %w", f.N, g.Name, err)
 			}
 			e.line("        }")
@@ -346,8 +331,19 @@ func at[T any](s []T, i int, def T) T {
 	return def
 }
 
-// mesh writes a Mesh prim's samples at time code n: points, normals, faces and extent.
-func (e *enc) mesh(n int, m *trimesh.Mesh) error {
+// mesh writes a Mesh prim's samples at time code n: points, normals, faces and extent, and the velocities at its
+// vertices unless vel is nil.
+func (e *enc) mesh(n int, m *trimesh.Mesh, vel [][3]float32) error {
+	if vel != nil {
+		if len(vel) != len(m.Positions) {
+			return fmt.Errorf("%d velocities for %d vertices", len(vel), len(m.Positions))
+		}
+		for i, u := range vel {
+			if !finite(u[0]) || !finite(u[1]) || !finite(u[2]) {
+				return fmt.Errorf("the velocity at vertex %d is not finite", i)
+			}
+		}
+	}
 	for i, p := range m.Positions {
 		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
 			return fmt.Errorf("vertex %d is not finite", i)
@@ -397,6 +393,14 @@ func (e *enc) mesh(n int, m *trimesh.Mesh) error {
 			e.vec3(float32(lo[0]), float32(lo[1]), float32(lo[2]))
 			e.str(", ")
 			e.vec3(float32(hi[0]), float32(hi[1]), float32(hi[2]))
+		})
+	}
+	if vel != nil {
+		e.sampled("vector3f[]", "velocities", n, true, func() {
+			for i, u := range vel {
+				e.sep(i)
+				e.vec3(u[0], u[1], u[2])
+			}
 		})
 	}
 	return nil
@@ -536,14 +540,14 @@ func (e *enc) prims(s *Stage, manifest bool) {
 		e.line(indent + "int[] faceVertexCounts")
 		e.line(indent + "int[] faceVertexIndices")
 		e.line(indent + "float3[] extent")
+		if s.Velocities {
+			e.line(indent + "vector3f[] velocities")
+		}
 	}
 	if s.Surface {
 		e.line("    " + spec("Mesh", "Surface"))
 		e.line("    {")
 		meshAttrs("        ")
-		if s.SurfaceVelocities {
-			e.line("        vector3f[] velocities")
-		}
 		e.line("    }")
 	}
 	if len(s.Grains) > 0 {

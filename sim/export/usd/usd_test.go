@@ -293,7 +293,7 @@ func TestStageManifestAndFramesAgree(t *testing.T) {
 	cam := &Camera{Eye: [3]float64{0.8, 1.1, 2.3}, Target: [3]float64{0.8, 0.3, 0.3}, Up: [3]float64{0, 1, 0}, FovY: 40, Aspect: 16.0 / 9, Near: 0.01, Far: 100}
 	primvars, cols := FramePrimvars(export.FrameColumns(f))
 	s := &Stage{Doc: "test", FPS: 60, Frames: 3, Radius: float64(f.Radius), Primvars: AddPrimvars(nil, primvars), Surface: true,
-		Grains: []string{"sand"}, Bodies: []*trimesh.Mesh{triangle(0)}, Camera: cam}
+		Grains: []string{"sand"}, Velocities: true, Bodies: []*trimesh.Mesh{triangle(0)}, Camera: cam}
 	var root, manifest bytes.Buffer
 	if err := WriteStage(&root, s); err != nil {
 		t.Fatal(err)
@@ -318,7 +318,9 @@ func TestStageManifestAndFramesAgree(t *testing.T) {
 	}
 	for n := 1; n <= 3; n++ {
 		var buf bytes.Buffer
-		fd := &FrameData{N: n, Particles: f, Columns: cols, Surface: triangle(0), Grains: []Grain{{"sand", triangle(1)}}, Poses: f.Bodies}
+		v := make([][3]float32, 4)
+		fd := &FrameData{N: n, Particles: f, Columns: cols, Surface: triangle(0), SurfaceVelocities: v,
+			Grains: []Grain{{Name: "sand", Mesh: triangle(1), Velocities: v}}, Poses: f.Bodies}
 		if err := WriteFrame(&buf, fd); err != nil {
 			t.Fatal(err)
 		}
