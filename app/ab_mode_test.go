@@ -234,16 +234,7 @@ func TestRecordABOtherMode(t *testing.T) {
 // both, and b ends it with A running on.
 func TestViewerABOtherMode(t *testing.T) {
 	ctx := gltest.Acquire(t)
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: smallColumn(t), Mode: voronoi.Name, Sets: []string{"render.mode=particles"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := openViewer(t, ctx, Options{Scene: smallColumn(t), Mode: voronoi.Name, Sets: []string{"render.mode=particles"}})
 	frames(t, v, "steps", func() bool { return v.drv.Stats().Steps >= 2 })
 
 	// the panel's choices, as its combos and widget make them: another mode, sph, sph.stiffness = 1000

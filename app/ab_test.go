@@ -199,15 +199,7 @@ func TestViewerAB(t *testing.T) {
 	}
 	ctx := gltest.Acquire(t)
 	modes := append(Modes(), fakeMode(false))
-	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"pbf.iterations=2", "render.mode=particles"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v, _ := openViewerWith(t, ctx, modes, Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1500, Sets: []string{"pbf.iterations=2", "render.mode=particles"}})
 	frames(t, v, "steps", func() bool { return v.drv.Stats().Steps >= 8 })
 
 	// pick pbf.iterations = 6 in the panel's model, as its combo and widget do

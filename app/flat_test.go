@@ -27,16 +27,7 @@ func TestViewerPlaysTheGame(t *testing.T) {
 		t.Skip("about 5 s on 2 cores: a viewer session in a hidden window; make test runs it")
 	}
 	ctx := gltest.Acquire(t)
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "reduced-1", Mode: game.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := openViewer(t, ctx, Options{Scene: "reduced-1", Mode: game.Name})
 	if !v.flatMode() {
 		t.Fatal("the reduced mode runs without the 2D view")
 	}

@@ -148,16 +148,7 @@ func TestQualityProbeInTheWindow(t *testing.T) {
 		t.Skip("about 10 s on 2 cores: four resets of a window's dam break; make test runs it")
 	}
 	ctx := gltest.Acquire(t)
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Sets: []string{"render.mode=particles"}, Stderr: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v, st := openViewerWith(t, ctx, Modes(), Options{Scene: "dambreak", Mode: "pbf-cpu", Sets: []string{"render.mode=particles"}, Stderr: io.Discard})
 	sceneCount := v.drv.Stats().Particles
 	v.startQuality(st)
 	if v.quality == nil {

@@ -25,7 +25,13 @@ import (
 // openViewer opens the window's viewer on the test context, closed when the test ends.
 func openViewer(t testing.TB, ctx *glh.Context, o Options) *viewer {
 	t.Helper()
-	modes := Modes()
+	v, _ := openViewerWith(t, ctx, Modes(), o)
+	return v
+}
+
+// openViewerWith is openViewer with the modes given, returning the setup it opened too.
+func openViewerWith(t testing.TB, ctx *glh.Context, modes []Mode, o Options) (*viewer, *setup) {
+	t.Helper()
 	st, err := prepare(modes, &o)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +41,7 @@ func openViewer(t testing.TB, ctx *glh.Context, o Options) *viewer {
 		t.Fatal(err)
 	}
 	t.Cleanup(v.Close)
-	return v
+	return v, st
 }
 
 // screenOf is where a world point shows in the window (screen coordinates), for clicking on it.

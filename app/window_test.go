@@ -57,16 +57,7 @@ func TestViewer(t *testing.T) {
 		t.Skip("about 2 s on 2 cores: a viewer session in a hidden window; make test runs it")
 	}
 	ctx := gltest.Acquire(t)
-	modes := Modes()
-	st, err := prepare(modes, &Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1200, Sets: []string{"render.color=speed"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := newViewer(modes, ctx, st, "", io.Discard, RealTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
+	v := openViewer(t, ctx, Options{Scene: "dambreak", Mode: "pbf-cpu", Particles: 1200, Sets: []string{"render.color=speed"}})
 	if got := paramValue(v.rend.Params(), "render.color"); got != "speed" {
 		t.Errorf("render.color = %s, want the --set speed", got)
 	}
@@ -182,7 +173,7 @@ func TestViewer(t *testing.T) {
 	// The panel switches the mode to pbf: the GPU solver where it runs here, else pbf-cpu saying why. The shared
 	// parameters carry over.
 	gpu := -1
-	for i, m := range modes {
+	for i, m := range v.modes {
 		if m.Name == "pbf" {
 			gpu = i
 		}
