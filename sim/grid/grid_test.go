@@ -109,10 +109,14 @@ func TestNeighborsMatchBruteForce(t *testing.T) {
 		const stride = 1024
 		nbr, count := make([]int32, tc.n*stride), make([]int32, tc.n)
 		visited := make([]int, tc.n)
-		then := func(i int, list []int32) {
-			visited[i]++
-			if want := nbr[i*stride : i*stride+int(count[i])]; len(list) != len(want) || len(list) > 0 && &list[0] != &want[0] {
-				t.Errorf("particle %d: then got a list of %d that is not its own of %d", i, len(list), len(want))
+		seen := make([][]int32, tc.n) // each list as then saw it
+		then := func(lo, hi int) {
+			if lo%Block != 0 || hi != min(lo+Block, tc.n) {
+				t.Errorf("then got particles [%d, %d), not a block of %d starting at a multiple of it", lo, hi, Block)
+			}
+			for i := lo; i < hi; i++ {
+				visited[i]++
+				seen[i] = slices.Clone(nbr[i*stride : i*stride+int(count[i])])
 			}
 		}
 		if clipped := g.NeighborsThen(sp, tc.r, stride, nbr, count, then); clipped != 0 {
@@ -125,8 +129,8 @@ func TestNeighborsMatchBruteForce(t *testing.T) {
 			if !slices.Equal(got, brute[i]) {
 				t.Fatalf("n=%d r=%g particle %d: grid %v, brute force %v", tc.n, tc.r, i, got, brute[i])
 			}
-			if visited[i] != 1 {
-				t.Fatalf("particle %d: then called %d times", i, visited[i])
+			if visited[i] != 1 || !slices.Equal(seen[i], got) {
+				t.Fatalf("particle %d: then called %d times, saw %v of its list %v", i, visited[i], seen[i], got)
 			}
 		}
 	}

@@ -54,11 +54,12 @@ type Solver struct {
 	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
 	omega   [][4]float32 // vorticity ω (eq. 15)
 	nbr     []int32      // neighbour lists, Stride per particle
-	// pairG holds spiky's gradient scale of each pair in the neighbour lists (the same layout), at the positions the
-	// last pass that wrote it read: computeLambda's for applyDeltaP, computeVorticity's for confineAndSmooth, each
-	// of which reads the same positions and so takes no square root or division a pair.
+	// pairG holds spiky's gradient scale of each pair in the neighbour lists, at the positions the last pass that
+	// wrote it read: computeLambda's for applyDeltaP, computeVorticity's for confineAndSmooth, each of which reads the
+	// same positions and so takes no square root or division a pair. Its layout is the SIMD passes' (gradAt).
 	pairG  []float32
 	ncount []int32
+	nbrT   []int32      // the lists again, in pairG's layout, for the SIMD passes (transposeLists)
 	tmp    [][4]float32 // scratch: positions packed with λ (computeLambda), then the new velocities
 	vw     [][4]float32 // scratch: velocities packed with |ω| (computeVorticity)
 
@@ -87,11 +88,13 @@ type Solver struct {
 	scorrK        float32 // k of eq. 13 for this step: dv.ScorrKAbs · ScorrPerStep(Δt)
 
 	good kept // last finite state, for recovery
+
+	wide bool // the pair passes take 16 particles side by side (wide_simd.go); tests turn it off to compare
 }
 
 // New returns a solver with the default configuration and no particles.
 func New() *Solver {
-	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet()}
+	s := &Solver{Cfg: DefaultConfig(), params: param.NewSet(), wide: wideCPU()}
 	s.Cfg.Register(s.params)
 	s.declare()
 	return s
@@ -284,9 +287,9 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 // besides the neighbour lists, less the 60 the sort's copies took before the store permuted in place): the store's
 // columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients, the packed positions
 // with λ and velocities with |ω| (8 × 16 bytes), ids, densities, counts, slots, bodies and inverse masses (6 × 4),
-// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list and its pairs'
-// gradients, stride entries each (4 + 4 bytes).
-func BytesPerParticle(stride int) int64 { return 226 + 8*int64(stride) }
+// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list, its pairs'
+// gradients and the list again in the SIMD passes' layout (nbrT), stride entries each (3 × 4 bytes).
+func BytesPerParticle(stride int) int64 { return 226 + 12*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
@@ -445,8 +448,13 @@ func (s *Solver) sortByCell() {
 func (s *Solver) findNeighbors() {
 	n := len(s.p)
 	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
-	s.pairG = grow.Resize(s.pairG, n*s.dv.Stride)
-	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, s.lambdaPass().at)
+	s.pairG = grow.Resize(s.pairG, blocks(n)*grid.Block*s.dv.Stride)
+	lp := s.lambdaPass()
+	if lp.wide {
+		s.nbrT = grow.Resize(s.nbrT, blocks(n)*grid.Block*s.dv.Stride)
+		lp.nbrT, lp.fresh = s.nbrT, true
+	}
+	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, lp.block)
 }
 
 // pairKernel is the kernels' constants the pair loops read, copied out of Derived into a value the loops keep in
@@ -502,13 +510,21 @@ func powN(x float32, n int) float32 {
 // (findNeighbors).
 func (s *Solver) computeLambda() {
 	lp := s.lambdaPass()
-	stride, nbr, count := s.dv.Stride, s.nbr, s.ncount
-	s.pool.For(len(s.p), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			lp.at(i, nbr[i*stride:i*stride+int(count[i])])
+	n := len(s.p)
+	s.pool.For(blocks(n), 64, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			lp.block(b*grid.Block, min(b*grid.Block+grid.Block, n))
 		}
 	})
 }
+
+// blocks is the number of blocks of grid.Block particles n particles fill.
+func blocks(n int) int { return (n + grid.Block - 1) / grid.Block }
+
+// gradAt is where particle i's first pair lies in pairG; its k-th lies 16k further. A block of grid.Block
+// particles keeps its pairs' k-th gradients side by side, so a SIMD pass over the block reads or writes the block's
+// k-th with one instruction.
+func gradAt(i, stride int) int { return i/grid.Block*grid.Block*stride + i%grid.Block }
 
 // lambdaPass is what computeLambda reads and writes, for its per-particle step at.
 type lambdaPass struct {
@@ -517,10 +533,13 @@ type lambdaPass struct {
 	w0, mr, eps        float32
 	p, packed, bgrad   [][4]float32
 	rho, wInv, pairG   []float32
+	nbr, count, body   []int32
+	nbrT               []int32 // the lists transposed (wide only), written by the search's pass (fresh)
+	fresh              bool
 	stride             int
-	body               []int32
 	col                *solid.Collider
 	wall               *solid.WallKernel
+	wide               bool // 16 particles side by side (lambdaBlock) where the CPU can
 }
 
 func (s *Solver) lambdaPass() *lambdaPass {
@@ -529,7 +548,17 @@ func (s *Solver) lambdaPass() *lambdaPass {
 		kn: newPairKernel(dv), bodies: s.hasBodies(), unilateral: s.Cfg.Unilateral,
 		w0: dv.W0, mr: dv.MOverR0, eps: dv.EpsilonAbs,
 		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body, pairG: s.pairG, stride: dv.Stride,
-		col: &s.col, wall: &dv.Wall,
+		nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, col: &s.col, wall: &dv.Wall, wide: s.wide && !s.hasBodies(),
+	}
+}
+
+// block is computeLambda for particles [lo, hi), a block of grid.Block starting at a multiple of it.
+func (l *lambdaPass) block(lo, hi int) {
+	if l.wide && lambdaBlock(l, lo, hi) {
+		return
+	}
+	for i := lo; i < hi; i++ {
+		l.at(i, l.nbr[i*l.stride:i*l.stride+int(l.count[i])])
 	}
 }
 
@@ -537,13 +566,13 @@ func (s *Solver) lambdaPass() *lambdaPass {
 func (l *lambdaPass) at(i int, list []int32) {
 	p, kn, mr, bodies, wInv := l.p, l.kn, l.mr, l.bodies, l.wInv
 	pi := p[i]
-	grads := l.pairG[i*l.stride:][:len(list)]
+	grads := l.pairG[gradAt(i, l.stride):]
 	if bodies && l.body[i] >= 0 { // body particles carry no density constraint of their own
 		l.rho[i], l.bgrad[i] = 1, [4]float32{}
 		l.packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
 		for k, j := range list { // but gather their fluid neighbours' corrections in applyDeltaP
 			if _, _, _, r2 := offset(&pi, &p[j]); r2 < kn.h2 {
-				grads[k] = kn.grad(r2)
+				grads[grid.Block*k] = kn.grad(r2)
 			}
 		}
 		return
@@ -558,7 +587,7 @@ func (l *lambdaPass) at(i int, list []int32) {
 		}
 		rho += kn.w(r2)
 		gs := kn.grad(r2)
-		grads[k] = gs
+		grads[grid.Block*k] = gs
 		// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
 		g := mr * gs
 		gjx, gjy, gjz := g*rx, g*ry, g*rz
@@ -571,6 +600,13 @@ func (l *lambdaPass) at(i int, list []int32) {
 		gy += gjy
 		gz += gjz
 	}
+	l.finish(i, rho, gx, gy, gz, sum2)
+}
+
+// finish is the end of at for particle i of fluid, from its sums over its neighbours: Σ W_ij, Σ_j ∇_{p_j} C_i
+// and Σ_j |∇_{p_j} C_i|².
+func (l *lambdaPass) finish(i int, rho, gx, gy, gz, sum2 float32) {
+	pi, mr := l.p[i], l.mr
 	phi, bx, by, bz := l.col.Boundary(l.wall, pi[0], pi[1], pi[2])
 	l.bgrad[i] = [4]float32{bx, by, bz, phi}
 	gx, gy, gz = gx+bx, gy+by, gz+bz
@@ -592,59 +628,92 @@ func (l *lambdaPass) at(i int, list []int32) {
 // from particles of other bodies.
 func (s *Solver) applyDeltaP() {
 	dv := &s.dv
-	kn := newPairKernel(dv)
-	n := int(s.Cfg.ScorrN)
-	bodies := s.hasBodies()
-	contact := 2 * dv.Radius
-	stride, mr, invWDq, scorrK := dv.Stride, dv.MOverR0, dv.InvWDq, s.scorrK
-	packed, out, nbr, count, bgrad, body, wInv, pairG := s.tmp, s.p, s.nbr, s.ncount, s.bgrad, s.body, s.wInv, s.pairG
-	s.pool.For(len(out), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			pi := packed[i]
-			li := pi[3]
-			isBody := bodies && body[i] >= 0
-			var dx, dy, dz, cx, cy, cz float32
-			list := nbr[i*stride : i*stride+int(count[i])]
-			grads := pairG[i*stride:][:len(list)]
-			for k, j := range list {
-				q := &packed[j]
-				rx, ry, rz, r2 := offset(&pi, q)
-				if r2 >= kn.h2 {
-					continue
-				}
-				if isBody && body[j] >= 0 {
-					// two bodies' particles closer than two radii: push apart, the lighter one further
-					if bj := body[j]; bj != body[i] && r2 < contact*contact && r2 > 0 {
-						d := sqrt32(r2)
-						k := (contact - d) / d * wInv[i] / (wInv[i] + wInv[j])
-						cx += k * rx
-						cy += k * ry
-						cz += k * rz
-					}
-					continue
-				}
-				// s_corr = −k (W(r)/W(Δq))^n (eq. 13), k for this step's Δt (ScorrPerStep)
-				scorr := -scorrK * powN(kn.w(r2)*invWDq, n)
-				g := (li + q[3] + scorr) * grads[k] // computeLambda's, at these positions
-				dx += g * rx
-				dy += g * ry
-				dz += g * rz
+	d := &deltaPass{
+		kn: newPairKernel(dv), n: int(s.Cfg.ScorrN), bodies: s.hasBodies(), contact: 2 * dv.Radius,
+		stride: dv.Stride, mr: dv.MOverR0, invWDq: dv.InvWDq, scorrK: s.scorrK,
+		packed: s.tmp, out: s.p, bgrad: s.bgrad, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, body: s.body, wInv: s.wInv,
+		pairG: s.pairG, col: &s.col,
+	}
+	wide := s.wide && !d.bodies
+	n := len(s.p)
+	s.pool.For(blocks(n), 64, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			lo, hi := b*grid.Block, min(b*grid.Block+grid.Block, n)
+			if wide && deltaBlock(d, lo, hi) {
+				continue
 			}
-			var np [4]float32
-			if isBody {
-				w := wInv[i] * mr
-				np = [4]float32{pi[0] + w*dx + cx, pi[1] + w*dy + cy, pi[2] + w*dz + cz, 0}
-			} else {
-				// The solids' part of ∇_{p_i} C_i moves particle i too, λ_i ∇Φ_i — but only away from the solid: an
-				// under-dense particle (λ_i > 0) would otherwise reach for the wall's volume and stick to it.
-				b := bgrad[i]
-				lb := min(li, 0)
-				np = [4]float32{pi[0] + mr*dx + lb*b[0], pi[1] + mr*dy + lb*b[1], pi[2] + mr*dz + lb*b[2], 0}
+			for i := lo; i < hi; i++ {
+				d.at(i)
 			}
-			s.col.Apply(&np)
-			out[i] = np
 		}
 	})
+}
+
+// deltaPass is what applyDeltaP reads and writes, for its per-particle step at.
+type deltaPass struct {
+	kn                          pairKernel
+	n                           int
+	bodies                      bool
+	contact, mr, invWDq, scorrK float32
+	stride                      int
+	packed, out, bgrad          [][4]float32
+	nbr, count, nbrT, body      []int32
+	wInv, pairG                 []float32
+	col                         *solid.Collider
+}
+
+// at is applyDeltaP for particle i.
+func (d *deltaPass) at(i int) {
+	kn, n, bodies, contact, body, wInv, packed := d.kn, d.n, d.bodies, d.contact, d.body, d.wInv, d.packed
+	pi := packed[i]
+	li := pi[3]
+	isBody := bodies && body[i] >= 0
+	var dx, dy, dz, cx, cy, cz float32
+	list := d.nbr[i*d.stride : i*d.stride+int(d.count[i])]
+	grads := d.pairG[gradAt(i, d.stride):]
+	for k, j := range list {
+		q := &packed[j]
+		rx, ry, rz, r2 := offset(&pi, q)
+		if r2 >= kn.h2 {
+			continue
+		}
+		if isBody && body[j] >= 0 {
+			// two bodies' particles closer than two radii: push apart, the lighter one further
+			if bj := body[j]; bj != body[i] && r2 < contact*contact && r2 > 0 {
+				d := sqrt32(r2)
+				k := (contact - d) / d * wInv[i] / (wInv[i] + wInv[j])
+				cx += k * rx
+				cy += k * ry
+				cz += k * rz
+			}
+			continue
+		}
+		// s_corr = −k (W(r)/W(Δq))^n (eq. 13), k for this step's Δt (ScorrPerStep)
+		scorr := -d.scorrK * powN(kn.w(r2)*d.invWDq, n)
+		g := (li + q[3] + scorr) * grads[grid.Block*k] // computeLambda's, at these positions
+		dx += g * rx
+		dy += g * ry
+		dz += g * rz
+	}
+	if isBody {
+		w := wInv[i] * d.mr
+		np := [4]float32{pi[0] + w*dx + cx, pi[1] + w*dy + cy, pi[2] + w*dz + cz, 0}
+		d.col.Apply(&np)
+		d.out[i] = np
+		return
+	}
+	d.finish(i, dx, dy, dz)
+}
+
+// finish is the end of at for particle i of fluid, from Σ_j (λ_i + λ_j + s_corr) ∇W_ij.
+func (d *deltaPass) finish(i int, dx, dy, dz float32) {
+	// The solids' part of ∇_{p_i} C_i moves particle i too, λ_i ∇Φ_i — but only away from the solid: an
+	// under-dense particle (λ_i > 0) would otherwise reach for the wall's volume and stick to it.
+	pi, b, mr := d.packed[i], d.bgrad[i], d.mr
+	lb := min(pi[3], 0)
+	np := [4]float32{pi[0] + mr*dx + lb*b[0], pi[1] + mr*dy + lb*b[1], pi[2] + mr*dz + lb*b[2], 0}
+	d.col.Apply(&np)
+	d.out[i] = np
 }
 
 // updateVelocity sets v_i = (x*_i − x_i)/Δt (Algorithm 1, line 21).
@@ -665,44 +734,84 @@ func (s *Solver) updateVelocity(dt float32) {
 // and takes no square root.
 func (s *Solver) computeVorticity() {
 	dv := &s.dv
-	kn := newPairKernel(dv)
-	bodies := s.hasBodies()
-	stride, w0, mr := dv.Stride, dv.W0, dv.MOverR0
-	p, v, nbr, count, omega, vw, rhoOut, body, pairG := s.p, s.v, s.nbr, s.ncount, s.omega, s.vw, s.rho, s.body, s.pairG
-	s.pool.For(len(p), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			pi, vi := p[i], v[i]
-			rho := w0
-			var wx, wy, wz float32
-			list := nbr[i*stride : i*stride+int(count[i])]
-			grads := pairG[i*stride:][:len(list)]
-			for k, j := range list {
-				q := &p[j]
-				rx, ry, rz, r2 := offset(&pi, q)
-				if r2 >= kn.h2 {
-					continue
-				}
-				rho += kn.w(r2)
-				g := kn.grad(r2)
-				grads[k] = g
-				gx, gy, gz := g*rx, g*ry, g*rz
-				vj := &v[j]
-				ux, uy, uz := vj[0]-vi[0], vj[1]-vi[1], vj[2]-vi[2]
-				wx += gy*uz - gz*uy
-				wy += gz*ux - gx*uz
-				wz += gx*uy - gy*ux
-			}
-			w := [4]float32{mr * wx, mr * wy, mr * wz, 0}
-			omega[i] = w
-			vw[i] = [4]float32{vi[0], vi[1], vi[2], sqrt32(w[0]*w[0] + w[1]*w[1] + w[2]*w[2])}
-			if bodies && body[i] >= 0 {
-				rhoOut[i] = 1
+	vp := &vortPass{
+		kn: newPairKernel(dv), bodies: s.hasBodies(), stride: dv.Stride, w0: dv.W0, mr: dv.MOverR0,
+		p: s.p, v: s.v, omega: s.omega, vw: s.vw, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, body: s.body,
+		rho: s.rho, pairG: s.pairG, col: &s.col, wall: &dv.Wall,
+	}
+	s.blockwise(!vp.bodies, func(lo, hi int) bool { return vortBlock(vp, lo, hi) }, vp.at)
+}
+
+// blockwise runs a pass over the particles in blocks of grid.Block on the pool: each block side by side by wide
+// where it can (when simd, and wide returns true), else particle by particle by at.
+func (s *Solver) blockwise(simd bool, wide func(lo, hi int) bool, at func(i int)) {
+	simd = simd && s.wide
+	n := len(s.p)
+	s.pool.For(blocks(n), 64, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			lo, hi := b*grid.Block, min(b*grid.Block+grid.Block, n)
+			if simd && wide(lo, hi) {
 				continue
 			}
-			phi, _, _, _ := s.col.Boundary(&dv.Wall, pi[0], pi[1], pi[2])
-			rhoOut[i] = rho*mr + phi
+			for i := lo; i < hi; i++ {
+				at(i)
+			}
 		}
 	})
+}
+
+// vortPass is what computeVorticity reads and writes, for its per-particle step at.
+type vortPass struct {
+	kn                     pairKernel
+	bodies                 bool
+	stride                 int
+	w0, mr                 float32
+	p, v, omega, vw        [][4]float32
+	nbr, count, nbrT, body []int32
+	rho, pairG             []float32
+	col                    *solid.Collider
+	wall                   *solid.WallKernel
+}
+
+// at is computeVorticity for particle i.
+func (vp *vortPass) at(i int) {
+	kn, p, v := vp.kn, vp.p, vp.v
+	pi, vi := p[i], v[i]
+	rho := vp.w0
+	var wx, wy, wz float32
+	list := vp.nbr[i*vp.stride : i*vp.stride+int(vp.count[i])]
+	grads := vp.pairG[gradAt(i, vp.stride):]
+	for k, j := range list {
+		q := &p[j]
+		rx, ry, rz, r2 := offset(&pi, q)
+		if r2 >= kn.h2 {
+			continue
+		}
+		rho += kn.w(r2)
+		g := kn.grad(r2)
+		grads[grid.Block*k] = g
+		gx, gy, gz := g*rx, g*ry, g*rz
+		vj := &v[j]
+		ux, uy, uz := vj[0]-vi[0], vj[1]-vi[1], vj[2]-vi[2]
+		wx += gy*uz - gz*uy
+		wy += gz*ux - gx*uz
+		wz += gx*uy - gy*ux
+	}
+	vp.finish(i, rho, wx, wy, wz)
+}
+
+// finish is the end of at for particle i, from Σ W_ij and Σ ∇_i W_ij × v_ij.
+func (vp *vortPass) finish(i int, rho, wx, wy, wz float32) {
+	pi, vi, mr := vp.p[i], vp.v[i], vp.mr
+	w := [4]float32{mr * wx, mr * wy, mr * wz, 0}
+	vp.omega[i] = w
+	vp.vw[i] = [4]float32{vi[0], vi[1], vi[2], sqrt32(w[0]*w[0] + w[1]*w[1] + w[2]*w[2])}
+	if vp.bodies && vp.body[i] >= 0 {
+		vp.rho[i] = 1
+		return
+	}
+	phi, _, _, _ := vp.col.Boundary(vp.wall, pi[0], pi[1], pi[2])
+	vp.rho[i] = rho*mr + phi
 }
 
 // confineAndSmooth adds the vorticity confinement force f = ε (N × ω) (eq. 16), with N = η/|η| and
@@ -720,54 +829,73 @@ func (s *Solver) computeVorticity() {
 // matching, and confining it would spin up a spinning body).
 func (s *Solver) confineAndSmooth(dt, c float32) {
 	dv := &s.dv
-	kn := newPairKernel(dv)
-	eps := s.Cfg.Vorticity
-	bodies := s.hasBodies()
-	stride, mr := dv.Stride, dv.MOverR0
-	p, vw, omega, nbr, count, out, body, wInv, pairG := s.p, s.vw, s.omega, s.nbr, s.ncount, s.tmp, s.body, s.wInv, s.pairG
-	s.pool.For(len(p), 1024, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			isBody := bodies && body[i] >= 0
-			pi, vi, wi := p[i], vw[i], omega[i]
-			wiLen := vi[3]
-			var ex, ey, ez, sx, sy, sz float32
-			list := nbr[i*stride : i*stride+int(count[i])]
-			grads := pairG[i*stride:][:len(list)]
-			for k, j := range list {
-				q := &p[j]
-				rx, ry, rz, r2 := offset(&pi, q)
-				if r2 >= kn.h2 {
-					continue
-				}
-				w := kn.w(r2)
-				if bodies {
-					if isBody && body[j] >= 0 {
-						continue
-					}
-					w *= 2 * wInv[i] / (wInv[i] + wInv[j])
-				}
-				vj := &vw[j]
-				if !isBody {
-					g := (vj[3] - wiLen) * grads[k] // computeVorticity's, at these positions
-					ex += g * rx
-					ey += g * ry
-					ez += g * rz
-				}
-				sx += (vj[0] - vi[0]) * w
-				sy += (vj[1] - vi[1]) * w
-				sz += (vj[2] - vi[2]) * w
-			}
-			var fx, fy, fz float32
-			if l := sqrt32(ex*ex + ey*ey + ez*ez); l > 1e-20 && eps > 0 {
-				nx, ny, nz := ex/l, ey/l, ez/l
-				fx, fy, fz = eps*(ny*wi[2]-nz*wi[1]), eps*(nz*wi[0]-nx*wi[2]), eps*(nx*wi[1]-ny*wi[0])
-			}
-			k := c * mr
-			out[i] = [4]float32{vi[0] + dt*fx + k*sx, vi[1] + dt*fy + k*sy, vi[2] + dt*fz + k*sz, 0}
-		}
-	})
+	cp := &confinePass{
+		kn: newPairKernel(dv), eps: s.Cfg.Vorticity, dt: dt, c: c, bodies: s.hasBodies(), stride: dv.Stride,
+		mr: dv.MOverR0, p: s.p, vw: s.vw, omega: s.omega, out: s.tmp, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT,
+		body: s.body, wInv: s.wInv, pairG: s.pairG,
+	}
+	s.blockwise(!cp.bodies, func(lo, hi int) bool { return confineBlock(cp, lo, hi) }, cp.at)
 	s.v, s.tmp = s.tmp, s.v
 	s.x, s.p = s.p, s.x
+}
+
+// confinePass is what confineAndSmooth reads and writes, for its per-particle step at.
+type confinePass struct {
+	kn                     pairKernel
+	eps, dt, c, mr         float32
+	bodies                 bool
+	stride                 int
+	p, vw, omega, out      [][4]float32
+	nbr, count, nbrT, body []int32
+	wInv, pairG            []float32
+}
+
+// at is confineAndSmooth for particle i.
+func (cp *confinePass) at(i int) {
+	kn, bodies, body, wInv, p, vw := cp.kn, cp.bodies, cp.body, cp.wInv, cp.p, cp.vw
+	isBody := bodies && body[i] >= 0
+	pi, vi := p[i], vw[i]
+	wiLen := vi[3]
+	var ex, ey, ez, sx, sy, sz float32
+	list := cp.nbr[i*cp.stride : i*cp.stride+int(cp.count[i])]
+	grads := cp.pairG[gradAt(i, cp.stride):]
+	for k, j := range list {
+		q := &p[j]
+		rx, ry, rz, r2 := offset(&pi, q)
+		if r2 >= kn.h2 {
+			continue
+		}
+		w := kn.w(r2)
+		if bodies {
+			if isBody && body[j] >= 0 {
+				continue
+			}
+			w *= 2 * wInv[i] / (wInv[i] + wInv[j])
+		}
+		vj := &vw[j]
+		if !isBody {
+			g := (vj[3] - wiLen) * grads[grid.Block*k] // computeVorticity's, at these positions
+			ex += g * rx
+			ey += g * ry
+			ez += g * rz
+		}
+		sx += (vj[0] - vi[0]) * w
+		sy += (vj[1] - vi[1]) * w
+		sz += (vj[2] - vi[2]) * w
+	}
+	cp.finish(i, ex, ey, ez, sx, sy, sz)
+}
+
+// finish is the end of at for particle i, from η (unscaled) and XSPH's sum.
+func (cp *confinePass) finish(i int, ex, ey, ez, sx, sy, sz float32) {
+	vi, wi, eps, dt := cp.vw[i], cp.omega[i], cp.eps, cp.dt
+	var fx, fy, fz float32
+	if l := sqrt32(ex*ex + ey*ey + ez*ez); l > 1e-20 && eps > 0 {
+		nx, ny, nz := ex/l, ey/l, ez/l
+		fx, fy, fz = eps*(ny*wi[2]-nz*wi[1]), eps*(nz*wi[0]-nx*wi[2]), eps*(nx*wi[1]-ny*wi[0])
+	}
+	k := cp.c * cp.mr
+	cp.out[i] = [4]float32{vi[0] + dt*fx + k*sx, vi[1] + dt*fy + k*sy, vi[2] + dt*fz + k*sz, 0}
 }
 
 // clampSpeeds is real-time mode's clamp at the end of a step of dt (sim.CFL): every particle, fluid or a body's, as
