@@ -121,6 +121,20 @@ func load4(base unsafe.Pointer, j int32) archsimd.Float32x4 {
 
 func splat(x float32) vec { return archsimd.BroadcastFloat32x16(x) }
 
+// offsets is offset for each lane, r = p_i − q and |r|², with the lanes in narrowed to those within h (r² < h2).
+func offsets(px, py, pz, qx, qy, qz, h2 vec, in archsimd.Mask32x16) (rx, ry, rz, r2 vec, within archsimd.Mask32x16) {
+	rx, ry, rz = px.Sub(qx), py.Sub(qy), pz.Sub(qz)
+	r2 = rx.Mul(rx).Add(ry.Mul(ry)).Add(rz.Mul(rz))
+	return rx, ry, rz, r2, in.And(r2.Less(h2))
+}
+
+// spikyGrad is pairKernel.grad for each lane, gc the kernel's gradient coefficient: zero where r2 is.
+func spikyGrad(r2, h, gc, zero vec) vec {
+	dist := r2.Sqrt()
+	e := h.Sub(dist)
+	return gc.Mul(e).Mul(e).Div(dist).Masked(dist.Greater(zero))
+}
+
 // slot is the block's k-th gradients in pairG (gradAt).
 func slot(pairG []float32, lo, stride int, k int32) *[16]float32 {
 	o := lo*stride + grid.Block*int(k)
@@ -141,14 +155,10 @@ func lambdaBlock(l *lambdaPass, lo, hi int) bool {
 	for k := int32(0); k < ls.most; k++ {
 		in := archsimd.BroadcastInt32x16(k).Less(cnt)
 		qx, qy, qz, _ := ls.gather(l.p, ls.step(l.nbrT, k))
-		rx, ry, rz := px.Sub(qx), py.Sub(qy), pz.Sub(qz)
-		r2 := rx.Mul(rx).Add(ry.Mul(ry)).Add(rz.Mul(rz))
-		in = in.And(r2.Less(h2))
+		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
 		d := h2.Sub(r2)
 		rho = rho.Add(wc.Mul(d).Mul(d).Mul(d).Masked(in))
-		dist := r2.Sqrt()
-		e := h.Sub(dist)
-		gs := gc.Mul(e).Mul(e).Div(dist).Masked(dist.Greater(zero))
+		gs := spikyGrad(r2, h, gc, zero)
 		gs.Store(slot(l.pairG, lo, l.stride, k))
 		g := mr.Mul(gs).Masked(in) // ±0 terms below where masked
 		gjx, gjy, gjz := g.Mul(rx), g.Mul(ry), g.Mul(rz)
@@ -179,9 +189,7 @@ func deltaBlock(d *deltaPass, lo, hi int) bool {
 	for k := int32(0); k < ls.most; k++ {
 		in := archsimd.BroadcastInt32x16(k).Less(cnt)
 		qx, qy, qz, lj := ls.gather(d.packed, ls.step(d.nbrT, k))
-		rx, ry, rz := px.Sub(qx), py.Sub(qy), pz.Sub(qz)
-		r2 := rx.Mul(rx).Add(ry.Mul(ry)).Add(rz.Mul(rz))
-		in = in.And(r2.Less(h2))
+		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
 		e := h2.Sub(r2)
 		x := wc.Mul(e).Mul(e).Mul(e).Mul(inv)
 		p := x
@@ -216,14 +224,10 @@ func vortBlock(vp *vortPass, lo, hi int) bool {
 		js := ls.step(vp.nbrT, k)
 		qx, qy, qz, _ := ls.gather(vp.p, js)
 		ux, uy, uz, _ := ls.gather(vp.v, js)
-		rx, ry, rz := px.Sub(qx), py.Sub(qy), pz.Sub(qz)
-		r2 := rx.Mul(rx).Add(ry.Mul(ry)).Add(rz.Mul(rz))
-		in = in.And(r2.Less(h2))
+		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
 		d := h2.Sub(r2)
 		rho = rho.Add(wc.Mul(d).Mul(d).Mul(d).Masked(in))
-		dist := r2.Sqrt()
-		e := h.Sub(dist)
-		g := gc.Mul(e).Mul(e).Div(dist).Masked(dist.Greater(zero))
+		g := spikyGrad(r2, h, gc, zero)
 		g.Store(slot(vp.pairG, lo, vp.stride, k))
 		g = g.Masked(in) // ±0 terms below where masked
 		gx, gy, gz := g.Mul(rx), g.Mul(ry), g.Mul(rz)
@@ -258,9 +262,7 @@ func confineBlock(cp *confinePass, lo, hi int) bool {
 		js := ls.step(cp.nbrT, k)
 		qx, qy, qz, _ := ls.gather(cp.p, js)
 		ux, uy, uz, ul := ls.gather(cp.vw, js)
-		rx, ry, rz := px.Sub(qx), py.Sub(qy), pz.Sub(qz)
-		r2 := rx.Mul(rx).Add(ry.Mul(ry)).Add(rz.Mul(rz))
-		in = in.And(r2.Less(h2))
+		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
 		d := h2.Sub(r2)
 		w := wc.Mul(d).Mul(d).Mul(d).Masked(in) // ±0 terms below where masked
 		g := ul.Sub(wl).Mul(archsimd.LoadFloat32x16(slot(cp.pairG, lo, cp.stride, k))).Masked(in)
