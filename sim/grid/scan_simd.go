@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/slosh/slosh/internal/soa"
 )
 
 // scanSlack is the room the scan needs in its buffer past the candidates: a compressed store writes 16 lanes.
@@ -17,21 +19,12 @@ const scanSlack = 16
 // store keeps the lanes' order.
 type scanner struct {
 	avx512 bool
-	// The permutations that turn four vectors of four particles' (x, y, z, w) into one of 16 x, one of 16 y and
-	// one of 16 z (transposed: ConcatPermute's indices), and the lane numbers.
-	xy8, z8, lo, hi [16]uint32
-	lane            [16]int32
+	lane   [16]int32 // the lane numbers
 }
 
 // newScanner is the scanner for this CPU.
 func newScanner() scanner {
 	s := scanner{avx512: archsimd.X86.AVX512()}
-	for l := range 8 {
-		s.xy8[l], s.xy8[8+l] = uint32(4*l), uint32(4*l+1) // x of particles 0–7, then their y
-		s.z8[l], s.z8[8+l] = uint32(4*l+2), uint32(4*l+2)
-		s.lo[l], s.lo[8+l] = uint32(l), uint32(16+l) // the lower halves of two vectors
-		s.hi[l], s.hi[8+l] = uint32(8+l), uint32(24+l)
-	}
 	for l := range 16 {
 		s.lane[l] = int32(l)
 	}
@@ -50,8 +43,6 @@ func (s *scanner) scan(pos [][4]float32, rows [][2]int32, self int32, r2 float32
 	p := pos[self]
 	px, py, pz := archsimd.BroadcastFloat32x16(p[0]), archsimd.BroadcastFloat32x16(p[1]), archsimd.BroadcastFloat32x16(p[2])
 	rr := archsimd.BroadcastFloat32x16(r2)
-	xy8, z8 := archsimd.LoadUint32x16(&s.xy8), archsimd.LoadUint32x16(&s.z8)
-	lo, hi := archsimd.LoadUint32x16(&s.lo), archsimd.LoadUint32x16(&s.hi)
 	lane, me := archsimd.LoadInt32x16(&s.lane), archsimd.BroadcastInt32x16(self)
 	k := 0
 	for _, row := range rows {
@@ -68,11 +59,8 @@ func (s *scanner) scan(pos [][4]float32, rows [][2]int32, self int32, r2 float32
 				v2 = archsimd.LoadFloat32x16SlicePart(f[min(32, len(f)):])
 				v3 = archsimd.LoadFloat32x16SlicePart(f[min(48, len(f)):])
 			}
-			a, c := v0.ConcatPermute(v1, xy8), v2.ConcatPermute(v3, xy8) // x then y of particles 0–7, 8–15
-			za, zc := v0.ConcatPermute(v1, z8), v2.ConcatPermute(v3, z8)
-			ex := px.Sub(a.ConcatPermute(c, lo))
-			ey := py.Sub(a.ConcatPermute(c, hi))
-			ez := pz.Sub(za.ConcatPermute(zc, lo))
+			x, y, z, _ := soa.Transpose(v0, v1, v2, v3)
+			ex, ey, ez := px.Sub(x), py.Sub(y), pz.Sub(z)
 			d2 := ex.Mul(ex).Add(ey.Mul(ey)).Add(ez.Mul(ez))
 			idx := lane.Add(archsimd.BroadcastInt32x16(b))
 			in := d2.Less(rr).And(idx.NotEqual(me))

@@ -454,7 +454,7 @@ func (s *Solver) findNeighbors() {
 		s.nbrT = grow.Resize(s.nbrT, blocks(n)*grid.Block*s.dv.Stride)
 		lp.nbrT, lp.fresh = s.nbrT, true
 	}
-	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, lp.block)
+	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, lp.block())
 }
 
 // pairKernel is the kernels' constants the pair loops read, copied out of Derived into a value the loops keep in
@@ -509,11 +509,33 @@ func powN(x float32, n int) float32 {
 // then reads one 16-byte value a neighbour. The first iteration's is fused into the neighbour search
 // (findNeighbors).
 func (s *Solver) computeLambda() {
-	lp := s.lambdaPass()
+	s.eachBlock(s.lambdaPass().block())
+}
+
+// simd reports whether the pair passes take 16 particles side by side this step (wide_simd.go): where the CPU and
+// the build can, without bodies.
+func (s *Solver) simd() bool { return s.wide && !s.hasBodies() }
+
+// blockOf is a pass over the block of particles [lo, hi): side by side by wide when simd, else one particle at a
+// time by at.
+func blockOf(simd bool, wide func(lo, hi int), at func(i int)) func(lo, hi int) {
+	if simd {
+		return wide
+	}
+	return func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			at(i)
+		}
+	}
+}
+
+// eachBlock runs block over all the particles, a block of grid.Block at a time (the last may be shorter), on the
+// pool.
+func (s *Solver) eachBlock(block func(lo, hi int)) {
 	n := len(s.p)
 	s.pool.For(blocks(n), 64, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			lp.block(b*grid.Block, min(b*grid.Block+grid.Block, n))
+			block(b*grid.Block, min(b*grid.Block+grid.Block, n))
 		}
 	})
 }
@@ -548,24 +570,20 @@ func (s *Solver) lambdaPass() *lambdaPass {
 		kn: newPairKernel(dv), bodies: s.hasBodies(), unilateral: s.Cfg.Unilateral,
 		w0: dv.W0, mr: dv.MOverR0, eps: dv.EpsilonAbs,
 		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body, pairG: s.pairG, stride: dv.Stride,
-		nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, col: &s.col, wall: &dv.Wall, wide: s.wide && !s.hasBodies(),
+		nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, col: &s.col, wall: &dv.Wall, wide: s.simd(),
 	}
 }
 
-// block is computeLambda for particles [lo, hi), a block of grid.Block starting at a multiple of it.
-func (l *lambdaPass) block(lo, hi int) {
-	if l.wide && lambdaBlock(l, lo, hi) {
-		return
-	}
-	for i := lo; i < hi; i++ {
-		l.at(i, l.nbr[i*l.stride:i*l.stride+int(l.count[i])])
-	}
+// block is computeLambda for a block of particles.
+func (l *lambdaPass) block() func(lo, hi int) {
+	return blockOf(l.wide, func(lo, hi int) { lambdaBlock(l, lo, hi) }, l.at)
 }
 
-// at is computeLambda for particle i with neighbours list.
-func (l *lambdaPass) at(i int, list []int32) {
+// at is computeLambda for particle i.
+func (l *lambdaPass) at(i int) {
 	p, kn, mr, bodies, wInv := l.p, l.kn, l.mr, l.bodies, l.wInv
 	pi := p[i]
+	list := l.nbr[i*l.stride : i*l.stride+int(l.count[i])]
 	grads := l.pairG[gradAt(i, l.stride):]
 	if bodies && l.body[i] >= 0 { // body particles carry no density constraint of their own
 		l.rho[i], l.bgrad[i] = 1, [4]float32{}
@@ -634,19 +652,7 @@ func (s *Solver) applyDeltaP() {
 		packed: s.tmp, out: s.p, bgrad: s.bgrad, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, body: s.body, wInv: s.wInv,
 		pairG: s.pairG, col: &s.col,
 	}
-	wide := s.wide && !d.bodies
-	n := len(s.p)
-	s.pool.For(blocks(n), 64, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			lo, hi := b*grid.Block, min(b*grid.Block+grid.Block, n)
-			if wide && deltaBlock(d, lo, hi) {
-				continue
-			}
-			for i := lo; i < hi; i++ {
-				d.at(i)
-			}
-		}
-	})
+	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { deltaBlock(d, lo, hi) }, d.at))
 }
 
 // deltaPass is what applyDeltaP reads and writes, for its per-particle step at.
@@ -739,25 +745,7 @@ func (s *Solver) computeVorticity() {
 		p: s.p, v: s.v, omega: s.omega, vw: s.vw, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, body: s.body,
 		rho: s.rho, pairG: s.pairG, col: &s.col, wall: &dv.Wall,
 	}
-	s.blockwise(!vp.bodies, func(lo, hi int) bool { return vortBlock(vp, lo, hi) }, vp.at)
-}
-
-// blockwise runs a pass over the particles in blocks of grid.Block on the pool: each block side by side by wide
-// where it can (when simd, and wide returns true), else particle by particle by at.
-func (s *Solver) blockwise(simd bool, wide func(lo, hi int) bool, at func(i int)) {
-	simd = simd && s.wide
-	n := len(s.p)
-	s.pool.For(blocks(n), 64, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			lo, hi := b*grid.Block, min(b*grid.Block+grid.Block, n)
-			if simd && wide(lo, hi) {
-				continue
-			}
-			for i := lo; i < hi; i++ {
-				at(i)
-			}
-		}
-	})
+	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { vortBlock(vp, lo, hi) }, vp.at))
 }
 
 // vortPass is what computeVorticity reads and writes, for its per-particle step at.
@@ -834,7 +822,7 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 		mr: dv.MOverR0, p: s.p, vw: s.vw, omega: s.omega, out: s.tmp, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT,
 		body: s.body, wInv: s.wInv, pairG: s.pairG,
 	}
-	s.blockwise(!cp.bodies, func(lo, hi int) bool { return confineBlock(cp, lo, hi) }, cp.at)
+	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { confineBlock(cp, lo, hi) }, cp.at))
 	s.v, s.tmp = s.tmp, s.v
 	s.x, s.p = s.p, s.x
 }

@@ -6,6 +6,7 @@ import (
 	"simd/archsimd"
 	"unsafe"
 
+	"github.com/slosh/slosh/internal/soa"
 	"github.com/slosh/slosh/sim/grid"
 )
 
@@ -33,7 +34,6 @@ type lanes struct {
 	most  int32      // the longest list
 	base  int        // where the block's lists start in nbrT
 	n     [16]uint32 // the particle count, in each lane
-	perm  [4][16]uint32
 }
 
 // newLanes is the lanes of particles [lo, hi).
@@ -47,12 +47,6 @@ func newLanes(lo, hi, stride int, count []int32) lanes {
 			ls.count[l] = count[i]
 			ls.most = max(ls.most, count[i])
 		}
-	}
-	for l := range 8 { // gather's permutations
-		ls.perm[0][l], ls.perm[0][8+l] = uint32(4*l), uint32(4*l+1)
-		ls.perm[1][l], ls.perm[1][8+l] = uint32(4*l+2), uint32(4*l+3)
-		ls.perm[2][l], ls.perm[2][8+l] = uint32(l), uint32(16+l)
-		ls.perm[3][l], ls.perm[3][8+l] = uint32(8+l), uint32(24+l)
 	}
 	return ls
 }
@@ -107,11 +101,7 @@ func (ls *lanes) gather(src [][4]float32, idx *[16]int32) (x, y, z, w vec) {
 	a7 = a7.SetLo(load4(base, idx[14])).SetHi(load4(base, idx[15]))
 	var v0, v1, v2, v3 vec
 	v0, v1, v2, v3 = v0.SetLo(a0).SetHi(a1), v1.SetLo(a2).SetHi(a3), v2.SetLo(a4).SetHi(a5), v3.SetLo(a6).SetHi(a7)
-	xy, zw := archsimd.LoadUint32x16(&ls.perm[0]), archsimd.LoadUint32x16(&ls.perm[1])
-	lo, hi := archsimd.LoadUint32x16(&ls.perm[2]), archsimd.LoadUint32x16(&ls.perm[3])
-	a, c := v0.ConcatPermute(v1, xy), v2.ConcatPermute(v3, xy) // x then y of lanes 0–7, of 8–15
-	b, d := v0.ConcatPermute(v1, zw), v2.ConcatPermute(v3, zw) // z then w
-	return a.ConcatPermute(c, lo), a.ConcatPermute(c, hi), b.ConcatPermute(d, lo), b.ConcatPermute(d, hi)
+	return soa.Transpose(v0, v1, v2, v3)
 }
 
 // load4 is element j of the [][4]float32 that starts at base, j already checked.
@@ -142,7 +132,7 @@ func slot(pairG []float32, lo, stride int, k int32) *[16]float32 {
 }
 
 // lambdaBlock is lambdaPass.at for the fluid particles [lo, hi) side by side.
-func lambdaBlock(l *lambdaPass, lo, hi int) bool {
+func lambdaBlock(l *lambdaPass, lo, hi int) {
 	ls := newLanes(lo, hi, l.stride, l.count)
 	if l.fresh { // the block's lists were just found
 		transposeLists(l.nbrT, l.nbr, l.count, lo, hi, l.stride)
@@ -175,11 +165,10 @@ func lambdaBlock(l *lambdaPass, lo, hi int) bool {
 	for q := range ls.used {
 		l.finish(lo+q, r[q], x[q], y[q], z[q], s[q])
 	}
-	return true
 }
 
 // deltaBlock is deltaPass.at for the fluid particles [lo, hi) side by side.
-func deltaBlock(d *deltaPass, lo, hi int) bool {
+func deltaBlock(d *deltaPass, lo, hi int) {
 	ls := newLanes(lo, hi, d.stride, d.count)
 	kn := d.kn
 	h2, wc, inv, nk := splat(kn.h2), splat(kn.wCoef), splat(d.invWDq), splat(-d.scorrK)
@@ -207,11 +196,10 @@ func deltaBlock(d *deltaPass, lo, hi int) bool {
 	for q := range ls.used {
 		d.finish(lo+q, x[q], y[q], z[q])
 	}
-	return true
 }
 
 // vortBlock is vortPass.at for the fluid particles [lo, hi) side by side.
-func vortBlock(vp *vortPass, lo, hi int) bool {
+func vortBlock(vp *vortPass, lo, hi int) {
 	ls := newLanes(lo, hi, vp.stride, vp.count)
 	kn := vp.kn
 	h2, h, wc, gc, zero := splat(kn.h2), splat(kn.h), splat(kn.wCoef), splat(kn.gCoef), splat(0)
@@ -245,11 +233,10 @@ func vortBlock(vp *vortPass, lo, hi int) bool {
 	for q := range ls.used {
 		vp.finish(lo+q, r[q], x[q], y[q], z[q])
 	}
-	return true
 }
 
 // confineBlock is confinePass.at for the fluid particles [lo, hi) side by side.
-func confineBlock(cp *confinePass, lo, hi int) bool {
+func confineBlock(cp *confinePass, lo, hi int) {
 	ls := newLanes(lo, hi, cp.stride, cp.count)
 	kn := cp.kn
 	h2, wc := splat(kn.h2), splat(kn.wCoef)
@@ -282,5 +269,4 @@ func confineBlock(cp *confinePass, lo, hi int) bool {
 	for q := range ls.used {
 		cp.finish(lo+q, a[q], b[q], c[q], x[q], y[q], z[q])
 	}
-	return true
 }
