@@ -244,20 +244,36 @@ func (g *Grid) reachableRow(cx, cy, cz, dy, dz int32, f *faces, r2 float32) (beg
 // (GOEXPERIMENT=simd) and the CPU has AVX-512, 16 candidates are tested at once (scan_simd.go), with the same
 // lists as a result: BenchmarkNeighbors 11.0–11.1 → 6.5–7.0 ms.
 func (g *Grid) Neighbors(pos [][4]float32, r float32, stride int, nbr, count []int32) (clipped int) {
-	return g.NeighborsThen(pos, r, stride, nbr, count, nil)
+	return g.search(pos, r, stride, nbr, count, false, nil)
 }
 
-// Block is the number of consecutive particles NeighborsThen hands to its callback at once.
+// Block is the number of consecutive particles NeighborsThen lays out side by side and hands to its callback at
+// once.
 const Block = 16
 
-// NeighborsThen is Neighbors that calls then(lo, hi) as soon as the lists of particles [lo, hi) are finished, on the
-// worker that found them, before it searches for the next: a pass over the lists fused into the search finds the
-// neighbours' positions still in the cache the search brought them into. The ranges are the blocks of Block
-// particles that start at multiples of Block (the last may be shorter), so a pass may work on a block's particles
-// side by side, and no two workers share a block.
+// Slot is where NeighborsThen puts particle i's k-th neighbour (k < stride) in its lists: the blocks of Block
+// particles that start at multiples of Block keep their particles' k-th neighbours side by side, so a pass that
+// works on a block's particles side by side (16 lanes) reads a block's k-th neighbours with one load.
+func Slot(i, k, stride int) int { return i/Block*Block*stride + k*Block + i%Block }
+
+// BlockedLen is the length of NeighborsThen's lists for n particles.
+func BlockedLen(n, stride int) int { return (n + Block - 1) / Block * Block * stride }
+
+// NeighborsThen finds Neighbors' lists, in order, but lays them out by Slot in nbr (BlockedLen long), and calls
+// then(lo, hi) as soon as the lists of particles [lo, hi) are finished, on the worker that found them, before it
+// searches for the next: a pass over the lists fused into the search finds the neighbours' positions still in the
+// cache the search brought them into. The ranges are the blocks of Block particles that start at multiples of
+// Block (the last may be shorter), and no two workers share a block. Within a block every list is padded to the
+// block's longest with the particle's own index, and the lanes of a last, short block past the last particle
+// hold that particle's index, so each of a block's Block lanes holds a particle's index up to its longest list.
 func (g *Grid) NeighborsThen(pos [][4]float32, r float32, stride int, nbr, count []int32, then func(lo, hi int)) (clipped int) {
+	return g.search(pos, r, stride, nbr, count, true, then)
+}
+
+// search is Neighbors (blocked false) and NeighborsThen (blocked true).
+func (g *Grid) search(pos [][4]float32, r float32, stride int, nbr, count []int32, blocked bool, then func(lo, hi int)) (clipped int) {
 	n := len(pos)
-	if len(count) < n || len(nbr) < n*stride {
+	if size := n * stride; len(count) < n || len(nbr) < size || blocked && len(nbr) < BlockedLen(n, stride) {
 		panic("grid: neighbour buffers too small")
 	}
 	if r > g.Cell*1.0001 {
@@ -294,16 +310,45 @@ func (g *Grid) NeighborsThen(pos [][4]float32, r float32, stride int, nbr, count
 				k = stride
 				local++
 			}
-			list := nbr[i*stride : i*stride+k]
-			copy(list, scratch[:k])
 			count[i] = int32(k)
-			if then != nil && ((i+1)%Block == 0 || i == n-1) {
-				then(i/Block*Block, i+1)
+			if !blocked {
+				copy(nbr[i*stride:i*stride+k], scratch[:k])
+				continue
+			}
+			slots := nbr[Slot(i, 0, stride):]
+			for kk, j := range scratch[:k] {
+				slots[Block*kk] = j
+			}
+			if (i+1)%Block == 0 || i == n-1 {
+				b := i / Block * Block
+				pad(nbr, count, b, i+1, stride)
+				if then != nil {
+					then(b, i+1)
+				}
 			}
 		}
 		total.Add(local)
 	})
 	return int(total.Load())
+}
+
+// pad fills the block [lo, hi)'s lists to its longest with each particle's own index, and the lanes past hi with
+// hi−1's (NeighborsThen's layout).
+func pad(nbr, count []int32, lo, hi, stride int) {
+	most := int32(0)
+	for i := lo; i < hi; i++ {
+		most = max(most, count[i])
+	}
+	for l := range Block {
+		i, k0 := lo+l, int32(0)
+		if i < hi {
+			k0 = count[i]
+		}
+		slots := nbr[Slot(lo, 0, stride)+l:]
+		for k := k0; k < most; k++ {
+			slots[Block*int(k)] = int32(min(i, hi-1))
+		}
+	}
 }
 
 // Brute finds the same neighbour sets by testing every pair; for tests.

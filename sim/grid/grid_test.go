@@ -92,6 +92,9 @@ func TestBuildIgnoresInputOrder(t *testing.T) {
 	}
 }
 
+// TestNeighborsMatchBruteForce holds both layouts of the lists to the brute force's sets, in its ascending order
+// (the order the solvers sum in): Neighbors' contiguous lists, and NeighborsThen's blocked ones (Slot), with their
+// padding and its callback's blocks. 500 particles leave a last block of 4.
 func TestNeighborsMatchBruteForce(t *testing.T) {
 	for _, tc := range []struct {
 		n    int
@@ -107,7 +110,26 @@ func TestNeighborsMatchBruteForce(t *testing.T) {
 		g.Build(pos, id)
 		sp := sortedCopy(pos, g.Order)
 		const stride = 1024
+		brute := Brute(sp, tc.r)
+
 		nbr, count := make([]int32, tc.n*stride), make([]int32, tc.n)
+		if clipped := g.Neighbors(sp, tc.r, stride, nbr, count); clipped != 0 {
+			t.Fatalf("%d lists clipped at stride %d", clipped, stride)
+		}
+		for i := range sp {
+			if got := nbr[i*stride : i*stride+int(count[i])]; !slices.Equal(got, brute[i]) {
+				t.Fatalf("n=%d r=%g particle %d: grid %v, brute force %v", tc.n, tc.r, i, got, brute[i])
+			}
+		}
+
+		blocked := make([]int32, BlockedLen(tc.n, stride))
+		list := func(i, k int) []int32 { // particle i's first k slots
+			out := make([]int32, k)
+			for kk := range out {
+				out[kk] = blocked[Slot(i, kk, stride)]
+			}
+			return out
+		}
 		visited := make([]int, tc.n)
 		seen := make([][]int32, tc.n) // each list as then saw it
 		then := func(lo, hi int) {
@@ -116,21 +138,37 @@ func TestNeighborsMatchBruteForce(t *testing.T) {
 			}
 			for i := lo; i < hi; i++ {
 				visited[i]++
-				seen[i] = slices.Clone(nbr[i*stride : i*stride+int(count[i])])
+				seen[i] = list(i, int(count[i]))
 			}
 		}
-		if clipped := g.NeighborsThen(sp, tc.r, stride, nbr, count, then); clipped != 0 {
+		if clipped := g.NeighborsThen(sp, tc.r, stride, blocked, count, then); clipped != 0 {
 			t.Fatalf("%d lists clipped at stride %d", clipped, stride)
 		}
-		// the lists are the brute force's sets, in its ascending order: the order the solvers sum in
-		brute := Brute(sp, tc.r)
-		for i := range sp {
-			got := nbr[i*stride : i*stride+int(count[i])]
-			if !slices.Equal(got, brute[i]) {
-				t.Fatalf("n=%d r=%g particle %d: grid %v, brute force %v", tc.n, tc.r, i, got, brute[i])
+		for lo := 0; lo < tc.n; lo += Block {
+			hi := min(lo+Block, tc.n)
+			most := 0
+			for i := lo; i < hi; i++ {
+				most = max(most, int(count[i]))
 			}
-			if visited[i] != 1 || !slices.Equal(seen[i], got) {
-				t.Fatalf("particle %d: then called %d times, saw %v of its list %v", i, visited[i], seen[i], got)
+			for l := range Block {
+				i := lo + l
+				if i < hi {
+					if got := list(i, int(count[i])); !slices.Equal(got, brute[i]) {
+						t.Fatalf("n=%d r=%g particle %d: blocked %v, brute force %v", tc.n, tc.r, i, got, brute[i])
+					}
+					if visited[i] != 1 || !slices.Equal(seen[i], brute[i]) {
+						t.Fatalf("particle %d: then called %d times, saw %v of its list %v", i, visited[i], seen[i], brute[i])
+					}
+				}
+				own, k0 := int32(min(i, hi-1)), 0
+				if i < hi {
+					k0 = int(count[i])
+				}
+				for k := k0; k < most; k++ {
+					if v := blocked[Slot(lo, k, stride)+l]; v != own {
+						t.Fatalf("block %d lane %d slot %d: padding %d, want %d", lo, l, k, v, own)
+					}
+				}
 			}
 		}
 	}

@@ -53,13 +53,12 @@ type Solver struct {
 	rho     []float32    // ρ/ρ0 at the end of the last step (scratch, 1 after a load or an edit)
 	bgrad   [][4]float32 // ∇Φ_i of the solids at the iteration's positions (boundary.go)
 	omega   [][4]float32 // vorticity ω (eq. 15)
-	nbr     []int32      // neighbour lists, Stride per particle
+	nbr     []int32      // neighbour lists, Stride per particle, laid out in blocks (grid.Slot)
 	// pairG holds spiky's gradient scale of each pair in the neighbour lists, at the positions the last pass that
 	// wrote it read: computeLambda's for applyDeltaP, computeVorticity's for confineAndSmooth, each of which reads the
-	// same positions and so takes no square root or division a pair. Its layout is the SIMD passes' (gradAt).
+	// same positions and so takes no square root or division a pair. Its layout is the lists' (grid.Slot).
 	pairG  []float32
 	ncount []int32
-	nbrT   []int32      // the lists again, in pairG's layout, for the SIMD passes (transposeLists)
 	tmp    [][4]float32 // scratch: positions packed with λ (computeLambda), then the new velocities
 	vw     [][4]float32 // scratch: velocities packed with |ω| (computeVorticity)
 
@@ -287,9 +286,9 @@ func (s *Solver) reset(sc *scene.Scene, spacing float64, pos, vel [][4]float32) 
 // besides the neighbour lists, less the 60 the sort's copies took before the store permuted in place): the store's
 // columns — positions, velocities, predictions, rest offsets, vorticity, boundary gradients, the packed positions
 // with λ and velocities with |ω| (8 × 16 bytes), ids, densities, counts, slots, bodies and inverse masses (6 × 4),
-// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list, its pairs'
-// gradients and the list again in the SIMD passes' layout (nbrT), stride entries each (3 × 4 bytes).
-func BytesPerParticle(stride int) int64 { return 226 + 12*int64(stride) }
+// materials (1) — the last good state (61), the grid's order and cells, and the neighbour list and its pairs'
+// gradients, stride entries each (4 + 4 bytes).
+func BytesPerParticle(stride int) int64 { return 226 + 8*int64(stride) }
 
 // CheckMemory refuses a run whose arrays for budget particles at these constants would not fit in limit bytes,
 // before anything is allocated for them: a large particle count with a large kernel radius (long neighbour lists)
@@ -447,14 +446,9 @@ func (s *Solver) sortByCell() {
 // against 30.7 + 15.3 apart).
 func (s *Solver) findNeighbors() {
 	n := len(s.p)
-	s.nbr = grow.Resize(s.nbr, n*s.dv.Stride)
-	s.pairG = grow.Resize(s.pairG, blocks(n)*grid.Block*s.dv.Stride)
-	lp := s.lambdaPass()
-	if lp.wide {
-		s.nbrT = grow.Resize(s.nbrT, blocks(n)*grid.Block*s.dv.Stride)
-		lp.nbrT, lp.fresh = s.nbrT, true
-	}
-	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, lp.block())
+	s.nbr = grow.Resize(s.nbr, grid.BlockedLen(n, s.dv.Stride))
+	s.pairG = grow.Resize(s.pairG, grid.BlockedLen(n, s.dv.Stride))
+	s.clip = s.grid.NeighborsThen(s.p, s.dv.H, s.dv.Stride, s.nbr, s.ncount, s.lambdaPass().block())
 }
 
 // pairKernel is the kernels' constants the pair loops read, copied out of Derived into a value the loops keep in
@@ -533,20 +527,12 @@ func blockOf(simd bool, wide func(lo, hi int), at func(i int)) func(lo, hi int) 
 // pool.
 func (s *Solver) eachBlock(block func(lo, hi int)) {
 	n := len(s.p)
-	s.pool.For(blocks(n), 64, func(lo, hi int) {
+	s.pool.For((n+grid.Block-1)/grid.Block, 64, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			block(b*grid.Block, min(b*grid.Block+grid.Block, n))
 		}
 	})
 }
-
-// blocks is the number of blocks of grid.Block particles n particles fill.
-func blocks(n int) int { return (n + grid.Block - 1) / grid.Block }
-
-// gradAt is where particle i's first pair lies in pairG; its k-th lies 16k further. A block of grid.Block
-// particles keeps its pairs' k-th gradients side by side, so a SIMD pass over the block reads or writes the block's
-// k-th with one instruction.
-func gradAt(i, stride int) int { return i/grid.Block*grid.Block*stride + i%grid.Block }
 
 // lambdaPass is what computeLambda reads and writes, for its per-particle step at.
 type lambdaPass struct {
@@ -556,8 +542,6 @@ type lambdaPass struct {
 	p, packed, bgrad   [][4]float32
 	rho, wInv, pairG   []float32
 	nbr, count, body   []int32
-	nbrT               []int32 // the lists transposed (wide only), written by the search's pass (fresh)
-	fresh              bool
 	stride             int
 	col                *solid.Collider
 	wall               *solid.WallKernel
@@ -570,7 +554,7 @@ func (s *Solver) lambdaPass() *lambdaPass {
 		kn: newPairKernel(dv), bodies: s.hasBodies(), unilateral: s.Cfg.Unilateral,
 		w0: dv.W0, mr: dv.MOverR0, eps: dv.EpsilonAbs,
 		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body, pairG: s.pairG, stride: dv.Stride,
-		nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, col: &s.col, wall: &dv.Wall, wide: s.simd(),
+		nbr: s.nbr, count: s.ncount, col: &s.col, wall: &dv.Wall, wide: s.simd(),
 	}
 }
 
@@ -583,21 +567,24 @@ func (l *lambdaPass) block() func(lo, hi int) {
 func (l *lambdaPass) at(i int) {
 	p, kn, mr, bodies, wInv := l.p, l.kn, l.mr, l.bodies, l.wInv
 	pi := p[i]
-	list := l.nbr[i*l.stride : i*l.stride+int(l.count[i])]
-	grads := l.pairG[gradAt(i, l.stride):]
+	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
+	o, end := grid.Slot(i, 0, l.stride), grid.Block*int(l.count[i])
+	nbr, grads := l.nbr[o:], l.pairG[o:]
 	if bodies && l.body[i] >= 0 { // body particles carry no density constraint of their own
 		l.rho[i], l.bgrad[i] = 1, [4]float32{}
 		l.packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
-		for k, j := range list { // but gather their fluid neighbours' corrections in applyDeltaP
+		for k := 0; k < end; k += grid.Block { // but gather their fluid neighbours' corrections in applyDeltaP
+			j := nbr[k]
 			if _, _, _, r2 := offset(&pi, &p[j]); r2 < kn.h2 {
-				grads[grid.Block*k] = kn.grad(r2)
+				grads[k] = kn.grad(r2)
 			}
 		}
 		return
 	}
 	rho := l.w0
 	var gx, gy, gz, sum2 float32
-	for k, j := range list {
+	for k := 0; k < end; k += grid.Block {
+		j := nbr[k]
 		q := &p[j]
 		rx, ry, rz, r2 := offset(&pi, q)
 		if r2 >= kn.h2 {
@@ -605,7 +592,7 @@ func (l *lambdaPass) at(i int) {
 		}
 		rho += kn.w(r2)
 		gs := kn.grad(r2)
-		grads[grid.Block*k] = gs
+		grads[k] = gs
 		// ∇_{p_j} C_i = −(m/ρ0) ∇W_ij (eq. 8, k = j), weighted in the denominator by j's inverse mass
 		g := mr * gs
 		gjx, gjy, gjz := g*rx, g*ry, g*rz
@@ -649,7 +636,7 @@ func (s *Solver) applyDeltaP() {
 	d := &deltaPass{
 		kn: newPairKernel(dv), n: int(s.Cfg.ScorrN), bodies: s.hasBodies(), contact: 2 * dv.Radius,
 		stride: dv.Stride, mr: dv.MOverR0, invWDq: dv.InvWDq, scorrK: s.scorrK,
-		packed: s.tmp, out: s.p, bgrad: s.bgrad, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, body: s.body, wInv: s.wInv,
+		packed: s.tmp, out: s.p, bgrad: s.bgrad, nbr: s.nbr, count: s.ncount, body: s.body, wInv: s.wInv,
 		pairG: s.pairG, col: &s.col,
 	}
 	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { deltaBlock(d, lo, hi) }, d.at))
@@ -663,7 +650,7 @@ type deltaPass struct {
 	contact, mr, invWDq, scorrK float32
 	stride                      int
 	packed, out, bgrad          [][4]float32
-	nbr, count, nbrT, body      []int32
+	nbr, count, body            []int32
 	wInv, pairG                 []float32
 	col                         *solid.Collider
 }
@@ -675,9 +662,11 @@ func (d *deltaPass) at(i int) {
 	li := pi[3]
 	isBody := bodies && body[i] >= 0
 	var dx, dy, dz, cx, cy, cz float32
-	list := d.nbr[i*d.stride : i*d.stride+int(d.count[i])]
-	grads := d.pairG[gradAt(i, d.stride):]
-	for k, j := range list {
+	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
+	o, end := grid.Slot(i, 0, d.stride), grid.Block*int(d.count[i])
+	nbr, grads := d.nbr[o:], d.pairG[o:]
+	for k := 0; k < end; k += grid.Block {
+		j := nbr[k]
 		q := &packed[j]
 		rx, ry, rz, r2 := offset(&pi, q)
 		if r2 >= kn.h2 {
@@ -696,7 +685,7 @@ func (d *deltaPass) at(i int) {
 		}
 		// s_corr = −k (W(r)/W(Δq))^n (eq. 13), k for this step's Δt (ScorrPerStep)
 		scorr := -d.scorrK * powN(kn.w(r2)*d.invWDq, n)
-		g := (li + q[3] + scorr) * grads[grid.Block*k] // computeLambda's, at these positions
+		g := (li + q[3] + scorr) * grads[k] // computeLambda's, at these positions
 		dx += g * rx
 		dy += g * ry
 		dz += g * rz
@@ -742,7 +731,7 @@ func (s *Solver) computeVorticity() {
 	dv := &s.dv
 	vp := &vortPass{
 		kn: newPairKernel(dv), bodies: s.hasBodies(), stride: dv.Stride, w0: dv.W0, mr: dv.MOverR0,
-		p: s.p, v: s.v, omega: s.omega, vw: s.vw, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT, body: s.body,
+		p: s.p, v: s.v, omega: s.omega, vw: s.vw, nbr: s.nbr, count: s.ncount, body: s.body,
 		rho: s.rho, pairG: s.pairG, col: &s.col, wall: &dv.Wall,
 	}
 	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { vortBlock(vp, lo, hi) }, vp.at))
@@ -750,15 +739,15 @@ func (s *Solver) computeVorticity() {
 
 // vortPass is what computeVorticity reads and writes, for its per-particle step at.
 type vortPass struct {
-	kn                     pairKernel
-	bodies                 bool
-	stride                 int
-	w0, mr                 float32
-	p, v, omega, vw        [][4]float32
-	nbr, count, nbrT, body []int32
-	rho, pairG             []float32
-	col                    *solid.Collider
-	wall                   *solid.WallKernel
+	kn               pairKernel
+	bodies           bool
+	stride           int
+	w0, mr           float32
+	p, v, omega, vw  [][4]float32
+	nbr, count, body []int32
+	rho, pairG       []float32
+	col              *solid.Collider
+	wall             *solid.WallKernel
 }
 
 // at is computeVorticity for particle i.
@@ -767,9 +756,11 @@ func (vp *vortPass) at(i int) {
 	pi, vi := p[i], v[i]
 	rho := vp.w0
 	var wx, wy, wz float32
-	list := vp.nbr[i*vp.stride : i*vp.stride+int(vp.count[i])]
-	grads := vp.pairG[gradAt(i, vp.stride):]
-	for k, j := range list {
+	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
+	o, end := grid.Slot(i, 0, vp.stride), grid.Block*int(vp.count[i])
+	nbr, grads := vp.nbr[o:], vp.pairG[o:]
+	for k := 0; k < end; k += grid.Block {
+		j := nbr[k]
 		q := &p[j]
 		rx, ry, rz, r2 := offset(&pi, q)
 		if r2 >= kn.h2 {
@@ -777,7 +768,7 @@ func (vp *vortPass) at(i int) {
 		}
 		rho += kn.w(r2)
 		g := kn.grad(r2)
-		grads[grid.Block*k] = g
+		grads[k] = g
 		gx, gy, gz := g*rx, g*ry, g*rz
 		vj := &v[j]
 		ux, uy, uz := vj[0]-vi[0], vj[1]-vi[1], vj[2]-vi[2]
@@ -819,7 +810,7 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 	dv := &s.dv
 	cp := &confinePass{
 		kn: newPairKernel(dv), eps: s.Cfg.Vorticity, dt: dt, c: c, bodies: s.hasBodies(), stride: dv.Stride,
-		mr: dv.MOverR0, p: s.p, vw: s.vw, omega: s.omega, out: s.tmp, nbr: s.nbr, count: s.ncount, nbrT: s.nbrT,
+		mr: dv.MOverR0, p: s.p, vw: s.vw, omega: s.omega, out: s.tmp, nbr: s.nbr, count: s.ncount,
 		body: s.body, wInv: s.wInv, pairG: s.pairG,
 	}
 	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { confineBlock(cp, lo, hi) }, cp.at))
@@ -829,13 +820,13 @@ func (s *Solver) confineAndSmooth(dt, c float32) {
 
 // confinePass is what confineAndSmooth reads and writes, for its per-particle step at.
 type confinePass struct {
-	kn                     pairKernel
-	eps, dt, c, mr         float32
-	bodies                 bool
-	stride                 int
-	p, vw, omega, out      [][4]float32
-	nbr, count, nbrT, body []int32
-	wInv, pairG            []float32
+	kn                pairKernel
+	eps, dt, c, mr    float32
+	bodies            bool
+	stride            int
+	p, vw, omega, out [][4]float32
+	nbr, count, body  []int32
+	wInv, pairG       []float32
 }
 
 // at is confineAndSmooth for particle i.
@@ -845,9 +836,11 @@ func (cp *confinePass) at(i int) {
 	pi, vi := p[i], vw[i]
 	wiLen := vi[3]
 	var ex, ey, ez, sx, sy, sz float32
-	list := cp.nbr[i*cp.stride : i*cp.stride+int(cp.count[i])]
-	grads := cp.pairG[gradAt(i, cp.stride):]
-	for k, j := range list {
+	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
+	o, end := grid.Slot(i, 0, cp.stride), grid.Block*int(cp.count[i])
+	nbr, grads := cp.nbr[o:], cp.pairG[o:]
+	for k := 0; k < end; k += grid.Block {
+		j := nbr[k]
 		q := &p[j]
 		rx, ry, rz, r2 := offset(&pi, q)
 		if r2 >= kn.h2 {
@@ -862,7 +855,7 @@ func (cp *confinePass) at(i int) {
 		}
 		vj := &vw[j]
 		if !isBody {
-			g := (vj[3] - wiLen) * grads[grid.Block*k] // computeVorticity's, at these positions
+			g := (vj[3] - wiLen) * grads[k] // computeVorticity's, at these positions
 			ex += g * rx
 			ey += g * ry
 			ez += g * rz

@@ -32,7 +32,7 @@ type lanes struct {
 	self  [16]int32  // each lane's particle (the block's last for the lanes past its end)
 	count [16]int32  // its list's length (0 past the block's end)
 	most  int32      // the longest list
-	base  int        // where the block's lists start in nbrT
+	base  int        // where the block's lists start (grid.Slot), and its gradients
 	n     [16]uint32 // the particle count, in each lane
 }
 
@@ -51,36 +51,10 @@ func newLanes(lo, hi, stride int, count []int32) lanes {
 	return ls
 }
 
-// step is the lanes' k-th neighbours in nbrT.
-func (ls *lanes) step(nbrT []int32, k int32) *[16]int32 {
+// step is the lanes' k-th neighbours in the lists (grid.Slot; padded by the search, so every lane holds an index).
+func (ls *lanes) step(nbr []int32, k int32) *[16]int32 {
 	o := ls.base + grid.Block*int(k)
-	return (*[16]int32)(nbrT[o : o+16])
-}
-
-// transposeLists writes the lists of the block [lo, hi) to nbrT side by side, as pairG's gradients lie (gradAt):
-// the block's k-th neighbours are 16 consecutive indices, one a lane. Each list is padded to the block's longest
-// with the particle's own index (and a lane past the block's end, with the block's last particle), so a lane past
-// its list's end reads its own data, which the passes mask.
-func transposeLists(nbrT, nbr, count []int32, lo, hi, stride int) {
-	most := int32(0)
-	for i := lo; i < hi; i++ {
-		most = max(most, count[i])
-	}
-	base := lo * stride
-	for l := range grid.Block {
-		i := min(lo+l, hi-1)
-		var list []int32
-		if lo+l < hi {
-			list = nbr[i*stride : i*stride+int(count[i])]
-		}
-		t := nbrT[base+l:]
-		for k, j := range list {
-			t[grid.Block*k] = j
-		}
-		for k := len(list); k < int(most); k++ {
-			t[grid.Block*k] = int32(i)
-		}
-	}
+	return (*[16]int32)(nbr[o : o+16])
 }
 
 // gather loads src of the 16 particles idx, transposed: x, y, z and w of each lane. The indices are checked
@@ -125,7 +99,7 @@ func spikyGrad(r2, h, gc, zero vec) vec {
 	return gc.Mul(e).Mul(e).Div(dist).Masked(dist.Greater(zero))
 }
 
-// slot is the block's k-th gradients in pairG (gradAt).
+// slot is the block's k-th gradients in pairG (grid.Slot).
 func slot(pairG []float32, lo, stride int, k int32) *[16]float32 {
 	o := lo*stride + grid.Block*int(k)
 	return (*[16]float32)(pairG[o : o+16])
@@ -134,9 +108,6 @@ func slot(pairG []float32, lo, stride int, k int32) *[16]float32 {
 // lambdaBlock is lambdaPass.at for the fluid particles [lo, hi) side by side.
 func lambdaBlock(l *lambdaPass, lo, hi int) {
 	ls := newLanes(lo, hi, l.stride, l.count)
-	if l.fresh { // the block's lists were just found
-		transposeLists(l.nbrT, l.nbr, l.count, lo, hi, l.stride)
-	}
 	kn := l.kn
 	h2, h, wc, gc, mr, zero := splat(kn.h2), splat(kn.h), splat(kn.wCoef), splat(kn.gCoef), splat(l.mr), splat(0)
 	px, py, pz, _ := ls.gather(l.p, &ls.self)
@@ -144,7 +115,7 @@ func lambdaBlock(l *lambdaPass, lo, hi int) {
 	cnt := archsimd.LoadInt32x16(&ls.count)
 	for k := int32(0); k < ls.most; k++ {
 		in := archsimd.BroadcastInt32x16(k).Less(cnt)
-		qx, qy, qz, _ := ls.gather(l.p, ls.step(l.nbrT, k))
+		qx, qy, qz, _ := ls.gather(l.p, ls.step(l.nbr, k))
 		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
 		d := h2.Sub(r2)
 		rho = rho.Add(wc.Mul(d).Mul(d).Mul(d).Masked(in))
@@ -177,7 +148,7 @@ func deltaBlock(d *deltaPass, lo, hi int) {
 	cnt := archsimd.LoadInt32x16(&ls.count)
 	for k := int32(0); k < ls.most; k++ {
 		in := archsimd.BroadcastInt32x16(k).Less(cnt)
-		qx, qy, qz, lj := ls.gather(d.packed, ls.step(d.nbrT, k))
+		qx, qy, qz, lj := ls.gather(d.packed, ls.step(d.nbr, k))
 		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
 		e := h2.Sub(r2)
 		x := wc.Mul(e).Mul(e).Mul(e).Mul(inv)
@@ -209,7 +180,7 @@ func vortBlock(vp *vortPass, lo, hi int) {
 	cnt := archsimd.LoadInt32x16(&ls.count)
 	for k := int32(0); k < ls.most; k++ {
 		in := archsimd.BroadcastInt32x16(k).Less(cnt)
-		js := ls.step(vp.nbrT, k)
+		js := ls.step(vp.nbr, k)
 		qx, qy, qz, _ := ls.gather(vp.p, js)
 		ux, uy, uz, _ := ls.gather(vp.v, js)
 		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
@@ -246,7 +217,7 @@ func confineBlock(cp *confinePass, lo, hi int) {
 	cnt := archsimd.LoadInt32x16(&ls.count)
 	for k := int32(0); k < ls.most; k++ {
 		in := archsimd.BroadcastInt32x16(k).Less(cnt)
-		js := ls.step(cp.nbrT, k)
+		js := ls.step(cp.nbr, k)
 		qx, qy, qz, _ := ls.gather(cp.p, js)
 		ux, uy, uz, ul := ls.gather(cp.vw, js)
 		rx, ry, rz, r2, in := offsets(px, py, pz, qx, qy, qz, h2, in)
