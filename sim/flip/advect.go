@@ -99,10 +99,14 @@ func (s *Solver) transfer() {
 	})
 }
 
-// advect is §3.2.4: the density correction's offset and the separation's (separate.go), then the trapezoidal rule through the grid's velocity,
-// then the particle is put back outside every solid and inside the domain.
+// advect is §3.2.4: the density correction's offset and the separation's (separate.go), then the trapezoidal rule
+// (RK2) through the grid's velocity, the particle put back outside every solid and inside the domain after each
+// substep. A particle whose velocity would carry it more than a cell in the step takes as many substeps as keep
+// each within a cell, at most flip.advect_substeps (Zhu & Bridson §4.2.5: "five substeps each of which is limited
+// by the CFL condition"), so a grid step of several cells still carries it along the flow's curves.
 func (s *Solver) advect(dt float64) {
 	correct := s.Cfg.Pressure == PressureUIC && s.Cfg.Correction
+	most := int(s.Cfg.Advect)
 	s.pool.For(len(s.x), 1024, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			x := [3]float64{float64(s.x[p][0]), float64(s.x[p][1]), float64(s.x[p][2])}
@@ -133,12 +137,23 @@ func (s *Solver) advect(dt float64) {
 				st := s.g.faceStencilAt(s.coords(x))
 				v0 = st.vec(&s.u)
 			}
-			x1 := [3]float64{x[0] + dt*v0[0], x[1] + dt*v0[1], x[2] + dt*v0[2]}
-			st1 := s.g.faceStencilAt(s.coords(x1))
-			v1 := st1.vec(&s.u)
-			end := [3]float64{x[0] + 0.5*dt*(v0[0]+v1[0]), x[1] + 0.5*dt*(v0[1]+v1[1]), x[2] + 0.5*dt*(v0[2]+v1[2])}
-			end = s.collide(x, end)
-			s.x[p] = [4]float32{float32(end[0]), float32(end[1]), float32(end[2]), 0}
+			k, h := 1, dt
+			if cells := math.Sqrt(v0[0]*v0[0]+v0[1]*v0[1]+v0[2]*v0[2]) * dt * s.g.inv; cells > 1 && most > 1 {
+				k = int(min(math.Ceil(cells), float64(most)))
+				h = dt / float64(k)
+			}
+			for sub := 0; sub < k; sub++ {
+				if sub > 0 {
+					st := s.g.faceStencilAt(s.coords(x))
+					v0 = st.vec(&s.u)
+				}
+				x1 := [3]float64{x[0] + h*v0[0], x[1] + h*v0[1], x[2] + h*v0[2]}
+				st1 := s.g.faceStencilAt(s.coords(x1))
+				v1 := st1.vec(&s.u)
+				end := [3]float64{x[0] + 0.5*h*(v0[0]+v1[0]), x[1] + 0.5*h*(v0[1]+v1[1]), x[2] + 0.5*h*(v0[2]+v1[2])}
+				x = s.collide(x, end)
+			}
+			s.x[p] = [4]float32{float32(x[0]), float32(x[1]), float32(x[2]), 0}
 		}
 	})
 }

@@ -46,6 +46,7 @@ type Config struct {
 	Correction    bool    // the density-correction LCP (UIC only)
 	AirThreshold  float32 // a cell with less mass than this fraction of a full cell's is air (§3.2.1)
 	Extrapolate   int32   // sweeps of velocity extrapolation (§3.2.2)
+	Advect        int32   // most RK2 substeps of one particle's advection in a step, each at most a cell (§4.2.5)
 	Jitter        float32 // seeding jitter as a fraction of the particle spacing
 	Separation    float32 // particles in cells that are not full are kept this many spacings apart; 0 is off
 
@@ -93,6 +94,7 @@ func DefaultConfig() Config {
 		Correction:    true,
 		AirThreshold:  0.05,
 		Extrapolate:   4,
+		Advect:        5,
 		Jitter:        0.5,
 		Separation:    0.8,
 		Sand:          DefaultSand(),
@@ -116,6 +118,8 @@ func (c *Config) Register(s *param.Set) {
 		Desc: "A cell holding less mass than this fraction of a full cell is air and left out of the solve (§3.2.1)"})
 	s.Int(&c.Extrapolate, param.Spec{Name: "flip.extrapolate", Label: "Extrapolation sweeps", Group: "FLIP|Velocity", Min: 1, Max: 64, SoftMin: 1, SoftMax: 16,
 		Desc: "Sweeps of the velocity extrapolation of §3.2.2: how many cells beyond the liquid the second advection stage finds a velocity"})
+	s.Int(&c.Advect, param.Spec{Name: "flip.advect_substeps", Label: "Advection substeps (most)", Group: "FLIP|Velocity", Min: 1, Max: 16, SoftMin: 1, SoftMax: 8,
+		Desc: "A particle that would cross more than a cell in a step is carried through the grid's velocity in this many RK2 substeps at most, each at most a cell (Zhu & Bridson §4.2.5 take five): with flip.cfl above 1 the grid steps that many cells at a time while every particle still follows the flow's curves"})
 	s.Float(&c.Separation, param.Spec{Name: "flip.separation", Label: "Particle separation", Group: "FLIP|Velocity", Unit: "× spacing", Min: 0, Max: 1.5, SoftMin: 0, SoftMax: 1,
 		Desc: "Particles in cells that are not full (the surface, spray) closer than this many particle spacings are pushed apart: without it the surface's particles gather into dense sheets the grid cannot see, and the liquid loses volume; 0 turns it off"})
 	s.Float(&c.FLIPRatio, param.Spec{Name: "flip.flip_ratio", Label: "FLIP ratio", Group: "FLIP|Velocity", Min: 0, Max: 1, SoftMin: 0, SoftMax: 1,

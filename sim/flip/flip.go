@@ -414,7 +414,7 @@ func (s *Solver) Step(dt float64) error {
 	if err := s.sandStep(dt); err != nil {
 		return s.fail(err)
 	}
-	s.extrapolate(int(s.Cfg.Extrapolate))
+	s.extrapolate(s.sweeps())
 	s.timer.Mark("extrapolate")
 	s.transfer()
 	s.clampSpeeds(dt)
@@ -427,6 +427,14 @@ func (s *Solver) Step(dt float64) error {
 	s.time += dt
 	s.steps++
 	return s.finish()
+}
+
+// sweeps is the extrapolation's sweep count: flip.extrapolate, and at least a cell beyond the farthest the
+// advection may carry a particle in a step (the CFL number's cells, up to flip.advect_substeps), so that no
+// substep of a particle leaving the liquid reads a face the extrapolation did not reach.
+func (s *Solver) sweeps() int {
+	reach := min(math.Ceil(float64(s.Cfg.Step.Number)), float64(s.Cfg.Advect))
+	return max(int(s.Cfg.Extrapolate), int(reach)+1)
 }
 
 // clampSpeeds is real-time mode's clamp (sim.CFL) on the particles' velocities after the transfer, the state the
