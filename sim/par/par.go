@@ -20,6 +20,9 @@ func (p Pool) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
+// Size is the number of workers the pool runs loops on.
+func (p Pool) Size() int { return p.workers() }
+
 // For calls body(lo, hi) over [0, n) in chunks of at least grain elements, on up to Workers goroutines, and
 // returns when all are done. Small loops run on the calling goroutine.
 func (p Pool) For(n, grain int, body func(lo, hi int)) {

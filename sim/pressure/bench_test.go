@@ -1,6 +1,7 @@
 package pressure
 
 import (
+	"github.com/slosh/slosh/sim/par"
 	"math/rand/v2"
 	"testing"
 )
@@ -160,19 +161,41 @@ func BenchmarkMul(b *testing.B) {
 }
 
 func BenchmarkMIC(b *testing.B) {
-	m := damBreak(64, 64, 64)
-	x := damRHS(m)
-	y := make([]float64, m.Len())
-	var s Solver
-	if _, err := s.prepare(m, x); err != nil {
-		b.Fatal(err)
+	for _, workers := range []int{1, 0} {
+		b.Run(map[int]string{1: "sequential", 0: "pipelined"}[workers], func(b *testing.B) {
+			m := damBreak(64, 64, 64)
+			x := damRHS(m)
+			y := make([]float64, m.Len())
+			s := Solver{Pool: par.Pool{Workers: workers}}
+			if _, err := s.prepare(m, x); err != nil {
+				b.Fatal(err)
+			}
+			for c := range s.set {
+				s.set[c] = m.Diag[c] > 0
+			}
+			s.factorMIC(m, s.set)
+			b.ResetTimer()
+			for b.Loop() {
+				s.applyMIC(m, x, y)
+			}
+		})
 	}
-	for c := range s.set {
-		s.set[c] = m.Diag[c] > 0
-	}
-	s.f.factor(m, s.dg, s.set, s.spans)
-	b.ResetTimer()
-	for b.Loop() {
-		s.f.apply(m, x, y, s.spans)
+}
+
+func BenchmarkMICFactor(b *testing.B) {
+	for _, workers := range []int{1, 0} {
+		b.Run(map[int]string{1: "sequential", 0: "pipelined"}[workers], func(b *testing.B) {
+			m := damBreak(64, 64, 64)
+			s := Solver{Pool: par.Pool{Workers: workers}}
+			if _, err := s.prepare(m, damRHS(m)); err != nil {
+				b.Fatal(err)
+			}
+			for c := range s.set {
+				s.set[c] = m.Diag[c] > 0
+			}
+			for b.Loop() {
+				s.factorMIC(m, s.set)
+			}
+		})
 	}
 }

@@ -23,6 +23,12 @@ type mic struct {
 // of spans (the cells in the system, in index order) are visited: the factor's entries elsewhere must already be
 // 0. Cells outside the set get zero rows, so applying the factor leaves them at 0.
 func (f *mic) factor(m *Matrix, diag []float64, set []bool, spans []span) {
+	f.factorSpans(m, diag, set, spans)
+}
+
+// factorSpans factors the cells of spans, in order: every cell before them that they read (the previous cell of
+// their line, the cell below along y and along z) must be factored already.
+func (f *mic) factorSpans(m *Matrix, diag []float64, set []bool, spans []span) {
 	nx, ny, nz := m.Nx, m.Ny, m.Nz
 	sxy := nx * ny
 	pc, lx, ly, lz := f.precon, f.lx, f.ly, f.lz
@@ -74,10 +80,17 @@ func (f *mic) factor(m *Matrix, diag []float64, set []bool, spans []span) {
 // apply sets z = (L Lᵀ)⁻¹ r: the forward substitution L q = r into z, then the backward one Lᵀ z = q in place,
 // visiting the cells of spans only; z must be 0 on every other cell (the solvers keep it so).
 func (f *mic) apply(m *Matrix, r, z []float64, spans []span) {
-	nx, ny, nz := m.Nx, m.Ny, m.Nz
+	f.forward(m, r, z, spans)
+	f.backward(m, z, spans)
+}
+
+// forward is the forward substitution L q = r into z over the cells of spans, in order: the cells before them
+// that they read must be done already. At a span's ends the neighbour along x is out of the system (or off the
+// line): its entries are 0, so it is skipped.
+func (f *mic) forward(m *Matrix, r, z []float64, spans []span) {
+	nx, ny := m.Nx, m.Ny
 	sxy := nx * ny
 	pc, lx, ly, lz := f.precon, f.lx, f.ly, f.lz
-	// at a span's ends the neighbour along x is out of the system (or off the line): its entries are 0, skip it
 	for _, sp := range spans {
 		l := sp.lo / nx
 		j, k := l%ny, l/ny
@@ -95,6 +108,14 @@ func (f *mic) apply(m *Matrix, r, z []float64, spans []span) {
 			z[c] = t * pc[c]
 		}
 	}
+}
+
+// backward is the backward substitution Lᵀ z = q in place over the cells of spans, last to first: the cells
+// after them that they read must be done already.
+func (f *mic) backward(m *Matrix, z []float64, spans []span) {
+	nx, ny, nz := m.Nx, m.Ny, m.Nz
+	sxy := nx * ny
+	pc, lx, ly, lz := f.precon, f.lx, f.ly, f.lz
 	for si := len(spans) - 1; si >= 0; si-- {
 		sp := spans[si]
 		l := sp.lo / nx

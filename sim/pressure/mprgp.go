@@ -145,10 +145,10 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 					set[c] = p[c] > lo[c]
 				}
 			})
-			s.f.factor(m, s.dg, set, s.spans)
+			s.factorMIC(m, set)
 			changed = false
 		}
-		s.f.apply(m, phi, z, s.spans)
+		s.applyMIC(m, phi, z)
 		s.copyIn(d, z)
 	}
 
@@ -230,7 +230,7 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 				restart() // landed on a bound: the face changed
 				continue
 			}
-			s.f.apply(m, phi, z, s.spans)
+			s.applyMIC(m, phi, z)
 			gamma := s.dot(z, ad) / dad
 			s.each(func(a, e int) {
 				for c := a; c < e; c++ {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/slosh/slosh/sim/par"
 )
@@ -48,6 +49,10 @@ type Solver struct {
 	set                     []bool
 	f                       mic
 	spans                   []span
+	lines                   []int // the first span of each x-line (j + Ny·k), and len(spans) last
+	cuts                    []int // the pipeline's ranges of y-lines (pipeline.go); empty: sequential
+	perY                    []float64
+	done                    []atomic.Int32
 	blocks                  []int
 	part                    []float64
 	sums                    [maxSums]float64
@@ -167,7 +172,7 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 	}
 	rr := residual()
 	fresh := true // rr is the true residual, not the recurrence's
-	s.f.factor(m, s.dg, set, s.spans)
+	s.factorMIC(m, set)
 	for {
 		res.Residual = math.Sqrt(rr) / bn
 		if !finite(rr) {
@@ -186,7 +191,7 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 			return res, nil
 		}
 		// (re)start the directions from the current residual: z = M⁻¹ r, d = z
-		s.f.apply(m, r, z, s.spans)
+		s.applyMIC(m, r, z)
 		s.copyIn(d, z)
 		rz := s.dot(r, z)
 		for res.Iterations < maxIter {
@@ -214,7 +219,7 @@ func (s *Solver) CG(m *Matrix, b, p []float64, tol float64, maxIter int) (Result
 			if !finite(rr) || math.Sqrt(rr) <= tol*bn {
 				break
 			}
-			s.f.apply(m, r, z, s.spans)
+			s.applyMIC(m, r, z)
 			rzNew := s.dot(r, z)
 			beta := rzNew / rz
 			rz = rzNew

@@ -14,14 +14,17 @@ const maxSums = 8
 type span struct{ lo, hi int }
 
 // findSpans lists the runs of cells in the system, in index order, and groups them into blocks of at least block
-// cells: the solvers' loops touch these cells only.
+// cells: the solvers' loops touch these cells only. It also notes each x-line's first span and plans the MIC
+// passes' pipeline (pipeline.go).
 func (s *Solver) findSpans(m *Matrix) {
 	s.spans = s.spans[:0]
+	s.lines = s.lines[:0]
 	s.blocks = append(s.blocks[:0], 0)
 	diag := m.Diag
 	nx, n := m.Nx, m.Len()
-	cells := 0
+	cells, total := 0, 0
 	for base := 0; base < n; base += nx {
+		s.lines = append(s.lines, len(s.spans))
 		end := base + nx
 		for c := base; c < end; {
 			if !(diag[c] > 0) {
@@ -34,6 +37,7 @@ func (s *Solver) findSpans(m *Matrix) {
 			}
 			s.spans = append(s.spans, span{lo, c})
 			cells += c - lo
+			total += c - lo
 			if cells >= block {
 				s.blocks = append(s.blocks, len(s.spans))
 				cells = 0
@@ -43,6 +47,8 @@ func (s *Solver) findSpans(m *Matrix) {
 	if s.blocks[len(s.blocks)-1] != len(s.spans) {
 		s.blocks = append(s.blocks, len(s.spans))
 	}
+	s.lines = append(s.lines, len(s.spans))
+	s.planPipeline(m, total)
 }
 
 // reduce runs body over the spans of the cells in the system, block by block on the pool. For each block, out
