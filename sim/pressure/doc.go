@@ -31,7 +31,11 @@
 // MPRGP is Dostál's modified proportioning with reduced gradient projections (Dostál, "Optimal Quadratic
 // Programming Algorithms", 2009; Dostál & Schöberl 2005): CG steps on the free set, expansion steps with the
 // fixed steplength ᾱ = 1.9/‖A‖ (inside (0, 2/‖A‖]), and proportioning steps when the chopped gradient dominates
-// the reduced free gradient (Γ = 1). It is preconditioned in face: MIC(0) of the free set's submatrix A_FF,
+// the reduced free gradient (Γ = 1). An expansion first tries the whole CG step projected onto the feasible set,
+// and keeps it when it lowers the cost at least as much as the feasible part of Dostál's step does (the "projcg"
+// expansion with fallback of PERMON, Kružík et al.): Dostál's gradient step moves the free cells by only 1.9/‖A‖
+// of their gradient, and on the sand column at 1 cm the solve took 26 such steps of its 34; with the projected
+// step first, 11–13 expansions of 26–28 steps. It is preconditioned in face: MIC(0) of the free set's submatrix A_FF,
 // refactored whenever the free set changes (see MPRGPBounded for why that keeps it convergent). ‖A‖ comes from
 // power iteration warm-started from the previous call's eigenvector (Solver.Eigen), as §3.1 recommends: on a
 // slightly changed matrix it takes 2–3 products instead of about 50. The estimate is capped by the Gershgorin

@@ -29,9 +29,12 @@ func (s *Solver) MPRGP(m *Matrix, b, p []float64, tol float64, maxIter int) (Res
 //   - when ‖β‖² ≤ Γ² φ̃ᵀφ (Γ = 1, φ̃ the reduced free gradient min((p − lower)/ᾱ, φ) on F), a conjugate gradient
 //     step on F along d, preconditioned by MIC(0) of A's submatrix on F: z = M_F⁻¹ φ, d = z − γ d with γ making d
 //     A-conjugate to the last direction, and the step length gᵀd/dᵀAd;
-//   - when that step would leave the feasible set, an expansion step: go as far as feasible along d, then take
-//     the projected free-gradient step p ← max(lower, p − ᾱ φ) with the fixed ᾱ = 1.9/‖A‖ and restart the
-//     directions;
+//   - when that step would leave the feasible set, an expansion step: first the whole step projected,
+//     max(lower, p − α d), kept when its cost is at most that of the point as far as feasible along d
+//     (projectedStep; PERMON's "projcg" expansion with its fallback); otherwise Dostál's: go as far as feasible
+//     along d, then take the projected free-gradient step p ← max(lower, p − ᾱ φ) with the fixed ᾱ = 1.9/‖A‖.
+//     Either way the directions restart. The cost falls at every step; Dostál's bound on the rate of convergence
+//     is proved for his expansion alone;
 //   - otherwise a proportioning step along −β (releasing the constrained cells whose gradient pulls them free),
 //     with its exact line search, and a restart.
 //
@@ -39,7 +42,7 @@ func (s *Solver) MPRGP(m *Matrix, b, p []float64, tol float64, maxIter int) (Res
 // CG step that lands exactly on a bound): M_F is then MIC(0) of A_FF, which is symmetric positive definite on F,
 // so every preconditioned direction is a descent direction, the CG steps decrease the cost by exact line
 // searches, and the expansion and proportioning steps are the unpreconditioned ones whose decrease Dostál's
-// convergence proof rests on. A refactorisation costs about as much as one preconditioner application.
+// convergence proof rests on. A refactorisation costs about twice a preconditioner application.
 //
 // ‖A‖ comes from NormEstimate (power iteration warm-started from s.Eigen). p is the warm start, projected onto
 // p ≥ lower (and set to 0 on cells out of the system). The solve stops when the projected gradient's norm is at
@@ -206,18 +209,19 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 		// trial conjugate gradient step along d
 		s.mul(m, d, ad)
 		res.Products++
-		sums := s.reduce(3, 1<<2, func(a, e int, out []float64) {
-			dad, gd, af := out[0], out[1], out[2]
+		sums := s.reduce(4, 1<<2, func(a, e int, out []float64) {
+			dad, gd, af, pgb := out[0], out[1], out[2], out[3]
 			for c := a; c < e; c++ {
 				dad += d[c] * ad[c]
 				gd += g[c] * d[c]
 				if d[c] > 0 {
 					af = min(af, (p[c]-lo[c])/d[c])
 				}
+				pgb += p[c] * (g[c] + b[c])
 			}
-			out[0], out[1], out[2] = dad, gd, af
+			out[0], out[1], out[2], out[3] = dad, gd, af, pgb
 		})
-		dad, gd, afeas := sums[0], sums[1], sums[2]
+		dad, gd, afeas, cost := sums[0], sums[1], sums[2], 0.5*sums[3] // cost = ½pᵀAp + bᵀp = ½pᵀ(g + b)
 		if !(dad > 0) {
 			return res, s.curvature(dad, res)
 		}
@@ -239,8 +243,21 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 			})
 			continue
 		}
-		// expansion step: as far as feasible along d, then a fixed-length projected free-gradient step
+		// expansion step. First the whole conjugate gradient step projected onto the feasible set, kept when it
+		// lowers the cost at least as much as going as far as feasible along d does (PERMON's "projcg" expansion
+		// with its fallback): it frees or binds every cell the step crosses at once.
 		res.Expansions++
+		if !s.dostal && s.projectedStep(m, b, p, g, d, acg, cost-afeas*gd+0.5*afeas*afeas*dad) {
+			res.Products++
+			res.Projected++
+			classify()
+			restart()
+			continue
+		}
+		if !s.dostal {
+			res.Products++ // the projected step's
+		}
+		// otherwise Dostál's: as far as feasible along d, then a fixed-length projected free-gradient step
 		s.step(p, g, d, ad, afeas)
 		s.each(func(a, e int) {
 			for c := a; c < e; c++ {
@@ -253,6 +270,33 @@ func (s *Solver) MPRGPBounded(m *Matrix, b, lower, p []float64, tol float64, max
 		classify()
 		restart()
 	}
+}
+
+// projectedStep tries t = max(lo, p − α d): when its cost ½tᵀAt + bᵀt is at most bound it sets p = t and g =
+// A t + b and reports true; otherwise p and g are left as they were. It takes one product either way, and uses z
+// and phi as scratch (the caller recomputes both).
+func (s *Solver) projectedStep(m *Matrix, b, p, g, d []float64, alpha, bound float64) bool {
+	t, gt, lo := s.z, s.phi, s.lo
+	s.each(func(a, e int) {
+		for c := a; c < e; c++ {
+			t[c] = max(lo[c], p[c]-alpha*d[c])
+		}
+	})
+	s.mul(m, t, gt)
+	cost := 0.5 * s.reduce(1, 0, func(a, e int, out []float64) {
+		v := out[0]
+		for c := a; c < e; c++ {
+			gt[c] += b[c]
+			v += t[c] * (gt[c] + b[c])
+		}
+		out[0] = v
+	})[0]
+	if !(cost <= bound) {
+		return false
+	}
+	s.copyIn(p, t)
+	s.copyIn(g, gt)
+	return true
 }
 
 // step sets p −= α d and g −= α A d, keeping p ≥ lo: a step that ends exactly on a bound may round a hair past

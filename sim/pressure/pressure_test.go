@@ -263,7 +263,9 @@ func TestMPRGPNonNegativeB(t *testing.T) {
 
 // An active set that moves: on the dam break, from a cold start (all cells bound, so proportioning steps release
 // them) and from a warm start above the solution (so CG steps run into the bounds and expansion steps follow),
-// MPRGP meets the conditions and matches PGS; the solution has cells both pressured and released.
+// MPRGP meets the conditions and matches PGS; the solution has cells both pressured and released. Both expansion
+// steps are checked, Dostál's alone and with the projected conjugate gradient step tried first (PERMON's
+// "projcg" with its fallback): from above, the projected steps bind the released cells in fewer products.
 func TestMPRGPDamBreak(t *testing.T) {
 	m := damBreak(16, 12, 10)
 	b := damRHS(m)
@@ -285,27 +287,39 @@ func TestMPRGPDamBreak(t *testing.T) {
 	if active < 10 || pressured < 10 {
 		t.Fatalf("the dam break has %d released and %d pressured cells: not a test of the active set", active, pressured)
 	}
-	var s Solver
-	for _, start := range []float64{0, 3} {
-		p := make([]float64, n)
-		for c := range p {
-			p[c] = start
+	products := map[bool]int{}
+	for _, dostal := range []bool{true, false} {
+		for _, start := range []float64{0, 3} {
+			s := Solver{dostal: dostal}
+			p := make([]float64, n)
+			for c := range p {
+				p[c] = start
+			}
+			res, err := s.MPRGP(m, b, p, 1e-9, 0)
+			if err != nil || !res.Converged {
+				t.Fatalf("start %g: %+v %v", start, res, err)
+			}
+			t.Logf("Dostál's expansions only %v, start %g: %+v", dostal, start, res)
+			if start > 0 {
+				products[dostal] = res.Products
+				if dostal != (res.Projected == 0) {
+					t.Errorf("start %g, Dostál's only %v: %d projected steps", start, dostal, res.Projected)
+				}
+			}
+			kkt(t, "dam break", m, b, nil, p, 1e-8)
+			if start == 0 && res.Proportionings == 0 || start > 0 && res.Expansions == 0 {
+				t.Errorf("start %g: no step of the kind the start needs: %+v", start, res)
+			}
+			if res.Expansions+res.Proportionings > res.Iterations || res.Products < res.Iterations {
+				t.Errorf("step counts do not add up: %+v", res)
+			}
+			if d := diffNorm(m, p, ref); d > 1e-6*norm(m, ref) {
+				t.Fatalf("start %g: ‖p − PGS‖ = %g, ‖PGS‖ = %g", start, d, norm(m, ref))
+			}
 		}
-		res, err := s.MPRGP(m, b, p, 1e-9, 0)
-		if err != nil || !res.Converged {
-			t.Fatalf("start %g: %+v %v", start, res, err)
-		}
-		t.Logf("start %g: %+v", start, res)
-		kkt(t, "dam break", m, b, nil, p, 1e-8)
-		if start == 0 && res.Proportionings == 0 || start > 0 && res.Expansions == 0 {
-			t.Errorf("start %g: no step of the kind the start needs: %+v", start, res)
-		}
-		if res.Expansions+res.Proportionings > res.Iterations || res.Products < res.Iterations {
-			t.Errorf("step counts do not add up: %+v", res)
-		}
-		if d := diffNorm(m, p, ref); d > 1e-6*norm(m, ref) {
-			t.Fatalf("start %g: ‖p − PGS‖ = %g, ‖PGS‖ = %g", start, d, norm(m, ref))
-		}
+	}
+	if products[false] >= products[true] {
+		t.Errorf("from above, %d products with the projected step against %d with Dostál's alone: want fewer", products[false], products[true])
 	}
 }
 
@@ -553,6 +567,58 @@ func TestPipelinedMICMatchesSequential(t *testing.T) {
 					t.Fatalf("workers %d: %s[%d] = %v, sequentially %v", w, name, c, pair[0], pair[1])
 				}
 			}
+		}
+	}
+}
+
+// projectedStep keeps t = max(lo, p − α d) only when its cost is within the bound, with g = A t + b exactly as a
+// fresh product gives it; a step that overshoots (α far past the minimum along d) raises the cost and leaves p and g
+// as they were.
+func TestProjectedStepKeepsOnlyADecrease(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	m := randomMatrix(rng, 12, 10, 8, 0.1, 0)
+	n := m.Len()
+	b := randomVec(rng, n, -1, 0.5)
+	var s Solver
+	if _, err := s.MPRGP(m, b, make([]float64, n), 1e-3, 3); err != nil { // sizes the workspaces and lo = 0
+		t.Fatal(err)
+	}
+	cost := func(p []float64) float64 {
+		w := gradient(m, b, p) // A p + b
+		v := 0.0
+		for c := range p {
+			if m.Diag[c] > 0 {
+				v += 0.5 * p[c] * (w[c] + b[c])
+			}
+		}
+		return v
+	}
+	p := randomVec(rng, n, 0, 1)
+	d := randomVec(rng, n, -1, 1)
+	for c := range p {
+		if !(m.Diag[c] > 0) {
+			p[c], d[c] = 0, 0
+		}
+	}
+	g := gradient(m, b, p)
+	p0, g0 := slices.Clone(p), slices.Clone(g)
+	if s.projectedStep(m, b, p, g, d, 1e6, cost(p)) {
+		t.Fatal("a step a million times too long was kept")
+	}
+	if !slices.Equal(p, p0) || !slices.Equal(g, g0) {
+		t.Fatal("a refused step changed p or g")
+	}
+	// along −g a short step lowers the cost
+	for c := range d {
+		d[c] = g[c]
+	}
+	if !s.projectedStep(m, b, p, g, d, 1e-3, cost(p0)) {
+		t.Fatal("a short step down the gradient was refused")
+	}
+	want := gradient(m, b, p)
+	for c := range p {
+		if m.Diag[c] > 0 && (p[c] != max(0, p0[c]-1e-3*d[c]) || math.Abs(g[c]-want[c]) > 1e-12*(1+math.Abs(want[c]))) {
+			t.Fatalf("cell %d: p = %v (want %v), g = %v (want %v)", c, p[c], max(0, p0[c]-1e-3*d[c]), g[c], want[c])
 		}
 	}
 }

@@ -21,8 +21,9 @@ type Result struct {
 	// system); 0 when b is 0.
 	Residual  float64
 	Converged bool
-	// Expansions and Proportionings count MPRGP's steps of each kind (the rest of Iterations are CG steps).
-	Expansions, Proportionings int
+	// Expansions and Proportionings count MPRGP's steps of each kind (the rest of Iterations are CG steps);
+	// Projected counts the expansions that kept the projected conjugate gradient step (the rest took Dostál's).
+	Expansions, Proportionings, Projected int
 	// NormEstimate is the bound on ‖A‖ that MPRGP's expansion steplength ᾱ = 1.9/NormEstimate used, and
 	// NormProducts the products its power iteration took (included in Products). Both are 0 for CG.
 	NormEstimate float64
@@ -44,6 +45,9 @@ type Solver struct {
 	// MPRGP). It is state: to continue a simulation bit for bit after a save and load, save it and restore it
 	// (nil, or a length other than the matrix's cell count, means a cold start from a fixed pseudo-random vector).
 	Eigen []float64
+
+	// dostal makes every MPRGP expansion Dostál's own (tests compare it with the projected step)
+	dostal bool
 
 	r, z, d, q, phi, dg, lo []float64
 	set                     []bool
