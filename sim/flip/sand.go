@@ -685,17 +685,7 @@ func (s *Solver) projectGroups() {
 			sd.active[a][fi] = false
 			return
 		}
-		m := mass(a, fi)
-		u := s.u[a][fi]
-		for r := 0; r < 6; r++ {
-			if j[r] == 0 {
-				continue
-			}
-			g.b[r] += m * u * j[r]
-			for c := 0; c < 6; c++ {
-				g.m[r][c] += m * j[r] * j[c]
-			}
-		}
+		addOuter(&g.m, &g.b, j, mass(a, fi), s.u[a][fi])
 	})
 	for i := range sd.groups {
 		g := &sd.groups[i]
@@ -721,13 +711,7 @@ func (s *Solver) projectGroups() {
 			}
 			sd.active[a][fi] = true
 			added = true
-			w := contactWeight * g.mass
-			for r := 0; r < 6; r++ {
-				g.b[r] += w * us * j[r]
-				for c := 0; c < 6; c++ {
-					g.m[r][c] += w * j[r] * j[c]
-				}
-			}
+			addOuter(&g.m, &g.b, j, contactWeight*g.mass, us)
 		})
 		if !added {
 			break
@@ -747,6 +731,27 @@ func (s *Solver) projectGroups() {
 		}
 		s.u[a][fi] = v
 	})
+}
+
+// addOuter adds w·j jᵀ to m's upper triangle (all solveSym6 reads) and w·u·j to b, visiting j's non-zero entries
+// only: e_a and two of r × e_a, so 6 products of the 36 (the others add exact zeros).
+func addOuter(m *[6][6]float64, b *[6]float64, j *[6]float64, w, u float64) {
+	var nz [6]int
+	n := 0
+	for r := 0; r < 6; r++ {
+		if j[r] != 0 {
+			nz[n] = r
+			n++
+		}
+	}
+	for x := 0; x < n; x++ {
+		r := nz[x]
+		b[r] += w * u * j[r]
+		for y := x; y < n; y++ {
+			c := nz[y]
+			m[r][c] += w * j[r] * j[c]
+		}
+	}
 }
 
 // eachGroupFace calls fn for every face of the groups and their contacts (the faces inGroup marks) with its row of
