@@ -68,6 +68,7 @@ type sandFields struct {
 	groups   []rigidGroup
 	inGroup  [3][]int32  // each face's group, −1 when none, contactOf for a group's contacts
 	list     []groupFace // the faces inGroup marks, in order (axis, then index)
+	contacts []groupFace // list's contacts alone, in its order
 	touch    []bodyTouch // the faces beside one body that its friction changed (frictionOnBodies)
 	active   [3][]bool   // the contacts projectGroups holds
 	last     sandStats
@@ -604,7 +605,7 @@ func contactGroup(mark int32) (g int32, side int32) { v := -2 - mark; return v /
 func (s *Solver) groupFaces(fn func(a, fi, grp int, ijk [3]int)) {
 	sd := &s.sand
 	n := s.g.n
-	sd.list = sd.list[:0]
+	sd.list, sd.contacts = sd.list[:0], sd.contacts[:0]
 	for a := 0; a < 3; a++ {
 		d := s.g.dims(a)
 		for k := 0; k < d[2]; k++ {
@@ -629,6 +630,7 @@ func (s *Solver) groupFaces(fn func(a, fi, grp int, ijk [3]int)) {
 					if ijk[a] == 0 || ijk[a] == d[a]-1 || s.sol.face[a][fi] >= 1 {
 						sd.inGroup[a][fi] = contactOf(grp, side) // a wall or solid face the group rests on
 						sd.list = append(sd.list, groupFace{uint8(a), int32(fi), sd.inGroup[a][fi], pos})
+						sd.contacts = append(sd.contacts, sd.list[len(sd.list)-1])
 						continue
 					}
 					sd.inGroup[a][fi] = grp
@@ -656,7 +658,7 @@ func (s *Solver) projectGroups() {
 				sd.inGroup[a][i] = -1
 			}
 		}
-		sd.list = sd.list[:0]
+		sd.list, sd.contacts = sd.list[:0], sd.contacts[:0]
 		return
 	}
 	mass := func(a, fi int) float64 { return sd.faceTrue[a][fi] }
@@ -680,7 +682,7 @@ func (s *Solver) projectGroups() {
 			}
 		}
 	}
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+	s.eachGroupFace(sd.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 		if contact {
 			sd.active[a][fi] = false
 			return
@@ -696,7 +698,7 @@ func (s *Solver) projectGroups() {
 	// contactRounds times: an active set that only grows.
 	for round := 0; round < contactRounds; round++ {
 		added := false
-		s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+		s.eachGroupFace(sd.contacts, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 			if !contact || sd.active[a][fi] {
 				return
 			}
@@ -721,7 +723,7 @@ func (s *Solver) projectGroups() {
 			g.q = solveSym6(&g.m, &g.b)
 		}
 	}
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+	s.eachGroupFace(sd.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 		if contact {
 			return
 		}
@@ -754,11 +756,11 @@ func addOuter(m *[6][6]float64, b *[6]float64, j *[6]float64, w, u float64) {
 	}
 }
 
-// eachGroupFace calls fn for every face of the groups and their contacts (the faces inGroup marks) with its row of
-// the rigid motion's map, J = [e_a, (x − x̄) × e_a]: u_a = J · (V, ω).
-func (s *Solver) eachGroupFace(fn func(a, fi int, g *rigidGroup, j *[6]float64, contact bool)) {
+// eachGroupFace calls fn for every face of list (the faces inGroup marks, or their contacts alone) with its row
+// of the rigid motion's map, J = [e_a, (x − x̄) × e_a]: u_a = J · (V, ω).
+func (s *Solver) eachGroupFace(list []groupFace, fn func(a, fi int, g *rigidGroup, j *[6]float64, contact bool)) {
 	sd := &s.sand
-	for _, f := range sd.list {
+	for _, f := range list {
 		grp := f.mark
 		contact := grp <= -2
 		if contact {

@@ -283,7 +283,7 @@ func TestFrictionlessSandRunsAsLiquid(t *testing.T) {
 func groupMomentum(s *Solver) [][6]float64 {
 	sd := &s.sand
 	out := make([][6]float64, len(sd.groups))
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+	s.eachGroupFace(s.sand.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 		if contact {
 			return
 		}
@@ -305,7 +305,7 @@ func groupMomentum(s *Solver) [][6]float64 {
 // distance between any two of its points does not change (to rounding).
 func checkRigid(t *testing.T, s *Solver) {
 	t.Helper()
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+	s.eachGroupFace(s.sand.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 		if contact {
 			return
 		}
@@ -335,7 +335,7 @@ func TestRigidGroupsKeepMomentum(t *testing.T) {
 		t.Fatalf("%d rigid cells in %d groups: the test needs one group in the air", sd.last.rigid, len(sd.groups))
 	}
 	// a field that is not rigid: the group's own with a shear and a swirl added, projected again
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+	s.eachGroupFace(s.sand.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 		if !contact {
 			s.u[a][fi] += 0.3*j[3+(a+1)%3] - 0.2*float64(fi%7)/7
 		}
@@ -368,7 +368,7 @@ func TestRigidGroupsRestOnWalls(t *testing.T) {
 	frames(t, s, 60)
 	sd := &s.sand
 	worst, active := 0.0, 0
-	s.eachGroupFace(func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+	s.eachGroupFace(s.sand.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
 		if !contact || !sd.active[a][fi] {
 			return
 		}
