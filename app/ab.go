@@ -660,8 +660,15 @@ func (s *session) startABIn(modes []Mode, spec abSpec, w io.Writer) error {
 	return nil
 }
 
-// abFrame advances a pair one frame like session.frame, with each side's steps appended to its own list.
-func abFrame(p *pair, bufA, bufB []sim.Stats) ([]sim.Stats, []sim.Stats, error) {
+// abFrame advances a pair one frame like session.frame (off the GL thread for CPU solvers), with each side's steps
+// appended to its own list.
+func abFrame(p *pair, bufA, bufB []sim.Stats) (outA, outB []sim.Stats, err error) {
+	offGLThread(func() { outA, outB, err = abFrameSteps(p, bufA, bufB) }, p.a, p.b)
+	return outA, outB, err
+}
+
+// abFrameSteps is abFrame's work.
+func abFrameSteps(p *pair, bufA, bufB []sim.Stats) ([]sim.Stats, []sim.Stats, error) {
 	n := p.BeginFrame(FrameDt)
 	for k := 0; k < n; k++ {
 		if err := p.Step(FrameDt / float64(n)); err != nil {
