@@ -72,27 +72,29 @@ func (s *Solver) splat(p int) {
 	gx := s.g.gridCoords(s.x[p])
 	m := s.mass
 	v := s.v[p]
-	addTo(s.g.dims(cellKind), gx, cellKind, m, s.cellMass, 0, nil)
 	if s.sand.on { // the volume-equivalent mass to the cells and faces, the true mass and momentum to the faces
 		mt := m
+		var sandCell []float64
 		if s.grains[s.material[p]] {
 			mt = s.sand.mass
-			addTo(s.g.dims(cellKind), gx, cellKind, m, s.sand.cell, 0, nil)
+			sandCell = s.sand.cell
 		}
+		addTo(s.g.dims(cellKind), gx, cellKind, m, s.cellMass, m, sandCell, 0, nil)
 		for a := 0; a < 3; a++ {
-			addTo(s.g.dims(a), gx, a, m, s.faceMass[a], 0, nil)
-			addTo(s.g.dims(a), gx, a, mt, s.sand.faceTrue[a], mt*float64(v[a]), s.u[a])
+			addTo(s.g.dims(a), gx, a, m, s.faceMass[a], mt, s.sand.faceTrue[a], mt*float64(v[a]), s.u[a])
 		}
 		return
 	}
+	addTo(s.g.dims(cellKind), gx, cellKind, m, s.cellMass, 0, nil, 0, nil)
 	for a := 0; a < 3; a++ {
-		addTo(s.g.dims(a), gx, a, m, s.faceMass[a], m*float64(v[a]), s.u[a])
+		addTo(s.g.dims(a), gx, a, m, s.faceMass[a], 0, nil, m*float64(v[a]), s.u[a])
 	}
 }
 
-// addTo adds weight·m to mass and weight·mv to mom (when mom is not nil) at the trilinear stencil of gx for
-// samples of kind on a grid of dims d; samples past the grid's ends get nothing.
-func addTo(d [3]int, gx [3]float64, kind int, m float64, mass []float64, mv float64, mom []float64) {
+// addTo adds weight·m to mass, weight·m2 to mass2 (when not nil) and weight·mv to mom (when not nil) at the
+// trilinear stencil of gx for samples of kind on a grid of dims d; samples past the grid's ends get nothing. One
+// stencil serves the three fields: each gets the same sums, in the same order, as from a call of its own.
+func addTo(d [3]int, gx [3]float64, kind int, m float64, mass []float64, m2 float64, mass2 []float64, mv float64, mom []float64) {
 	sx := axisAt(gx[0]-offset(kind, 0), d[0])
 	sy := axisAt(gx[1]-offset(kind, 1), d[1])
 	sz := axisAt(gx[2]-offset(kind, 2), d[2])
@@ -117,6 +119,10 @@ func addTo(d [3]int, gx [3]float64, kind int, m float64, mass []float64, mv floa
 			w0, w1 := w*sx.w0, w*sx.w1
 			mass[row+sx.i0] += m * w0
 			mass[row+sx.i1] += m * w1
+			if mass2 != nil {
+				mass2[row+sx.i0] += m2 * w0
+				mass2[row+sx.i1] += m2 * w1
+			}
 			if mom != nil {
 				mom[row+sx.i0] += mv * w0
 				mom[row+sx.i1] += mv * w1
