@@ -2,10 +2,8 @@ package flip
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/slosh/slosh/sim"
 	"github.com/slosh/slosh/sim/scene"
 )
 
@@ -33,25 +31,8 @@ func BenchmarkSandColumn(b *testing.B) {
 	if err := s.Reset(sc); err != nil {
 		b.Fatal(err)
 	}
-	for i := 0; i < 4; i++ {
-		if err := s.Step(sim.FrameDt / 2); err != nil {
-			b.Fatal(err)
-		}
-	}
-	stages := map[string]float64{}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := s.Step(sim.FrameDt / 2); err != nil {
-			b.Fatal(err)
-		}
-		for _, p := range s.Stats().Passes {
-			stages[p.Name] += p.Ms
-		}
-	}
+	measureSteps(b, s, 4)
 	b.ReportMetric(float64(s.last.pressure.Iterations), "pressure-its")
 	b.ReportMetric(float64(s.last.correction.Iterations), "correction-its")
 	b.ReportMetric(float64(s.sand.last.rigid), "rigid")
-	for k, v := range stages {
-		b.ReportMetric(v/float64(b.N), strings.NewReplacer(" ", "_", ":", "").Replace(k)+"-ms")
-	}
 }
