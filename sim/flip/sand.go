@@ -50,28 +50,30 @@ import (
 
 // sandFields are the sand's fields, sized when the scene has a granular material.
 type sandFields struct {
-	on       bool
-	mass     float64 // a sand particle's mass, ρ_s (h/2)³
-	rho      float64 // ρ_s, the first granular material's density
-	cell     []float64
-	faceTrue [3][]float64 // the faces' true mass
-	ratio    [3][]float64 // true mass over volume-equivalent mass per face (1 for liquid)
-	pre      [3][]float64 // the face velocities before the pressure solve (for eq. 4)
-	tmp      [3][]float64
-	isSand   []bool
-	group    []int32   // each cell's rigid group, −1 when not rigid
-	pres     []float64 // the pressure the sand's friction uses (sandPressure)
-	bdiv     []float64
-	d        [][6]float64
-	sig      [][6]float64
-	stack    []int32
-	groups   []rigidGroup
-	inGroup  [3][]int32  // each face's group, −1 when none, contactOf for a group's contacts
-	list     []groupFace // the faces inGroup marks, in order (axis, then index)
-	contacts []groupFace // list's contacts alone, in its order
-	touch    []bodyTouch // the faces beside one body that its friction changed (frictionOnBodies)
-	active   [3][]bool   // the contacts projectGroups holds
-	last     sandStats
+	on         bool
+	mass       float64 // a sand particle's mass, ρ_s (h/2)³
+	rho        float64 // ρ_s, the first granular material's density
+	cell       []float64
+	faceTrue   [3][]float64 // the faces' true mass
+	ratio      [3][]float64 // true mass over volume-equivalent mass per face (1 for liquid)
+	pre        [3][]float64 // the face velocities before the pressure solve (for eq. 4)
+	tmp        [3][]float64
+	isSand     []bool
+	group      []int32   // each cell's rigid group, −1 when not rigid
+	pres       []float64 // the pressure the sand's friction uses (sandPressure)
+	bdiv       []float64
+	d          [][6]float64
+	sig        [][6]float64
+	stack      []int32
+	groups     []rigidGroup
+	inGroup    [3][]int32     // each face's group, −1 when none, contactOf for a group's contacts
+	list       []groupFace    // the faces inGroup marks, in order (axis, then index)
+	contacts   []groupFace    // list's contacts alone, in its order
+	axList     [3][]groupFace // list's and contacts' faces of each axis (groupFaces)
+	axContacts [3][]groupFace
+	touch      []bodyTouch // the faces beside one body that its friction changed (frictionOnBodies)
+	active     [3][]bool   // the contacts projectGroups holds
+	last       sandStats
 }
 
 // sandStats are a step's sand figures.
@@ -599,46 +601,54 @@ func contactOf(g int32, side int32) int32 { return -2 - 2*g - side }
 // contactGroup is the group and side of a contact mark.
 func contactGroup(mark int32) (g int32, side int32) { v := -2 - mark; return v / 2, v % 2 }
 
-// groupFaces calls fn for every face of a rigid group (a face of one of its cells, not on the domain's walls and
-// not wholly solid), with its group, in a fixed order (axis, then index); the faces of its cells on walls or
-// solids are marked as its contacts.
-func (s *Solver) groupFaces(fn func(a, fi, grp int, ijk [3]int)) {
+// groupFaces lists every face of a rigid group (a face of one of its cells) in a fixed order (axis, then index),
+// and marks it in inGroup with its group, or as the group's contact when it lies on the domain's walls or is wholly
+// solid; the contacts are also listed alone. The three axes are scanned in parallel, each into its own lists,
+// which are then joined in axis order.
+func (s *Solver) groupFaces() {
 	sd := &s.sand
 	n := s.g.n
-	sd.list, sd.contacts = sd.list[:0], sd.contacts[:0]
-	for a := 0; a < 3; a++ {
-		d := s.g.dims(a)
-		for k := 0; k < d[2]; k++ {
-			for j := 0; j < d[1]; j++ {
-				for i := 0; i < d[0]; i++ {
-					ijk := [3]int{i, j, k}
-					fi := i + d[0]*(j+d[1]*k)
-					sd.inGroup[a][fi] = -1
-					grp, side := int32(-1), int32(0)
-					if ijk[a] < d[a]-1 {
-						grp = sd.group[i+n[0]*(j+n[1]*k)]
+	s.pool.For(3, 1, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			list, contacts := sd.axList[a][:0], sd.axContacts[a][:0]
+			d := s.g.dims(a)
+			for k := 0; k < d[2]; k++ {
+				for j := 0; j < d[1]; j++ {
+					for i := 0; i < d[0]; i++ {
+						ijk := [3]int{i, j, k}
+						fi := i + d[0]*(j+d[1]*k)
+						sd.inGroup[a][fi] = -1
+						grp, side := int32(-1), int32(0)
+						if ijk[a] < d[a]-1 {
+							grp = sd.group[i+n[0]*(j+n[1]*k)]
+						}
+						if grp < 0 && ijk[a] > 0 {
+							c0 := ijk
+							c0[a]--
+							grp, side = sd.group[c0[0]+n[0]*(c0[1]+n[1]*c0[2])], 1
+						}
+						if grp < 0 {
+							continue
+						}
+						pos := s.g.samplePos(a, i, j, k)
+						if ijk[a] == 0 || ijk[a] == d[a]-1 || s.sol.face[a][fi] >= 1 {
+							sd.inGroup[a][fi] = contactOf(grp, side) // a wall or solid face the group rests on
+							list = append(list, groupFace{uint8(a), int32(fi), sd.inGroup[a][fi], pos})
+							contacts = append(contacts, list[len(list)-1])
+							continue
+						}
+						sd.inGroup[a][fi] = grp
+						list = append(list, groupFace{uint8(a), int32(fi), grp, pos})
 					}
-					if grp < 0 && ijk[a] > 0 {
-						c0 := ijk
-						c0[a]--
-						grp, side = sd.group[c0[0]+n[0]*(c0[1]+n[1]*c0[2])], 1
-					}
-					if grp < 0 {
-						continue
-					}
-					pos := s.g.samplePos(a, i, j, k)
-					if ijk[a] == 0 || ijk[a] == d[a]-1 || s.sol.face[a][fi] >= 1 {
-						sd.inGroup[a][fi] = contactOf(grp, side) // a wall or solid face the group rests on
-						sd.list = append(sd.list, groupFace{uint8(a), int32(fi), sd.inGroup[a][fi], pos})
-						sd.contacts = append(sd.contacts, sd.list[len(sd.list)-1])
-						continue
-					}
-					sd.inGroup[a][fi] = grp
-					sd.list = append(sd.list, groupFace{uint8(a), int32(fi), grp, pos})
-					fn(a, fi, int(grp), ijk)
 				}
 			}
+			sd.axList[a], sd.axContacts[a] = list, contacts
 		}
+	})
+	sd.list, sd.contacts = sd.list[:0], sd.contacts[:0]
+	for a := 0; a < 3; a++ {
+		sd.list = append(sd.list, sd.axList[a]...)
+		sd.contacts = append(sd.contacts, sd.axContacts[a]...)
 	}
 }
 
@@ -665,15 +675,18 @@ func (s *Solver) projectGroups() {
 	for i := range sd.groups {
 		sd.groups[i] = rigidGroup{}
 	}
-	s.groupFaces(func(a, fi, grp int, ijk [3]int) {
-		g := &sd.groups[grp]
-		m := mass(a, fi)
-		x := s.g.samplePos(a, ijk[0], ijk[1], ijk[2])
+	s.groupFaces()
+	for _, f := range sd.list { // the groups' mass and centre of mass, over their faces in the list's order
+		if f.mark < 0 {
+			continue // a contact
+		}
+		g := &sd.groups[f.mark]
+		m := mass(int(f.axis), int(f.fi))
 		g.mass += m
 		for b := 0; b < 3; b++ {
-			g.centre[b] += m * x[b]
+			g.centre[b] += m * f.pos[b]
 		}
-	})
+	}
 	for i := range sd.groups {
 		g := &sd.groups[i]
 		if g.mass > 0 {
@@ -723,15 +736,17 @@ func (s *Solver) projectGroups() {
 			g.q = solveSym6(&g.m, &g.b)
 		}
 	}
-	s.eachGroupFace(sd.list, func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
-		if contact {
-			return
-		}
-		var v float64
-		for r := 0; r < 6; r++ {
-			v += j[r] * g.q[r]
-		}
-		s.u[a][fi] = v
+	s.pool.For(len(sd.list), 4096, func(lo, hi int) { // each face its own: in parallel
+		s.eachGroupFace(sd.list[lo:hi], func(a, fi int, g *rigidGroup, j *[6]float64, contact bool) {
+			if contact {
+				return
+			}
+			var v float64
+			for r := 0; r < 6; r++ {
+				v += j[r] * g.q[r]
+			}
+			s.u[a][fi] = v
+		})
 	})
 }
 
