@@ -534,18 +534,37 @@ func (s *Solver) eachBlock(block func(lo, hi int)) {
 	})
 }
 
+// pairLists is the search's blocked neighbour lists (grid.NeighborsThen) with the pairs' gradient scales in the
+// same layout, which every pair pass reads.
+type pairLists struct {
+	nbr, count []int32
+	pairG      []float32
+	stride     int
+}
+
+func (s *Solver) pairLists() pairLists {
+	return pairLists{nbr: s.nbr, count: s.ncount, pairG: s.pairG, stride: s.dv.Stride}
+}
+
+// of is particle i's neighbours and their pairs' gradient scales: the k-th lies at k·grid.Block (grid.Slot), k·Block
+// < end.
+func (pl *pairLists) of(i int) (nbr []int32, grads []float32, end int) {
+	o := grid.Slot(i, 0, pl.stride)
+	return pl.nbr[o:], pl.pairG[o:], grid.Block * int(pl.count[i])
+}
+
 // lambdaPass is what computeLambda reads and writes, for its per-particle step at.
 type lambdaPass struct {
 	kn                 pairKernel
 	bodies, unilateral bool
 	w0, mr, eps        float32
 	p, packed, bgrad   [][4]float32
-	rho, wInv, pairG   []float32
-	nbr, count, body   []int32
-	stride             int
-	col                *solid.Collider
-	wall               *solid.WallKernel
-	wide               bool // 16 particles side by side (lambdaBlock) where the CPU can
+	rho, wInv          []float32
+	body               []int32
+	pairLists
+	col  *solid.Collider
+	wall *solid.WallKernel
+	wide bool // 16 particles side by side (lambdaBlock) where the CPU can
 }
 
 func (s *Solver) lambdaPass() *lambdaPass {
@@ -553,8 +572,8 @@ func (s *Solver) lambdaPass() *lambdaPass {
 	return &lambdaPass{
 		kn: newPairKernel(dv), bodies: s.hasBodies(), unilateral: s.Cfg.Unilateral,
 		w0: dv.W0, mr: dv.MOverR0, eps: dv.EpsilonAbs,
-		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body, pairG: s.pairG, stride: dv.Stride,
-		nbr: s.nbr, count: s.ncount, col: &s.col, wall: &dv.Wall, wide: s.simd(),
+		p: s.p, packed: s.tmp, bgrad: s.bgrad, rho: s.rho, wInv: s.wInv, body: s.body, pairLists: s.pairLists(),
+		col: &s.col, wall: &dv.Wall, wide: s.simd(),
 	}
 }
 
@@ -567,9 +586,7 @@ func (l *lambdaPass) block() func(lo, hi int) {
 func (l *lambdaPass) at(i int) {
 	p, kn, mr, bodies, wInv := l.p, l.kn, l.mr, l.bodies, l.wInv
 	pi := p[i]
-	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
-	o, end := grid.Slot(i, 0, l.stride), grid.Block*int(l.count[i])
-	nbr, grads := l.nbr[o:], l.pairG[o:]
+	nbr, grads, end := l.of(i)
 	if bodies && l.body[i] >= 0 { // body particles carry no density constraint of their own
 		l.rho[i], l.bgrad[i] = 1, [4]float32{}
 		l.packed[i] = [4]float32{pi[0], pi[1], pi[2], 0}
@@ -635,9 +652,8 @@ func (s *Solver) applyDeltaP() {
 	dv := &s.dv
 	d := &deltaPass{
 		kn: newPairKernel(dv), n: int(s.Cfg.ScorrN), bodies: s.hasBodies(), contact: 2 * dv.Radius,
-		stride: dv.Stride, mr: dv.MOverR0, invWDq: dv.InvWDq, scorrK: s.scorrK,
-		packed: s.tmp, out: s.p, bgrad: s.bgrad, nbr: s.nbr, count: s.ncount, body: s.body, wInv: s.wInv,
-		pairG: s.pairG, col: &s.col,
+		mr: dv.MOverR0, invWDq: dv.InvWDq, scorrK: s.scorrK,
+		packed: s.tmp, out: s.p, bgrad: s.bgrad, body: s.body, wInv: s.wInv, pairLists: s.pairLists(), col: &s.col,
 	}
 	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { deltaBlock(d, lo, hi) }, d.at))
 }
@@ -648,11 +664,11 @@ type deltaPass struct {
 	n                           int
 	bodies                      bool
 	contact, mr, invWDq, scorrK float32
-	stride                      int
 	packed, out, bgrad          [][4]float32
-	nbr, count, body            []int32
-	wInv, pairG                 []float32
-	col                         *solid.Collider
+	body                        []int32
+	wInv                        []float32
+	pairLists
+	col *solid.Collider
 }
 
 // at is applyDeltaP for particle i.
@@ -662,9 +678,7 @@ func (d *deltaPass) at(i int) {
 	li := pi[3]
 	isBody := bodies && body[i] >= 0
 	var dx, dy, dz, cx, cy, cz float32
-	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
-	o, end := grid.Slot(i, 0, d.stride), grid.Block*int(d.count[i])
-	nbr, grads := d.nbr[o:], d.pairG[o:]
+	nbr, grads, end := d.of(i)
 	for k := 0; k < end; k += grid.Block {
 		j := nbr[k]
 		q := &packed[j]
@@ -730,24 +744,24 @@ func (s *Solver) updateVelocity(dt float32) {
 func (s *Solver) computeVorticity() {
 	dv := &s.dv
 	vp := &vortPass{
-		kn: newPairKernel(dv), bodies: s.hasBodies(), stride: dv.Stride, w0: dv.W0, mr: dv.MOverR0,
-		p: s.p, v: s.v, omega: s.omega, vw: s.vw, nbr: s.nbr, count: s.ncount, body: s.body,
-		rho: s.rho, pairG: s.pairG, col: &s.col, wall: &dv.Wall,
+		kn: newPairKernel(dv), bodies: s.hasBodies(), w0: dv.W0, mr: dv.MOverR0,
+		p: s.p, v: s.v, omega: s.omega, vw: s.vw, body: s.body,
+		rho: s.rho, pairLists: s.pairLists(), col: &s.col, wall: &dv.Wall,
 	}
 	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { vortBlock(vp, lo, hi) }, vp.at))
 }
 
 // vortPass is what computeVorticity reads and writes, for its per-particle step at.
 type vortPass struct {
-	kn               pairKernel
-	bodies           bool
-	stride           int
-	w0, mr           float32
-	p, v, omega, vw  [][4]float32
-	nbr, count, body []int32
-	rho, pairG       []float32
-	col              *solid.Collider
-	wall             *solid.WallKernel
+	kn              pairKernel
+	bodies          bool
+	w0, mr          float32
+	p, v, omega, vw [][4]float32
+	body            []int32
+	rho             []float32
+	pairLists
+	col  *solid.Collider
+	wall *solid.WallKernel
 }
 
 // at is computeVorticity for particle i.
@@ -756,9 +770,7 @@ func (vp *vortPass) at(i int) {
 	pi, vi := p[i], v[i]
 	rho := vp.w0
 	var wx, wy, wz float32
-	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
-	o, end := grid.Slot(i, 0, vp.stride), grid.Block*int(vp.count[i])
-	nbr, grads := vp.nbr[o:], vp.pairG[o:]
+	nbr, grads, end := vp.of(i)
 	for k := 0; k < end; k += grid.Block {
 		j := nbr[k]
 		q := &p[j]
@@ -809,9 +821,9 @@ func (vp *vortPass) finish(i int, rho, wx, wy, wz float32) {
 func (s *Solver) confineAndSmooth(dt, c float32) {
 	dv := &s.dv
 	cp := &confinePass{
-		kn: newPairKernel(dv), eps: s.Cfg.Vorticity, dt: dt, c: c, bodies: s.hasBodies(), stride: dv.Stride,
-		mr: dv.MOverR0, p: s.p, vw: s.vw, omega: s.omega, out: s.tmp, nbr: s.nbr, count: s.ncount,
-		body: s.body, wInv: s.wInv, pairG: s.pairG,
+		kn: newPairKernel(dv), eps: s.Cfg.Vorticity, dt: dt, c: c, bodies: s.hasBodies(),
+		mr: dv.MOverR0, p: s.p, vw: s.vw, omega: s.omega, out: s.tmp,
+		body: s.body, wInv: s.wInv, pairLists: s.pairLists(),
 	}
 	s.eachBlock(blockOf(s.simd(), func(lo, hi int) { confineBlock(cp, lo, hi) }, cp.at))
 	s.v, s.tmp = s.tmp, s.v
@@ -823,10 +835,10 @@ type confinePass struct {
 	kn                pairKernel
 	eps, dt, c, mr    float32
 	bodies            bool
-	stride            int
 	p, vw, omega, out [][4]float32
-	nbr, count, body  []int32
-	wInv, pairG       []float32
+	body              []int32
+	wInv              []float32
+	pairLists
 }
 
 // at is confineAndSmooth for particle i.
@@ -836,9 +848,7 @@ func (cp *confinePass) at(i int) {
 	pi, vi := p[i], vw[i]
 	wiLen := vi[3]
 	var ex, ey, ez, sx, sy, sz float32
-	// particle i's neighbours and their pairs' gradients lie grid.Block apart from nbr[0] and grads[0] (grid.Slot)
-	o, end := grid.Slot(i, 0, cp.stride), grid.Block*int(cp.count[i])
-	nbr, grads := cp.nbr[o:], cp.pairG[o:]
+	nbr, grads, end := cp.of(i)
 	for k := 0; k < end; k += grid.Block {
 		j := nbr[k]
 		q := &p[j]
