@@ -731,9 +731,8 @@ func TestDrainingABodyFreesItsSlots(t *testing.T) {
 
 // A bond never spans more than the kernel radius h and twice its length: a particle torn from an elastic bar that
 // has no fracture distance (as a splash tears a thin shell) leaves its bonds behind instead of being flung back by
-// them. With the
-// bonds held, the torn particle, 3h away, was flung back at over 300 m/s and the step diverged; hot-into-cold
-// diverged the same way at 40k particles (2026-11-29).
+// them. With the bonds held, the torn particle, 3h away, was flung back at over 300 m/s and the step diverged;
+// hot-into-cold diverged the same way at 40k particles (2026-11-29).
 func TestBondsLongerThanTheKernelBreak(t *testing.T) {
 	const d = 0.02
 	s := newSolver(t, blockScene(d, [3]int{6, 3, 3}, `{"name": "m", "kind": "elastic", "density": 1000, "color": [1, 0, 0], "youngs_modulus": 1e5, "poisson_ratio": 0.3}`, "[0, 0, 0]"), "sph.gravity=0,0,0", "sph.viscosity=0")
