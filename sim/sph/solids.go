@@ -257,14 +257,26 @@ func checkSolidCount(sc *scene.Scene, ps []scene.Particle) error {
 
 // solidDensity is relDensity's poly6 sum for a solid particle at (px, py, pz): its neighbours in pos but those it
 // is bonded to, and its bonds at their reference (bondMask).
+//
+// A particle of a rigid cluster counts its bonds at most at the rest density and, of its other neighbours, only
+// those of other rigid bodies. Its own body's particles cannot move against it, so no pressure could undo their
+// excess: one solidified from compressed liquid, with bonds shorter than the lattice's or more body neighbours than
+// its list holds, would stay over-dense while its pressure grew without bound (chocolate-dip diverged so). Its
+// liquid and elastic neighbours are kept out by their own density constraint and push it with their pressure
+// mirrored (mirroredPressure); counted, a few of them at the kernel's edge over bonds a little tighter than the
+// lattice keep a floating body's particles over-dense by a percent or two, and PCISPH iterates to its cap.
 func (s *Solver) solidDensity(i int, px, py, pz float32, pos [][4]float32, standard bool) float32 {
 	h2 := s.dv.H * s.dv.H
 	nb := s.neighbours(i)
 	mask := s.bonded[i*s.dv.Stride:][:len(nb)]
 	inv := 1 / s.rho0[s.mat[i]]
 	acc := s.restAcc[i]
+	rb := s.rbody[i]
+	if rb >= 0 {
+		acc = min(acc, (1/s.dv.V0-s.dv.W0)/s.dv.Poly6.Coef())
+	}
 	for k, j := range nb {
-		if mask[k] {
+		if mask[k] || rb >= 0 && (s.rbody[j] < 0 || s.rbody[j] == rb) {
 			continue
 		}
 		q := &pos[j]

@@ -637,13 +637,7 @@ func TestRigidBodiesFloatAndSinkByDensity(t *testing.T) {
 		{500, func(sub, _ float64) bool { return math.Abs(sub-0.5) < 0.12 }},
 		{2000, func(_, bottom float64) bool { return bottom < 0.02 }},
 	} {
-		s := newSolver(t, fmt.Sprintf(`{
-  "name": "float", "domain": {"min": [0, 0, 0], "max": [0.3, 0.3, 0.2]},
-  "particles": {"spacing": 0.02},
-  "materials": [{"name": "wood", "kind": "rigid", "density": %d, "color": [0.6, 0.4, 0.2]}],
-  "fluid": [{"shape": "box", "center": [0.15, 0.08, 0.1], "size": [0.3, 0.16, 0.2]},
-            {"shape": "box", "center": [0.15, 0.2, 0.1], "size": [0.1, 0.06, 0.1], "material": "wood"}]
-}`, c.rho))
+		s := newSolver(t, floatScene(c.rho))
 		runFrames(t, s, 60, nil)
 		lo, hi, water := math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for i := range s.x {
@@ -660,6 +654,96 @@ func TestRigidBodiesFloatAndSinkByDensity(t *testing.T) {
 		if len(s.sol.clus) != 1 || !c.want(sub, lo) {
 			t.Errorf("%d kg/m³: %d bodies, %.2f submerged, its bottom at %.3f m", c.rho, len(s.sol.clus), sub, lo)
 		}
+	}
+}
+
+// floatScene is a tank of water with a rigid block of density rho (kg/m³) dropped into it.
+func floatScene(rho int) string {
+	return fmt.Sprintf(`{
+  "name": "float", "domain": {"min": [0, 0, 0], "max": [0.3, 0.3, 0.2]},
+  "particles": {"spacing": 0.02},
+  "materials": [{"name": "wood", "kind": "rigid", "density": %d, "color": [0.6, 0.4, 0.2]}],
+  "fluid": [{"shape": "box", "center": [0.15, 0.08, 0.1], "size": [0.3, 0.16, 0.2]},
+            {"shape": "box", "center": [0.15, 0.2, 0.1], "size": [0.1, 0.06, 0.1], "material": "wood"}]
+}`, rho)
+}
+
+// A rigid particle that solidified from compressed liquid has bonds shorter than the lattice's and may have more
+// body neighbours within h than its bond list holds (maxBonds). Neither may leave it over-dense: no pressure can
+// move one particle of a rigid body against another, so PCISPH would iterate to its cap while the particle's
+// pressure grew without bound, and the liquid it touches would take that pressure (this diverged chocolate-dip at
+// 40k particles 1.26 s in). The test makes such a particle in a floating block: its references shrunk to 0.9 and
+// its nearest bond dropped. The largest pressure stays within 1.5 times what it was before (the tank's, about twice
+// the hydrostatic ρ g × 0.16 m = 1.6 kPa at the PCISPH solve's tolerance), and no step reaches sph.max_iterations.
+func TestCompressedRigidParticleConverges(t *testing.T) {
+	s := newSolver(t, floatScene(500))
+	before := float32(0) // the largest pressure in the frames before the change
+	runFrames(t, s, 30, func(float64) {
+		if s.time > 0.3 {
+			for _, p := range s.pres {
+				before = max(before, p)
+			}
+		}
+	})
+	in, most := -1, int32(0) // the block particle with the most bonds: an inner one
+	for i := range s.x {
+		if s.rbody[i] >= 0 && s.sol.slots[s.slot[i]].N > most {
+			in, most = i, s.sol.slots[s.slot[i]].N
+		}
+	}
+	st := &s.sol.slots[s.slot[in]]
+	near, nk := float32(math.Inf(1)), int32(-1)
+	for k := range st.N {
+		st.Bonds[k].X = [3]float32{0.9 * st.Bonds[k].X[0], 0.9 * st.Bonds[k].X[1], 0.9 * st.Bonds[k].X[2]}
+		if d := dot3(st.Bonds[k].X, st.Bonds[k].X); d < near {
+			near, nk = d, k
+		}
+	}
+	other := st.Bonds[nk].Slot
+	s.dropBond(s.slot[in], other)
+	s.dropBond(other, s.slot[in])
+	pmax := float32(0)
+	steps := 0
+	runFrames(t, s, 20, func(float64) {
+		steps++
+		for i := range s.x {
+			pmax = max(pmax, s.pres[i])
+		}
+		if s.iters >= int(s.Cfg.MaxIterations) || pmax > 1.5*before {
+			t.Fatalf("step %d: %d PCISPH iterations, a pressure of %.0f Pa (%.0f Pa before the change); want under %d and 1.5 times", steps, s.iters, pmax, before, s.Cfg.MaxIterations)
+		}
+	})
+	t.Logf("%d steps after the change: the largest pressure %.0f Pa (%.0f Pa before), %d bodies", steps, pmax, before, len(s.sol.clus))
+	if len(s.sol.clus) != 1 {
+		t.Errorf("%d bodies; want the block still one", len(s.sol.clus))
+	}
+}
+
+// A rigid block dropped onto a jelly (jelly-blocks, Figure 5.6) rests on it without squeezing its particles: the
+// jelly's pressure pushes both sides of the contact (mirroredPressure), and its correction is halved there
+// (rigidContact). With the full gain a jelly particle under the block's corner swung between no pressure and twice
+// what it needed, 12.7 % over-dense at worst, and 44 of the run's steps ended over 2 %; the code before the
+// mirrored pressure left 2.5 % at worst. The test allows 3 % and 15 steps over 2 %.
+func TestRigidBlockRestsOnJelly(t *testing.T) {
+	sc, err := scene.Builtin("jelly-blocks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New()
+	if err := s.Reset(sc); err != nil {
+		t.Fatal(err)
+	}
+	worst, over, steps := 0.0, 0, 0
+	runFrames(t, s, 40, func(float64) {
+		steps++
+		worst = max(worst, s.errMax)
+		if s.errMax > 0.02 {
+			over++
+		}
+	})
+	t.Logf("%d steps: the largest predicted density error %.2f %%, %d steps over 2 %%", steps, 100*worst, over)
+	if worst > 0.03 || over > 15 {
+		t.Errorf("largest density error %.2f %%, %d steps over 2 %%; want at most 3 %% and 15", 100*worst, over)
 	}
 }
 
