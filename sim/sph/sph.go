@@ -116,7 +116,6 @@ type Solver struct {
 	slot, rbody []int32
 	visc        []float32
 	restAcc     []float32 // a solid particle's poly6 sum over its bonds at their reference (bondMask)
-	gain        []float32 // the factor on a particle's PCISPH pressure correction (rigidContact)
 	contact     []bool    // whether a particle's pairs join a rigid cluster to what is not one (rigidContact)
 	bonded      []bool    // which pairs of the neighbour lists are bonded (bondMask), when there are solids
 	sol         solids
@@ -205,7 +204,6 @@ func (s *Solver) declareParticles() {
 	particles.Add(&sh.P, &s.visc, particles.Spec[float32]{Name: "dynamic viscosity", Role: particles.Scratch})
 	particles.Add(&sh.P, &s.restAcc, particles.Spec[float32]{Name: "bonds' rest density", Role: particles.Scratch})
 	particles.Add(&sh.P, &s.rbody, particles.Spec[int32]{Name: "rigid cluster", Role: particles.Scratch, Default: -1})
-	particles.Add(&sh.P, &s.gain, particles.Spec[float32]{Name: "pressure gain", Role: particles.Scratch, Default: 1})
 	particles.Add(&sh.P, &s.contact, particles.Spec[bool]{Name: "rigid contact", Role: particles.Scratch})
 	particles.Add(&sh.P, &s.fe, particles.Spec[[9]float32]{Name: colDeformation, Role: particles.State, Default: identity9, Check: checkDeformation})
 	particles.Add(&sh.P, &s.alpha, particles.Spec[float32]{Name: colPlasticStrain, Role: particles.State, Check: checkPlasticStrain})
@@ -678,7 +676,7 @@ func (s *Solver) computeDensity() {
 				r, b = s.densityPairs(i, &s.hyd[i])
 			}
 			if solids {
-				s.gain[i], s.contact[i] = s.rigidContact(i)
+				s.contact[i] = s.rigidContact(i)
 			}
 			s.r[i], s.bg[i] = r, b
 			s.vol[i] = s.dv.V0 / max(r, 1e-3)
@@ -1154,26 +1152,22 @@ func (s *Solver) mirroredPressure(i int, ps []pair) (fx, fy, fz float32) {
 }
 
 // rigidContact says, from particle i's pairs this step, whether its pressure force takes the mirrored pressure
-// (contact: a pair of a rigid cluster's particle and one of no cluster) and the factor on its PCISPH correction
-// δ ρ0 e_i: ½ for an elastic particle touching a rigid body, 1 otherwise. The pair carries the elastic particle's
+// (contact: a pair of a rigid cluster's particle and one of no cluster). An elastic particle in contact gets half
+// the PCISPH correction δ ρ0 e_i (predictDensity). The pair carries the elastic particle's
 // pressure on both sides and the body hardly moves, while the particle's bonded neighbours, counted at their
 // reference, do not respond as eq. 3.7 assumes a fluid's neighbours do: with the full gain a jelly particle squeezed
 // under a rigid block swung between no pressure and twice what it needed, 12.7 % over-dense at worst (jelly-blocks).
-func (s *Solver) rigidContact(i int) (gain float32, contact bool) {
+func (s *Solver) rigidContact(i int) bool {
 	if len(s.sol.clus) == 0 {
-		return 1, false
+		return false
 	}
 	ri := s.rbody[i] >= 0
 	for _, e := range s.pairs[s.off[i]:s.off[i+1]] {
 		if e.g != 0 && (s.rbody[e.j] >= 0) != ri {
-			contact = true
-			break
+			return true
 		}
 	}
-	if contact && !ri && s.slot[i] >= 0 {
-		return 0.5, true
-	}
-	return 1, contact
+	return false
 }
 
 // predictDensity evaluates ρ*_i at the predicted positions with the step's neighbour lists (Algorithm 2, lines
@@ -1215,8 +1209,8 @@ func (s *Solver) predictDensity(k float64) (mean, mx float64) {
 					rho = s.rbar[i]
 				}
 				g := kf
-				if solids {
-					g *= s.gain[i]
+				if solids && s.contact[i] && s.rbody[i] < 0 && s.slot[i] >= 0 {
+					g *= 0.5 // an elastic particle touching a rigid body (rigidContact)
 				}
 				s.pnxt[i] = max(0, s.pres[i]+g*rho*(r-1))
 			}
